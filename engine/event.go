@@ -1,0 +1,375 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Node names a participant. Workers are 0..n-1; the coordinator and the
+// storage have fixed negative numbers.
+type Node int8
+
+const (
+	Coord   Node = -1
+	Storage Node = -2
+	NoNode  Node = -3
+)
+
+// Kind is what an event records.
+type Kind uint8
+
+const (
+	KindNone Kind = iota
+	// Network.
+	KindSend // Node sends Msg to Peer
+	KindRecv // Peer's Msg arrives at Node
+	KindDrop // Msg from Node to Peer is lost (Reason says why)
+	// Coordinator, Node = Coord.
+	KindGrant       // lease granted to Peer: Token, until At
+	KindQueue       // Peer waits in line for the lease
+	KindDeny        // Peer may not have the lease now (Reason)
+	KindExtend      // Peer's lease extended until At
+	KindRenewReject // Peer asked to renew a lease it does not hold
+	KindUnavailable // the coordinator cannot answer Peer (no leader or no quorum)
+	KindExpire      // Peer's lease Token expired at the coordinator
+	KindRelease     // Peer released Token
+	KindElection    // a leader election started; done at At
+	KindLeader      // replica Value became leader
+	KindReplica     // replica Value went down (Reason=down) or up
+	// Worker, Node = the worker.
+	KindStart    // the program (re)starts
+	KindAcquired // the worker learned it holds Token; believes until At (local)
+	KindRenewed  // the worker's belief extended to At (local)
+	KindLost     // the worker stopped holding Token (Reason)
+	KindWork     // the worker starts Value ms of work
+	KindCheck    // the worker checks its belief: Reason ok or expired; At = belief (local)
+	KindWrite    // the worker writes Key with Token (acts on the storage)
+	KindTimeout  // a request went unanswered
+	KindDone     // the program ended
+	// Storage, Node = Storage.
+	KindAccept // write of Key from Peer with Token accepted; Value = highest token
+	KindReject // write rejected (Reason); Value = highest token or version
+	KindRead   // Peer read version Value
+	// Commands.
+	KindFreeze    // Node frozen (until At when set)
+	KindThaw      // Node resumes
+	KindCrash     // Node lost its memory
+	KindRestart   // Node starts its program again
+	KindFencing   // storage mode changed to Value
+	KindPartition // link Node—Peer cut (Peer NoNode: Node cut off)
+	KindHeal      // link healed
+	KindLink      // link Node→Peer delay At, loss Value ppm
+	KindClock     // Node's clock changed; local reading now At, rate Value ppm
+	KindReset     // the world started again
+	// Observers.
+	KindViolation // Reason names the violation; Ref and Ref2 prove it
+	kindCount
+)
+
+var kindNames = [kindCount]string{
+	"none", "send", "recv", "drop",
+	"grant", "queue", "deny", "extend", "renew-reject", "unavailable", "expire", "release", "election", "leader", "replica",
+	"start", "acquired", "renewed", "lost", "work", "check", "write", "timeout", "done",
+	"accept", "reject", "read",
+	"freeze", "thaw", "crash", "restart", "fencing", "partition", "heal", "link", "clock", "reset",
+	"violation",
+}
+
+func (k Kind) String() string {
+	if k < kindCount {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseKind reads an event kind by name.
+func ParseKind(s string) (Kind, bool) {
+	for i, n := range kindNames {
+		if n == s {
+			return Kind(i), true
+		}
+	}
+	return 0, false
+}
+
+// MsgKind is the type of a network message.
+type MsgKind uint8
+
+const (
+	MsgNone MsgKind = iota
+	MsgAcquire
+	MsgGrant
+	MsgDeny
+	MsgRenew
+	MsgRenewOK
+	MsgRenewReject
+	MsgRelease
+	MsgUnavailable
+	MsgWrite
+	MsgWriteOK
+	MsgWriteErr
+	MsgRead
+	MsgReadOK
+	MsgWake
+	msgCount
+)
+
+var msgNames = [msgCount]string{"", "acquire", "grant", "deny", "renew", "renew-ok", "renew-reject", "release", "unavailable", "write", "write-ok", "write-err", "read", "read-ok", "wake"}
+
+func (m MsgKind) String() string {
+	if m < msgCount {
+		return msgNames[m]
+	}
+	return "msg(" + strconv.Itoa(int(m)) + ")"
+}
+
+// Reason qualifies an event: why a write was rejected, why a lease was lost,
+// which violation an observer found.
+type Reason uint8
+
+const (
+	ReasonNone Reason = iota
+	// Storage rejections.
+	ReasonStaleToken // token lower than the highest seen
+	ReasonNoToken    // fencing storage got a write without a token
+	ReasonNotCurrent // token is not the current lease's
+	ReasonVersion    // compare-and-set version mismatch
+	ReasonDuplicate  // idempotency key already used
+	// Lost leases and denials.
+	ReasonRejected  // the storage rejected the worker's write
+	ReasonNotHolder // the coordinator says the worker is not the holder
+	ReasonDeadline  // the local belief ran out
+	ReasonExpired   // a check found the belief expired
+	ReasonHeld      // another worker holds the lease
+	ReasonLockDelay // the lease is in its lock-delay
+	ReasonCrash     // the worker crashed
+	// Drops.
+	ReasonPartition
+	ReasonLoss
+	ReasonDown // the receiver is crashed
+	// Check results, replica states.
+	ReasonOK
+	ReasonUp
+	ReasonNoQuorum
+	ReasonNoLeader
+	// Violations.
+	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
+	ViolationDoubleEffect     // the same effect was accepted twice
+	ViolationActedAfterExpiry // a worker wrote after its lease expired at the coordinator
+	ViolationSplitBrain       // two workers believed they held the lease at the same true time
+	ViolationLostUpdate       // a write with an older token overwrote a newer one
+	reasonCount
+)
+
+var reasonNames = [reasonCount]string{
+	"",
+	"stale-token", "no-token", "not-current", "version", "duplicate",
+	"rejected", "not-holder", "deadline", "expired", "held", "lock-delay", "crash",
+	"partition", "loss", "down",
+	"ok", "up", "no-quorum", "no-leader",
+	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update",
+}
+
+func (r Reason) String() string {
+	if r < reasonCount {
+		return reasonNames[r]
+	}
+	return "reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// ParseReason reads a reason or violation by name.
+func ParseReason(s string) (Reason, bool) {
+	for i, n := range reasonNames {
+		if n == s && i != 0 {
+			return Reason(i), true
+		}
+	}
+	return 0, false
+}
+
+// IsViolation reports whether r names a violation.
+func (r Reason) IsViolation() bool { return r >= ViolationStaleWrite && r < reasonCount }
+
+// Event is one thing that happened. It is a flat value so that the log is
+// one slice and recording an event allocates nothing.
+type Event struct {
+	T      Time
+	Kind   Kind
+	Node   Node
+	Peer   Node
+	Msg    MsgKind
+	Reason Reason
+	Token  int64
+	At     Time
+	Value  int64
+	Key    string
+	Ref    int32 // index in the log of an event this one points at; -1 if none
+	Ref2   int32
+}
+
+// Names maps nodes to display names.
+type Names []string
+
+// Of returns a node's name.
+func (n Names) Of(x Node) string {
+	switch x {
+	case Coord:
+		return "coord"
+	case Storage:
+		return "storage"
+	case NoNode:
+		return "-"
+	}
+	if int(x) >= 0 && int(x) < len(n) {
+		return n[x]
+	}
+	return "node" + strconv.Itoa(int(x))
+}
+
+// Format renders an event as one trace line, for tests and the text output
+// of leaselab run. The layout is stable: golden files depend on it.
+func (n Names) Format(e Event) string {
+	var b strings.Builder
+	t := e.T.String()
+	b.WriteString(strings.Repeat(" ", max(0, 8-len(t))))
+	b.WriteString(t)
+	b.WriteString("  ")
+	who := n.Of(e.Node)
+	b.WriteString(who)
+	b.WriteString(strings.Repeat(" ", max(1, 8-len(who))))
+	b.WriteString(n.Describe(e))
+	return b.String()
+}
+
+// Describe is the event without its time and node.
+func (n Names) Describe(e Event) string {
+	tok := func() string { return " token=" + strconv.FormatInt(e.Token, 10) }
+	switch e.Kind {
+	case KindSend:
+		s := "send " + e.Msg.String() + " -> " + n.Of(e.Peer)
+		if e.Token != 0 {
+			s += tok()
+		}
+		return s
+	case KindRecv:
+		return "recv " + e.Msg.String() + " <- " + n.Of(e.Peer)
+	case KindDrop:
+		return "drop " + e.Msg.String() + " -> " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
+	case KindGrant:
+		if e.At == Never {
+			return "grant " + n.Of(e.Peer) + tok() + " (no expiry)"
+		}
+		return "grant " + n.Of(e.Peer) + tok() + " until=" + e.At.String()
+	case KindQueue:
+		return "queue " + n.Of(e.Peer)
+	case KindDeny:
+		return "deny " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
+	case KindExtend:
+		s := "extend " + n.Of(e.Peer) + tok() + " until=" + e.At.String()
+		return s
+	case KindRenewReject:
+		return "renew-reject " + n.Of(e.Peer) + tok()
+	case KindUnavailable:
+		return "unavailable -> " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
+	case KindExpire:
+		return "expire " + n.Of(e.Peer) + tok()
+	case KindRelease:
+		return "release " + n.Of(e.Peer) + tok()
+	case KindElection:
+		return "election until=" + e.At.String()
+	case KindLeader:
+		return "leader replica=" + strconv.FormatInt(e.Value, 10)
+	case KindReplica:
+		if e.Reason == ReasonUp {
+			return "replica " + strconv.FormatInt(e.Value, 10) + " up"
+		}
+		return "replica " + strconv.FormatInt(e.Value, 10) + " down"
+	case KindStart:
+		return "start"
+	case KindAcquired:
+		return "acquired" + tok() + " believes-until=" + e.At.String()
+	case KindRenewed:
+		return "renewed" + tok() + " believes-until=" + e.At.String()
+	case KindLost:
+		return "lost" + tok() + " (" + e.Reason.String() + ")"
+	case KindWork:
+		return "work " + Time(e.Value).String()
+	case KindCheck:
+		return "check " + e.Reason.String() + " believes-until=" + e.At.String()
+	case KindWrite:
+		s := "write " + e.Key
+		if e.Value == 1 {
+			s = "send " + e.Key
+		}
+		if e.Token != 0 {
+			s += tok()
+		} else {
+			s += " (no token)"
+		}
+		return s
+	case KindTimeout:
+		return "timeout " + e.Msg.String()
+	case KindDone:
+		return "done"
+	case KindAccept:
+		return "accept " + e.Key + " from " + n.Of(e.Peer) + tok() + " highest=" + strconv.FormatInt(e.Value, 10)
+	case KindReject:
+		s := "reject " + e.Key + " from " + n.Of(e.Peer) + tok() + " (" + e.Reason.String()
+		switch e.Reason {
+		case ReasonStaleToken:
+			s += ": " + strconv.FormatInt(e.Token, 10) + " < " + strconv.FormatInt(e.Value, 10)
+		case ReasonNotCurrent:
+			s += ": current " + strconv.FormatInt(e.Value, 10)
+		case ReasonVersion:
+			s += ": version " + strconv.FormatInt(e.Value, 10)
+		}
+		return s + ")"
+	case KindRead:
+		return "read " + n.Of(e.Peer) + " version=" + strconv.FormatInt(e.Value, 10)
+	case KindFreeze:
+		if e.At != 0 {
+			return "freeze until=" + e.At.String()
+		}
+		return "freeze"
+	case KindThaw:
+		return "thaw"
+	case KindCrash:
+		return "crash"
+	case KindRestart:
+		return "restart"
+	case KindFencing:
+		return "storage mode=" + StorageMode(e.Value).String()
+	case KindPartition:
+		if e.Peer == NoNode {
+			return "partition (isolated)"
+		}
+		return "partition " + n.Of(e.Node) + " | " + n.Of(e.Peer)
+	case KindHeal:
+		if e.Peer == NoNode {
+			return "heal all"
+		}
+		return "heal " + n.Of(e.Node) + " - " + n.Of(e.Peer)
+	case KindLink:
+		return "link -> " + n.Of(e.Peer) + " delay=" + e.At.String() + " loss=" + strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64)
+	case KindClock:
+		return "clock local=" + e.At.String() + " rate=" + formatRate(e.Value)
+	case KindReset:
+		return "reset"
+	case KindViolation:
+		s := "VIOLATION " + e.Reason.String()
+		if e.Peer != NoNode {
+			s += " " + n.Of(e.Peer)
+		}
+		if e.Token != 0 {
+			s += tok()
+		}
+		if e.Ref >= 0 {
+			s += " proof=#" + strconv.Itoa(int(e.Ref))
+			if e.Ref2 >= 0 {
+				s += ",#" + strconv.Itoa(int(e.Ref2))
+			}
+		}
+		return s
+	}
+	return e.Kind.String()
+}

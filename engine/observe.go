@@ -1,0 +1,81 @@
+package engine
+
+// The observers watch every run. Each finding is a violation event that
+// points at the events proving it (Ref, Ref2).
+
+// observeAccept runs when the storage accepts a write.
+func (w *World) observeAccept(m message, accept int32, ks *keyState) {
+	if !w.coord.live(m.from, m.real, w.now) {
+		w.emit(Event{Kind: KindViolation, Reason: ViolationStaleWrite, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: w.leaseEnd(m.from)})
+	}
+	if m.effect {
+		if ks.firstSend >= 0 {
+			w.emit(Event{Kind: KindViolation, Reason: ViolationDoubleEffect, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: ks.firstSend})
+		} else {
+			ks.firstSend = accept
+		}
+		return
+	}
+	if ks.lastAccept >= 0 && m.real < ks.lastToken {
+		w.emit(Event{Kind: KindViolation, Reason: ViolationLostUpdate, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: ks.lastAccept})
+	}
+	ks.lastToken, ks.lastAccept = m.real, accept
+}
+
+// observeWrite runs when a worker acts on the storage.
+func (w *World) observeWrite(wk *worker, write int32) {
+	if !w.coord.live(wk.id, wk.token, w.now) {
+		w.emit(Event{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: write, Ref2: w.leaseEnd(wk.id)})
+	}
+}
+
+// believes reports whether a worker thinks, at true time now, that it holds
+// the lease: it has been granted one, has not learned it lost it, and — if
+// it watches its clock — its local deadline has not passed.
+func (w *World) believes(wk *worker) bool {
+	if !wk.holds || wk.crashed {
+		return false
+	}
+	if wk.spec.StopAtExpiry && wk.clk.local(w.now) >= wk.believedEnd {
+		return false
+	}
+	return true
+}
+
+// observeBelief runs whenever a worker's belief starts or grows: two
+// believers at the same true time are a split brain.
+func (w *World) observeBelief(wk *worker) {
+	if !w.believes(wk) {
+		return
+	}
+	for i := range w.workers {
+		o := &w.workers[i]
+		if o == wk || !w.believes(o) {
+			continue
+		}
+		pair := [2]int64{wk.token, o.token}
+		if wk.token > o.token {
+			pair = [2]int64{o.token, wk.token}
+		}
+		seen := false
+		for _, p := range w.splitSeen {
+			if p == pair {
+				seen = true
+			}
+		}
+		if seen {
+			continue
+		}
+		w.splitSeen = append(w.splitSeen, pair)
+		w.emit(Event{Kind: KindViolation, Reason: ViolationSplitBrain, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: wk.acquiredEv, Ref2: o.acquiredEv})
+	}
+}
+
+// leaseEnd is the event that ended worker n's latest lease at the
+// coordinator, or the latest grant to anyone when n never lost one.
+func (w *World) leaseEnd(n Node) int32 {
+	if e := w.coord.lastEnd[n]; e >= 0 {
+		return e
+	}
+	return w.coord.lastChange
+}

@@ -1,0 +1,524 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// StorageMode is how the protected storage judges a write.
+type StorageMode uint8
+
+const (
+	// StorageNone accepts every write, like a third-party service that
+	// cannot see tokens.
+	StorageNone StorageMode = iota
+	// StorageFencing rejects a token lower than the highest it has seen and
+	// remembers the highest.
+	StorageFencing
+	// StorageEquality accepts only the token of the lease that is current at
+	// the coordinator when the write arrives.
+	StorageEquality
+	// StorageCAS accepts a write only if it names the version the writer
+	// read (compare-and-set), then bumps the version.
+	StorageCAS
+	// StorageIdempotent accepts each key once and reports later writes with
+	// the same key as duplicates, so an effect cannot happen twice.
+	StorageIdempotent
+)
+
+var storageModeNames = [...]string{"none", "fencing", "equality", "cas", "idempotent"}
+
+func (m StorageMode) String() string {
+	if int(m) < len(storageModeNames) {
+		return storageModeNames[m]
+	}
+	return "storage(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ParseStorageMode reads one of none, fencing, equality, cas, idempotent.
+func ParseStorageMode(s string) (StorageMode, error) {
+	for i, n := range storageModeNames {
+		if s == n {
+			return StorageMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown storage mode %q (want one of %s)", s, strings.Join(storageModeNames[:], ", "))
+}
+
+// Scenario is everything a world is built from. With the same Scenario and
+// the same commands, a world produces the same events.
+type Scenario struct {
+	Seed uint64
+
+	// Coordinator.
+	Replicas        int  // replicas behind the quorum; default 3
+	TTL             Time // lease duration; 0 is a lock that never expires
+	FirstToken      int64
+	LockDelay       Time // after an expiry, nobody may acquire for this long
+	ElectionDelay   Time // a new coordinator leader needs this long after failover
+	ServiceTime     Time // each request occupies the coordinator this long
+	NewTokenOnRenew bool // a renewal hands out a new, higher token
+
+	// Storage.
+	Storage StorageMode
+
+	// Network: every message takes Delay plus up to Jitter, and is lost with
+	// probability LossPPM per million.
+	Delay   Time
+	Jitter  Time
+	LossPPM int64
+
+	Workers []WorkerSpec
+	Limits  Limits
+}
+
+// Limits bound one Apply so that no command, however silly, runs forever.
+type Limits struct {
+	MaxEventsPerApply int  // default 1,000,000
+	MaxTime           Time // default 24h of virtual time
+}
+
+// BeliefFrom says from which moment a worker counts its lease.
+type BeliefFrom uint8
+
+const (
+	// FromSend counts from when the request was sent: the lease the
+	// coordinator grants always ends at or after the belief. Safe.
+	FromSend BeliefFrom = iota
+	// FromReceive counts from when the answer arrived, as many real clients
+	// do; a slow answer makes the worker believe past the real expiry.
+	FromReceive
+)
+
+// RenewPolicy says when a holder renews.
+type RenewPolicy struct {
+	Every Time // renew this long after each grant or successful renewal; 0: never
+	Retry Time // after a failed attempt, try again this much later; default Every
+}
+
+// WorkerSpec describes one worker: its program and its flaws.
+type WorkerSpec struct {
+	Name    string
+	Program []Op
+	Start   Time // true time at which the program starts
+
+	Skew  Time  // the local clock reads this much ahead of true time
+	Drift int64 // clock rate in parts per million of true rate; 0 means 1,000,000
+
+	Belief       BeliefFrom
+	NoToken      bool // writes carry no fencing token
+	StopAtExpiry bool // drop the lease and stop work when the local belief runs out
+	Renew        RenewPolicy
+	Timeout      Time // request timeout; 0 waits forever
+}
+
+// OpKind is one step of a worker program.
+type OpKind uint8
+
+const (
+	OpAcquire OpKind = iota // ask for the lease; wait in line, or poll every Arg
+	OpWork                  // spend Arg of local time
+	OpSleep                 // like work, but not on behalf of the lease
+	OpCheck                 // look at the local belief: still valid?
+	OpWrite                 // put Key to storage (a later write overwrites)
+	OpSend                  // perform effect Key (doing it twice is a double effect)
+	OpRead                  // read the storage version, for compare-and-set
+	OpRelease               // give the lease back
+	OpRepeat                // start the program again
+)
+
+var opNames = [...]string{"acquire", "work", "sleep", "check", "write", "send", "read", "release", "repeat"}
+
+func (k OpKind) String() string {
+	if int(k) < len(opNames) {
+		return opNames[k]
+	}
+	return "op(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Op is one program step.
+type Op struct {
+	Kind OpKind
+	Arg  Time   // work/sleep duration, acquire poll period (0: wait in line)
+	Key  string // write/send key
+}
+
+func (o Op) String() string {
+	switch o.Kind {
+	case OpWork, OpSleep:
+		return o.Kind.String() + " " + o.Arg.String()
+	case OpAcquire:
+		if o.Arg > 0 {
+			return "acquire retry=" + o.Arg.String()
+		}
+		return "acquire"
+	case OpWrite, OpSend:
+		return o.Kind.String() + " " + o.Key
+	}
+	return o.Kind.String()
+}
+
+// ParseProgram reads a program such as
+// "acquire; work 25s; check; send report; release; repeat".
+func ParseProgram(s string) ([]Op, error) {
+	var ops []Op
+	for i, part := range strings.Split(s, ";") {
+		f := strings.Fields(part)
+		if len(f) == 0 {
+			if strings.TrimSpace(s) == "" {
+				return nil, fmt.Errorf("empty program")
+			}
+			continue
+		}
+		op, err := parseOp(f)
+		if err != nil {
+			return nil, fmt.Errorf("step %d %q: %w", i+1, strings.TrimSpace(part), err)
+		}
+		ops = append(ops, op)
+	}
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("empty program")
+	}
+	for i, op := range ops {
+		if op.Kind == OpRepeat && i != len(ops)-1 {
+			return nil, fmt.Errorf("repeat must be the last step")
+		}
+	}
+	if len(ops) == 1 && ops[0].Kind == OpRepeat {
+		return nil, fmt.Errorf("a program of only repeat does nothing")
+	}
+	return ops, nil
+}
+
+func parseOp(f []string) (Op, error) {
+	var k OpKind = 255
+	for i, n := range opNames {
+		if f[0] == n {
+			k = OpKind(i)
+		}
+	}
+	args := f[1:]
+	switch k {
+	case OpAcquire:
+		op := Op{Kind: k}
+		for _, a := range args {
+			v, ok := strings.CutPrefix(a, "retry=")
+			if !ok {
+				return Op{}, fmt.Errorf("acquire takes only retry=DURATION, not %q", a)
+			}
+			d, err := ParseTime(v)
+			if err != nil {
+				return Op{}, err
+			}
+			if d <= 0 {
+				return Op{}, fmt.Errorf("retry must be positive")
+			}
+			op.Arg = d
+		}
+		return op, nil
+	case OpWork, OpSleep:
+		if len(args) != 1 {
+			return Op{}, fmt.Errorf("%s takes one duration", f[0])
+		}
+		d, err := ParseTime(args[0])
+		if err != nil {
+			return Op{}, err
+		}
+		if d < 0 {
+			return Op{}, fmt.Errorf("%s cannot be negative", f[0])
+		}
+		return Op{Kind: k, Arg: d}, nil
+	case OpWrite, OpSend:
+		if len(args) != 1 {
+			return Op{}, fmt.Errorf("%s takes one key, such as %s report", f[0], f[0])
+		}
+		return Op{Kind: k, Key: args[0]}, nil
+	case OpCheck, OpRead, OpRelease, OpRepeat:
+		if len(args) != 0 {
+			return Op{}, fmt.Errorf("%s takes no arguments", f[0])
+		}
+		return Op{Kind: k}, nil
+	}
+	return Op{}, fmt.Errorf("unknown step %q (want one of %s)", f[0], strings.Join(opNames[:], ", "))
+}
+
+// Set assigns one scenario option by name, as written in scenario files:
+// ttl, first-token, replicas, lock-delay, election, service, renew-token,
+// storage, delay, jitter, loss, seed, max-events, max-time.
+func (sc *Scenario) Set(key, val string) error {
+	var err error
+	switch key {
+	case "seed":
+		sc.Seed, err = strconv.ParseUint(val, 10, 64)
+	case "replicas":
+		var n int
+		n, err = strconv.Atoi(val)
+		if err == nil && (n < 1 || n > 9) {
+			err = fmt.Errorf("must be 1 to 9")
+		}
+		sc.Replicas = n
+	case "ttl":
+		sc.TTL, err = parseNonNeg(val)
+	case "first-token":
+		var n int64
+		n, err = strconv.ParseInt(val, 10, 64)
+		if err == nil && (n < 1 || n > 1<<50) {
+			err = fmt.Errorf("must be between 1 and 2^50")
+		}
+		sc.FirstToken = n
+	case "lock-delay":
+		sc.LockDelay, err = parseNonNeg(val)
+	case "election":
+		sc.ElectionDelay, err = parseNonNeg(val)
+	case "service":
+		sc.ServiceTime, err = parseNonNeg(val)
+	case "renew-token":
+		sc.NewTokenOnRenew, err = parseBool(val)
+	case "storage":
+		sc.Storage, err = ParseStorageMode(val)
+	case "fencing":
+		var on bool
+		on, err = parseBool(val)
+		sc.Storage = StorageNone
+		if on {
+			sc.Storage = StorageFencing
+		}
+	case "delay":
+		sc.Delay, err = parseNonNeg(val)
+	case "jitter":
+		sc.Jitter, err = parseNonNeg(val)
+	case "loss":
+		sc.LossPPM, err = parseProbability(val)
+	case "max-events":
+		sc.Limits.MaxEventsPerApply, err = strconv.Atoi(val)
+		if err == nil && sc.Limits.MaxEventsPerApply < 1 {
+			err = fmt.Errorf("must be positive")
+		}
+	case "max-time":
+		sc.Limits.MaxTime, err = parseNonNeg(val)
+	default:
+		return fmt.Errorf("unknown scenario option %q", key)
+	}
+	if err != nil {
+		return fmt.Errorf("%s=%s: %w", key, val, err)
+	}
+	return nil
+}
+
+// Set assigns one worker option by name: start, skew, drift, belief,
+// token, stop-at-expiry, renew, renew-retry, timeout.
+func (ws *WorkerSpec) Set(key, val string) error {
+	var err error
+	switch key {
+	case "start":
+		ws.Start, err = parseNonNeg(val)
+	case "skew":
+		ws.Skew, err = ParseTime(val)
+	case "drift":
+		ws.Drift, err = parseRate(val)
+	case "belief":
+		switch val {
+		case "send":
+			ws.Belief = FromSend
+		case "receive":
+			ws.Belief = FromReceive
+		default:
+			err = fmt.Errorf("want send or receive")
+		}
+	case "token":
+		var on bool
+		on, err = parseBool(val)
+		ws.NoToken = !on
+	case "stop-at-expiry":
+		ws.StopAtExpiry, err = parseBool(val)
+	case "renew":
+		ws.Renew.Every, err = parseNonNeg(val)
+	case "renew-retry":
+		ws.Renew.Retry, err = parseNonNeg(val)
+	case "timeout":
+		ws.Timeout, err = parseNonNeg(val)
+	default:
+		return fmt.Errorf("unknown worker option %q", key)
+	}
+	if err != nil {
+		return fmt.Errorf("%s=%s: %w", key, val, err)
+	}
+	return nil
+}
+
+// Validate reports the first thing wrong with the scenario.
+func (sc *Scenario) Validate() error {
+	if len(sc.Workers) == 0 {
+		return fmt.Errorf("a scenario needs at least one worker")
+	}
+	if len(sc.Workers) > MaxWorkers {
+		return fmt.Errorf("at most %d workers", MaxWorkers)
+	}
+	if sc.FirstToken < 0 || sc.FirstToken > 1<<50 {
+		return fmt.Errorf("first token must be between 1 and 2^50")
+	}
+	if sc.TTL < 0 || sc.LockDelay < 0 || sc.ElectionDelay < 0 || sc.ServiceTime < 0 || sc.Delay < 0 || sc.Jitter < 0 {
+		return fmt.Errorf("durations cannot be negative")
+	}
+	if sc.LossPPM < 0 || sc.LossPPM > 1_000_000 {
+		return fmt.Errorf("loss is a probability between 0 and 1")
+	}
+	if sc.Replicas < 0 || sc.Replicas > 9 {
+		return fmt.Errorf("replicas must be 1 to 9")
+	}
+	seen := map[string]bool{}
+	for i := range sc.Workers {
+		ws := &sc.Workers[i]
+		if err := validName(ws.Name); err != nil {
+			return fmt.Errorf("worker %d: %w", i+1, err)
+		}
+		if seen[ws.Name] {
+			return fmt.Errorf("two workers are called %s", ws.Name)
+		}
+		seen[ws.Name] = true
+		if len(ws.Program) == 0 {
+			return fmt.Errorf("worker %s has no program", ws.Name)
+		}
+		if ws.Drift < 0 || ws.Drift > 100_000_000 {
+			return fmt.Errorf("worker %s: drift out of range", ws.Name)
+		}
+		if ws.Drift != 0 && ws.Drift < 1000 {
+			return fmt.Errorf("worker %s: a clock rate below 0.001 is not a clock", ws.Name)
+		}
+		if ws.Renew.Every < 0 || ws.Renew.Retry < 0 || ws.Timeout < 0 || ws.Start < 0 {
+			return fmt.Errorf("worker %s: durations cannot be negative", ws.Name)
+		}
+		if p := ws.Program; p[len(p)-1].Kind == OpRepeat && !waits(p) {
+			return fmt.Errorf("worker %s: a program that repeats needs a work or sleep step longer than 0, or it would spin forever", ws.Name)
+		}
+		if ws.Renew.Every != 0 && ws.Renew.Every < Millisecond*10 {
+			return fmt.Errorf("worker %s: renew every %s is too often (at least 10ms)", ws.Name, ws.Renew.Every)
+		}
+	}
+	return nil
+}
+
+func waits(p []Op) bool {
+	for _, op := range p {
+		if (op.Kind == OpWork || op.Kind == OpSleep) && op.Arg > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxWorkers bounds a scenario's workers.
+const MaxWorkers = 16
+
+func validName(n string) error {
+	if n == "" {
+		return fmt.Errorf("a worker needs a name")
+	}
+	if len(n) > 16 {
+		return fmt.Errorf("worker name %q is longer than 16 characters", n)
+	}
+	for i, r := range n {
+		ok := r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')
+		if !ok {
+			return fmt.Errorf("worker name %q: use letters, digits, - and _, starting with a letter", n)
+		}
+	}
+	switch n {
+	case "coord", "storage", "all":
+		return fmt.Errorf("worker name %q is reserved", n)
+	}
+	return nil
+}
+
+func parseNonNeg(s string) (Time, error) {
+	d, err := ParseTime(s)
+	if err != nil {
+		return 0, err
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("cannot be negative")
+	}
+	return d, nil
+}
+
+func parseBool(s string) (bool, error) {
+	switch s {
+	case "on", "yes", "true":
+		return true, nil
+	case "off", "no", "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("want on or off")
+}
+
+// parseProbability reads "0.25" or "25%" as parts per million.
+func parseProbability(s string) (int64, error) {
+	pct := strings.HasSuffix(s, "%")
+	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number")
+	}
+	if pct {
+		f /= 100
+	}
+	if f < 0 || f > 1 {
+		return 0, fmt.Errorf("a probability is between 0 and 1")
+	}
+	return int64(f*1_000_000 + 0.5), nil
+}
+
+// parseRate reads a clock rate: "1.6" (runs 1.6× fast), "0.5", or "+200ppm".
+func parseRate(s string) (int64, error) {
+	if v, ok := strings.CutSuffix(s, "ppm"); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= -1_000_000 || n > 10_000_000 {
+			return 0, fmt.Errorf("ppm out of range")
+		}
+		return 1_000_000 + n, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("want a rate such as 1.2 or +200ppm")
+	}
+	if f < 0.001 || f > 100 {
+		return 0, fmt.Errorf("rate must be between 0.001 and 100")
+	}
+	return int64(f*1_000_000 + 0.5), nil
+}
+
+func formatRate(ppm int64) string {
+	return strconv.FormatFloat(float64(ppm)/1_000_000, 'f', -1, 64)
+}
+
+// ParseWorker reads a worker line as scenario files write it:
+// "W1 start=1s renew=5s: acquire; work 25s; send report".
+func ParseWorker(line string) (WorkerSpec, error) {
+	head, prog, ok := strings.Cut(line, ":")
+	if !ok {
+		return WorkerSpec{}, fmt.Errorf("a worker line is NAME [option=value ...]: program")
+	}
+	f := strings.Fields(head)
+	if len(f) == 0 {
+		return WorkerSpec{}, fmt.Errorf("a worker line starts with the worker's name")
+	}
+	ws := WorkerSpec{Name: f[0]}
+	if err := validName(ws.Name); err != nil {
+		return WorkerSpec{}, err
+	}
+	for _, kv := range f[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return WorkerSpec{}, fmt.Errorf("worker option %q is not key=value", kv)
+		}
+		if err := ws.Set(k, v); err != nil {
+			return WorkerSpec{}, err
+		}
+	}
+	ops, err := ParseProgram(prog)
+	if err != nil {
+		return WorkerSpec{}, err
+	}
+	ws.Program = ops
+	return ws, nil
+}

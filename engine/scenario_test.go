@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// TestScenarios runs the scenario files in testdata/. Each file builds a
+// world and drives it with commands; the expected output is the trace.
+// Rewrite the traces after an intended change with
+//
+//	go test ./engine -run TestScenarios -rewrite
+//
+// and read every changed line before committing it.
+func TestScenarios(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var w *World
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "world":
+				sc, err := scenarioFromTest(d)
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				w, err = New(sc)
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				return "ok\n"
+			case "do":
+				if w == nil {
+					d.Fatalf(t, "do before world")
+				}
+				show := traceFilter(d)
+				var b strings.Builder
+				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+					line = strings.TrimSpace(line)
+					if line == "" || strings.HasPrefix(line, "#") {
+						continue
+					}
+					start := len(w.Events())
+					if err := w.Do(line); err != nil {
+						fmt.Fprintf(&b, "> %s\nerror: %v\n", line, err)
+						continue
+					}
+					fmt.Fprintf(&b, "> %s\n", line)
+					if line == "reset" {
+						start = 0
+					}
+					for i, e := range w.Events()[start:] {
+						if show(e) {
+							fmt.Fprintf(&b, "#%-3d%s\n", start+i, w.Names().Format(e))
+						}
+					}
+				}
+				return b.String()
+			case "state":
+				return formatState(w)
+			case "violations":
+				var b strings.Builder
+				for _, e := range w.Events() {
+					if e.Kind == KindViolation {
+						b.WriteString(w.Names().Format(e) + "\n")
+						for _, r := range []int32{e.Ref, e.Ref2} {
+							if r >= 0 {
+								fmt.Fprintf(&b, "    #%-3d%s\n", r, w.Names().Format(w.Events()[r]))
+							}
+						}
+					}
+				}
+				if b.Len() == 0 {
+					return "none\n"
+				}
+				return b.String()
+			}
+			d.Fatalf(t, "unknown directive %s", d.Cmd)
+			return ""
+		})
+	})
+}
+
+// scenarioFromTest reads "world key=value ..." with one worker per input line.
+func scenarioFromTest(d *datadriven.TestData) (Scenario, error) {
+	var sc Scenario
+	for _, a := range d.CmdArgs {
+		if len(a.Vals) != 1 {
+			return sc, fmt.Errorf("option %s needs one value", a.Key)
+		}
+		if err := sc.Set(a.Key, a.Vals[0]); err != nil {
+			return sc, err
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		ws, err := ParseWorker(line)
+		if err != nil {
+			return sc, err
+		}
+		sc.Workers = append(sc.Workers, ws)
+	}
+	return sc, nil
+}
+
+// traceFilter hides message sends and receipts unless the directive says
+// "net"; drops are always shown because they are what a fault looks like.
+func traceFilter(d *datadriven.TestData) func(Event) bool {
+	if d.HasArg("net") {
+		return func(Event) bool { return true }
+	}
+	return func(e Event) bool { return e.Kind != KindSend && e.Kind != KindRecv }
+}
+
+func formatState(w *World) string {
+	s := w.Snapshot()
+	n := w.Names()
+	var b strings.Builder
+	c := s.Coordinator
+	fmt.Fprintf(&b, "now=%s\n", s.Now)
+	holder := "free"
+	if c.Holder != NoNode {
+		holder = fmt.Sprintf("%s token=%d until=%s", n.Of(c.Holder), c.Token, c.Expires)
+	}
+	avail := "available"
+	if !c.Available {
+		avail = "unavailable (" + c.Why.String() + ")"
+	}
+	fmt.Fprintf(&b, "coord: %s; lease %s; next token %d\n", avail, holder, c.NextToken)
+	fmt.Fprintf(&b, "storage: mode=%s highest=%d writes=%d\n", s.Storage.Mode, s.Storage.Highest, len(s.Storage.Ledger))
+	for _, wk := range s.Workers {
+		state := "running"
+		switch {
+		case wk.Crashed:
+			state = "crashed"
+		case wk.Frozen:
+			state = "frozen"
+		case wk.Done:
+			state = "done"
+		}
+		fmt.Fprintf(&b, "%s: %s", wk.Name, state)
+		if wk.Holds {
+			fmt.Fprintf(&b, " holds token=%d believes-until=%s believes=%v", wk.Token, wk.BelievedEnd, wk.Believes)
+		}
+		fmt.Fprintf(&b, " local=%s\n", wk.LocalNow)
+	}
+	for _, l := range s.Leases {
+		fmt.Fprintf(&b, "real   %s token=%d %s..%s\n", n.Of(l.Worker), l.Token, l.Start, l.End)
+	}
+	for _, l := range s.Beliefs {
+		end := "held"
+		if l.End != Never {
+			end = "let go " + l.End.String()
+		}
+		fmt.Fprintf(&b, "belief %s token=%d %s..%s (%s)\n", n.Of(l.Worker), l.Token, l.Start, l.Until, end)
+	}
+	for _, f := range s.Freezes {
+		fmt.Fprintf(&b, "frozen %s %s..%s\n", n.Of(f.Worker), f.Start, f.End)
+	}
+	return b.String()
+}

@@ -1,0 +1,134 @@
+package engine
+
+// LeaseSpan is a lease as the coordinator saw it: the real lease.
+type LeaseSpan struct {
+	Worker Node
+	Token  int64
+	Start  Time
+	End    Time // expiry or release; while Open, the current expiry
+	Open   bool
+}
+
+// BeliefSpan is a lease as its worker saw it.
+type BeliefSpan struct {
+	Worker Node
+	Token  int64
+	Start  Time // true time the worker learned of the grant
+	Local  Time // the believed end, on the worker's own clock
+	Until  Time // true time at which the worker's clock reaches Local
+	End    Time // true time the worker let go (lost, released, crashed); Never while held
+}
+
+// FreezeSpan is a time a worker was frozen.
+type FreezeSpan struct {
+	Worker Node
+	Start  Time
+	End    Time // Never while frozen
+}
+
+// Snapshot is the state of a world at one moment, for rendering.
+type Snapshot struct {
+	Now         Time
+	Coordinator CoordinatorState
+	Storage     StorageState
+	Workers     []WorkerState
+	Leases      []LeaseSpan
+	Beliefs     []BeliefSpan
+	Freezes     []FreezeSpan
+	Violations  []Event
+}
+
+// CoordinatorState is the lease service's visible state.
+type CoordinatorState struct {
+	Replicas  []bool // up or down
+	Leader    int    // 1-based; 0 while there is none
+	Available bool
+	Why       Reason // why not available
+	Holder    Node   // NoNode when free
+	Token     int64
+	Expires   Time
+	NextToken int64
+	Waiting   []Node
+	FreeAt    Time // lock-delay ends
+}
+
+// StorageState is the protected storage's visible state.
+type StorageState struct {
+	Mode    StorageMode
+	Highest int64
+	Version int64
+	Ledger  []Write
+}
+
+// WorkerState is one worker's visible state.
+type WorkerState struct {
+	Name        string
+	Crashed     bool
+	Frozen      bool
+	Done        bool
+	Step        int // index in the program of the current step
+	Program     []Op
+	Holds       bool
+	Believes    bool // holds and, if it watches its clock, before its deadline
+	Token       int64
+	BelievedEnd Time // on its own clock
+	LocalNow    Time
+	ClockRate   int64 // ppm
+}
+
+// Snapshot copies the world's visible state.
+func (w *World) Snapshot() Snapshot {
+	c := &w.coord
+	s := Snapshot{
+		Now: w.now,
+		Coordinator: CoordinatorState{
+			Replicas:  append([]bool(nil), c.up...),
+			Leader:    c.leader + 1,
+			Why:       c.unavailable(),
+			Holder:    c.holder,
+			Token:     c.token,
+			Expires:   c.expires,
+			NextToken: c.nextToken,
+			FreeAt:    c.freeAt,
+		},
+		Storage: StorageState{
+			Mode:    w.mode,
+			Highest: w.store.highest,
+			Version: w.store.version,
+			Ledger:  append([]Write(nil), w.store.ledger...),
+		},
+		Leases:  append([]LeaseSpan(nil), c.spans...),
+		Beliefs: append([]BeliefSpan(nil), w.beliefs...),
+		Freezes: append([]FreezeSpan(nil), w.freezes...),
+	}
+	s.Coordinator.Available = s.Coordinator.Why == ReasonNone
+	if c.electing {
+		s.Coordinator.Leader = 0
+	}
+	for _, wt := range c.waiters {
+		s.Coordinator.Waiting = append(s.Coordinator.Waiting, wt.node)
+	}
+	for i := range w.workers {
+		wk := &w.workers[i]
+		s.Workers = append(s.Workers, WorkerState{
+			Name:        wk.spec.Name,
+			Crashed:     wk.crashed,
+			Frozen:      wk.frozen,
+			Done:        wk.done,
+			Step:        wk.pc,
+			Program:     wk.spec.Program,
+			Holds:       wk.holds,
+			Believes:    w.believes(wk),
+			Token:       wk.token,
+			BelievedEnd: wk.believedEnd,
+			LocalNow:    wk.clk.local(w.now),
+			ClockRate:   wk.clk.rate,
+		})
+	}
+	for _, e := range w.log {
+		if e.Kind == KindViolation {
+			s.Violations = append(s.Violations, e)
+		}
+	}
+	return s
+}

@@ -1,0 +1,99 @@
+package engine
+
+// storage is the protected resource. It records every write attempt.
+type storage struct {
+	highest int64 // highest token seen on any write, in every mode
+	version int64
+	ledger  []Write
+	keys    map[string]keyState
+}
+
+// keyState is what the storage and the observers remember per key.
+type keyState struct {
+	used       bool  // idempotency: accepted once
+	lastToken  int64 // token of the last accepted put
+	lastAccept int32 // log index of the last accepted put
+	firstSend  int32 // log index of the first accepted send, -1 if none
+}
+
+// Write is one entry of the storage ledger.
+type Write struct {
+	T        Time
+	Worker   Node
+	Token    int64 // the token the write carried (0: none)
+	Key      string
+	Effect   bool // a send rather than a put
+	Accepted bool
+	Reason   Reason
+	Highest  int64 // the storage's highest token after this write
+	Event    int32 // log index of the accept or reject event
+}
+
+func (s *storage) receive(w *World, m message) {
+	if m.kind == MsgRead {
+		s.read(w, m)
+		return
+	}
+	s.write(w, m)
+}
+
+func (s *storage) write(w *World, m message) {
+	if s.keys == nil {
+		s.keys = make(map[string]keyState)
+	}
+	ks, ok := s.keys[m.key]
+	if !ok {
+		ks = keyState{lastAccept: -1, firstSend: -1}
+	}
+	reason := ReasonNone
+	var shown int64
+	switch w.mode {
+	case StorageFencing:
+		switch {
+		case m.token == 0:
+			reason = ReasonNoToken
+		case m.token < s.highest:
+			reason, shown = ReasonStaleToken, s.highest
+		}
+	case StorageEquality:
+		if m.token == 0 || !w.coord.live(m.from, m.token, w.now) {
+			reason, shown = ReasonNotCurrent, w.coord.token
+			if w.coord.holder == NoNode {
+				shown = 0
+			}
+		}
+	case StorageCAS:
+		if m.version != s.version {
+			reason, shown = ReasonVersion, s.version
+		}
+	case StorageIdempotent:
+		if ks.used {
+			reason = ReasonDuplicate
+		}
+	}
+	if m.token > s.highest {
+		s.highest = m.token
+	}
+	var idx int32
+	if reason != ReasonNone {
+		if reason == ReasonStaleToken {
+			shown = s.highest
+		}
+		idx = w.emit(Event{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown})
+		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Reason: reason, Highest: s.highest, Event: idx})
+		w.send(message{kind: MsgWriteErr, from: Storage, to: m.from, req: m.req, reason: reason, token: m.token})
+		return
+	}
+	s.version++
+	ks.used = true
+	idx = w.emit(Event{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Value: s.highest})
+	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Accepted: true, Highest: s.highest, Event: idx})
+	w.observeAccept(m, idx, &ks)
+	s.keys[m.key] = ks
+	w.send(message{kind: MsgWriteOK, from: Storage, to: m.from, req: m.req, token: m.token, version: s.version})
+}
+
+func (s *storage) read(w *World, m message) {
+	w.emit(Event{Kind: KindRead, Node: Storage, Peer: m.from, Value: s.version})
+	w.send(message{kind: MsgReadOK, from: Storage, to: m.from, req: m.req, version: s.version})
+}

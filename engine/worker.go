@@ -1,0 +1,462 @@
+package engine
+
+// clock is a worker's local clock: it read base at true time anchor and
+// has run at rate parts per million since.
+type clock struct {
+	base   Time
+	anchor Time
+	rate   int64
+}
+
+func (c clock) local(t Time) Time {
+	return c.base + Time(int64(t-c.anchor)*c.rate/1_000_000)
+}
+
+// trueAt is the first true time at or after now when the clock reads at
+// least l.
+func (c clock) trueAt(l, now Time) Time {
+	if l == Never {
+		return Never
+	}
+	if l <= c.local(now) {
+		return now
+	}
+	d := int64(l - c.base)
+	if d > 1<<40 {
+		return Never
+	}
+	return max(now, c.anchor+Time((d*1_000_000+c.rate-1)/c.rate))
+}
+
+type timerSlot uint8
+
+const (
+	slotProgram      timerSlot = iota // work, sleep, acquire retry
+	slotRenew                         // next renewal
+	slotDeadline                      // the local belief runs out
+	slotTimeout                       // a program request went unanswered
+	slotRenewTimeout                  // a renewal went unanswered
+	nSlots
+)
+
+type timer struct {
+	on    bool
+	local Time
+	id    uint32
+}
+
+type worker struct {
+	id        Node
+	spec      *WorkerSpec
+	inc       uint32 // incarnation: bumped by crash, so old timers are ignored
+	crashed   bool
+	frozen    bool
+	done      bool
+	freezeOn  Kind // freeze when this event next happens
+	freezeFor Time
+	thawID    uint32
+	deferred  []item // what arrived or fell due while frozen
+
+	pc      int
+	waiting MsgKind // the program request in flight, or MsgNone
+	req     uint32  // id of the latest request of any kind
+	reqSent Time    // local time the program request was sent
+
+	holds       bool
+	token       int64
+	believedEnd Time // local
+	acquiredEv  int32
+	renewing    bool
+	renewReq    uint32
+	renewSent   Time // local
+	version     int64
+
+	clk    clock
+	timers [nSlots]timer
+	belief int // index in World.beliefs of the open belief, -1 if none
+	freeze int // index in World.freezes of the open freeze, -1 if none
+}
+
+func (w *World) setTimer(wk *worker, s timerSlot, local Time) {
+	t := &wk.timers[s]
+	t.on, t.local = true, local
+	t.id++
+	w.schedule(item{at: wk.clk.trueAt(local, w.now), kind: itTimer, node: wk.id, slot: uint8(s), id: t.id})
+}
+
+func (wk *worker) clearTimer(s timerSlot) {
+	wk.timers[s].on = false
+	wk.timers[s].id++
+}
+
+func (w *World) next(wk *worker) {
+	w.schedule(item{at: w.now, kind: itNext, node: wk.id, id: wk.inc})
+}
+
+func (w *World) startProgram(wk *worker) {
+	wk.pc = 0
+	wk.done = false
+	w.emit(Event{Kind: KindStart, Node: wk.id, Peer: NoNode})
+	w.runOp(wk)
+}
+
+// runOp performs the program step at pc.
+func (w *World) runOp(wk *worker) {
+	prog := wk.spec.Program
+	if wk.pc >= len(prog) {
+		if !wk.done {
+			wk.done = true
+			w.emit(Event{Kind: KindDone, Node: wk.id, Peer: NoNode})
+		}
+		return
+	}
+	op := prog[wk.pc]
+	now := wk.clk.local(w.now)
+	switch op.Kind {
+	case OpAcquire:
+		w.request(wk, message{kind: MsgAcquire, to: Coord, wait: op.Arg == 0})
+	case OpWork:
+		w.emit(Event{Kind: KindWork, Node: wk.id, Peer: NoNode, Value: int64(op.Arg)})
+		w.setTimer(wk, slotProgram, now+op.Arg)
+	case OpSleep:
+		w.setTimer(wk, slotProgram, now+op.Arg)
+	case OpCheck:
+		ok := wk.holds && now < wk.believedEnd
+		r := ReasonOK
+		if !ok {
+			r = ReasonExpired
+		}
+		w.emit(Event{Kind: KindCheck, Node: wk.id, Peer: NoNode, Reason: r, Token: wk.token, At: wk.believedEnd})
+		if !ok {
+			w.lose(wk, ReasonExpired)
+			return
+		}
+		wk.pc++
+		w.next(wk)
+	case OpWrite, OpSend:
+		sent := wk.token
+		if wk.spec.NoToken {
+			sent = 0
+		}
+		var effect int64
+		if op.Kind == OpSend {
+			effect = 1
+		}
+		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: op.Key, Value: effect})
+		w.observeWrite(wk, idx)
+		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: op.Key, effect: op.Kind == OpSend, version: wk.version})
+	case OpRead:
+		w.request(wk, message{kind: MsgRead, to: Storage})
+	case OpRelease:
+		if wk.holds {
+			w.send(message{kind: MsgRelease, from: wk.id, to: Coord, token: wk.token})
+			w.dropLease(wk)
+		}
+		wk.pc++
+		w.next(wk)
+	case OpRepeat:
+		wk.pc = 0
+		w.next(wk)
+	}
+}
+
+// request sends a program request and waits for its answer.
+func (w *World) request(wk *worker, m message) {
+	wk.req++
+	m.req, m.from = wk.req, wk.id
+	wk.waiting = m.kind
+	wk.reqSent = wk.clk.local(w.now)
+	w.send(m)
+	if wk.spec.Timeout > 0 {
+		w.setTimer(wk, slotTimeout, wk.reqSent+wk.spec.Timeout)
+	}
+}
+
+func (w *World) workerTimer(wk *worker, it item) {
+	t := &wk.timers[it.slot]
+	if !t.on || t.id != it.id {
+		return
+	}
+	if wk.clk.local(w.now) < t.local {
+		w.schedule(item{at: wk.clk.trueAt(t.local, w.now), kind: itTimer, node: wk.id, slot: it.slot, id: t.id})
+		return
+	}
+	t.on = false
+	switch timerSlot(it.slot) {
+	case slotProgram:
+		if wk.pc < len(wk.spec.Program) && wk.spec.Program[wk.pc].Kind != OpAcquire {
+			wk.pc++
+		}
+		w.runOp(wk)
+	case slotRenew:
+		if !wk.holds || wk.renewing {
+			return
+		}
+		wk.renewing = true
+		wk.req++
+		wk.renewReq = wk.req
+		wk.renewSent = wk.clk.local(w.now)
+		w.send(message{kind: MsgRenew, from: wk.id, to: Coord, token: wk.token, req: wk.renewReq})
+		if wk.spec.Timeout > 0 {
+			w.setTimer(wk, slotRenewTimeout, wk.renewSent+wk.spec.Timeout)
+		}
+	case slotDeadline:
+		if wk.holds {
+			w.lose(wk, ReasonDeadline)
+		}
+	case slotTimeout:
+		k := wk.waiting
+		wk.waiting = MsgNone
+		w.emit(Event{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: k})
+		w.runOp(wk)
+	case slotRenewTimeout:
+		if wk.renewing {
+			w.emit(Event{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: MsgRenew})
+			w.renewFailed(wk)
+		}
+	}
+}
+
+func (w *World) renewFailed(wk *worker) {
+	wk.renewing = false
+	wk.clearTimer(slotRenewTimeout)
+	if wk.holds {
+		w.setTimer(wk, slotRenew, wk.clk.local(w.now)+wk.spec.Renew.Retry)
+	}
+}
+
+func (w *World) workerReceive(wk *worker, m message) {
+	switch m.kind {
+	case MsgGrant:
+		if wk.waiting != MsgAcquire {
+			return // a late grant for an acquire the worker gave up on
+		}
+		w.answered(wk)
+		w.acquired(wk, m)
+	case MsgWake:
+		if wk.waiting == MsgAcquire && m.req == wk.req {
+			w.answered(wk)
+			w.runOp(wk)
+		}
+	case MsgDeny:
+		if wk.waiting == MsgAcquire && m.req == wk.req {
+			w.answered(wk)
+			w.retryAcquire(wk)
+		}
+	case MsgUnavailable:
+		switch {
+		case wk.renewing && m.req == wk.renewReq:
+			w.renewFailed(wk)
+		case wk.waiting == MsgAcquire && m.req == wk.req:
+			w.answered(wk)
+			w.retryAcquire(wk)
+		}
+	case MsgRenewOK:
+		if !wk.renewing || m.req != wk.renewReq {
+			return
+		}
+		wk.renewing = false
+		wk.clearTimer(slotRenewTimeout)
+		if !wk.holds {
+			return
+		}
+		now := wk.clk.local(w.now)
+		base := wk.renewSent
+		if wk.spec.Belief == FromReceive {
+			base = now
+		}
+		wk.token = m.token
+		wk.believedEnd = base + m.ttl
+		if m.ttl == 0 {
+			wk.believedEnd = Never
+		}
+		idx := w.emit(Event{Kind: KindRenewed, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
+		wk.acquiredEv = idx
+		if wk.belief >= 0 {
+			b := &w.beliefs[wk.belief]
+			b.Token, b.Local = wk.token, wk.believedEnd
+			b.Until = wk.clk.trueAt(wk.believedEnd, w.now)
+		}
+		if wk.spec.StopAtExpiry && wk.believedEnd != Never {
+			w.setTimer(wk, slotDeadline, wk.believedEnd)
+		}
+		w.observeBelief(wk)
+		w.setTimer(wk, slotRenew, now+wk.spec.Renew.Every)
+	case MsgRenewReject:
+		if wk.renewing && m.req == wk.renewReq {
+			wk.renewing = false
+			wk.clearTimer(slotRenewTimeout)
+			if wk.holds {
+				w.lose(wk, ReasonNotHolder)
+			}
+		}
+	case MsgWriteOK, MsgReadOK:
+		want := MsgWrite
+		if m.kind == MsgReadOK {
+			want = MsgRead
+		}
+		if wk.waiting != want || m.req != wk.req {
+			return
+		}
+		w.answered(wk)
+		wk.version = m.version
+		wk.pc++
+		w.runOp(wk)
+	case MsgWriteErr:
+		if wk.waiting != MsgWrite || m.req != wk.req {
+			return
+		}
+		w.answered(wk)
+		w.lose(wk, ReasonRejected)
+	}
+}
+
+func (w *World) answered(wk *worker) {
+	wk.waiting = MsgNone
+	wk.clearTimer(slotTimeout)
+}
+
+func (w *World) retryAcquire(wk *worker) {
+	d := Second
+	if wk.pc < len(wk.spec.Program) && wk.spec.Program[wk.pc].Arg > 0 {
+		d = wk.spec.Program[wk.pc].Arg
+	}
+	w.setTimer(wk, slotProgram, wk.clk.local(w.now)+d)
+}
+
+func (w *World) acquired(wk *worker, m message) {
+	now := wk.clk.local(w.now)
+	base := wk.reqSent
+	if wk.spec.Belief == FromReceive {
+		base = now
+	}
+	wk.holds = true
+	wk.token = m.token
+	wk.believedEnd = base + m.ttl
+	if m.ttl == 0 {
+		wk.believedEnd = Never
+	}
+	wk.acquiredEv = w.emit(Event{Kind: KindAcquired, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
+	w.beliefs = append(w.beliefs, BeliefSpan{Worker: wk.id, Token: wk.token, Start: w.now, Local: wk.believedEnd, Until: wk.clk.trueAt(wk.believedEnd, w.now), End: Never})
+	wk.belief = len(w.beliefs) - 1
+	w.observeBelief(wk)
+	if wk.spec.StopAtExpiry && wk.believedEnd != Never {
+		w.setTimer(wk, slotDeadline, wk.believedEnd)
+	}
+	if wk.spec.Renew.Every > 0 {
+		w.setTimer(wk, slotRenew, now+wk.spec.Renew.Every)
+	}
+	wk.pc++
+	w.next(wk)
+}
+
+// dropLease forgets the lease without a word: used by release.
+func (w *World) dropLease(wk *worker) {
+	wk.holds = false
+	wk.renewing = false
+	wk.clearTimer(slotRenew)
+	wk.clearTimer(slotRenewTimeout)
+	wk.clearTimer(slotDeadline)
+	if wk.belief >= 0 {
+		w.beliefs[wk.belief].End = w.now
+		wk.belief = -1
+	}
+}
+
+// lose ends the worker's lease for a reason and sends its program back to
+// acquire: it stops the work that needed the lease.
+func (w *World) lose(wk *worker, r Reason) {
+	if wk.holds {
+		w.emit(Event{Kind: KindLost, Node: wk.id, Peer: NoNode, Token: wk.token, Reason: r})
+		w.dropLease(wk)
+	}
+	wk.clearTimer(slotProgram)
+	wk.clearTimer(slotTimeout)
+	wk.waiting = MsgNone
+	wk.pc = 0
+	for i, op := range wk.spec.Program {
+		if op.Kind == OpAcquire {
+			wk.pc = i
+			break
+		}
+	}
+	w.next(wk)
+}
+
+func (w *World) crashWorker(wk *worker) {
+	w.emit(Event{Kind: KindCrash, Node: wk.id, Peer: NoNode})
+	if wk.holds {
+		w.dropLease(wk)
+	}
+	if wk.frozen {
+		w.freezes[wk.freeze].End = w.now
+		wk.freeze = -1
+		wk.frozen = false
+	}
+	wk.crashed = true
+	wk.freezeOn = KindNone
+	wk.deferred = wk.deferred[:0]
+	wk.inc++
+	for s := range wk.timers {
+		wk.clearTimer(timerSlot(s))
+	}
+	wk.waiting = MsgNone
+	wk.done = false
+}
+
+func (w *World) freezeWorker(wk *worker, d Time) {
+	wk.frozen = true
+	var until Time
+	if d > 0 {
+		until = w.now + d
+		wk.thawID++
+		w.schedule(item{at: until, kind: itThaw, node: wk.id, id: wk.thawID})
+	}
+	w.emit(Event{Kind: KindFreeze, Node: wk.id, Peer: NoNode, At: until})
+	w.freezes = append(w.freezes, FreezeSpan{Worker: wk.id, Start: w.now, End: Never})
+	wk.freeze = len(w.freezes) - 1
+}
+
+// thawWorker resumes a frozen worker. Everything that fell due while it was
+// frozen happens now, in the order it would have: the worker carries on
+// exactly where it stopped, with the belief it had.
+func (w *World) thawWorker(wk *worker) {
+	wk.frozen = false
+	wk.thawID++
+	w.freezes[wk.freeze].End = w.now
+	wk.freeze = -1
+	w.emit(Event{Kind: KindThaw, Node: wk.id, Peer: NoNode})
+	for _, it := range wk.deferred {
+		it.at = w.now
+		w.schedule(it)
+	}
+	clear(wk.deferred)
+	wk.deferred = wk.deferred[:0]
+}
+
+func (w *World) changeClock(wk *worker, c Command) {
+	l := wk.clk.local(w.now)
+	if c.HasSkew {
+		l = w.now + c.Skew
+	}
+	if c.HasJump {
+		l += c.Jump
+	}
+	rate := wk.clk.rate
+	if c.HasRate {
+		rate = c.Rate
+	}
+	wk.clk = clock{base: l, anchor: w.now, rate: rate}
+	w.emit(Event{Kind: KindClock, Node: wk.id, Peer: NoNode, At: l, Value: rate})
+	for s := range wk.timers {
+		t := &wk.timers[s]
+		if t.on {
+			t.id++
+			w.schedule(item{at: wk.clk.trueAt(t.local, w.now), kind: itTimer, node: wk.id, slot: uint8(s), id: t.id})
+		}
+	}
+	if wk.belief >= 0 {
+		w.beliefs[wk.belief].Until = wk.clk.trueAt(wk.believedEnd, w.now)
+	}
+	w.observeBelief(wk)
+}

@@ -1,0 +1,575 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrBudget is returned when one Apply would record more events than the
+// scenario's limit allows. The world stays consistent: it has run up to the
+// last event it recorded.
+var ErrBudget = errors.New("event budget for one command used up")
+
+// World is one simulated run. It is not safe for concurrent use: one
+// goroutine owns it, and everything it does happens inside Apply.
+type World struct {
+	sc      Scenario
+	names   Names
+	mode    StorageMode // a switch the student flips; survives reset
+	limits  Limits
+	now     Time
+	seq     uint64
+	q       queue
+	rnd     rng
+	log     []Event
+	cmds    []Command
+	budget  int
+	coord   coordinator
+	store   storage
+	workers []worker
+	links   [maxNodes][maxNodes]link
+
+	beliefs   []BeliefSpan
+	freezes   []FreezeSpan
+	splitSeen [][2]int64
+}
+
+const maxNodes = MaxWorkers + 2
+
+type link struct {
+	cut      bool
+	hasDelay bool
+	delay    Time
+	hasLoss  bool
+	lossPPM  int64
+}
+
+// New builds a world at time 0 from a scenario. The scenario is copied.
+func New(sc Scenario) (*World, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	if sc.Replicas == 0 {
+		sc.Replicas = 3
+	}
+	if sc.FirstToken == 0 {
+		sc.FirstToken = 1
+	}
+	sc.Workers = append([]WorkerSpec(nil), sc.Workers...)
+	for i := range sc.Workers {
+		ws := &sc.Workers[i]
+		ws.Program = append([]Op(nil), ws.Program...)
+		if ws.Drift == 0 {
+			ws.Drift = 1_000_000
+		}
+		if ws.Renew.Retry == 0 {
+			ws.Renew.Retry = ws.Renew.Every
+		}
+	}
+	w := &World{sc: sc, mode: sc.Storage, limits: sc.Limits}
+	if w.limits.MaxEventsPerApply == 0 {
+		w.limits.MaxEventsPerApply = 1_000_000
+	}
+	if w.limits.MaxTime == 0 {
+		w.limits.MaxTime = 24 * Hour
+	}
+	w.names = make(Names, len(sc.Workers))
+	for i, ws := range sc.Workers {
+		w.names[i] = ws.Name
+	}
+	w.init()
+	return w, nil
+}
+
+// init puts every actor in its starting state. Used by New and reset.
+func (w *World) init() {
+	w.now = 0
+	w.seq = 0
+	w.q = w.q[:0]
+	w.rnd = rng{s: w.sc.Seed}
+	w.log = w.log[:0]
+	w.links = [maxNodes][maxNodes]link{}
+	w.coord = coordinator{}
+	w.coord.init(w.sc)
+	w.store = storage{}
+	w.beliefs = w.beliefs[:0]
+	w.freezes = w.freezes[:0]
+	w.splitSeen = w.splitSeen[:0]
+	w.workers = make([]worker, len(w.sc.Workers))
+	for i := range w.workers {
+		wk := &w.workers[i]
+		wk.id = Node(i)
+		wk.spec = &w.sc.Workers[i]
+		wk.clk = clock{base: wk.spec.Skew, anchor: 0, rate: wk.spec.Drift}
+		wk.belief = -1
+		wk.freeze = -1
+		w.schedule(item{at: wk.spec.Start, kind: itStart, node: wk.id})
+	}
+}
+
+// Scenario returns the scenario the world was built from.
+func (w *World) Scenario() Scenario { return w.sc }
+
+// Names maps nodes to names for formatting.
+func (w *World) Names() Names { return w.names }
+
+// Now is the current virtual time.
+func (w *World) Now() Time { return w.now }
+
+// Events is the log since the world started or was last reset. The slice is
+// the world's own: read it, do not change it.
+func (w *World) Events() []Event { return w.log }
+
+// Commands is every command applied so far, in order, reset included.
+func (w *World) Commands() []Command { return w.cmds }
+
+// Worker finds a worker by name.
+func (w *World) Worker(name string) (Node, bool) {
+	for i, n := range w.names {
+		if n == name {
+			return Node(i), true
+		}
+	}
+	return NoNode, false
+}
+
+// node resolves a name that may be a worker, coord or storage.
+func (w *World) node(name string) (Node, error) {
+	switch name {
+	case "coord":
+		return Coord, nil
+	case "storage":
+		return Storage, nil
+	}
+	if n, ok := w.Worker(name); ok {
+		return n, nil
+	}
+	return NoNode, fmt.Errorf("no node called %q (workers: %v, or coord, storage)", name, []string(w.names))
+}
+
+func (w *World) worker(name string) (*worker, error) {
+	n, ok := w.Worker(name)
+	if !ok {
+		return nil, fmt.Errorf("no worker called %q (workers: %v)", name, []string(w.names))
+	}
+	return &w.workers[n], nil
+}
+
+// Apply carries out one command. A command that is not valid in the
+// current state returns an error and changes nothing.
+func (w *World) Apply(c Command) error {
+	if err := w.validate(c); err != nil {
+		return err
+	}
+	w.cmds = append(w.cmds, c)
+	w.budget = w.limits.MaxEventsPerApply
+	switch c.Kind {
+	case CmdAdvance:
+		return w.runUntil(w.now + c.Dur)
+	case CmdUntil:
+		return w.runUntil(c.At)
+	case CmdStep:
+		return w.step()
+	case CmdReset:
+		w.init()
+		w.emit(Event{Kind: KindReset, Node: NoNode, Peer: NoNode})
+		return nil
+	}
+	w.command(c)
+	return nil
+}
+
+// Do parses and applies a command written as text.
+func (w *World) Do(s string) error {
+	c, err := ParseCommand(s)
+	if err != nil {
+		return err
+	}
+	return w.Apply(c)
+}
+
+// Advance lets d of virtual time pass.
+func (w *World) Advance(d Time) error { return w.Apply(Command{Kind: CmdAdvance, Dur: d}) }
+
+// Step runs until at least one event is recorded.
+func (w *World) Step() error { return w.Apply(Command{Kind: CmdStep}) }
+
+func (w *World) validate(c Command) error {
+	switch c.Kind {
+	case CmdAdvance:
+		if c.Dur <= 0 {
+			return fmt.Errorf("advance: duration must be positive")
+		}
+		if w.now+c.Dur > w.limits.MaxTime {
+			return fmt.Errorf("advance: this world stops at %s of virtual time", w.limits.MaxTime)
+		}
+	case CmdUntil:
+		if c.At < w.now {
+			return fmt.Errorf("until %s: it is already %s", c.At, w.now)
+		}
+		if c.At > w.limits.MaxTime {
+			return fmt.Errorf("until: this world stops at %s of virtual time", w.limits.MaxTime)
+		}
+	case CmdStep:
+		if len(w.q) == 0 {
+			return fmt.Errorf("step: nothing more will happen")
+		}
+		if w.q[0].at > w.limits.MaxTime {
+			return fmt.Errorf("step: the next event is after the world's end at %s", w.limits.MaxTime)
+		}
+	case CmdReset:
+	case CmdFreeze, CmdThaw, CmdCrash, CmdRestart, CmdClock:
+		wk, err := w.worker(c.A)
+		if err != nil {
+			return err
+		}
+		switch c.Kind {
+		case CmdFreeze:
+			if wk.crashed {
+				return fmt.Errorf("freeze: %s is crashed", c.A)
+			}
+			if wk.frozen {
+				return fmt.Errorf("freeze: %s is already frozen", c.A)
+			}
+			if c.Dur < 0 {
+				return fmt.Errorf("freeze: duration cannot be negative")
+			}
+		case CmdThaw:
+			if !wk.frozen && wk.freezeOn == KindNone {
+				return fmt.Errorf("thaw: %s is not frozen", c.A)
+			}
+		case CmdCrash:
+			if wk.crashed {
+				return fmt.Errorf("crash: %s is already crashed", c.A)
+			}
+		case CmdRestart:
+			if !wk.crashed {
+				return fmt.Errorf("restart: %s is running; crash it first", c.A)
+			}
+		case CmdClock:
+			if !c.HasSkew && !c.HasJump && !c.HasRate {
+				return fmt.Errorf("clock: say skew=, jump= or rate=")
+			}
+			if c.HasRate && (c.Rate < 1000 || c.Rate > 100_000_000) {
+				return fmt.Errorf("clock: rate out of range")
+			}
+		}
+	case CmdStorage:
+		if c.Mode > StorageIdempotent {
+			return fmt.Errorf("storage: unknown mode")
+		}
+	case CmdPartition, CmdLink:
+		a, err := w.node(c.A)
+		if err != nil {
+			return err
+		}
+		if c.B != "" {
+			b, err := w.node(c.B)
+			if err != nil {
+				return err
+			}
+			if a == b {
+				return fmt.Errorf("%s: a link joins two different nodes", map[CommandKind]string{CmdPartition: "partition", CmdLink: "link"}[c.Kind])
+			}
+		} else if c.Kind == CmdLink {
+			return fmt.Errorf("link: name both ends")
+		}
+		if c.Kind == CmdLink && !c.HasDelay && !c.HasLoss {
+			return fmt.Errorf("link: say delay=D and/or loss=P")
+		}
+		if c.Kind == CmdLink && (c.Dur < 0 || c.Dur > Hour || c.LossPPM < 0 || c.LossPPM > 1_000_000) {
+			return fmt.Errorf("link: delay or loss out of range")
+		}
+	case CmdHeal:
+		if c.A != "" {
+			if _, err := w.node(c.A); err != nil {
+				return err
+			}
+		}
+		if c.B != "" {
+			if c.A == "" {
+				return fmt.Errorf("heal: name the first end too")
+			}
+			if _, err := w.node(c.B); err != nil {
+				return err
+			}
+		}
+	case CmdReplica:
+		if c.Replica < 1 || c.Replica > len(w.coord.up) {
+			return fmt.Errorf("replica: there are replicas 1 to %d", len(w.coord.up))
+		}
+		if w.coord.up[c.Replica-1] == c.Up {
+			state := "down"
+			if c.Up {
+				state = "up"
+			}
+			return fmt.Errorf("replica %d is already %s", c.Replica, state)
+		}
+	default:
+		return fmt.Errorf("unknown command")
+	}
+	return nil
+}
+
+// command applies a validated command that does not move time.
+func (w *World) command(c Command) {
+	switch c.Kind {
+	case CmdFreeze:
+		wk, _ := w.worker(c.A)
+		if c.On != KindNone {
+			wk.freezeOn, wk.freezeFor = c.On, c.Dur
+			return
+		}
+		w.freezeWorker(wk, c.Dur)
+	case CmdThaw:
+		wk, _ := w.worker(c.A)
+		wk.freezeOn = KindNone
+		if wk.frozen {
+			w.thawWorker(wk)
+		}
+	case CmdCrash:
+		wk, _ := w.worker(c.A)
+		w.crashWorker(wk)
+	case CmdRestart:
+		wk, _ := w.worker(c.A)
+		wk.crashed = false
+		w.emit(Event{Kind: KindRestart, Node: wk.id, Peer: NoNode})
+		w.schedule(item{at: w.now, kind: itStart, node: wk.id, id: wk.inc})
+	case CmdStorage:
+		w.mode = c.Mode
+		w.emit(Event{Kind: KindFencing, Node: Storage, Peer: NoNode, Value: int64(c.Mode)})
+	case CmdPartition:
+		a, _ := w.node(c.A)
+		if c.B == "" {
+			for _, b := range w.allNodes() {
+				if b != a {
+					w.setCut(a, b, true)
+				}
+			}
+			w.emit(Event{Kind: KindPartition, Node: a, Peer: NoNode})
+			return
+		}
+		b, _ := w.node(c.B)
+		w.setCut(a, b, true)
+		w.emit(Event{Kind: KindPartition, Node: a, Peer: b})
+	case CmdHeal:
+		switch {
+		case c.A == "":
+			for _, a := range w.allNodes() {
+				for _, b := range w.allNodes() {
+					w.links[slot(a)][slot(b)].cut = false
+				}
+			}
+			w.emit(Event{Kind: KindHeal, Node: NoNode, Peer: NoNode})
+		case c.B == "":
+			a, _ := w.node(c.A)
+			for _, b := range w.allNodes() {
+				if b != a {
+					w.setCut(a, b, false)
+				}
+			}
+			w.emit(Event{Kind: KindHeal, Node: a, Peer: NoNode})
+		default:
+			a, _ := w.node(c.A)
+			b, _ := w.node(c.B)
+			w.setCut(a, b, false)
+			w.emit(Event{Kind: KindHeal, Node: a, Peer: b})
+		}
+	case CmdLink:
+		a, _ := w.node(c.A)
+		b, _ := w.node(c.B)
+		w.setLink(a, b, c)
+		if !c.OneWay {
+			w.setLink(b, a, c)
+		}
+	case CmdClock:
+		wk, _ := w.worker(c.A)
+		w.changeClock(wk, c)
+	case CmdReplica:
+		w.coord.setReplica(w, c.Replica-1, c.Up)
+	}
+}
+
+func (w *World) setLink(a, b Node, c Command) {
+	l := &w.links[slot(a)][slot(b)]
+	if c.HasDelay {
+		l.hasDelay, l.delay = true, c.Dur
+	}
+	if c.HasLoss {
+		l.hasLoss, l.lossPPM = true, c.LossPPM
+	}
+	d, loss := w.sc.Delay, w.sc.LossPPM
+	if l.hasDelay {
+		d = l.delay
+	}
+	if l.hasLoss {
+		loss = l.lossPPM
+	}
+	w.emit(Event{Kind: KindLink, Node: a, Peer: b, At: d, Value: loss})
+}
+
+func (w *World) setCut(a, b Node, cut bool) {
+	w.links[slot(a)][slot(b)].cut = cut
+	w.links[slot(b)][slot(a)].cut = cut
+}
+
+func (w *World) allNodes() []Node {
+	ns := []Node{Coord, Storage}
+	for i := range w.workers {
+		ns = append(ns, Node(i))
+	}
+	return ns
+}
+
+// slot maps a node to its row in the link table.
+func slot(n Node) int { return int(n) + 2 }
+
+// runUntil processes every item due at or before t, then sets the clock to t.
+func (w *World) runUntil(t Time) error {
+	for len(w.q) > 0 && w.q[0].at <= t {
+		if w.budget <= 0 {
+			return fmt.Errorf("%w at %s (limit %d)", ErrBudget, w.now, w.limits.MaxEventsPerApply)
+		}
+		w.process(w.q.pop())
+	}
+	w.now = t
+	return nil
+}
+
+// step processes items until one of them records an event.
+func (w *World) step() error {
+	n := len(w.log)
+	for len(w.q) > 0 && len(w.log) == n {
+		if w.budget <= 0 {
+			return fmt.Errorf("%w at %s (limit %d)", ErrBudget, w.now, w.limits.MaxEventsPerApply)
+		}
+		if w.q[0].at > w.limits.MaxTime {
+			break
+		}
+		w.process(w.q.pop())
+	}
+	return nil
+}
+
+func (w *World) schedule(it item) {
+	w.seq++
+	it.seq = w.seq
+	w.q.push(it)
+}
+
+// emit records an event and runs the observers over it. It returns the
+// event's index in the log.
+func (w *World) emit(e Event) int32 {
+	e.T = w.now
+	if e.Ref == 0 && e.Ref2 == 0 {
+		e.Ref, e.Ref2 = -1, -1
+	}
+	idx := int32(len(w.log))
+	w.log = append(w.log, e)
+	w.budget--
+	if e.Node >= 0 {
+		wk := &w.workers[e.Node]
+		if wk.freezeOn != KindNone && wk.freezeOn == e.Kind {
+			wk.freezeOn = KindNone
+			w.freezeWorker(wk, wk.freezeFor)
+		}
+	}
+	return idx
+}
+
+func (w *World) process(it item) {
+	w.now = it.at
+	w.budget--
+	switch it.kind {
+	case itDeliver:
+		w.deliver(it)
+	case itTimer, itNext, itStart:
+		wk := &w.workers[it.node]
+		if wk.crashed {
+			return
+		}
+		if wk.frozen {
+			wk.deferred = append(wk.deferred, it)
+			return
+		}
+		switch it.kind {
+		case itTimer:
+			w.workerTimer(wk, it)
+		case itNext:
+			if it.id == wk.inc {
+				w.runOp(wk)
+			}
+		case itStart:
+			if it.id == wk.inc {
+				w.startProgram(wk)
+			}
+		}
+	case itThaw:
+		wk := &w.workers[it.node]
+		if wk.frozen && it.id == wk.thawID {
+			w.thawWorker(wk)
+		}
+	case itCoordProcess:
+		w.coord.process(w, it.msg)
+	case itCoordExpire:
+		w.coord.expireDue(w, it.msg.token)
+	case itCoordFree:
+		if it.id == w.coord.freeID {
+			w.coord.wakeWaiters(w)
+		}
+	case itElection:
+		w.coord.electionDone(w, it.id)
+	}
+}
+
+// send puts a message on the network: lost now, or delivered later.
+func (w *World) send(m message) {
+	w.emit(Event{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token})
+	l := &w.links[slot(m.from)][slot(m.to)]
+	if l.cut {
+		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition})
+		return
+	}
+	loss := w.sc.LossPPM
+	if l.hasLoss {
+		loss = l.lossPPM
+	}
+	if w.rnd.chance(loss) {
+		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonLoss})
+		return
+	}
+	d := w.sc.Delay
+	if l.hasDelay {
+		d = l.delay
+	}
+	d += Time(w.rnd.upTo(int64(w.sc.Jitter)))
+	w.schedule(item{at: w.now + d, kind: itDeliver, node: m.to, msg: m})
+}
+
+func (w *World) deliver(it item) {
+	m := it.msg
+	if w.links[slot(m.from)][slot(m.to)].cut {
+		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition})
+		return
+	}
+	if m.to >= 0 {
+		wk := &w.workers[m.to]
+		if wk.crashed {
+			w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonDown})
+			return
+		}
+		if wk.frozen {
+			wk.deferred = append(wk.deferred, it)
+			return
+		}
+	}
+	w.emit(Event{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind})
+	switch m.to {
+	case Coord:
+		w.coord.receive(w, m)
+	case Storage:
+		w.store.receive(w, m)
+	default:
+		w.workerReceive(&w.workers[m.to], m)
+	}
+}
