@@ -319,7 +319,11 @@ func (n Names) Describe(e Event) string {
 		case ReasonStaleToken:
 			s += ": " + strconv.FormatInt(e.Token, 10) + " < " + strconv.FormatInt(e.Value, 10)
 		case ReasonNotCurrent:
-			s += ": current " + strconv.FormatInt(e.Value, 10)
+			if e.Value == 0 {
+				s += ": no current lease"
+			} else {
+				s += ": current " + strconv.FormatInt(e.Value, 10)
+			}
 		case ReasonVersion:
 			s += ": version " + strconv.FormatInt(e.Value, 10)
 		}

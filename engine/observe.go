@@ -9,9 +9,10 @@ func (w *World) observeAccept(m message, accept int32, ks *keyState) {
 		w.emit(Event{Kind: KindViolation, Reason: ViolationStaleWrite, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: w.leaseEnd(m.from)})
 	}
 	if m.effect {
-		if ks.firstSend >= 0 {
+		if ks.firstSend >= 0 && !ks.doubled {
+			ks.doubled = true
 			w.emit(Event{Kind: KindViolation, Reason: ViolationDoubleEffect, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: ks.firstSend})
-		} else {
+		} else if ks.firstSend < 0 {
 			ks.firstSend = accept
 		}
 		return
@@ -27,30 +28,34 @@ func (w *World) observeWrite(wk *worker, write int32) {
 	if !w.coord.live(wk.id, wk.token, w.now) {
 		w.emit(Event{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: write, Ref2: w.leaseEnd(wk.id)})
 	}
+	if wk.holds {
+		w.splitBrain(wk, write)
+	}
 }
 
 // believes reports whether a worker thinks, at true time now, that it holds
-// the lease: it has been granted one, has not learned it lost it, and — if
-// it watches its clock — its local deadline has not passed.
+// the lease: it was granted one, has not learned that it lost it, and its
+// own clock says the lease has not run out. A frozen worker's clock runs on
+// while it sleeps, so its belief runs out too; what it does on waking is an
+// act, judged by observeWrite.
 func (w *World) believes(wk *worker) bool {
-	if !wk.holds || wk.crashed {
-		return false
-	}
-	if wk.spec.StopAtExpiry && wk.clk.local(w.now) >= wk.believedEnd {
-		return false
-	}
-	return true
+	return wk.holds && !wk.crashed && wk.clk.local(w.now) < wk.believedEnd
 }
 
 // observeBelief runs whenever a worker's belief starts or grows: two
 // believers at the same true time are a split brain.
 func (w *World) observeBelief(wk *worker) {
-	if !w.believes(wk) {
-		return
+	if w.believes(wk) {
+		w.splitBrain(wk, wk.acquiredEv)
 	}
+}
+
+// splitBrain reports every other worker that believes it holds the lease
+// while wk believes or acts as holder; ev is wk's belief or act.
+func (w *World) splitBrain(wk *worker, ev int32) {
 	for i := range w.workers {
 		o := &w.workers[i]
-		if o == wk || !w.believes(o) {
+		if o == wk || !w.believes(o) || o.token == wk.token {
 			continue
 		}
 		pair := [2]int64{wk.token, o.token}
@@ -67,7 +72,7 @@ func (w *World) observeBelief(wk *worker) {
 			continue
 		}
 		w.splitSeen = append(w.splitSeen, pair)
-		w.emit(Event{Kind: KindViolation, Reason: ViolationSplitBrain, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: wk.acquiredEv, Ref2: o.acquiredEv})
+		w.emit(Event{Kind: KindViolation, Reason: ViolationSplitBrain, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: ev, Ref2: o.acquiredEv})
 	}
 }
 

@@ -14,6 +14,7 @@ type keyState struct {
 	lastToken  int64 // token of the last accepted put
 	lastAccept int32 // log index of the last accepted put
 	firstSend  int32 // log index of the first accepted send, -1 if none
+	doubled    bool  // a double effect on this key was reported already
 }
 
 // Write is one entry of the storage ledger.
@@ -81,7 +82,12 @@ func (s *storage) write(w *World, m message) {
 		}
 		idx = w.emit(Event{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown})
 		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Reason: reason, Highest: s.highest, Event: idx})
-		w.send(message{kind: MsgWriteErr, from: Storage, to: m.from, req: m.req, reason: reason, token: m.token})
+		reply := MsgWriteErr
+		if reason == ReasonDuplicate {
+			// The effect is already done: the writer may carry on.
+			reply = MsgWriteOK
+		}
+		w.send(message{kind: reply, from: Storage, to: m.from, req: m.req, reason: reason, token: m.token, version: s.version})
 		return
 	}
 	s.version++

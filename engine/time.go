@@ -32,8 +32,14 @@ func (t Time) String() string {
 	}
 	var s string
 	switch {
-	case t < Second && t != 0:
+	case t == 0:
+		s = "0s"
+	case t < Second:
 		s = strconv.FormatInt(int64(t), 10) + "ms"
+	case t%Hour == 0:
+		s = strconv.FormatInt(int64(t/Hour), 10) + "h"
+	case t%Minute == 0 && t >= 10*Minute:
+		s = strconv.FormatInt(int64(t/Minute), 10) + "m"
 	case t%Second == 0:
 		s = strconv.FormatInt(int64(t/Second), 10) + "s"
 	default:

@@ -60,6 +60,7 @@ type worker struct {
 	pc      int
 	waiting MsgKind // the program request in flight, or MsgNone
 	req     uint32  // id of the latest request of any kind
+	progReq uint32  // id of the program request in flight
 	reqSent Time    // local time the program request was sent
 
 	holds       bool
@@ -114,6 +115,12 @@ func (w *World) runOp(wk *worker) {
 	now := wk.clk.local(w.now)
 	switch op.Kind {
 	case OpAcquire:
+		if wk.holds {
+			// Already the holder (a program that repeats): carry on.
+			wk.pc++
+			w.next(wk)
+			return
+		}
 		w.request(wk, message{kind: MsgAcquire, to: Coord, wait: op.Arg == 0})
 	case OpWork:
 		w.emit(Event{Kind: KindWork, Node: wk.id, Peer: NoNode, Value: int64(op.Arg)})
@@ -163,6 +170,7 @@ func (w *World) runOp(wk *worker) {
 // request sends a program request and waits for its answer.
 func (w *World) request(wk *worker, m message) {
 	wk.req++
+	wk.progReq = wk.req
 	m.req, m.from = wk.req, wk.id
 	wk.waiting = m.kind
 	wk.reqSent = wk.clk.local(w.now)
@@ -197,9 +205,13 @@ func (w *World) workerTimer(wk *worker, it item) {
 		wk.renewReq = wk.req
 		wk.renewSent = wk.clk.local(w.now)
 		w.send(message{kind: MsgRenew, from: wk.id, to: Coord, token: wk.token, req: wk.renewReq})
-		if wk.spec.Timeout > 0 {
-			w.setTimer(wk, slotRenewTimeout, wk.renewSent+wk.spec.Timeout)
+		// A renewal that is not answered in time has failed, even without a
+		// request timeout: by default, by the time the next one is due.
+		timeout := wk.spec.Timeout
+		if timeout == 0 {
+			timeout = wk.spec.Renew.Every
 		}
+		w.setTimer(wk, slotRenewTimeout, wk.renewSent+timeout)
 	case slotDeadline:
 		if wk.holds {
 			w.lose(wk, ReasonDeadline)
@@ -234,12 +246,12 @@ func (w *World) workerReceive(wk *worker, m message) {
 		w.answered(wk)
 		w.acquired(wk, m)
 	case MsgWake:
-		if wk.waiting == MsgAcquire && m.req == wk.req {
+		if wk.waiting == MsgAcquire && m.req == wk.progReq {
 			w.answered(wk)
 			w.runOp(wk)
 		}
 	case MsgDeny:
-		if wk.waiting == MsgAcquire && m.req == wk.req {
+		if wk.waiting == MsgAcquire && m.req == wk.progReq {
 			w.answered(wk)
 			w.retryAcquire(wk)
 		}
@@ -247,7 +259,7 @@ func (w *World) workerReceive(wk *worker, m message) {
 		switch {
 		case wk.renewing && m.req == wk.renewReq:
 			w.renewFailed(wk)
-		case wk.waiting == MsgAcquire && m.req == wk.req:
+		case wk.waiting == MsgAcquire && m.req == wk.progReq:
 			w.answered(wk)
 			w.retryAcquire(wk)
 		}
@@ -295,7 +307,7 @@ func (w *World) workerReceive(wk *worker, m message) {
 		if m.kind == MsgReadOK {
 			want = MsgRead
 		}
-		if wk.waiting != want || m.req != wk.req {
+		if wk.waiting != want || m.req != wk.progReq {
 			return
 		}
 		w.answered(wk)
@@ -303,7 +315,7 @@ func (w *World) workerReceive(wk *worker, m message) {
 		wk.pc++
 		w.runOp(wk)
 	case MsgWriteErr:
-		if wk.waiting != MsgWrite || m.req != wk.req {
+		if wk.waiting != MsgWrite || m.req != wk.progReq {
 			return
 		}
 		w.answered(wk)
@@ -368,6 +380,11 @@ func (w *World) dropLease(wk *worker) {
 func (w *World) lose(wk *worker, r Reason) {
 	if wk.holds {
 		w.emit(Event{Kind: KindLost, Node: wk.id, Peer: NoNode, Token: wk.token, Reason: r})
+		if r != ReasonNotHolder {
+			// Let go at the coordinator too, in case it still thinks this
+			// worker holds the lease; a stale release is ignored there.
+			w.send(message{kind: MsgRelease, from: wk.id, to: Coord, token: wk.token})
+		}
 		w.dropLease(wk)
 	}
 	wk.clearTimer(slotProgram)
