@@ -20,8 +20,8 @@ type message struct {
 	kind    MsgKind
 	from    Node
 	to      Node
-	wait    bool  // acquire: wait in line rather than be denied
-	effect  bool  // write: an effect (send), not a put
+	wait    bool // acquire: wait in line rather than be denied
+	effect  bool // write: an effect (send), not a put
 	reason  Reason
 	token   int64 // the token the message carries (0: none)
 	real    int64 // write: the token the writer holds, even when it sends none
