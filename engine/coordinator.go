@@ -1,30 +1,36 @@
 package engine
 
-// coordinator is the lease service: replicas behind a quorum, one lease,
-// a token counter that only rises, and a line of waiters.
+// coordinator is the lease service: replicas behind a quorum, a token
+// counter that only rises (it stands for the consensus log index, shared by
+// every lease), and the leases themselves, each with its line of waiters.
 type coordinator struct {
-	ttl          Time
-	lockDelay    Time
-	election     Time
-	service      Time
-	renewToken   bool
-	up           []bool
-	leader       int // index of the leader replica, -1 while there is none
-	electing     bool
-	electionID   uint32
-	busyUntil    Time
-	nextToken    int64
-	holder       Node // NoNode when free
-	token        int64
-	expires      Time
-	freeAt       Time // no grant before this (lock-delay)
-	freeID       uint32
-	waiters      []waiter
-	lastChange   int32 // log index of the latest grant, expiry or release
-	lastEnd      [MaxWorkers]int32
-	spans        []LeaseSpan
-	open         int // index in spans of the current lease, -1 if none
-	grantedToken [MaxWorkers]int64
+	ttl        Time
+	lockDelay  Time
+	election   Time
+	service    Time
+	renewToken bool
+	up         []bool
+	leader     int // index of the leader replica, -1 while there is none
+	electing   bool
+	electionID uint32
+	busyUntil  Time
+	nextToken  int64
+	leases     []lease
+	lastEnd    [MaxWorkers]int32 // log index of the end of each worker's latest lease
+	spans      []LeaseSpan
+}
+
+// lease is one named lease at the coordinator.
+type lease struct {
+	name       string
+	holder     Node // NoNode when free
+	token      int64
+	expires    Time
+	freeAt     Time // no grant before this (lock-delay)
+	freeID     uint32
+	waiters    []waiter
+	lastChange int32 // log index of the latest grant, expiry or release
+	open       int   // index in spans of the current grant, -1 if none
 }
 
 type waiter struct {
@@ -32,7 +38,7 @@ type waiter struct {
 	req  uint32
 }
 
-func (c *coordinator) init(sc Scenario) {
+func (c *coordinator) init(sc Scenario, names []string) {
 	c.ttl = sc.TTL
 	c.lockDelay = sc.LockDelay
 	c.election = sc.ElectionDelay
@@ -44,12 +50,13 @@ func (c *coordinator) init(sc Scenario) {
 	}
 	c.leader = 0
 	c.nextToken = sc.FirstToken
-	c.holder = NoNode
-	c.lastChange = -1
+	c.leases = make([]lease, len(names))
+	for i, n := range names {
+		c.leases[i] = lease{name: n, holder: NoNode, lastChange: -1, open: -1}
+	}
 	for i := range c.lastEnd {
 		c.lastEnd[i] = -1
 	}
-	c.open = -1
 }
 
 func (c *coordinator) quorum() bool {
@@ -84,7 +91,7 @@ func (c *coordinator) receive(w *World, m message) {
 }
 
 func (c *coordinator) reply(w *World, to message, m message) {
-	m.from, m.to, m.req = Coord, to.from, to.req
+	m.from, m.to, m.req, m.lease, m.gen = Coord, to.from, to.req, to.lease, to.gen
 	w.send(m)
 }
 
@@ -97,129 +104,150 @@ func (c *coordinator) process(w *World, m message) {
 		c.reply(w, m, message{kind: MsgUnavailable, reason: r})
 		return
 	}
+	l := &c.leases[m.lease]
 	switch m.kind {
 	case MsgAcquire:
-		c.acquire(w, m)
+		c.acquire(w, l, m)
 	case MsgRenew:
-		c.renew(w, m)
+		c.renew(w, l, m)
 	case MsgRelease:
-		if c.holder == m.from && c.token == m.token {
-			c.end(w, KindRelease, 0)
+		if l.holder == m.from && l.token == m.token {
+			c.end(w, l, KindRelease, 0)
 		}
 	}
 }
 
-func (c *coordinator) acquire(w *World, m message) {
-	if c.holder == NoNode && w.now >= c.freeAt && len(c.waiters) == 0 {
-		c.grant(w, m.from, m.req)
+func (c *coordinator) acquire(w *World, l *lease, m message) {
+	if l.holder == NoNode && w.now >= l.freeAt && len(l.waiters) == 0 {
+		c.grant(w, l, m.from, m.req)
 		return
 	}
 	if m.wait {
-		for i := range c.waiters {
-			if c.waiters[i].node == m.from {
-				c.waiters[i].req = m.req
+		for i := range l.waiters {
+			if l.waiters[i].node == m.from {
+				l.waiters[i].req = m.req
 				return
 			}
 		}
-		c.waiters = append(c.waiters, waiter{node: m.from, req: m.req})
-		w.emit(Event{Kind: KindQueue, Node: Coord, Peer: m.from})
+		l.waiters = append(l.waiters, waiter{node: m.from, req: m.req})
+		w.emit(Event{Kind: KindQueue, Node: Coord, Peer: m.from, Key: l.name})
 		return
 	}
 	r := ReasonHeld
-	if c.holder == NoNode {
+	if l.holder == NoNode {
 		r = ReasonLockDelay
 	}
-	w.emit(Event{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r})
+	w.emit(Event{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r, Key: l.name})
 	c.reply(w, m, message{kind: MsgDeny, reason: r})
 }
 
-func (c *coordinator) grant(w *World, to Node, req uint32) {
-	c.holder = to
-	c.token = c.nextToken
+
+func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
+	l.holder = to
+	l.token = c.nextToken
 	c.nextToken++
-	c.expires = Never
+	l.expires = Never
+	li := c.index(l)
 	if c.ttl > 0 {
-		c.expires = w.now + c.ttl
-		w.schedule(item{at: c.expires, kind: itCoordExpire, node: Coord, msg: message{token: c.token}})
+		l.expires = w.now + c.ttl
+		w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: li}})
 	}
-	c.lastChange = w.emit(Event{Kind: KindGrant, Node: Coord, Peer: to, Token: c.token, At: c.expires})
-	c.grantedToken[to] = c.token
-	c.spans = append(c.spans, LeaseSpan{Worker: to, Token: c.token, Start: w.now, End: c.expires, Open: true})
-	c.open = len(c.spans) - 1
-	w.send(message{kind: MsgGrant, from: Coord, to: to, req: req, token: c.token, ttl: c.ttl})
+	l.lastChange = w.emit(Event{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.name})
+	c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
+	l.open = len(c.spans) - 1
+	w.send(message{kind: MsgGrant, from: Coord, to: to, req: req, token: l.token, ttl: c.ttl, lease: li})
 }
 
-func (c *coordinator) renew(w *World, m message) {
-	if c.holder != m.from || c.token != m.token {
-		w.emit(Event{Kind: KindRenewReject, Node: Coord, Peer: m.from, Token: m.token})
+func (c *coordinator) index(l *lease) uint8 {
+	for i := range c.leases {
+		if &c.leases[i] == l {
+			return uint8(i)
+		}
+	}
+	return 0
+}
+
+func (c *coordinator) renew(w *World, l *lease, m message) {
+	if l.holder != m.from || l.token != m.token {
+		w.emit(Event{Kind: KindRenewReject, Node: Coord, Peer: m.from, Token: m.token, Key: l.name})
 		c.reply(w, m, message{kind: MsgRenewReject, token: m.token})
 		return
 	}
+	prev := l.expires
 	if c.renewToken {
-		c.token = c.nextToken
+		l.token = c.nextToken
 		c.nextToken++
-		c.spans[c.open].End = w.now
-		c.spans[c.open].Open = false
-		c.spans = append(c.spans, LeaseSpan{Worker: m.from, Token: c.token, Start: w.now, Open: true})
-		c.open = len(c.spans) - 1
-		c.grantedToken[m.from] = c.token
+		c.spans[l.open].End = w.now
+		c.spans[l.open].Open = false
+		c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: m.from, Token: l.token, Start: w.now, Open: true})
+		l.open = len(c.spans) - 1
 	}
 	if c.ttl > 0 {
-		c.expires = w.now + c.ttl
-		w.schedule(item{at: c.expires, kind: itCoordExpire, node: Coord, msg: message{token: c.token}})
+		l.expires = w.now + c.ttl
+		w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: m.lease}})
 	}
-	c.spans[c.open].End = c.expires
-	idx := w.emit(Event{Kind: KindExtend, Node: Coord, Peer: m.from, Token: c.token, At: c.expires})
+	c.spans[l.open].End = l.expires
+	idx := w.emit(Event{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.name})
 	if c.renewToken {
-		c.lastChange = idx
+		l.lastChange = idx
 	}
-	c.reply(w, m, message{kind: MsgRenewOK, token: c.token, ttl: c.ttl})
+	c.reply(w, m, message{kind: MsgRenewOK, token: l.token, ttl: c.ttl})
 }
 
 // expireDue runs when a lease's expiry time comes. Renewals since then have
 // moved the expiry, so only the lease that truly ends now expires.
-func (c *coordinator) expireDue(w *World, token int64) {
-	if c.holder == NoNode || c.token != token || c.expires != w.now {
+func (c *coordinator) expireDue(w *World, li uint8, token int64) {
+	l := &c.leases[li]
+	if l.holder == NoNode || l.token != token || l.expires != w.now {
 		return
 	}
-	c.end(w, KindExpire, c.lockDelay)
+	c.end(w, l, KindExpire, c.lockDelay)
 }
 
 // end frees the lease after an expiry or a release.
-func (c *coordinator) end(w *World, k Kind, lockDelay Time) {
-	idx := w.emit(Event{Kind: k, Node: Coord, Peer: c.holder, Token: c.token})
-	c.lastChange = idx
-	c.lastEnd[c.holder] = idx
-	c.spans[c.open].End = w.now
-	c.spans[c.open].Open = false
-	c.open = -1
-	c.holder = NoNode
+func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time) {
+	idx := w.emit(Event{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.name})
+	l.lastChange = idx
+	c.lastEnd[l.holder] = idx
+	c.spans[l.open].End = w.now
+	c.spans[l.open].Open = false
+	l.open = -1
+	l.holder = NoNode
 	if lockDelay > 0 {
-		c.freeAt = w.now + lockDelay
-		c.freeID++
-		w.schedule(item{at: c.freeAt, kind: itCoordFree, node: Coord, id: c.freeID})
+		l.freeAt = w.now + lockDelay
+		l.freeID++
+		w.schedule(item{at: l.freeAt, kind: itCoordFree, node: Coord, id: l.freeID, msg: message{lease: c.index(l)}})
 		return
 	}
-	c.wakeWaiters(w)
+	c.wakeWaiters(w, l)
 }
 
 // wakeWaiters tells everyone waiting in line that the lease is free, as a
 // watch on the lock key does. Each then asks again, and the first request
 // to arrive wins; the others queue again. Asking again matters: a worker
 // counts its lease from when it sent the request that won it.
-func (c *coordinator) wakeWaiters(w *World) {
-	if c.holder != NoNode || w.now < c.freeAt || len(c.waiters) == 0 || c.unavailable() != ReasonNone {
+func (c *coordinator) wakeWaiters(w *World, l *lease) {
+	if l.holder != NoNode || w.now < l.freeAt || len(l.waiters) == 0 || c.unavailable() != ReasonNone {
 		return
 	}
-	for _, wt := range c.waiters {
-		w.send(message{kind: MsgWake, from: Coord, to: wt.node, req: wt.req})
+	li := c.index(l)
+	for _, wt := range l.waiters {
+		w.send(message{kind: MsgWake, from: Coord, to: wt.node, req: wt.req, lease: li})
 	}
-	c.waiters = c.waiters[:0]
+	l.waiters = l.waiters[:0]
 }
 
-// live reports whether worker n holds token at the coordinator right now.
-func (c *coordinator) live(n Node, token int64, now Time) bool {
-	return c.holder == n && c.token == token && now < c.expires
+func (c *coordinator) wakeAll(w *World) {
+	for i := range c.leases {
+		c.wakeWaiters(w, &c.leases[i])
+	}
+}
+
+// live reports whether worker n holds token of lease li at the coordinator
+// right now.
+func (c *coordinator) live(li uint8, n Node, token int64, now Time) bool {
+	l := &c.leases[li]
+	return l.holder == n && l.token == token && now < l.expires
 }
 
 func (c *coordinator) setReplica(w *World, i int, up bool) {
@@ -240,7 +268,7 @@ func (c *coordinator) setReplica(w *World, i int, up bool) {
 		w.schedule(item{at: w.now + c.election, kind: itElection, node: Coord, id: c.electionID})
 	}
 	if up && c.leader >= 0 && !c.electing {
-		c.wakeWaiters(w)
+		c.wakeAll(w)
 	}
 }
 
@@ -259,5 +287,5 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 		}
 	}
 	w.emit(Event{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
-	c.wakeWaiters(w)
+	c.wakeAll(w)
 }

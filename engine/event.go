@@ -243,6 +243,17 @@ func (n Names) Format(e Event) string {
 
 // Describe is the event without its time and node.
 func (n Names) Describe(e Event) string {
+	s := n.describe(e)
+	switch e.Kind {
+	case KindGrant, KindQueue, KindDeny, KindExtend, KindRenewReject, KindExpire, KindRelease:
+		if e.Key != "" && e.Key != DefaultLease {
+			s += " lease=" + e.Key
+		}
+	}
+	return s
+}
+
+func (n Names) describe(e Event) string {
 	tok := func() string { return " token=" + strconv.FormatInt(e.Token, 10) }
 	switch e.Kind {
 	case KindSend:

@@ -5,7 +5,7 @@ package engine
 
 // observeAccept runs when the storage accepts a write.
 func (w *World) observeAccept(m message, accept int32, ks *keyState) {
-	if !w.coord.live(m.from, m.real, w.now) {
+	if !w.coord.live(m.lease, m.from, m.real, w.now) {
 		w.emit(Event{Kind: KindViolation, Reason: ViolationStaleWrite, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: w.leaseEnd(m.from)})
 	}
 	if m.effect {
@@ -25,7 +25,7 @@ func (w *World) observeAccept(m message, accept int32, ks *keyState) {
 
 // observeWrite runs when a worker acts on the storage.
 func (w *World) observeWrite(wk *worker, write int32) {
-	if !w.coord.live(wk.id, wk.token, w.now) {
+	if !w.coord.live(wk.lease, wk.id, wk.token, w.now) {
 		w.emit(Event{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: write, Ref2: w.leaseEnd(wk.id)})
 	}
 	if wk.holds {
@@ -55,7 +55,7 @@ func (w *World) observeBelief(wk *worker) {
 func (w *World) splitBrain(wk *worker, ev int32) {
 	for i := range w.workers {
 		o := &w.workers[i]
-		if o == wk || !w.believes(o) || o.token == wk.token {
+		if o == wk || o.lease != wk.lease || !w.believes(o) || o.token == wk.token {
 			continue
 		}
 		pair := [2]int64{wk.token, o.token}
@@ -82,5 +82,5 @@ func (w *World) leaseEnd(n Node) int32 {
 	if e := w.coord.lastEnd[n]; e >= 0 {
 		return e
 	}
-	return w.coord.lastChange
+	return w.coord.leases[w.workers[n].lease].lastChange
 }

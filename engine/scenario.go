@@ -106,6 +106,7 @@ type WorkerSpec struct {
 	Skew  Time  // the local clock reads this much ahead of true time
 	Drift int64 // clock rate in parts per million of true rate; 0 means 1,000,000
 
+	Lease        string // which lease the worker competes for; default "lock"
 	Belief       BeliefFrom
 	NoToken      bool // writes carry no fencing token
 	StopAtExpiry bool // drop the lease and stop work when the local belief runs out
@@ -338,6 +339,11 @@ func (ws *WorkerSpec) Set(key, val string) error {
 		ws.Renew.Retry, err = parseNonNeg(val)
 	case "timeout":
 		ws.Timeout, err = parseNonNeg(val)
+	case "lease":
+		if e := validName(val); e != nil {
+			err = fmt.Errorf("a lease name uses letters, digits, - and _")
+		}
+		ws.Lease = val
 	default:
 		return fmt.Errorf("unknown worker option %q", key)
 	}
@@ -407,6 +413,10 @@ func waits(p []Op) bool {
 	}
 	return false
 }
+
+// DefaultLease is the name of the lease workers compete for unless their
+// spec names another.
+const DefaultLease = "lock"
 
 // MaxWorkers bounds a scenario's workers.
 const MaxWorkers = 16

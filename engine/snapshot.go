@@ -2,6 +2,7 @@ package engine
 
 // LeaseSpan is a lease as the coordinator saw it: the real lease.
 type LeaseSpan struct {
+	Lease  string
 	Worker Node
 	Token  int64
 	Start  Time
@@ -44,12 +45,25 @@ type CoordinatorState struct {
 	Leader    int    // 1-based; 0 while there is none
 	Available bool
 	Why       Reason // why not available
-	Holder    Node   // NoNode when free
-	Token     int64
-	Expires   Time
 	NextToken int64
-	Waiting   []Node
-	FreeAt    Time // lock-delay ends
+	Leases    []LeaseState // one per lease name, in order of first use
+
+	// The first lease, repeated for the common case of one lease.
+	Holder  Node // NoNode when free
+	Token   int64
+	Expires Time
+	Waiting []Node
+	FreeAt  Time // lock-delay ends
+}
+
+// LeaseState is one lease at the coordinator.
+type LeaseState struct {
+	Name    string
+	Holder  Node // NoNode when free
+	Token   int64
+	Expires Time
+	Waiting []Node
+	FreeAt  Time
 }
 
 // StorageState is the protected storage's visible state.
@@ -85,11 +99,7 @@ func (w *World) Snapshot() Snapshot {
 			Replicas:  append([]bool(nil), c.up...),
 			Leader:    c.leader + 1,
 			Why:       c.unavailable(),
-			Holder:    c.holder,
-			Token:     c.token,
-			Expires:   c.expires,
 			NextToken: c.nextToken,
-			FreeAt:    c.freeAt,
 		},
 		Storage: StorageState{
 			Mode:    w.mode,
@@ -105,9 +115,16 @@ func (w *World) Snapshot() Snapshot {
 	if c.electing {
 		s.Coordinator.Leader = 0
 	}
-	for _, wt := range c.waiters {
-		s.Coordinator.Waiting = append(s.Coordinator.Waiting, wt.node)
+	for _, l := range c.leases {
+		ls := LeaseState{Name: l.name, Holder: l.holder, Token: l.token, Expires: l.expires, FreeAt: l.freeAt}
+		for _, wt := range l.waiters {
+			ls.Waiting = append(ls.Waiting, wt.node)
+		}
+		s.Coordinator.Leases = append(s.Coordinator.Leases, ls)
 	}
+	first := s.Coordinator.Leases[0]
+	s.Coordinator.Holder, s.Coordinator.Token, s.Coordinator.Expires = first.Holder, first.Token, first.Expires
+	s.Coordinator.Waiting, s.Coordinator.FreeAt = first.Waiting, first.FreeAt
 	for i := range w.workers {
 		wk := &w.workers[i]
 		s.Workers = append(s.Workers, WorkerState{

@@ -2,7 +2,7 @@ package engine
 
 // storage is the protected resource. It records every write attempt.
 type storage struct {
-	highest int64 // highest token seen on any write, in every mode
+	highest int64 // highest token seen on any key, for display
 	version int64
 	ledger  []Write
 	keys    map[string]keyState
@@ -11,6 +11,7 @@ type storage struct {
 // keyState is what the storage and the observers remember per key.
 type keyState struct {
 	used       bool  // idempotency: accepted once
+	highest    int64 // highest token seen on this key, in every mode
 	lastToken  int64 // token of the last accepted put
 	lastAccept int32 // log index of the last accepted put
 	firstSend  int32 // log index of the first accepted send, -1 if none
@@ -26,7 +27,7 @@ type Write struct {
 	Effect   bool // a send rather than a put
 	Accepted bool
 	Reason   Reason
-	Highest  int64 // the storage's highest token after this write
+	Highest  int64 // the highest token on this key after this write
 	Event    int32 // log index of the accept or reject event
 }
 
@@ -53,13 +54,13 @@ func (s *storage) write(w *World, m message) {
 		switch {
 		case m.token == 0:
 			reason = ReasonNoToken
-		case m.token < s.highest:
-			reason, shown = ReasonStaleToken, s.highest
+		case m.token < ks.highest:
+			reason = ReasonStaleToken
 		}
 	case StorageEquality:
-		if m.token == 0 || !w.coord.live(m.from, m.token, w.now) {
-			reason, shown = ReasonNotCurrent, w.coord.token
-			if w.coord.holder == NoNode {
+		if l := &w.coord.leases[m.lease]; m.token == 0 || !w.coord.live(m.lease, m.from, m.token, w.now) {
+			reason, shown = ReasonNotCurrent, l.token
+			if l.holder == NoNode {
 				shown = 0
 			}
 		}
@@ -72,16 +73,16 @@ func (s *storage) write(w *World, m message) {
 			reason = ReasonDuplicate
 		}
 	}
-	if m.token > s.highest {
-		s.highest = m.token
-	}
+	ks.highest = max(ks.highest, m.token)
+	s.highest = max(s.highest, m.token)
 	var idx int32
 	if reason != ReasonNone {
 		if reason == ReasonStaleToken {
-			shown = s.highest
+			shown = ks.highest
 		}
+		s.keys[m.key] = ks
 		idx = w.emit(Event{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown})
-		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Reason: reason, Highest: s.highest, Event: idx})
+		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Reason: reason, Highest: ks.highest, Event: idx})
 		reply := MsgWriteErr
 		if reason == ReasonDuplicate {
 			// The effect is already done: the writer may carry on.
@@ -92,8 +93,8 @@ func (s *storage) write(w *World, m message) {
 	}
 	s.version++
 	ks.used = true
-	idx = w.emit(Event{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Value: s.highest})
-	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Accepted: true, Highest: s.highest, Event: idx})
+	idx = w.emit(Event{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Value: ks.highest})
+	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Accepted: true, Highest: ks.highest, Event: idx})
 	w.observeAccept(m, idx, &ks)
 	s.keys[m.key] = ks
 	w.send(message{kind: MsgWriteOK, from: Storage, to: m.from, req: m.req, token: m.token, version: s.version})

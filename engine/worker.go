@@ -48,6 +48,7 @@ type timer struct {
 type worker struct {
 	id        Node
 	spec      *WorkerSpec
+	lease     uint8 // index of its lease at the coordinator
 	inc       uint32 // incarnation: bumped by crash, so old timers are ignored
 	crashed   bool
 	frozen    bool
@@ -151,12 +152,12 @@ func (w *World) runOp(wk *worker) {
 		}
 		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: op.Key, Value: effect})
 		w.observeWrite(wk, idx)
-		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: op.Key, effect: op.Kind == OpSend, version: wk.version})
+		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: op.Key, effect: op.Kind == OpSend, version: wk.version, lease: wk.lease})
 	case OpRead:
 		w.request(wk, message{kind: MsgRead, to: Storage})
 	case OpRelease:
 		if wk.holds {
-			w.send(message{kind: MsgRelease, from: wk.id, to: Coord, token: wk.token})
+			w.send(message{kind: MsgRelease, from: wk.id, to: Coord, token: wk.token, lease: wk.lease})
 			w.dropLease(wk)
 		}
 		wk.pc++
@@ -171,7 +172,7 @@ func (w *World) runOp(wk *worker) {
 func (w *World) request(wk *worker, m message) {
 	wk.req++
 	wk.progReq = wk.req
-	m.req, m.from = wk.req, wk.id
+	m.req, m.from, m.lease = wk.req, wk.id, wk.lease
 	wk.waiting = m.kind
 	wk.reqSent = wk.clk.local(w.now)
 	w.send(m)
@@ -204,7 +205,7 @@ func (w *World) workerTimer(wk *worker, it item) {
 		wk.req++
 		wk.renewReq = wk.req
 		wk.renewSent = wk.clk.local(w.now)
-		w.send(message{kind: MsgRenew, from: wk.id, to: Coord, token: wk.token, req: wk.renewReq})
+		w.send(message{kind: MsgRenew, from: wk.id, to: Coord, token: wk.token, req: wk.renewReq, lease: wk.lease})
 		// A renewal that is not answered in time has failed, even without a
 		// request timeout: by default, by the time the next one is due.
 		timeout := wk.spec.Timeout
@@ -383,7 +384,7 @@ func (w *World) lose(wk *worker, r Reason) {
 		if r != ReasonNotHolder {
 			// Let go at the coordinator too, in case it still thinks this
 			// worker holds the lease; a stale release is ignored there.
-			w.send(message{kind: MsgRelease, from: wk.id, to: Coord, token: wk.token})
+			w.send(message{kind: MsgRelease, from: wk.id, to: Coord, token: wk.token, lease: wk.lease})
 		}
 		w.dropLease(wk)
 	}

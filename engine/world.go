@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ErrBudget is returned when one Apply would record more events than the
@@ -13,8 +14,9 @@ var ErrBudget = errors.New("event budget for one command used up")
 // World is one simulated run. It is not safe for concurrent use: one
 // goroutine owns it, and everything it does happens inside Apply.
 type World struct {
-	sc      Scenario
-	names   Names
+	sc         Scenario
+	names      Names
+	leaseNames []string
 	mode    StorageMode // a switch the student flips; survives reset
 	limits  Limits
 	now     Time
@@ -55,6 +57,11 @@ func New(sc Scenario) (*World, error) {
 	if sc.FirstToken == 0 {
 		sc.FirstToken = 1
 	}
+	for i := range sc.Workers {
+		if sc.Workers[i].Lease == "" {
+			sc.Workers[i].Lease = DefaultLease
+		}
+	}
 	sc.Workers = append([]WorkerSpec(nil), sc.Workers...)
 	for i := range sc.Workers {
 		ws := &sc.Workers[i]
@@ -76,6 +83,9 @@ func New(sc Scenario) (*World, error) {
 	w.names = make(Names, len(sc.Workers))
 	for i, ws := range sc.Workers {
 		w.names[i] = ws.Name
+		if !slices.Contains(w.leaseNames, ws.Lease) {
+			w.leaseNames = append(w.leaseNames, ws.Lease)
+		}
 	}
 	w.init()
 	return w, nil
@@ -90,7 +100,7 @@ func (w *World) init() {
 	w.log = w.log[:0]
 	w.links = [maxNodes][maxNodes]link{}
 	w.coord = coordinator{}
-	w.coord.init(w.sc)
+	w.coord.init(w.sc, w.leaseNames)
 	w.store = storage{}
 	w.beliefs = w.beliefs[:0]
 	w.freezes = w.freezes[:0]
@@ -100,6 +110,7 @@ func (w *World) init() {
 		wk := &w.workers[i]
 		wk.id = Node(i)
 		wk.spec = &w.sc.Workers[i]
+		wk.lease = uint8(slices.Index(w.leaseNames, wk.spec.Lease))
 		wk.clk = clock{base: wk.spec.Skew, anchor: 0, rate: wk.spec.Drift}
 		wk.belief = -1
 		wk.freeze = -1
@@ -512,10 +523,10 @@ func (w *World) process(it item) {
 	case itCoordProcess:
 		w.coord.process(w, it.msg)
 	case itCoordExpire:
-		w.coord.expireDue(w, it.msg.token)
+		w.coord.expireDue(w, it.msg.lease, it.msg.token)
 	case itCoordFree:
-		if it.id == w.coord.freeID {
-			w.coord.wakeWaiters(w)
+		if l := &w.coord.leases[it.msg.lease]; it.id == l.freeID {
+			w.coord.wakeWaiters(w, l)
 		}
 	case itElection:
 		w.coord.electionDone(w, it.id)
