@@ -1,0 +1,310 @@
+package labs
+
+import (
+	"errors"
+	"html/template"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+// DefaultLang is the language content is written in first; every other
+// language falls back to it.
+const DefaultLang = "id"
+
+// Langs is every language the course is offered in, the default first.
+var Langs = []string{"id", "en"}
+
+// CourseFile is the file that orders lessons and their labs.
+const CourseFile = "course.yaml"
+
+// Course is the loaded content, in course order.
+type Course struct {
+	Lessons []*Lesson
+	Labs    []*Lab
+
+	// Problems is everything Load found, warnings included.
+	Problems Problems
+}
+
+// Lesson is one reading page, with the labs it leads to.
+type Lesson struct {
+	ID   string
+	Labs []string // lab ids, in course order
+
+	titles map[string]string
+	html   map[string]template.HTML
+}
+
+// Lesson finds a lesson by id.
+func (c *Course) Lesson(id string) *Lesson {
+	for _, l := range c.Lessons {
+		if l.ID == id {
+			return l
+		}
+	}
+	return nil
+}
+
+// Lab finds a lab by id.
+func (c *Course) Lab(id string) *Lab {
+	for _, l := range c.Labs {
+		if l.ID == id {
+			return l
+		}
+	}
+	return nil
+}
+
+// Title is the lesson's title in lang, falling back to Indonesian, then the id.
+func (l *Lesson) Title(lang string) string {
+	if t := l.titles[lang]; t != "" {
+		return t
+	}
+	if t := l.titles[DefaultLang]; t != "" {
+		return t
+	}
+	return l.ID
+}
+
+// HTML is the lesson's body in lang, falling back to Indonesian.
+func (l *Lesson) HTML(lang string) template.HTML {
+	if h, ok := l.html[lang]; ok {
+		return h
+	}
+	return l.html[DefaultLang]
+}
+
+// Options change how Load renders content.
+type Options struct {
+	Link LinkFunc // URLs for lab: and lesson: links; DefaultLink when nil
+}
+
+// Load reads the course from fsys: course.yaml, lessons/ID/LANG.md and
+// labs/DIR/lab.yaml with labs/DIR/LANG.md. It checks everything, runs
+// every question in the engine, and returns a Problems error when any
+// problem is an error; the Course it returns holds whatever loaded.
+func Load(fsys fs.FS) (*Course, error) { return LoadWith(fsys, Options{}) }
+
+// LoadWith is Load with options.
+func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
+	if opt.Link == nil {
+		opt.Link = DefaultLink
+	}
+	r := &report{}
+	c := &Course{}
+	type lessonRef struct {
+		id   string
+		at   pos
+		labs []struct {
+			id string
+			at pos
+		}
+	}
+	var refs []lessonRef
+	data, err := fs.ReadFile(fsys, CourseFile)
+	if err != nil {
+		r.errorf(pos{file: CourseFile}, "missing file: the course file orders lessons and labs (%v)", unwrapPathErr(err))
+	} else if root, ok := parseYAML(r, CourseFile, data, 0); ok {
+		y := ynode{n: root, file: CourseFile}
+		kvs, _ := y.mapping(r, "the course file")
+		knownKeys(r, kvs, "the course file", "lessons")
+		for _, e := range kvs {
+			if e.key != "lessons" {
+				continue
+			}
+			items, _ := e.val.seq(r, "lessons")
+			for _, it := range items {
+				lkvs, ok := it.mapping(r, "a lesson")
+				if !ok {
+					continue
+				}
+				knownKeys(r, lkvs, "a lesson", "id", "labs")
+				var ref lessonRef
+				for _, le := range lkvs {
+					switch le.key {
+					case "id":
+						if s, ok := le.val.str(r, "id"); ok && checkID(r, le.val, s, "lesson") {
+							ref.id, ref.at = s, le.val.pos()
+						}
+					case "labs":
+						labs, _ := le.val.seq(r, "labs")
+						for _, lb := range labs {
+							if s, ok := lb.str(r, "a lab id"); ok {
+								ref.labs = append(ref.labs, struct {
+									id string
+									at pos
+								}{s, lb.pos()})
+							}
+						}
+					}
+				}
+				if ref.id == "" {
+					r.errorf(it.pos(), "a lesson needs id:")
+					continue
+				}
+				if slices.ContainsFunc(refs, func(x lessonRef) bool { return x.id == ref.id }) {
+					r.errorf(ref.at, "duplicate lesson id %q", ref.id)
+					continue
+				}
+				refs = append(refs, ref)
+			}
+		}
+	}
+
+	// Labs, in directory order first; the course orders them below.
+	labFiles, _ := fs.Glob(fsys, "labs/*/lab.yaml")
+	byID := map[string]*Lab{}
+	var labs []*Lab
+	for _, file := range labFiles {
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			r.errorf(pos{file: file}, "cannot read: %v", unwrapPathErr(err))
+			continue
+		}
+		l := parseLabFile(r, file, data)
+		if l == nil {
+			continue
+		}
+		l.dir, l.link = path.Dir(file), opt.Link
+		if other := byID[l.ID]; other != nil {
+			r.errorf(l.at, "duplicate lab id %q: %s has it too", l.ID, other.file)
+			continue
+		}
+		byID[l.ID] = l
+		labs = append(labs, l)
+	}
+	if dirs, err := fs.ReadDir(fsys, "labs"); err == nil {
+		for _, d := range dirs {
+			if d.IsDir() && !slices.Contains(labFiles, "labs/"+d.Name()+"/lab.yaml") {
+				r.errorf(pos{file: "labs/" + d.Name() + "/lab.yaml"}, "missing file: every directory under labs/ holds a lab.yaml")
+			}
+		}
+	}
+
+	// The course's order and the links between lessons and labs.
+	placed := map[string]bool{}
+	for _, ref := range refs {
+		ls := &Lesson{ID: ref.id, titles: map[string]string{}, html: map[string]template.HTML{}}
+		for _, lr := range ref.labs {
+			l := byID[lr.id]
+			switch {
+			case l == nil:
+				r.errorf(lr.at, "lesson %s links to unknown lab %q (labs: %s)", ref.id, lr.id, strings.Join(sortedKeys(byID), ", "))
+			case placed[lr.id]:
+				r.errorf(lr.at, "lab %s is listed twice in the course", lr.id)
+			default:
+				placed[lr.id] = true
+				l.Lesson = ref.id
+				ls.Labs = append(ls.Labs, lr.id)
+				c.Labs = append(c.Labs, l)
+			}
+		}
+		c.Lessons = append(c.Lessons, ls)
+	}
+	for _, l := range labs {
+		if !placed[l.ID] {
+			r.errorf(l.at, "lab %s is in no lesson of %s, so nothing leads to it", l.ID, CourseFile)
+			c.Labs = append(c.Labs, l)
+		}
+	}
+	if dirs, err := fs.ReadDir(fsys, "lessons"); err == nil {
+		for _, d := range dirs {
+			if d.IsDir() && c.Lesson(d.Name()) == nil {
+				r.errorf(pos{file: "lessons/" + d.Name()}, "lesson %s is not in %s", d.Name(), CourseFile)
+			}
+		}
+	}
+
+	// Words: lessons, then labs, each language.
+	known := func(kind, id string) bool {
+		if kind == "lab" {
+			return byID[id] != nil
+		}
+		return c.Lesson(id) != nil
+	}
+	checkLinks := func(src, file string, line int) {
+		for _, ln := range contentLinks(src, file, line) {
+			if !known(ln.kind, ln.id) {
+				r.errorf(ln.at, "broken link: no %s %q", ln.kind, ln.id)
+			}
+		}
+	}
+	for i, ls := range c.Lessons {
+		for _, lang := range Langs {
+			file := "lessons/" + ls.ID + "/" + lang + ".md"
+			data, err := fs.ReadFile(fsys, file)
+			if err != nil {
+				if lang == DefaultLang {
+					r.errorf(refs[i].at, "lesson %s: missing file %s", ls.ID, file)
+				} else {
+					r.warnf(pos{file: file}, "missing %s translation of lesson %s; readers see %s", langNames[lang], ls.ID, langNames[DefaultLang])
+				}
+				continue
+			}
+			src := string(data)
+			fm, fmOff, body, bodyLine, ok := frontMatter(src)
+			if !ok {
+				r.errorf(pos{file, 1, 1}, "a lesson starts with front matter: ---, title: ..., ---")
+			} else if root, ok := parseYAML(r, file, []byte(fm), fmOff); ok {
+				y := ynode{n: root, file: file, lineOffset: fmOff}
+				kvs, _ := y.mapping(r, "front matter")
+				knownKeys(r, kvs, "front matter", "title")
+				for _, e := range kvs {
+					if e.key == "title" {
+						ls.titles[lang], _ = e.val.str(r, "title")
+					}
+				}
+				if ls.titles[lang] == "" {
+					r.errorf(pos{file, 1, 1}, "no title: in the front matter")
+				}
+			}
+			checkLinks(body, file, bodyLine)
+			ls.html[lang] = renderMarkdown(body, lang, opt.Link)
+		}
+	}
+	for _, l := range labs {
+		r2 := &report{}
+		runs := verifyLab(r2, l)
+		r.ps = append(r.ps, r2.ps...)
+		l.text = map[string]*labText{}
+		for _, lang := range Langs {
+			file := l.dir + "/" + lang + ".md"
+			data, err := fs.ReadFile(fsys, file)
+			if err != nil {
+				if lang == DefaultLang {
+					r.errorf(pos{file: file}, "missing file: lab %s needs its %s words here", l.ID, langNames[lang])
+				} else {
+					r.warnf(pos{file: file}, "missing %s translation of lab %s; readers see %s", langNames[lang], l.ID, langNames[DefaultLang])
+				}
+				continue
+			}
+			_, _, body, bodyLine, _ := frontMatter(string(data))
+			checkLinks(body, file, bodyLine)
+			l.text[lang] = parseLabText(r, l, lang, file, data, runs)
+		}
+	}
+	c.Problems = r.ps.sorted()
+	if c.Problems.Errors() > 0 {
+		return c, c.Problems
+	}
+	return c, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,196 @@
+package labs
+
+import (
+	"bytes"
+	"html/template"
+	"regexp"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	gast "github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// markdown renders content with goldmark's defaults: CommonMark, and raw
+// HTML left out (it is not enabled), so content cannot inject markup.
+var markdown = goldmark.New()
+
+// LinkFunc maps a link inside content, such as "lab:w1-w2" (kind "lab",
+// id "w1-w2"), to the URL the reader follows, in language lang.
+type LinkFunc func(lang, kind, id string) string
+
+// DefaultLink is the URL scheme used when Load is given none:
+// /{lang}/labs/{id} and /{lang}/lessons/{id}.
+func DefaultLink(lang, kind, id string) string {
+	return "/" + lang + "/" + kind + "s/" + id
+}
+
+// renderMarkdown renders src, rewriting lab: and lesson: links with link.
+func renderMarkdown(src, lang string, link LinkFunc) template.HTML {
+	if strings.TrimSpace(src) == "" {
+		return ""
+	}
+	b := []byte(src)
+	doc := markdown.Parser().Parse(text.NewReader(b))
+	_ = gast.Walk(doc, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
+		if l, ok := n.(*gast.Link); ok && entering {
+			if kind, id, ok := contentLink(string(l.Destination)); ok && link != nil {
+				l.Destination = []byte(link(lang, kind, id))
+			}
+		}
+		return gast.WalkContinue, nil
+	})
+	var out bytes.Buffer
+	if err := markdown.Renderer().Render(&out, b, doc); err != nil {
+		return template.HTML(template.HTMLEscapeString(src))
+	}
+	return template.HTML(out.String()) //nolint:gosec // goldmark escapes text and drops raw HTML
+}
+
+func contentLink(dest string) (kind, id string, ok bool) {
+	for _, k := range []string{"lab", "lesson"} {
+		if id, ok := strings.CutPrefix(dest, k+":"); ok {
+			return k, id, true
+		}
+	}
+	return "", "", false
+}
+
+var linkRE = regexp.MustCompile(`\]\(\s*<?(lab|lesson):([^)\s>]*)`)
+
+// contentLinks finds lab: and lesson: links in a Markdown source with
+// their positions; line is the file line of src's first line.
+func contentLinks(src string, file string, line int) []struct {
+	kind, id string
+	at       pos
+} {
+	var out []struct {
+		kind, id string
+		at       pos
+	}
+	for i, l := range strings.Split(src, "\n") {
+		for _, m := range linkRE.FindAllStringSubmatchIndex(l, -1) {
+			out = append(out, struct {
+				kind, id string
+				at       pos
+			}{l[m[2]:m[3]], l[m[4]:m[5]], pos{file, line + i, m[2] + 1}})
+		}
+	}
+	return out
+}
+
+// frontMatter splits "---\nYAML\n---\n" from the top of a Markdown file.
+// fmOffset is the number of lines above the YAML; bodyLine is the file
+// line the body starts on.
+func frontMatter(src string) (fm string, fmOffset int, body string, bodyLine int, ok bool) {
+	if !strings.HasPrefix(src, "---\n") && !strings.HasPrefix(src, "---\r\n") {
+		return "", 0, src, 1, false
+	}
+	lines := strings.SplitAfter(src, "\n")
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], "\r\n") == "---" {
+			return strings.Join(lines[1:i], ""), 1, strings.Join(lines[i+1:], ""), i + 2, true
+		}
+	}
+	return "", 0, src, 1, false
+}
+
+// section is a part of a lab's Markdown file, opened by a heading such as
+// "## Question storage-checks" or "### Hint".
+type section struct {
+	kind  string // "", question, goal, choice, hint, explanation
+	id    string
+	at    pos
+	line  int // file line of the first body line
+	body  []string
+	subs  []*section
+	title string
+}
+
+func (s *section) text() string { return strings.TrimSpace(strings.Join(s.body, "\n")) }
+
+// plain joins a section's paragraph into one line of plain text.
+func (s *section) plain() string { return strings.Join(strings.Fields(s.text()), " ") }
+
+// headingWords are the heading keywords, in English and Indonesian.
+var headingWords = map[string]string{
+	"question": "question", "pertanyaan": "question",
+	"goal": "goal", "tugas": "goal",
+	"choice": "choice", "pilihan": "choice",
+	"hint": "hint", "petunjuk": "hint",
+	"explanation": "explanation", "pembahasan": "explanation",
+}
+
+// splitSections cuts a lab's Markdown body into the prose and its
+// question and goal sections. Lines inside code fences are never headings.
+func splitSections(r *report, file, body string, firstLine int) *section {
+	root := &section{line: firstLine, at: pos{file, firstLine, 1}}
+	var top, cur *section = nil, root
+	fence := ""
+	for i, l := range strings.Split(body, "\n") {
+		lineNo := firstLine + i
+		t := strings.TrimSpace(l)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			cur.body = append(cur.body, l)
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
+			cur.body = append(cur.body, l)
+			continue
+		}
+		level := 0
+		if strings.HasPrefix(l, "## ") {
+			level = 2
+		} else if strings.HasPrefix(l, "### ") {
+			level = 3
+		}
+		if level == 0 {
+			cur.body = append(cur.body, l)
+			continue
+		}
+		f := strings.Fields(l[level+1:])
+		kind := ""
+		if len(f) > 0 {
+			kind = headingWords[strings.ToLower(f[0])]
+		}
+		at := pos{file, lineNo, level + 2}
+		switch {
+		case level == 2 && (kind == "question" || kind == "goal"):
+			if len(f) != 2 {
+				r.errorf(at, "a %s heading is \"## %s ID\" with the id used in lab.yaml", kind, f[0])
+				cur = &section{}
+				continue
+			}
+			top = &section{kind: kind, id: f[1], at: pos{file, lineNo, level + 2 + len(f[0]) + 1}, line: lineNo + 1}
+			root.subs = append(root.subs, top)
+			cur = top
+		case level == 3 && (kind == "choice" || kind == "hint" || kind == "explanation"):
+			if top == nil || top.kind != "question" {
+				r.errorf(at, "\"### %s\" belongs under a \"## Question ID\" heading", f[0])
+				cur = &section{}
+				continue
+			}
+			s := &section{kind: kind, at: at, line: lineNo + 1}
+			switch {
+			case kind == "choice" && len(f) != 2:
+				r.errorf(at, "a choice heading is \"### %s ID\" with the choice's id from lab.yaml", f[0])
+				cur = &section{}
+				continue
+			case kind == "choice":
+				s.id = f[1]
+				s.at.col += len(f[0]) + 1
+			case len(f) != 1:
+				r.errorf(at, "\"### %s\" takes nothing after it", f[0])
+			}
+			top.subs = append(top.subs, s)
+			cur = s
+		default:
+			cur.body = append(cur.body, l)
+		}
+	}
+	return root
+}

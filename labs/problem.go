@@ -1,0 +1,89 @@
+package labs
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Problem is one thing wrong with the content, at a place in a file.
+// Line and Col are 1-based; 0 means the whole file.
+type Problem struct {
+	File      string
+	Line, Col int
+	Msg       string
+	Warning   bool // a missing translation: the content still works
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", p.Line, max(p.Col, 1))
+	}
+	b.WriteString(": ")
+	if p.Warning {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Problems is every problem found in the content. As an error it stands
+// for the errors among them; warnings alone are not an error (see Err).
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	var lines []string
+	for _, p := range ps {
+		lines = append(lines, p.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Errors counts the problems that are not warnings.
+func (ps Problems) Errors() int {
+	n := 0
+	for _, p := range ps {
+		if !p.Warning {
+			n++
+		}
+	}
+	return n
+}
+
+// Err is ps as an error when it holds at least one error, else nil.
+func (ps Problems) Err() error {
+	if ps.Errors() == 0 {
+		return nil
+	}
+	return ps
+}
+
+func (ps Problems) sorted() Problems {
+	out := slices.Clone(ps)
+	slices.SortStableFunc(out, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	})
+	return out
+}
+
+// pos is a place in a file.
+type pos struct {
+	file      string
+	line, col int
+}
+
+// report collects problems while loading.
+type report struct {
+	ps Problems
+}
+
+func (r *report) errorf(at pos, format string, args ...any) {
+	r.ps = append(r.ps, Problem{File: at.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (r *report) warnf(at pos, format string, args ...any) {
+	r.ps = append(r.ps, Problem{File: at.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, args...), Warning: true})
+}
