@@ -141,7 +141,6 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 	c.reply(w, m, message{kind: MsgDeny, reason: r})
 }
 
-
 func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 	l.holder = to
 	l.token = c.nextToken

@@ -46,6 +46,13 @@ const (
 	KindWrite    // the worker writes Key with Token (acts on the storage)
 	KindTimeout  // a request went unanswered
 	KindDone     // the program ended
+	// Renewal status, Node = the worker.
+	KindRenewError // an attempt failed (Reason); Value 0 transient, 1 definitive
+	KindUncertain  // status uncertain: may still hold, cannot show it; At = deadline, Value = time left
+	KindGiveUp     // no further attempt this cycle (Reason no-time or tries)
+	KindStaleReply // an answer for an older generation (Gen) was dropped; Value = current generation
+	KindPublish    // a late-published token becomes the one the worker uses
+	KindRefuse     // a work step refused to start: Value = time left, At = time needed
 	// Storage, Node = Storage.
 	KindAccept // write of Key from Peer with Token accepted; Value = highest token
 	KindReject // write rejected (Reason); Value = highest token or version
@@ -70,6 +77,7 @@ var kindNames = [kindCount]string{
 	"none", "send", "recv", "drop",
 	"grant", "queue", "deny", "extend", "renew-reject", "unavailable", "expire", "release", "election", "leader", "replica",
 	"start", "acquired", "renewed", "lost", "work", "check", "write", "timeout", "done",
+	"renew-error", "uncertain", "give-up", "stale-reply", "publish", "refuse",
 	"accept", "reject", "read",
 	"freeze", "thaw", "crash", "restart", "fencing", "partition", "heal", "link", "clock", "reset",
 	"violation",
@@ -152,6 +160,11 @@ const (
 	ReasonUp
 	ReasonNoQuorum
 	ReasonNoLeader
+	// Renewal.
+	ReasonTimeout
+	ReasonStaleGen
+	ReasonNoTime
+	ReasonTries
 	// Violations.
 	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
 	ViolationDoubleEffect     // the same effect was accepted twice
@@ -167,6 +180,7 @@ var reasonNames = [reasonCount]string{
 	"rejected", "not-holder", "deadline", "expired", "held", "lock-delay", "crash",
 	"partition", "loss", "down",
 	"ok", "up", "no-quorum", "no-leader",
+	"timeout", "stale-generation", "no-time", "tries",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update",
 }
 
@@ -203,7 +217,9 @@ type Event struct {
 	At     Time
 	Value  int64
 	Key    string
-	Ref    int32 // index in the log of an event this one points at; -1 if none
+	Prev   Time   // renewed: the believed end before
+	Gen    uint32 // renewal generation
+	Ref    int32  // index in the log of an event this one points at; -1 if none
 	Ref2   int32
 }
 
@@ -300,7 +316,33 @@ func (n Names) describe(e Event) string {
 	case KindAcquired:
 		return "acquired" + tok() + " believes-until=" + e.At.String()
 	case KindRenewed:
-		return "renewed" + tok() + " believes-until=" + e.At.String()
+		s := "renewed" + tok() + " believes-until=" + e.At.String()
+		if e.Gen > 0 {
+			s += " gen=" + strconv.FormatUint(uint64(e.Gen), 10)
+		}
+		if e.Prev != 0 {
+			s += " was=" + e.Prev.String() + " left=" + Time(e.Value).String()
+			if e.At < e.Prev {
+				s += " (rolled back)"
+			}
+		}
+		return s
+	case KindRenewError:
+		class := "transient"
+		if e.Value == 1 {
+			class = "definitive"
+		}
+		return "renew-error " + e.Reason.String() + " class=" + class
+	case KindUncertain:
+		return "uncertain (" + e.Reason.String() + ") deadline=" + e.At.String() + " left=" + Time(e.Value).String()
+	case KindGiveUp:
+		return "give-up (" + e.Reason.String() + ") deadline=" + e.At.String()
+	case KindStaleReply:
+		return "stale-reply gen=" + strconv.FormatUint(uint64(e.Gen), 10) + " current=" + strconv.FormatInt(e.Value, 10) + " dropped"
+	case KindPublish:
+		return "publish" + tok()
+	case KindRefuse:
+		return "refuse work: " + Time(e.Value).String() + " left, needs " + e.At.String()
 	case KindLost:
 		return "lost" + tok() + " (" + e.Reason.String() + ")"
 	case KindWork:

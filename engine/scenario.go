@@ -91,10 +91,23 @@ const (
 	FromReceive
 )
 
-// RenewPolicy says when a holder renews.
+// RenewPolicy says when a holder renews and how it retries.
 type RenewPolicy struct {
-	Every Time // renew this long after each grant or successful renewal; 0: never
-	Retry Time // after a failed attempt, try again this much later; default Every
+	Every  Time // renew this long after each grant or success (etcd: TTL/3)
+	Margin Time // or: renew when this much of the believed lease is left
+
+	Retry    Time  // first retry delay after a failed attempt; default Every
+	Backoff  int64 // retry delay multiplier in thousandths (2000 doubles it); 0 keeps it
+	RetryMax Time  // cap on the retry delay
+	Attempt  Time  // one attempt's timeout; default the request timeout, else Every or Margin
+	Jitter   int64 // thousandths: planned renewals move earlier, retries later, by up to this share
+	Tries    int   // attempts per renewal; 0: as many as fit before the deadline
+	GiveUp   Time  // the holder's own deadline this long after its last success, if shorter than the TTL
+
+	PastDeadline bool // unsafe: retries ignore the deadline and the holder keeps acting meanwhile
+	Loops        int  // 2 runs a duplicate renewal loop, as after a pause or restart
+	AnyGen       bool // unsafe: accept answers meant for an older generation of the lease state
+	SplitPublish Time // unsafe: a new token is published this long after its new expiry
 }
 
 // WorkerSpec describes one worker: its program and its flaws.
@@ -106,6 +119,7 @@ type WorkerSpec struct {
 	Skew  Time  // the local clock reads this much ahead of true time
 	Drift int64 // clock rate in parts per million of true rate; 0 means 1,000,000
 
+	Preset       string // a real client's renewal policy, resolved when the world is built
 	Lease        string // which lease the worker competes for; default "lock"
 	Belief       BeliefFrom
 	NoToken      bool // writes carry no fencing token
@@ -142,12 +156,16 @@ func (k OpKind) String() string {
 type Op struct {
 	Kind OpKind
 	Arg  Time   // work/sleep duration, acquire poll period (0: wait in line)
+	Need Time   // work: refuse to start with less of the lease left than this
 	Key  string // write/send key
 }
 
 func (o Op) String() string {
 	switch o.Kind {
 	case OpWork, OpSleep:
+		if o.Need > 0 {
+			return o.Kind.String() + " " + o.Arg.String() + " need=" + o.Need.String()
+		}
 		return o.Kind.String() + " " + o.Arg.String()
 	case OpAcquire:
 		if o.Arg > 0 {
@@ -219,7 +237,7 @@ func parseOp(f []string) (Op, error) {
 		}
 		return op, nil
 	case OpWork, OpSleep:
-		if len(args) != 1 {
+		if len(args) < 1 || len(args) > 2 || (len(args) == 2 && k == OpSleep) {
 			return Op{}, fmt.Errorf("%s takes one duration", f[0])
 		}
 		d, err := ParseTime(args[0])
@@ -229,7 +247,17 @@ func parseOp(f []string) (Op, error) {
 		if d < 0 {
 			return Op{}, fmt.Errorf("%s cannot be negative", f[0])
 		}
-		return Op{Kind: k, Arg: d}, nil
+		op := Op{Kind: k, Arg: d}
+		if len(args) == 2 {
+			v, ok := strings.CutPrefix(args[1], "need=")
+			if !ok {
+				return Op{}, fmt.Errorf("work takes only need=DURATION after its duration, not %q", args[1])
+			}
+			if op.Need, err = parseNonNeg(v); err != nil {
+				return Op{}, err
+			}
+		}
+		return op, nil
 	case OpWrite, OpSend:
 		if len(args) != 1 {
 			return Op{}, fmt.Errorf("%s takes one key, such as %s report", f[0], f[0])
@@ -335,8 +363,49 @@ func (ws *WorkerSpec) Set(key, val string) error {
 		ws.StopAtExpiry, err = parseBool(val)
 	case "renew":
 		ws.Renew.Every, err = parseNonNeg(val)
+	case "renew-margin":
+		ws.Renew.Margin, err = parseNonNeg(val)
 	case "renew-retry":
 		ws.Renew.Retry, err = parseNonNeg(val)
+	case "renew-backoff":
+		ws.Renew.Backoff, err = parseFactor(val)
+	case "renew-retry-max":
+		ws.Renew.RetryMax, err = parseNonNeg(val)
+	case "renew-attempt":
+		ws.Renew.Attempt, err = parseNonNeg(val)
+	case "renew-jitter":
+		ws.Renew.Jitter, err = parseFactor(val)
+		if err == nil && ws.Renew.Jitter > 1000 {
+			err = fmt.Errorf("jitter is a share between 0 and 1")
+		}
+	case "renew-tries":
+		ws.Renew.Tries, err = strconv.Atoi(val)
+		if err == nil && (ws.Renew.Tries < 0 || ws.Renew.Tries > 1000) {
+			err = fmt.Errorf("must be 0 to 1000")
+		}
+	case "renew-give-up":
+		ws.Renew.GiveUp, err = parseNonNeg(val)
+	case "retry-past-deadline":
+		ws.Renew.PastDeadline, err = parseBool(val)
+	case "renew-loops":
+		ws.Renew.Loops, err = strconv.Atoi(val)
+		if err == nil && (ws.Renew.Loops < 1 || ws.Renew.Loops > 2) {
+			err = fmt.Errorf("1 or 2 loops")
+		}
+	case "renew-generation":
+		switch val {
+		case "check":
+			ws.Renew.AnyGen = false
+		case "ignore":
+			ws.Renew.AnyGen = true
+		default:
+			err = fmt.Errorf("want check or ignore")
+		}
+	case "renew-publish-gap":
+		ws.Renew.SplitPublish, err = parseNonNeg(val)
+	case "preset":
+		err = checkPreset(val)
+		ws.Preset = val
 	case "timeout":
 		ws.Timeout, err = parseNonNeg(val)
 	case "lease":
@@ -397,6 +466,12 @@ func (sc *Scenario) Validate() error {
 		}
 		if p := ws.Program; p[len(p)-1].Kind == OpRepeat && !waits(p) {
 			return fmt.Errorf("worker %s: a program that repeats needs a work or sleep step longer than 0, or it would spin forever", ws.Name)
+		}
+		if ws.Renew.Every != 0 && ws.Renew.Margin != 0 {
+			return fmt.Errorf("worker %s: renew every a period or at a margin, not both", ws.Name)
+		}
+		if ws.Renew.Margin != 0 && sc.TTL != 0 && ws.Renew.Margin >= sc.TTL {
+			return fmt.Errorf("worker %s: a renewal margin of %s leaves no time in a %s lease", ws.Name, ws.Renew.Margin, sc.TTL)
 		}
 		if ws.Renew.Every != 0 && ws.Renew.Every < Millisecond*10 {
 			return fmt.Errorf("worker %s: renew every %s is too often (at least 10ms)", ws.Name, ws.Renew.Every)
@@ -460,6 +535,15 @@ func parseBool(s string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("want on or off")
+}
+
+// parseFactor reads a decimal such as "2" or "0.2" in thousandths.
+func parseFactor(s string) (int64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 1000 {
+		return 0, fmt.Errorf("want a number such as 2 or 0.2")
+	}
+	return int64(f*1000 + 0.5), nil
 }
 
 // parseProbability reads "0.25" or "25%" as parts per million.

@@ -59,6 +59,8 @@ func TestScenarios(t *testing.T) {
 				return b.String()
 			case "state":
 				return formatState(w)
+			case "metrics":
+				return formatMetrics(w.Metrics())
 			case "violations":
 				var b strings.Builder
 				for _, e := range w.Events() {
@@ -108,7 +110,11 @@ func scenarioFromTest(d *datadriven.TestData) (Scenario, error) {
 
 // traceFilter hides message sends and receipts unless the directive says
 // "net"; drops are always shown because they are what a fault looks like.
+// "quiet" shows only violations.
 func traceFilter(d *datadriven.TestData) func(Event) bool {
+	if d.HasArg("quiet") {
+		return func(e Event) bool { return e.Kind == KindViolation }
+	}
 	if d.HasArg("net") {
 		return func(Event) bool { return true }
 	}
@@ -160,5 +166,19 @@ func formatState(w *World) string {
 	for _, f := range s.Freezes {
 		fmt.Fprintf(&b, "frozen %s %s..%s\n", n.Of(f.Worker), f.Start, f.End)
 	}
+	return b.String()
+}
+
+func formatMetrics(m Metrics) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "attempts=%d successes=%d failures=%d (transient=%d definitive=%d) rejected=%d lost=%d stale-drops=%d\n",
+		m.Attempts, m.Successes, m.Failures, m.Transient, m.Definitive, m.Rejected, m.Lost, m.StaleDrops)
+	fmt.Fprintf(&b, "latency p50=%s p99=%s max=%s\n", Percentile(m.Latency, 50), Percentile(m.Latency, 99), Percentile(m.Latency, 100))
+	fmt.Fprintf(&b, "remaining-at-success min=%s p50=%s\n", Percentile(m.Remaining, 0), Percentile(m.Remaining, 50))
+	most := 0
+	for _, r := range m.Retries {
+		most = max(most, r)
+	}
+	fmt.Fprintf(&b, "most retries for one renewal=%d\n", most)
 	return b.String()
 }

@@ -31,11 +31,14 @@ func (c clock) trueAt(l, now Time) Time {
 type timerSlot uint8
 
 const (
-	slotProgram      timerSlot = iota // work, sleep, acquire retry
-	slotRenew                         // next renewal
-	slotDeadline                      // the local belief runs out
-	slotTimeout                       // a program request went unanswered
-	slotRenewTimeout                  // a renewal went unanswered
+	slotProgram       timerSlot = iota // work, sleep, acquire retry
+	slotRenew                          // the next renewal attempt of loop 0
+	slotRenew1                         // ... of the duplicate loop 1
+	slotDeadline                       // the local belief runs out
+	slotTimeout                        // a program request went unanswered
+	slotRenewTimeout                   // loop 0's attempt went unanswered
+	slotRenewTimeout1                  // loop 1's attempt went unanswered
+	slotPublish                        // a split update publishes its token late
 	nSlots
 )
 
@@ -48,7 +51,7 @@ type timer struct {
 type worker struct {
 	id        Node
 	spec      *WorkerSpec
-	lease     uint8 // index of its lease at the coordinator
+	lease     uint8  // index of its lease at the coordinator
 	inc       uint32 // incarnation: bumped by crash, so old timers are ignored
 	crashed   bool
 	frozen    bool
@@ -68,10 +71,10 @@ type worker struct {
 	token       int64
 	believedEnd Time // local
 	acquiredEv  int32
-	renewing    bool
-	renewReq    uint32
-	renewSent   Time // local
 	version     int64
+	renewal     renewal
+
+	refused bool // a work step waits for a renewal to give it enough time
 
 	clk    clock
 	timers [nSlots]timer
@@ -124,6 +127,19 @@ func (w *World) runOp(wk *worker) {
 		}
 		w.request(wk, message{kind: MsgAcquire, to: Coord, wait: op.Arg == 0})
 	case OpWork:
+		if op.Need > 0 && (!wk.holds || wk.believedEnd-now < op.Need) {
+			left := max(0, wk.believedEnd-now)
+			if !wk.holds {
+				left = 0
+			}
+			w.emit(Event{Kind: KindRefuse, Node: wk.id, Peer: NoNode, Value: int64(left), At: op.Need})
+			if wk.holds && wk.renews() {
+				wk.refused = true // try again after the next renewal
+				return
+			}
+			w.lose(wk, ReasonNoTime)
+			return
+		}
 		w.emit(Event{Kind: KindWork, Node: wk.id, Peer: NoNode, Value: int64(op.Arg)})
 		w.setTimer(wk, slotProgram, now+op.Arg)
 	case OpSleep:
@@ -197,44 +213,23 @@ func (w *World) workerTimer(wk *worker, it item) {
 			wk.pc++
 		}
 		w.runOp(wk)
-	case slotRenew:
-		if !wk.holds || wk.renewing {
-			return
-		}
-		wk.renewing = true
-		wk.req++
-		wk.renewReq = wk.req
-		wk.renewSent = wk.clk.local(w.now)
-		w.send(message{kind: MsgRenew, from: wk.id, to: Coord, token: wk.token, req: wk.renewReq, lease: wk.lease})
-		// A renewal that is not answered in time has failed, even without a
-		// request timeout: by default, by the time the next one is due.
-		timeout := wk.spec.Timeout
-		if timeout == 0 {
-			timeout = wk.spec.Renew.Every
-		}
-		w.setTimer(wk, slotRenewTimeout, wk.renewSent+timeout)
+	case slotRenew, slotRenew1:
+		w.renewAttempt(wk, int(it.slot-uint8(slotRenew)))
 	case slotDeadline:
-		if wk.holds {
-			w.lose(wk, ReasonDeadline)
-		}
+		w.deadline(wk)
 	case slotTimeout:
 		k := wk.waiting
 		wk.waiting = MsgNone
 		w.emit(Event{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: k})
 		w.runOp(wk)
-	case slotRenewTimeout:
-		if wk.renewing {
+	case slotRenewTimeout, slotRenewTimeout1:
+		loop := int(it.slot - uint8(slotRenewTimeout))
+		if wk.renewal.loops[loop].inflight {
 			w.emit(Event{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: MsgRenew})
-			w.renewFailed(wk)
+			w.renewError(wk, loop, ReasonTimeout)
 		}
-	}
-}
-
-func (w *World) renewFailed(wk *worker) {
-	wk.renewing = false
-	wk.clearTimer(slotRenewTimeout)
-	if wk.holds {
-		w.setTimer(wk, slotRenew, wk.clk.local(w.now)+wk.spec.Renew.Retry)
+	case slotPublish:
+		w.publishToken(wk)
 	}
 }
 
@@ -257,51 +252,17 @@ func (w *World) workerReceive(wk *worker, m message) {
 			w.retryAcquire(wk)
 		}
 	case MsgUnavailable:
-		switch {
-		case wk.renewing && m.req == wk.renewReq:
-			w.renewFailed(wk)
-		case wk.waiting == MsgAcquire && m.req == wk.progReq:
+		if loop := wk.renewal.loopOf(m.req); loop >= 0 {
+			w.renewError(wk, loop, m.reason)
+		} else if wk.waiting == MsgAcquire && m.req == wk.progReq {
 			w.answered(wk)
 			w.retryAcquire(wk)
 		}
 	case MsgRenewOK:
-		if !wk.renewing || m.req != wk.renewReq {
-			return
-		}
-		wk.renewing = false
-		wk.clearTimer(slotRenewTimeout)
-		if !wk.holds {
-			return
-		}
-		now := wk.clk.local(w.now)
-		base := wk.renewSent
-		if wk.spec.Belief == FromReceive {
-			base = now
-		}
-		wk.token = m.token
-		wk.believedEnd = base + m.ttl
-		if m.ttl == 0 {
-			wk.believedEnd = Never
-		}
-		idx := w.emit(Event{Kind: KindRenewed, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
-		wk.acquiredEv = idx
-		if wk.belief >= 0 {
-			b := &w.beliefs[wk.belief]
-			b.Token, b.Local = wk.token, wk.believedEnd
-			b.Until = wk.clk.trueAt(wk.believedEnd, w.now)
-		}
-		if wk.spec.StopAtExpiry && wk.believedEnd != Never {
-			w.setTimer(wk, slotDeadline, wk.believedEnd)
-		}
-		w.observeBelief(wk)
-		w.setTimer(wk, slotRenew, now+wk.spec.Renew.Every)
+		w.renewOK(wk, m)
 	case MsgRenewReject:
-		if wk.renewing && m.req == wk.renewReq {
-			wk.renewing = false
-			wk.clearTimer(slotRenewTimeout)
-			if wk.holds {
-				w.lose(wk, ReasonNotHolder)
-			}
+		if loop := wk.renewal.loopOf(m.req); loop >= 0 {
+			w.renewError(wk, loop, ReasonNotHolder)
 		}
 	case MsgWriteOK, MsgReadOK:
 		want := MsgWrite
@@ -345,10 +306,8 @@ func (w *World) acquired(wk *worker, m message) {
 	}
 	wk.holds = true
 	wk.token = m.token
-	wk.believedEnd = base + m.ttl
-	if m.ttl == 0 {
-		wk.believedEnd = Never
-	}
+	wk.believedEnd = wk.beliefEnd(base, m.ttl)
+	wk.renewal.startCycle(wk)
 	wk.acquiredEv = w.emit(Event{Kind: KindAcquired, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
 	w.beliefs = append(w.beliefs, BeliefSpan{Worker: wk.id, Token: wk.token, Start: w.now, Local: wk.believedEnd, Until: wk.clk.trueAt(wk.believedEnd, w.now), End: Never})
 	wk.belief = len(w.beliefs) - 1
@@ -356,9 +315,7 @@ func (w *World) acquired(wk *worker, m message) {
 	if wk.spec.StopAtExpiry && wk.believedEnd != Never {
 		w.setTimer(wk, slotDeadline, wk.believedEnd)
 	}
-	if wk.spec.Renew.Every > 0 {
-		w.setTimer(wk, slotRenew, now+wk.spec.Renew.Every)
-	}
+	w.startRenewals(wk, now)
 	wk.pc++
 	w.next(wk)
 }
@@ -366,9 +323,7 @@ func (w *World) acquired(wk *worker, m message) {
 // dropLease forgets the lease without a word: used by release.
 func (w *World) dropLease(wk *worker) {
 	wk.holds = false
-	wk.renewing = false
-	wk.clearTimer(slotRenew)
-	wk.clearTimer(slotRenewTimeout)
+	wk.renewal.stop(wk)
 	wk.clearTimer(slotDeadline)
 	if wk.belief >= 0 {
 		w.beliefs[wk.belief].End = w.now
@@ -391,6 +346,7 @@ func (w *World) lose(wk *worker, r Reason) {
 	wk.clearTimer(slotProgram)
 	wk.clearTimer(slotTimeout)
 	wk.waiting = MsgNone
+	wk.refused = false
 	wk.pc = 0
 	for i, op := range wk.spec.Program {
 		if op.Kind == OpAcquire {

@@ -17,19 +17,19 @@ type World struct {
 	sc         Scenario
 	names      Names
 	leaseNames []string
-	mode    StorageMode // a switch the student flips; survives reset
-	limits  Limits
-	now     Time
-	seq     uint64
-	q       queue
-	rnd     rng
-	log     []Event
-	cmds    []Command
-	budget  int
-	coord   coordinator
-	store   storage
-	workers []worker
-	links   [maxNodes][maxNodes]link
+	mode       StorageMode // a switch the student flips; survives reset
+	limits     Limits
+	now        Time
+	seq        uint64
+	q          queue
+	rnd        rng
+	log        []Event
+	cmds       []Command
+	budget     int
+	coord      coordinator
+	store      storage
+	workers    []worker
+	links      [maxNodes][maxNodes]link
 
 	beliefs   []BeliefSpan
 	freezes   []FreezeSpan
@@ -61,6 +61,10 @@ func New(sc Scenario) (*World, error) {
 		if sc.Workers[i].Lease == "" {
 			sc.Workers[i].Lease = DefaultLease
 		}
+		sc.Workers[i].resolvePreset(sc.TTL)
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
 	}
 	sc.Workers = append([]WorkerSpec(nil), sc.Workers...)
 	for i := range sc.Workers {
@@ -535,7 +539,7 @@ func (w *World) process(it item) {
 
 // send puts a message on the network: lost now, or delivered later.
 func (w *World) send(m message) {
-	w.emit(Event{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token})
+	w.emit(Event{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token, Value: int64(m.req)})
 	l := &w.links[slot(m.from)][slot(m.to)]
 	if l.cut {
 		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition})
@@ -574,7 +578,7 @@ func (w *World) deliver(it item) {
 			return
 		}
 	}
-	w.emit(Event{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind})
+	w.emit(Event{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind, Value: int64(m.req)})
 	switch m.to {
 	case Coord:
 		w.coord.receive(w, m)

@@ -1,0 +1,276 @@
+package engine
+
+// Renewal: when a holder renews, how it retries, and what it believes while
+// it does. The second seed is the specification: a planned renewal point
+// before expiry, bounded attempts that fit in the time left, error classes,
+// an explicit status (renewed, uncertain, lost), generation-tagged answers,
+// and a new token published together with its expiry.
+
+// renewal is a worker's renewal state.
+type renewal struct {
+	loops     [2]renewLoop
+	gen       uint32 // generation of the lease state: bumped by every accepted change
+	uncertain bool   // an attempt failed and no success has come since
+	gaveUp    bool   // no further attempt will be made in this cycle
+	attempts  int    // attempts in the current cycle
+	delay     Time   // the next retry delay (grows with backoff)
+	pending   int64  // split publish: a token waiting to be published
+}
+
+type renewLoop struct {
+	inflight bool
+	req      uint32
+	sent     Time // local
+	gen      uint32
+}
+
+func (r *renewal) loopOf(req uint32) int {
+	for i := range r.loops {
+		if r.loops[i].inflight && r.loops[i].req == req {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *renewal) startCycle(wk *worker) {
+	r.gen++
+	r.uncertain, r.gaveUp = false, false
+	r.attempts = 0
+	r.delay = wk.spec.Renew.Retry
+}
+
+func (r *renewal) stop(wk *worker) {
+	for i := range r.loops {
+		r.loops[i].inflight = false
+		wk.clearTimer(slotRenew + timerSlot(i))
+		wk.clearTimer(slotRenewTimeout + timerSlot(i))
+	}
+	wk.clearTimer(slotPublish)
+	r.pending = 0
+	r.uncertain, r.gaveUp = false, false
+}
+
+// beliefEnd is where a worker puts its deadline for a lease counted from
+// base: the TTL, or the policy's shorter give-up time (Kubernetes'
+// RenewDeadline).
+func (wk *worker) beliefEnd(base, ttl Time) Time {
+	if ttl == 0 {
+		return Never
+	}
+	d := ttl
+	if g := wk.spec.Renew.GiveUp; g > 0 && g < d {
+		d = g
+	}
+	return base + d
+}
+
+// renews reports whether the worker has a renewal policy at all.
+func (wk *worker) renews() bool {
+	p := &wk.spec.Renew
+	return p.Every > 0 || p.Margin > 0
+}
+
+// planRenewal schedules loop's next renewal after a grant or a success at
+// local time now: a fixed period later, or when Margin of the believed
+// lease is left; jitter moves it earlier by up to Jitter of the wait. The
+// duplicate loop, when there is one, starts half a period out of phase and
+// then keeps its own schedule: nothing ties the two together.
+func (w *World) planRenewal(wk *worker, now Time, loop int) {
+	p := &wk.spec.Renew
+	if !wk.renews() || wk.believedEnd == Never {
+		return
+	}
+	next := now + p.Every
+	if p.Every == 0 {
+		next = max(now, wk.believedEnd-p.Margin)
+	}
+	if p.Jitter > 0 {
+		next -= Time(w.rnd.upTo(int64(next-now) * p.Jitter / 1000))
+	}
+	w.setTimer(wk, slotRenew+timerSlot(loop), next)
+}
+
+// startRenewals plans the first renewal of every loop after a grant.
+func (w *World) startRenewals(wk *worker, now Time) {
+	w.planRenewal(wk, now, 0)
+	if wk.spec.Renew.Loops > 1 && wk.timers[slotRenew].on {
+		w.setTimer(wk, slotRenew1, now+(wk.timers[slotRenew].local-now)/2)
+	}
+}
+
+// attemptBudget is how long one attempt may take.
+func (wk *worker) attemptBudget() Time {
+	p := &wk.spec.Renew
+	switch {
+	case p.Attempt > 0:
+		return p.Attempt
+	case wk.spec.Timeout > 0:
+		return wk.spec.Timeout
+	case p.Every > 0:
+		return p.Every
+	}
+	return p.Margin
+}
+
+// renewAttempt sends one renewal from loop, if the policy allows one now.
+func (w *World) renewAttempt(wk *worker, loop int) {
+	r := &wk.renewal
+	l := &r.loops[loop]
+	if !wk.holds || l.inflight || r.gaveUp {
+		return
+	}
+	p := &wk.spec.Renew
+	now := wk.clk.local(w.now)
+	budget := wk.attemptBudget()
+	if !p.PastDeadline && now+budget > wk.believedEnd {
+		// No attempt can finish before the deadline: stop trying, stay
+		// uncertain, and let the deadline end it.
+		w.giveUp(wk, ReasonNoTime)
+		return
+	}
+	if p.Tries > 0 && r.attempts >= p.Tries {
+		w.giveUp(wk, ReasonTries)
+		return
+	}
+	r.attempts++
+	wk.req++
+	*l = renewLoop{inflight: true, req: wk.req, sent: now, gen: r.gen}
+	w.send(message{kind: MsgRenew, from: wk.id, to: Coord, token: wk.token, req: wk.req, gen: r.gen, lease: wk.lease})
+	w.setTimer(wk, slotRenewTimeout+timerSlot(loop), now+budget)
+}
+
+func (w *World) giveUp(wk *worker, why Reason) {
+	r := &wk.renewal
+	r.gaveUp = true
+	w.emit(Event{Kind: KindGiveUp, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Gen: r.gen})
+	if wk.clk.local(w.now) >= wk.believedEnd && wk.spec.StopAtExpiry {
+		w.lose(wk, ReasonDeadline)
+	}
+}
+
+// renewError handles a failed attempt: a definitive answer ends the lease
+// at once; a transient one leaves the status uncertain and retries if the
+// time left allows.
+func (w *World) renewError(wk *worker, loop int, why Reason) {
+	r := &wk.renewal
+	r.loops[loop].inflight = false
+	wk.clearTimer(slotRenewTimeout + timerSlot(loop))
+	definitive := why == ReasonNotHolder || why == ReasonStaleGen
+	var class int64
+	if definitive {
+		class = 1
+	}
+	now := wk.clk.local(w.now)
+	w.emit(Event{Kind: KindRenewError, Node: wk.id, Peer: NoNode, Reason: why, Value: class, Token: wk.token, Gen: r.loops[loop].gen})
+	if !wk.holds {
+		return
+	}
+	if definitive {
+		w.lose(wk, ReasonNotHolder)
+		return
+	}
+	if !r.uncertain {
+		r.uncertain = true
+		w.emit(Event{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Value: int64(wk.believedEnd - now), Gen: r.gen})
+	}
+	p := &wk.spec.Renew
+	if wk.renews() {
+		d := r.delay
+		if d <= 0 {
+			d = wk.attemptBudget()
+		}
+		if p.Jitter > 0 {
+			d += Time(w.rnd.upTo(int64(d) * p.Jitter / 1000))
+		}
+		if p.Backoff > 1000 {
+			r.delay = r.delay * Time(p.Backoff) / 1000
+			if p.RetryMax > 0 && r.delay > p.RetryMax {
+				r.delay = p.RetryMax
+			}
+		}
+		w.setTimer(wk, slotRenew+timerSlot(loop), now+d)
+	}
+	if p.PastDeadline && now >= wk.believedEnd && wk.spec.StopAtExpiry && r.gaveUp {
+		w.lose(wk, ReasonDeadline)
+	}
+}
+
+// renewOK handles a successful renewal. The answer carries the generation
+// of the state that sent it; a stale one is dropped unless the policy is
+// the unsafe one that lets it roll the state back.
+func (w *World) renewOK(wk *worker, m message) {
+	r := &wk.renewal
+	loop := r.loopOf(m.req)
+	if loop < 0 {
+		return // the attempt timed out already
+	}
+	l := r.loops[loop]
+	r.loops[loop].inflight = false
+	wk.clearTimer(slotRenewTimeout + timerSlot(loop))
+	if !wk.holds {
+		return
+	}
+	if m.gen != r.gen && !wk.spec.Renew.AnyGen {
+		w.emit(Event{Kind: KindStaleReply, Node: wk.id, Peer: NoNode, Token: m.token, Gen: m.gen, Value: int64(r.gen)})
+		return
+	}
+	now := wk.clk.local(w.now)
+	base := l.sent
+	if wk.spec.Belief == FromReceive {
+		base = now
+	}
+	prev := wk.believedEnd
+	remaining := prev - now
+	wk.believedEnd = wk.beliefEnd(base, m.ttl)
+	r.startCycle(wk)
+	if m.token != wk.token {
+		if split := wk.spec.Renew.SplitPublish; split > 0 {
+			// The unsafe partial update: the new expiry is visible now,
+			// the new token only later.
+			r.pending = m.token
+			w.setTimer(wk, slotPublish, now+split)
+		} else {
+			wk.token = m.token
+		}
+	}
+	idx := w.emit(Event{Kind: KindRenewed, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd, Prev: prev, Value: int64(remaining), Gen: r.gen, Key: w.leaseNames[wk.lease]})
+	wk.acquiredEv = idx
+	if wk.belief >= 0 {
+		b := &w.beliefs[wk.belief]
+		b.Token, b.Local = wk.token, wk.believedEnd
+		b.Until = wk.clk.trueAt(wk.believedEnd, w.now)
+	}
+	if wk.spec.StopAtExpiry && wk.believedEnd != Never {
+		w.setTimer(wk, slotDeadline, wk.believedEnd)
+	}
+	w.observeBelief(wk)
+	w.planRenewal(wk, now, loop)
+	if wk.refused {
+		wk.refused = false
+		w.next(wk)
+	}
+}
+
+func (w *World) publishToken(wk *worker) {
+	r := &wk.renewal
+	if !wk.holds || r.pending == 0 {
+		return
+	}
+	wk.token, r.pending = r.pending, 0
+	w.emit(Event{Kind: KindPublish, Node: wk.id, Peer: NoNode, Token: wk.token, Gen: r.gen})
+}
+
+// deadline runs when the worker's own clock reaches its believed end. A
+// holder stops here — unless its generic retry policy ignores deadlines and
+// an attempt is still in flight or planned.
+func (w *World) deadline(wk *worker) {
+	if !wk.holds {
+		return
+	}
+	r := &wk.renewal
+	if wk.spec.Renew.PastDeadline && !r.gaveUp && wk.renews() {
+		return
+	}
+	w.lose(wk, ReasonDeadline)
+}
