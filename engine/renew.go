@@ -261,6 +261,14 @@ func (w *World) publishToken(wk *worker) {
 	w.emit(Event{Kind: KindPublish, Node: wk.id, Peer: NoNode, Token: wk.token, Gen: r.gen})
 }
 
+// hidesExpiry reports whether the worker treats an uncertain lease as
+// still held: the generic retry policy that ignores the deadline does, as
+// long as it has retries left. The seed's warning: treating uncertainty as
+// success breaks the lease contract.
+func (wk *worker) hidesExpiry() bool {
+	return wk.spec.Renew.PastDeadline && wk.renews() && !wk.renewal.gaveUp
+}
+
 // deadline runs when the worker's own clock reaches its believed end. A
 // holder stops here — unless its generic retry policy ignores deadlines and
 // an attempt is still in flight or planned.
@@ -268,8 +276,7 @@ func (w *World) deadline(wk *worker) {
 	if !wk.holds {
 		return
 	}
-	r := &wk.renewal
-	if wk.spec.Renew.PastDeadline && !r.gaveUp && wk.renews() {
+	if wk.hidesExpiry() {
 		return
 	}
 	w.lose(wk, ReasonDeadline)

@@ -145,7 +145,7 @@ func (w *World) runOp(wk *worker) {
 	case OpSleep:
 		w.setTimer(wk, slotProgram, now+op.Arg)
 	case OpCheck:
-		ok := wk.holds && now < wk.believedEnd
+		ok := wk.holds && (now < wk.believedEnd || wk.hidesExpiry())
 		r := ReasonOK
 		if !ok {
 			r = ReasonExpired

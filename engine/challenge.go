@@ -1,0 +1,271 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// A Challenge tests a holder's renewal policy against many seeded fault
+// schedules: the design challenge of the second seed. The engine is the
+// judge — a policy passes when, in every run, the holder never acts after
+// its lease expired (nor beside another holder), and it keeps the lease
+// through every schedule whose faults stay within the Survive limits.
+type Challenge struct {
+	Scenario Scenario // the world; it must have a worker called Holder
+	Holder   string
+	Runs     int    // how many schedules; default 200
+	Seed     uint64 // the schedules are drawn from this seed
+	Horizon  Time   // how long each run lasts; default 2m
+	Faults   FaultLimits
+	Survive  FaultLimits // a schedule within these limits must not cost the lease
+}
+
+// FaultLimits bounds each kind of fault in a schedule. A zero field turns
+// that kind off (or, in Survive, means the holder need not survive it).
+type FaultLimits struct {
+	Spike     Time  // extra delay on the holder's link to the coordinator
+	Drop      Time  // how long the link drops everything
+	Pause     Time  // how long the holder freezes
+	Partition Time  // how long the holder is cut off from the coordinator
+	DriftPPM  int64 // how far the holder's clock rate strays, either way
+}
+
+// Fault is one fault of a schedule.
+type Fault struct {
+	At    Time
+	Kind  string // spike, drop, pause, partition, drift
+	Size  Time   // delay, or duration
+	Rate  int64  // drift: the clock rate in ppm
+	Hold  Time   // spike: how long the extra delay lasts
+	Cmds  []Command
+	Heals []Command // applied at At+Size (or At+Hold)
+}
+
+// Run is one run of a challenge.
+type Run struct {
+	Index    int
+	Seed     uint64
+	Faults   []Fault
+	Commands []Command // the whole run as a command list: replay it to see it
+	Survive  bool      // the holder had to keep its lease through this one
+	Failed   bool
+	Safety   bool  // failed on safety (a violation), not only liveness
+	Event    int   // index of the deciding event in the run's log, -1 if none
+	Why      Event // the deciding event
+}
+
+// Result is a challenge's verdict.
+type Result struct {
+	Pass             bool
+	Runs             int
+	SafetyFailures   int
+	LivenessFailures int
+	MustSurvive      int // runs within the Survive limits
+	// Counterexample is the shortest failing run: fewest faults, then the
+	// earliest deciding event. Nil when the policy passes.
+	Counterexample *Run
+}
+
+func (c *Challenge) defaults() {
+	if c.Runs == 0 {
+		c.Runs = 200
+	}
+	if c.Horizon == 0 {
+		c.Horizon = 2 * Minute
+	}
+}
+
+// Schedule draws run i's faults. The same challenge and i always give the
+// same schedule.
+func (c Challenge) Schedule(i int) Run {
+	c.defaults()
+	seed := c.Seed*1_000_003 + uint64(i)*7919 + 1
+	r := rng{s: seed}
+	type kind struct {
+		name string
+		max  Time
+	}
+	var kinds []kind
+	for _, k := range []kind{{"spike", c.Faults.Spike}, {"drop", c.Faults.Drop}, {"pause", c.Faults.Pause}, {"partition", c.Faults.Partition}, {"drift", Time(c.Faults.DriftPPM)}} {
+		if k.max > 0 {
+			kinds = append(kinds, k)
+		}
+	}
+	run := Run{Index: i, Seed: seed, Survive: true, Event: -1}
+	if len(kinds) == 0 {
+		return run
+	}
+	h := c.Holder
+	n := 1 + int(r.upTo(2))
+	start, end := 10*Second, c.Horizon-20*Second
+	for range n {
+		k := kinds[r.upTo(int64(len(kinds)-1))]
+		f := Fault{At: start + Time(r.upTo(int64(end-start))), Kind: k.name}
+		f.At -= f.At % 100 // whole tenths of a second read better
+		size := 100 + Time(r.upTo(int64(k.max-100)))
+		size -= size % 100
+		switch k.name {
+		case "spike":
+			f.Size, f.Hold = size, 2*Second+Time(r.upTo(int64(8*Second)))
+			f.Hold -= f.Hold % 100
+			f.Cmds = []Command{{Kind: CmdLink, A: h, B: "coord", HasDelay: true, Dur: c.Scenario.Delay + size}}
+			f.Heals = []Command{{Kind: CmdLink, A: h, B: "coord", HasDelay: true, Dur: c.Scenario.Delay}}
+		case "drop":
+			f.Size = size
+			f.Cmds = []Command{{Kind: CmdLink, A: h, B: "coord", HasLoss: true, LossPPM: 1_000_000}}
+			f.Heals = []Command{{Kind: CmdLink, A: h, B: "coord", HasLoss: true, LossPPM: c.Scenario.LossPPM}}
+		case "pause":
+			f.Size = size
+			f.Cmds = []Command{{Kind: CmdFreeze, A: h, Dur: size}}
+		case "partition":
+			f.Size = size
+			f.Cmds = []Command{{Kind: CmdPartition, A: h, B: "coord"}}
+			f.Heals = []Command{{Kind: CmdHeal, A: h, B: "coord"}}
+		case "drift":
+			d := 1 + r.upTo(c.Faults.DriftPPM-1)
+			if r.upTo(1) == 0 {
+				d = -d
+			}
+			f.Rate = 1_000_000 + d
+			f.Cmds = []Command{{Kind: CmdClock, A: h, HasRate: true, Rate: f.Rate}}
+		}
+		run.Survive = run.Survive && c.survivable(f)
+		run.Faults = append(run.Faults, f)
+	}
+	slices.SortStableFunc(run.Faults, func(a, b Fault) int { return int(a.At - b.At) })
+	run.Commands = c.commands(run.Faults)
+	return run
+}
+
+func (c Challenge) survivable(f Fault) bool {
+	s := c.Survive
+	switch f.Kind {
+	case "spike":
+		return f.Size <= s.Spike
+	case "drop":
+		return f.Size <= s.Drop
+	case "pause":
+		return f.Size <= s.Pause
+	case "partition":
+		return f.Size <= s.Partition
+	case "drift":
+		d := f.Rate - 1_000_000
+		return max(d, -d) <= s.DriftPPM
+	}
+	return false
+}
+
+// commands lays a schedule out as one command list: run until each fault
+// starts or ends, apply it, and run to the horizon.
+func (c Challenge) commands(fs []Fault) []Command {
+	type step struct {
+		at  Time
+		cmd Command
+	}
+	var steps []step
+	for _, f := range fs {
+		for _, cmd := range f.Cmds {
+			steps = append(steps, step{f.At, cmd})
+		}
+		end := f.At + f.Size
+		if f.Kind == "spike" {
+			end = f.At + f.Hold
+		}
+		for _, cmd := range f.Heals {
+			steps = append(steps, step{end, cmd})
+		}
+	}
+	slices.SortStableFunc(steps, func(a, b step) int { return int(a.at - b.at) })
+	var cmds []Command
+	for _, s := range steps {
+		if s.at > 0 {
+			cmds = append(cmds, Command{Kind: CmdUntil, At: s.at})
+		}
+		cmds = append(cmds, s.cmd)
+	}
+	return append(cmds, Command{Kind: CmdUntil, At: c.Horizon})
+}
+
+// Play runs one schedule and judges it; it returns the world it ran in.
+func (c Challenge) Play(run *Run) (*World, error) {
+	w, err := New(c.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	holder, ok := w.Worker(c.Holder)
+	if !ok {
+		return nil, fmt.Errorf("the challenge's holder %q is not a worker of its scenario", c.Holder)
+	}
+	for _, cmd := range run.Commands {
+		// A freeze may land on a crashed or frozen holder; such a command
+		// is refused and the schedule goes on, as it would for a student.
+		if err := w.Apply(cmd); err != nil && cmd.Kind == CmdUntil {
+			return w, err
+		}
+	}
+	run.Failed, run.Safety, run.Event = false, false, -1
+	evs := w.Events()
+	for i, e := range evs {
+		other := NoNode
+		if e.Kind == KindViolation && e.Reason == ViolationSplitBrain && e.Ref2 >= 0 {
+			other = evs[e.Ref2].Node
+		}
+		if e.Kind == KindViolation && (e.Peer == holder || other == holder) {
+			run.Failed, run.Safety, run.Event, run.Why = true, true, i, e
+			return w, nil
+		}
+	}
+	if run.Survive {
+		for i, e := range w.Events() {
+			if e.Kind == KindLost && e.Node == holder {
+				run.Failed, run.Event, run.Why = true, i, e
+				return w, nil
+			}
+		}
+	}
+	return w, nil
+}
+
+// Judge runs every schedule and returns the verdict.
+func (c Challenge) Judge() (Result, error) {
+	c.defaults()
+	if err := c.Scenario.Validate(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Runs: c.Runs}
+	for i := range c.Runs {
+		run := c.Schedule(i)
+		if run.Survive {
+			res.MustSurvive++
+		}
+		if _, err := c.Play(&run); err != nil {
+			return res, fmt.Errorf("run %d: %w", i, err)
+		}
+		if !run.Failed {
+			continue
+		}
+		if run.Safety {
+			res.SafetyFailures++
+		} else {
+			res.LivenessFailures++
+		}
+		if ce := res.Counterexample; ce == nil || shorter(&run, ce) {
+			r := run
+			res.Counterexample = &r
+		}
+	}
+	res.Pass = res.Counterexample == nil
+	return res, nil
+}
+
+// shorter orders failing runs: safety failures first, then fewer faults,
+// then the earlier deciding event.
+func shorter(a, b *Run) bool {
+	if a.Safety != b.Safety {
+		return a.Safety
+	}
+	if len(a.Faults) != len(b.Faults) {
+		return len(a.Faults) < len(b.Faults)
+	}
+	return a.Why.T < b.Why.T
+}
