@@ -308,3 +308,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
+
+// LoadLabFile reads one lab.yaml on its own, without its words or its
+// course, for running its scenario headless. Its questions are not run.
+func LoadLabFile(name string, data []byte) (*Lab, error) {
+	r := &report{}
+	l := parseLabFile(r, name, data)
+	if ps := r.ps.sorted(); ps.Errors() > 0 {
+		return l, ps
+	}
+	if l == nil {
+		return nil, Problems{{File: name, Msg: "not a lab file"}}
+	}
+	l.text, l.link = map[string]*labText{}, DefaultLink
+	return l, nil
+}

@@ -1,12 +1,232 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"leaselab/content"
+	"leaselab/engine"
+	"leaselab/labs"
 )
 
-// runCmd runs a lab headless. Owned by the labs work.
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, "; ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// runCmd runs a lab's scenario headless and prints its trace.
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "leaselab run: not built yet")
-	return 1
+	fl := flag.NewFlagSet("run", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	seed := fl.Uint64("seed", 0, "the world's random seed")
+	var dos stringList
+	fl.Var(&dos, "do", "a command to apply, such as \"freeze W1 for=25s\" (repeatable; default: until the lab's horizon)")
+	format := fl.String("format", "text", "output: text, json (one event per line) or svg")
+	question := fl.String("question", "", "run this question's variant and commands first")
+	lang := fl.String("lang", "", "text output as sentences in this language (id or en) instead of the trace format")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--format text|json|svg] [--lang id|en]")
+		fmt.Fprintln(stderr, "\nLAB is a lab id from the embedded course; FILE is a lab.yaml or its directory.\nCommands:")
+		fmt.Fprintln(stderr, engine.CommandHelp)
+		fmt.Fprintln(stderr, "\nFlags:")
+		fl.PrintDefaults()
+	}
+	// The lab may come before or after the flags.
+	var target string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		target, args = args[0], args[1:]
+	}
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if target == "" && fl.NArg() > 0 {
+		target = fl.Arg(0)
+		if err := fl.Parse(fl.Args()[1:]); err != nil {
+			return 2
+		}
+	}
+	if target == "" || fl.NArg() > 0 {
+		fl.Usage()
+		return 2
+	}
+	switch *format {
+	case "text", "json":
+	case "svg":
+		fmt.Fprintln(stderr, "leaselab run: --format svg is not available yet: it draws with the web's space-time diagram component, which has not been built; use --format text or json")
+		return 2
+	default:
+		fmt.Fprintf(stderr, "leaselab run: unknown format %q (want text, json or svg)\n", *format)
+		return 2
+	}
+	if *lang != "" && *lang != "id" && *lang != "en" {
+		fmt.Fprintf(stderr, "leaselab run: unknown language %q (want id or en)\n", *lang)
+		return 2
+	}
+
+	lab, err := findLab(target)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
+		return 1
+	}
+	var w *engine.World
+	var cmds []string
+	if *question != "" {
+		q := lab.Question(*question)
+		if q == nil {
+			fmt.Fprintf(stderr, "leaselab run: lab %s has no question %q\n", lab.ID, *question)
+			return 1
+		}
+		sc := q.Variant()
+		sc.Seed = *seed
+		w, err = engine.New(sc)
+		cmds = q.Commands()
+	} else {
+		w, err = lab.NewWorld(*seed)
+		if len(dos) == 0 {
+			cmds = []string{"until " + lab.Horizon().String()}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab run: %s: %v\n", lab.ID, err)
+		return 1
+	}
+	cmds = append(cmds, dos...)
+	var failed error
+	for _, c := range cmds {
+		if err := w.Do(c); err != nil {
+			failed = fmt.Errorf("%q: %w", c, err)
+			break
+		}
+	}
+	if err := printTrace(stdout, w, *format, *lang); err != nil {
+		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
+		return 1
+	}
+	if failed != nil {
+		fmt.Fprintf(stderr, "leaselab run: %v\n", failed)
+		return 1
+	}
+	return 0
+}
+
+// findLab reads FILE (a lab.yaml or a directory holding one) when it
+// exists on disk, and otherwise looks LAB up in the embedded course.
+func findLab(target string) (*labs.Lab, error) {
+	if st, err := os.Stat(target); err == nil {
+		file := target
+		if st.IsDir() {
+			file = filepath.Join(target, "lab.yaml")
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		l, err := labs.LoadLabFile(file, data)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	c, err := labs.Load(content.FS)
+	if c == nil {
+		return nil, err
+	}
+	if l := c.Lab(target); l != nil {
+		return l, nil
+	}
+	var ids []string
+	for _, l := range c.Labs {
+		ids = append(ids, l.ID)
+	}
+	return nil, errors.New("no lab or file " + strconvQuote(target) + " (labs: " + strings.Join(ids, ", ") + ")")
+}
+
+func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
+
+// jsonEvent is one line of --format json.
+type jsonEvent struct {
+	I       int    `json:"i"`
+	T       int64  `json:"t"` // virtual ms
+	Kind    string `json:"kind"`
+	Actor   string `json:"actor"`
+	Peer    string `json:"peer,omitempty"`
+	Token   int64  `json:"token,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	At      *int64 `json:"at,omitempty"` // ms: lease end, belief end, freeze end
+	Value   int64  `json:"value,omitempty"`
+	Refs    []int  `json:"refs,omitempty"`
+	Text    string `json:"text"`
+}
+
+func printTrace(out io.Writer, w *engine.World, format, lang string) error {
+	names := w.Names()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for i, e := range w.Events() {
+		switch {
+		case format == "json":
+			if err := enc.Encode(toJSON(i, e, names, lang)); err != nil {
+				return err
+			}
+		case lang != "":
+			t := e.T.String()
+			fmt.Fprintf(out, "#%-3d %s%s  %s\n", i, strings.Repeat(" ", max(0, 7-len(t))), t, labs.DescribeEvent(e, names, lang))
+		default:
+			fmt.Fprintf(out, "#%-3d%s\n", i, names.Format(e))
+		}
+	}
+	return nil
+}
+
+func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
+	j := jsonEvent{I: i, T: int64(e.T), Kind: e.Kind.String(), Actor: names.Of(e.Node), Token: e.Token, Key: e.Key, Value: e.Value}
+	if e.Peer != engine.NoNode {
+		j.Peer = names.Of(e.Peer)
+	}
+	if e.Node == engine.NoNode && e.Peer != engine.NoNode {
+		j.Actor = names.Of(e.Peer) // an observer's finding is about the peer
+	}
+	if e.Reason != engine.ReasonNone {
+		j.Reason = e.Reason.String()
+	}
+	switch e.Kind {
+	case engine.KindAccept:
+		j.Outcome = "accepted"
+	case engine.KindReject:
+		j.Outcome = "rejected"
+	case engine.KindCheck:
+		j.Outcome = e.Reason.String()
+	case engine.KindViolation:
+		j.Outcome = "violation"
+	case engine.KindGrant:
+		j.Outcome = "granted"
+	case engine.KindDeny:
+		j.Outcome = "denied"
+	case engine.KindLost:
+		j.Outcome = "lost"
+	}
+	if e.At != 0 && e.At != engine.Never {
+		at := int64(e.At)
+		j.At = &at
+	}
+	for _, r := range []int32{e.Ref, e.Ref2} {
+		if r >= 0 && (e.Kind == engine.KindViolation) {
+			j.Refs = append(j.Refs, int(r))
+		}
+	}
+	if lang == "" {
+		j.Text = names.Describe(e)
+	} else {
+		j.Text = labs.DescribeEvent(e, names, lang)
+	}
+	return j
 }
