@@ -118,6 +118,17 @@ func (c *coordinator) process(w *World, m message) {
 }
 
 func (c *coordinator) acquire(w *World, l *lease, m message) {
+	if l.holder == m.from {
+		// The holder asks again (its first answer was slow or lost): tell it
+		// again what it holds. Nothing is extended.
+		w.emit(Event{Kind: KindGrant, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Key: l.name, Reason: ReasonAgain})
+		left := c.ttl
+		if l.expires != Never {
+			left = l.expires - w.now // what is left, not a fresh TTL
+		}
+		c.reply(w, m, message{kind: MsgGrant, token: l.token, ttl: left})
+		return
+	}
 	if l.holder == NoNode && w.now >= l.freeAt && len(l.waiters) == 0 {
 		c.grant(w, l, m.from, m.req)
 		return

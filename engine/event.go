@@ -165,6 +165,7 @@ const (
 	ReasonStaleGen
 	ReasonNoTime
 	ReasonTries
+	ReasonAgain // a grant repeated to its holder
 	// Violations.
 	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
 	ViolationDoubleEffect     // the same effect was accepted twice
@@ -180,7 +181,7 @@ var reasonNames = [reasonCount]string{
 	"rejected", "not-holder", "deadline", "expired", "held", "lock-delay", "crash",
 	"partition", "loss", "down",
 	"ok", "up", "no-quorum", "no-leader",
-	"timeout", "stale-generation", "no-time", "tries",
+	"timeout", "stale-generation", "no-time", "tries", "again",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update",
 }
 
@@ -283,10 +284,14 @@ func (n Names) describe(e Event) string {
 	case KindDrop:
 		return "drop " + e.Msg.String() + " -> " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
 	case KindGrant:
+		s := "grant " + n.Of(e.Peer) + tok() + " until=" + e.At.String()
 		if e.At == Never {
-			return "grant " + n.Of(e.Peer) + tok() + " (no expiry)"
+			s = "grant " + n.Of(e.Peer) + tok() + " (no expiry)"
 		}
-		return "grant " + n.Of(e.Peer) + tok() + " until=" + e.At.String()
+		if e.Reason == ReasonAgain {
+			s += " (again)"
+		}
+		return s
 	case KindQueue:
 		return "queue " + n.Of(e.Peer)
 	case KindDeny:

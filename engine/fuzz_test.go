@@ -272,6 +272,13 @@ func (v *invariants) apply(t *testing.T, w *World, label string, do func() error
 		}
 		switch e.Kind {
 		case KindGrant:
+			if e.Reason == ReasonAgain {
+				// The holder is told again what it holds: same token.
+				if e.Token != v.leaseTok[e.Key] {
+					at("repeats token %d, but the lease's token is %d", e.Token, v.leaseTok[e.Key])
+				}
+				break
+			}
 			if e.Token <= v.maxTok || e.Token < v.first {
 				at("token %d is not above %d (first token %d): the counter went back", e.Token, v.maxTok, v.first)
 			}

@@ -66,6 +66,11 @@ type worker struct {
 	req     uint32  // id of the latest request of any kind
 	progReq uint32  // id of the program request in flight
 	reqSent Time    // local time the program request was sent
+	// acqSent is when the worker first asked for the lease in this round of
+	// asking. A grant may answer any of the round's requests (one that timed
+	// out, say), so the only safe count starts at the first.
+	acqSent   Time
+	acquiring bool
 
 	holds       bool
 	token       int64
@@ -191,6 +196,9 @@ func (w *World) request(wk *worker, m message) {
 	m.req, m.from, m.lease = wk.req, wk.id, wk.lease
 	wk.waiting = m.kind
 	wk.reqSent = wk.clk.local(w.now)
+	if m.kind == MsgAcquire && !wk.acquiring {
+		wk.acquiring, wk.acqSent = true, wk.reqSent
+	}
 	w.send(m)
 	if wk.spec.Timeout > 0 {
 		w.setTimer(wk, slotTimeout, wk.reqSent+wk.spec.Timeout)
@@ -243,19 +251,19 @@ func (w *World) workerReceive(wk *worker, m message) {
 		w.acquired(wk, m)
 	case MsgWake:
 		if wk.waiting == MsgAcquire && m.req == wk.progReq {
-			w.answered(wk)
+			w.refusedAcquire(wk)
 			w.runOp(wk)
 		}
 	case MsgDeny:
 		if wk.waiting == MsgAcquire && m.req == wk.progReq {
-			w.answered(wk)
+			w.refusedAcquire(wk)
 			w.retryAcquire(wk)
 		}
 	case MsgUnavailable:
 		if loop := wk.renewal.loopOf(m.req); loop >= 0 {
 			w.renewError(wk, loop, m.reason)
 		} else if wk.waiting == MsgAcquire && m.req == wk.progReq {
-			w.answered(wk)
+			w.refusedAcquire(wk)
 			w.retryAcquire(wk)
 		}
 	case MsgRenewOK:
@@ -290,6 +298,14 @@ func (w *World) answered(wk *worker) {
 	wk.clearTimer(slotTimeout)
 }
 
+// refusedAcquire handles an explicit "not now" (deny, wake, unavailable):
+// no earlier request of this round can be granted any more, so the next
+// request starts a new round.
+func (w *World) refusedAcquire(wk *worker) {
+	w.answered(wk)
+	wk.acquiring = false
+}
+
 func (w *World) retryAcquire(wk *worker) {
 	d := Second
 	if wk.pc < len(wk.spec.Program) && wk.spec.Program[wk.pc].Arg > 0 {
@@ -300,7 +316,8 @@ func (w *World) retryAcquire(wk *worker) {
 
 func (w *World) acquired(wk *worker, m message) {
 	now := wk.clk.local(w.now)
-	base := wk.reqSent
+	base := wk.acqSent
+	wk.acquiring = false
 	if wk.spec.Belief == FromReceive {
 		base = now
 	}
@@ -347,6 +364,7 @@ func (w *World) lose(wk *worker, r Reason) {
 	wk.clearTimer(slotTimeout)
 	wk.waiting = MsgNone
 	wk.refused = false
+	wk.acquiring = false
 	wk.pc = 0
 	for i, op := range wk.spec.Program {
 		if op.Kind == OpAcquire {
@@ -375,6 +393,7 @@ func (w *World) crashWorker(wk *worker) {
 		wk.clearTimer(timerSlot(s))
 	}
 	wk.waiting = MsgNone
+	wk.acquiring = false
 	wk.done = false
 }
 

@@ -215,7 +215,7 @@ func (w *World) validate(c Command) error {
 		if c.Dur <= 0 {
 			return fmt.Errorf("advance: duration must be positive")
 		}
-		if w.now+c.Dur > w.limits.MaxTime {
+		if c.Dur > w.limits.MaxTime-w.now {
 			return fmt.Errorf("advance: this world stops at %s of virtual time", w.limits.MaxTime)
 		}
 	case CmdUntil:
@@ -246,8 +246,11 @@ func (w *World) validate(c Command) error {
 			if wk.frozen {
 				return fmt.Errorf("freeze: %s is already frozen", c.A)
 			}
-			if c.Dur < 0 {
-				return fmt.Errorf("freeze: duration cannot be negative")
+			if c.Dur < 0 || c.Dur > w.limits.MaxTime {
+				return fmt.Errorf("freeze: duration must be between 0 and %s", w.limits.MaxTime)
+			}
+			if c.On != KindNone && c.On != KindCheck && c.On != KindWork && c.On != KindAcquired {
+				return fmt.Errorf("freeze on: want check, work or acquired")
 			}
 		case CmdThaw:
 			if !wk.frozen && wk.freezeOn == KindNone {
@@ -267,6 +270,9 @@ func (w *World) validate(c Command) error {
 			}
 			if c.HasRate && (c.Rate < 1000 || c.Rate > 100_000_000) {
 				return fmt.Errorf("clock: rate out of range")
+			}
+			if (c.HasSkew && (c.Skew > Hour || c.Skew < -Hour)) || (c.HasJump && (c.Jump > Hour || c.Jump < -Hour)) {
+				return fmt.Errorf("clock: skew and jump are at most an hour either way")
 			}
 		}
 	case CmdStorage:
