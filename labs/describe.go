@@ -130,6 +130,25 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindViolation:
 		return violationText(e, p, tok, en)
 	}
+	// Renewal kinds are matched by name so that this file follows the
+	// engine's vocabulary without depending on when each constant landed.
+	switch e.Kind.String() {
+	case "renew-error":
+		if e.Value == 1 {
+			return fmt.Sprintf(pick("perpanjangan %s gagal secara pasti (%s)", "%s's renewal failed for good (%s)"), n, reason)
+		}
+		return fmt.Sprintf(pick("perpanjangan %s gagal sementara (%s)", "%s's renewal failed for now (%s)"), n, reason)
+	case "uncertain":
+		return fmt.Sprintf(pick("%s tidak yakin masih memegang lease: tersisa %s sampai batas %s", "%s is unsure it still holds the lease: %s left before its deadline %s"), n, engine.Time(e.Value), e.At)
+	case "give-up":
+		return fmt.Sprintf(pick("%s berhenti mencoba memperpanjang (%s), batasnya %s", "%s stops trying to renew (%s); its deadline is %s"), n, reason, e.At)
+	case "stale-reply":
+		return fmt.Sprintf(pick("%s membuang jawaban usang dari generasi lama (kini generasi %d)", "%s drops a stale answer from an older generation (now generation %d)"), n, e.Value)
+	case "publish":
+		return fmt.Sprintf(pick("%s mulai memakai token %s", "%s starts using token %s"), n, tok)
+	case "refuse":
+		return fmt.Sprintf(pick("%s menolak mulai bekerja: tersisa %s, butuh %s", "%s refuses to start work: %s left, %s needed"), n, engine.Time(e.Value), e.At)
+	}
 	return names.Describe(e)
 }
 

@@ -76,7 +76,7 @@ func CompilePredicate(src string, workers []string) (*Predicate, error) {
 	}
 	if !p.done() {
 		t := p.peek()
-		return nil, &PredicateError{t.off, fmt.Sprintf("unexpected %q: expected \"and\", \"or\" or the end", t.text)}
+		return nil, &PredicateError{t.off, fmt.Sprintf("unexpected %q: expected \"and\", \"or\" or the end", t.raw)}
 	}
 	return &Predicate{src: src, root: root}, nil
 }

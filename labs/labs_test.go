@@ -1,0 +1,322 @@
+package labs
+
+import (
+	"errors"
+	"io/fs"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"leaselab/content"
+	"leaselab/engine"
+)
+
+// courseCopy copies the embedded course into a map that a test may change.
+func courseCopy(t testing.TB) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	err := fs.WalkDir(content.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(content.FS, p)
+		m[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestContentLoads(t *testing.T) {
+	c, err := Load(content.FS)
+	if err != nil {
+		t.Fatalf("the embedded course has errors:\n%v", err)
+	}
+	for _, p := range c.Problems {
+		t.Errorf("warning in the embedded course: %s", p)
+	}
+	if got := c.Lesson("leases"); got == nil || strings.Join(got.Labs, ",") != "w1-w2,monthly-report" {
+		t.Fatalf("lesson leases links %v, want w1-w2 and monthly-report", got)
+	}
+	for _, l := range c.Labs {
+		if l.Lesson == "" || c.Lesson(l.Lesson) == nil {
+			t.Errorf("lab %s has no lesson", l.ID)
+		}
+		for _, lang := range Langs {
+			if l.Title(lang) == l.ID || l.HTML(lang) == "" {
+				t.Errorf("lab %s has no %s title or prose", l.ID, lang)
+			}
+		}
+	}
+	if c.Lab("w1-w2").Title("id") == c.Lab("w1-w2").Title("en") {
+		t.Errorf("the English title is the Indonesian one")
+	}
+	if h := string(c.Lesson("leases").HTML("en")); !strings.Contains(h, `href="/en/labs/w1-w2"`) {
+		t.Errorf("lesson links are not rewritten to lab URLs:\n%s", h)
+	}
+}
+
+// TestW1W2Answers checks each question of the first seed's exercise
+// through the API: which choice the engine's run makes true, and that the
+// verdict quotes the events that decided it.
+func TestW1W2Answers(t *testing.T) {
+	c, err := Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := c.Lab("w1-w2")
+	tests := []struct {
+		question, right string
+		evidence        string // an English evidence line that must be quoted
+	}{
+		{"storage-checks", "rejected", "the storage rejects file from W1 with token 7 (stale token: 7 < 8)"},
+		{"storage-blind", "overwrites", "the storage accepts file from W1 with token 7 (highest: 8)"},
+		{"check-first", "writes-anyway", "VIOLATION: W1 acted with token 7 after its lease expired at the coordinator"},
+	}
+	for _, tt := range tests {
+		q := lab.Question(tt.question)
+		if q == nil {
+			t.Fatalf("no question %s", tt.question)
+		}
+		for _, ch := range q.Choices {
+			v, err := lab.CheckQuestion(tt.question, ch.ID, "en")
+			if err != nil {
+				t.Fatalf("%s/%s: %v", tt.question, ch.ID, err)
+			}
+			if v.Right != tt.right || v.Correct != (ch.ID == tt.right) {
+				t.Errorf("%s/%s: right=%s correct=%v, want right=%s", tt.question, ch.ID, v.Right, v.Correct, tt.right)
+			}
+			var lines []string
+			for _, e := range v.Evidence {
+				lines = append(lines, e.Text)
+				if v.World.Events()[e.Index] != e.Event {
+					t.Errorf("%s: evidence #%d is not the run's event", tt.question, e.Index)
+				}
+			}
+			if !strings.Contains(strings.Join(lines, "\n"), tt.evidence) {
+				t.Errorf("%s: evidence\n  %s\nlacks %q", tt.question, strings.Join(lines, "\n  "), tt.evidence)
+			}
+		}
+		id, _ := lab.CheckQuestion(tt.question, tt.right, "id")
+		en, _ := lab.CheckQuestion(tt.question, tt.right, "en")
+		if !strings.HasPrefix(id.Summary, "Benar") || !strings.HasPrefix(en.Summary, "Right") {
+			t.Errorf("%s: summaries %q / %q are not in the student's language", tt.question, id.Summary, en.Summary)
+		}
+		if x := string(q.Explanation("en")); !strings.Contains(x, strings.ReplaceAll(tt.evidence, "<", "&lt;")) {
+			t.Errorf("%s: the explanation does not quote the engine's evidence:\n%s", tt.question, x)
+		}
+	}
+	if _, err := lab.CheckQuestion("storage-checks", "nope", "en"); err == nil {
+		t.Error("an unknown choice is not an error")
+	}
+}
+
+// TestVariantDecides changes a question's variant and sees another choice
+// become right: no answer is stored, the engine decides.
+func TestVariantDecides(t *testing.T) {
+	for _, tt := range []struct {
+		lab, file, old, new, question, right string
+	}{
+		{"w1-w2", "labs/w1-w2/lab.yaml", "    variant:\n      storage: fencing\n", "    variant:\n      storage: none\n", "storage-checks", "overwrites"},
+		{"w1-w2", "labs/w1-w2/lab.yaml", "    variant:\n      storage: none\n    run:", "    variant:\n      storage: fencing\n    run:", "storage-blind", "rejected"},
+		{"monthly-report", "labs/monthly-report/lab.yaml", "    variant:\n      storage: fencing\n", "    variant:\n      storage: none\n", "with-fencing", "twice"},
+	} {
+		m := courseCopy(t)
+		replaceIn(t, m, tt.file, tt.old, tt.new)
+		c, err := Load(m)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.question, err)
+		}
+		v, err := c.Lab(tt.lab).CheckQuestion(tt.question, tt.right, "en")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.Correct || v.Right != tt.right {
+			t.Errorf("%s with the variant changed: right=%s, want %s", tt.question, v.Right, tt.right)
+		}
+	}
+}
+
+func replaceIn(t testing.TB, m fstest.MapFS, file, old, new string) {
+	t.Helper()
+	f := m[file]
+	if f == nil {
+		t.Fatalf("no file %s", file)
+	}
+	s := string(f.Data)
+	if !strings.Contains(s, old) {
+		t.Fatalf("%s does not contain %q", file, old)
+	}
+	m[file] = &fstest.MapFile{Data: []byte(strings.Replace(s, old, new, 1))}
+}
+
+func TestGoal(t *testing.T) {
+	c, err := Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := c.Lab("monthly-report")
+	w, err := lab.NewWorld(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"until 20s", "freeze W1 for=40s", "until 90s"} {
+		if err := w.Do(cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := lab.CheckGoal("reject-stale", w, "en")
+	if err != nil || v.Correct {
+		t.Fatalf("without fencing the goal is reached: %+v %v", v, err)
+	}
+	if err := w.Do("reset"); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"fencing on", "until 20s", "freeze W1 for=40s", "until 61s"} {
+		if err := w.Do(cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err = lab.CheckGoal("reject-stale", w, "id")
+	if err != nil || !v.Correct || len(v.Evidence) == 0 {
+		t.Fatalf("with fencing the goal is not reached: %+v %v", v, err)
+	}
+	var texts []string
+	for _, e := range v.Evidence {
+		texts = append(texts, e.Text)
+	}
+	if !strings.Contains(strings.Join(texts, "\n"), "penyimpanan menolak report dari W1 dengan token 33 (token usang: 33 < 34)") {
+		t.Errorf("evidence %q", texts)
+	}
+}
+
+// TestPredicates evaluates predicates on the monthly-report story without
+// and with fencing.
+func TestPredicates(t *testing.T) {
+	run := func(storage string) []engine.Event {
+		sc := engine.Scenario{TTL: 30 * engine.Second, FirstToken: 33}
+		if err := sc.Set("storage", storage); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []string{"W1: acquire; work 25s; send report; release", "W2 start=1s: acquire; work 25s; send report; release"} {
+			ws, err := engine.ParseWorker(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.Workers = append(sc.Workers, ws)
+		}
+		w, err := engine.New(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []string{"until 20s", "freeze W1 for=40s", "until 61s"} {
+			if err := w.Do(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w.Events()
+	}
+	none, fencing := run("none"), run("fencing")
+	tests := []struct {
+		pred          string
+		none, fencing bool
+	}{
+		{"the report is sent twice", true, false},
+		{"the report is sent once", false, true},
+		{"the report is sent at least once", true, true},
+		{"the report is rejected once", false, true},
+		{"the report is sent 2 times", true, false},
+		{"W1's send of report with token 33 is rejected", false, true},
+		{"W1's send with token 33 is rejected because stale-token", false, true},
+		{"W1's write is rejected because duplicate", false, false},
+		{"W1's write is accepted after W2's", true, false},
+		{"W1's write is accepted before W2's", false, false},
+		{"W2's write is accepted before W1's write is rejected", false, true},
+		{"W1 acts after its lease expired", true, true},
+		{"W1 sends report with token 33", true, true},
+		{"W1 writes", false, false},
+		{"W2 acquires the lease with token 34", true, true},
+		{"W2 gets token 34", true, true},
+		{"W1 gets token 35", false, true},
+		{"W1 loses the lease because rejected", false, true},
+		{"W1's lease expires with token 33", true, true},
+		{"violation double-effect by W1", true, false},
+		{"violation stale-write", true, false},
+		{"no violation split-brain", true, true},
+		{"no violations", false, false},
+		{"not (the report is sent twice or W1 gets token 35)", false, false},
+		{"W2 gets token 34 and not violation double-effect", false, true},
+		{"The report is sent twice", true, false},
+		{"W1’s write is accepted", true, false},
+	}
+	for _, tt := range tests {
+		p, err := CompilePredicate(tt.pred, []string{"W1", "W2"})
+		if err != nil {
+			t.Errorf("%q: %v", tt.pred, err)
+			continue
+		}
+		if got, _ := p.Eval(none); got != tt.none {
+			t.Errorf("%q without fencing = %v, want %v", tt.pred, got, tt.none)
+		}
+		if got, ev := p.Eval(fencing); got != tt.fencing {
+			t.Errorf("%q with fencing = %v, want %v", tt.pred, got, tt.fencing)
+		} else if got && len(ev) == 0 && !strings.HasPrefix(tt.pred, "no") && !strings.Contains(tt.pred, "not") {
+			t.Errorf("%q holds with no evidence", tt.pred)
+		}
+	}
+}
+
+func TestPredicateErrors(t *testing.T) {
+	tests := []struct {
+		pred string
+		at   string // the text the error points at
+		msg  string
+	}{
+		{"W3's write is rejected", "W3", "unknown worker \"W3\""},
+		{"W1's write is rejectd", "rejectd", "expected \"accepted\" or \"rejected\""},
+		{"W1's write with token seven is rejected", "seven", "expected a number"},
+		{"W1's write is rejected because tired", "tired", "unknown reason"},
+		{"violation double-trouble", "double-trouble", "unknown violation"},
+		{"the report is sent thrice", "thrice", "how often"},
+		{"(W1 writes", "", "expected \")\""},
+		{"W1 writes and", "", "expected a worker name"},
+		{"W1 flies", "flies", "after W1 expected"},
+		{"W1 writes file W2", "W2", "unexpected \"W2\""},
+		{"", "", "empty predicate"},
+		{"W1's' write", "'", "apostrophe"},
+	}
+	for _, tt := range tests {
+		_, err := CompilePredicate(tt.pred, []string{"W1", "W2"})
+		var pe *PredicateError
+		if !errors.As(err, &pe) {
+			t.Errorf("%q: error %v is not a PredicateError", tt.pred, err)
+			continue
+		}
+		want := len(tt.pred)
+		if tt.at != "" {
+			want = strings.LastIndex(tt.pred, tt.at)
+		}
+		if pe.Offset != want || !strings.Contains(pe.Msg, tt.msg) {
+			t.Errorf("%q: error at %d %q, want at %d containing %q", tt.pred, pe.Offset, pe.Msg, want, tt.msg)
+		}
+	}
+}
+
+func TestDescribeEventCoversEveryKind(t *testing.T) {
+	names := engine.Names{"W1", "W2"}
+	for k := engine.Kind(1); k.String() != "kind("+itoa(int(k))+")"; k++ {
+		e := engine.Event{Kind: k, Node: 0, Peer: 1, Token: 7, Key: "file", Ref: -1, Ref2: -1}
+		if k == engine.KindViolation {
+			e.Reason = engine.ViolationStaleWrite
+		}
+		id, en := DescribeEvent(e, names, "id"), DescribeEvent(e, names, "en")
+		if id == "" || en == "" || (id == en && k != engine.KindStart) || id == names.Describe(e) {
+			t.Errorf("%s: id %q, en %q", k, id, en)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
