@@ -156,6 +156,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	// Labs, in directory order first; the course orders them below.
 	labFiles, _ := fs.Glob(fsys, "labs/*/lab.yaml")
 	byID := map[string]*Lab{}
+	broken := map[string]bool{} // lab directories whose lab.yaml did not load
 	var labs []*Lab
 	for _, file := range labFiles {
 		data, err := fs.ReadFile(fsys, file)
@@ -165,6 +166,8 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 		}
 		l := parseLabFile(r, file, data)
 		if l == nil {
+			// Links to a lab that did not load are not broken too.
+			broken[path.Base(path.Dir(file))] = true
 			continue
 		}
 		l.dir, l.link = path.Dir(file), opt.Link
@@ -190,6 +193,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 		for _, lr := range ref.labs {
 			l := byID[lr.id]
 			switch {
+			case l == nil && broken[lr.id]:
 			case l == nil:
 				r.errorf(lr.at, "lesson %s links to unknown lab %q (labs: %s)", ref.id, lr.id, strings.Join(sortedKeys(byID), ", "))
 			case placed[lr.id]:
@@ -220,7 +224,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	// Words: lessons, then labs, each language.
 	known := func(kind, id string) bool {
 		if kind == "lab" {
-			return byID[id] != nil
+			return byID[id] != nil || broken[id]
 		}
 		return c.Lesson(id) != nil
 	}

@@ -26,6 +26,7 @@ type Lab struct {
 	horizon  engine.Time
 	text     map[string]*labText
 	link     LinkFunc
+	broken   []string // ids of questions and goals that did not parse
 }
 
 // Question is a predict question: the engine runs its variant of the

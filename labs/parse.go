@@ -77,11 +77,13 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if v, ok := fields["questions"]; ok {
 		items, _ := v.seq(r, "questions")
 		for _, it := range items {
-			if q := parseQuestion(r, l, it); q != nil {
-				if l.Question(q.ID) != nil {
-					r.errorf(q.at, "duplicate question id %q", q.ID)
-					continue
-				}
+			q := parseQuestion(r, l, it)
+			switch {
+			case q == nil:
+				l.broken = append(l.broken, idOf(it))
+			case l.Question(q.ID) != nil:
+				r.errorf(q.at, "duplicate question id %q", q.ID)
+			default:
 				l.Questions = append(l.Questions, q)
 			}
 		}
@@ -89,11 +91,13 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if v, ok := fields["goals"]; ok {
 		items, _ := v.seq(r, "goals")
 		for _, it := range items {
-			if g := parseGoal(r, l, it); g != nil {
-				if l.Goal(g.ID) != nil {
-					r.errorf(g.at, "duplicate goal id %q", g.ID)
-					continue
-				}
+			g := parseGoal(r, l, it)
+			switch {
+			case g == nil:
+				l.broken = append(l.broken, idOf(it))
+			case l.Goal(g.ID) != nil:
+				r.errorf(g.at, "duplicate goal id %q", g.ID)
+			default:
 				l.Goals = append(l.Goals, g)
 			}
 		}
@@ -105,6 +109,18 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 		return nil
 	}
 	return l
+}
+
+// idOf is the id: of an item that did not parse, so that its words are
+// not reported a second time as unknown.
+func idOf(y ynode) string {
+	kvs, _ := y.mapping(&report{}, "")
+	for _, e := range kvs {
+		if s, _ := e.val.scalar(); e.key == "id" {
+			return s
+		}
+	}
+	return ""
 }
 
 func workerNames(sc engine.Scenario) []string {
@@ -499,6 +515,9 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 		switch s.kind {
 		case "question":
 			q := l.Question(s.id)
+			if q == nil && slices.Contains(l.broken, s.id) {
+				continue
+			}
 			if q == nil {
 				r.errorf(s.at, "unknown question %q: lab.yaml has %s", s.id, idList(l.Questions))
 				continue
@@ -546,6 +565,9 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 			}
 			t.questions[s.id] = qt
 		case "goal":
+			if l.Goal(s.id) == nil && slices.Contains(l.broken, s.id) {
+				continue
+			}
 			if l.Goal(s.id) == nil {
 				r.errorf(s.at, "unknown goal %q: lab.yaml has %s", s.id, idList(l.Goals))
 				continue
@@ -559,7 +581,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 		}
 	}
 	for _, g := range l.Goals {
-		if t.goals[g.ID] == "" {
+		if t.goals[g.ID] == "" && !slices.Contains(l.broken, g.ID) {
 			missing(pos{file, 1, 1}, "no section for goal %s (add \"## Goal %s\")", g.ID, g.ID)
 		}
 	}

@@ -174,7 +174,7 @@ func (y ynode) at(off int) pos {
 		return p
 	}
 	tok := t.GetToken()
-	if tok == nil || strings.Contains(tok.Origin, "\n") || strings.Contains(strings.TrimSpace(tok.Origin), "\n") {
+	if tok == nil || strings.Contains(strings.TrimSpace(tok.Origin), "\n") {
 		return p
 	}
 	if tok.Type == token.SingleQuoteType || tok.Type == token.DoubleQuoteType {

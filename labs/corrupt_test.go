@@ -1,0 +1,104 @@
+package labs
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestCorruptContent breaks copies of the real content files one way at a
+// time and checks that Load names the right file and line and says what
+// is wrong.
+func TestCorruptContent(t *testing.T) {
+	const (
+		w1w2    = "labs/w1-w2/lab.yaml"
+		w1w2id  = "labs/w1-w2/id.md"
+		w1w2en  = "labs/w1-w2/en.md"
+		monthly = "labs/monthly-report/lab.yaml"
+		leases  = "lessons/leases/id.md"
+	)
+	tests := []struct {
+		name      string
+		file      string // the file changed
+		old, new  string // "" new with old "" deletes the file
+		at        string // text in the changed file on the line the problem names; "" for the whole file
+		col       int    // 0: any column
+		msg       string
+		wantFile  string // when the problem is reported in another file
+		warning   bool
+		problemAt string // file whose line holds `at`, when not file
+	}{
+		{name: "bad YAML", file: w1w2, old: "  ttl: 15s\n", new: "  ttl: \"15s\n", at: "ttl: \"15s", col: 8, msg: "YAML: could not find end character of double-quoted text"},
+		{name: "tab in YAML", file: monthly, old: "  first-token: 33", new: "\tfirst-token: 33", at: "\tfirst-token", col: 1, msg: "YAML: found character"},
+		{name: "unknown scenario option", file: w1w2, old: "  first-token: 7", new: "  first-tokn: 7", at: "first-tokn", col: 3, msg: `unknown scenario option "first-tokn"`},
+		{name: "bad worker program", file: w1w2, old: "W1: acquire; work 5s;", new: "W1: acquire; wrk 5s;", at: "wrk 5s", msg: `unknown step "wrk"`},
+		{name: "unknown worker in a variant", file: w1w2, old: "        W1: acquire; work 5s; check;", new: "        W3: acquire; work 5s; check;", at: "W3: acquire", col: 9, msg: `unknown worker "W3"`},
+		{name: "unknown worker in a predicate", file: w1w2, old: "holds: W1's write with token 7 is rejected", new: "holds: W3's write with token 7 is rejected", at: "W3's write", col: 16, msg: `unknown worker "W3"`},
+		{name: "unknown worker in a command", file: w1w2, old: "      - freeze W1 for=25s\n", new: "      - freeze W9 for=25s\n", at: "freeze W9", col: 9, msg: `no worker called "W9"`},
+		{name: "unknown command", file: monthly, old: "      - until 90s", new: "      - untill 90s", at: "untill 90s", msg: `unknown command "untill"`},
+		{name: "predicate does not parse", file: monthly, old: "holds: the report is sent twice\n      - id: w2-waits", new: "holds: the report is sent thrice\n      - id: w2-waits", at: "sent thrice", col: 35, msg: "expected how often"},
+		{name: "two choices hold", file: w1w2, old: "holds: not W1 writes file", new: "holds: W1 writes file", at: "- id: storage-checks", col: 9, msg: "2 choices hold in the engine's run (rejected, silent)"},
+		{name: "no choice holds", file: w1w2, old: "holds: W1's write with token 7 is rejected", new: "holds: W1's write with token 9 is rejected", at: "- id: storage-checks", col: 9, msg: "no choice holds"},
+		{name: "duplicate lab id", file: monthly, old: "id: monthly-report", new: "id: w1-w2", wantFile: w1w2, at: "id: w1-w2", col: 5, msg: `duplicate lab id "w1-w2": labs/monthly-report/lab.yaml has it too`},
+		{name: "duplicate choice id", file: w1w2, old: "      - id: silent", new: "      - id: rejected", at: "- id: rejected\n        holds: not W1", col: 13, msg: `duplicate choice id "rejected"`},
+		{name: "unknown lab in the course", file: "course.yaml", old: "monthly-report]", new: "monthly-reprot]", at: "monthly-reprot", col: 19, msg: `unknown lab "monthly-reprot"`},
+		{name: "broken link in a lesson", file: leases, old: "(lab:w1-w2)", new: "(lab:w1-w3)", at: "lab:w1-w3", msg: `broken link: no lab "w1-w3"`},
+		{name: "unknown lesson link in a lab", file: w1w2en, old: "(lesson:leases)", new: "(lesson:leasing)", at: "lesson:leasing", msg: `broken link: no lesson "leasing"`},
+		{name: "missing translation file", file: w1w2en, old: "", new: "", at: "", msg: "missing English translation of lab w1-w2", warning: true},
+		{name: "missing default language file", file: w1w2id, old: "", new: "", at: "", msg: "missing file: lab w1-w2 needs its Indonesian words"},
+		{name: "missing lesson file", file: leases, old: "", new: "", wantFile: "course.yaml", at: "id: leases", col: 9, msg: "lesson leases: missing file lessons/leases/id.md"},
+		{name: "missing choice text", file: w1w2id, old: "### Pilihan silent\nW1 tidak menulis sama sekali.\n\n### Petunjuk\nToken", new: "### Petunjuk\nToken", at: "## Pertanyaan storage-checks", col: 15, msg: "no text for choice silent"},
+		{name: "missing English hint", file: w1w2en, old: "### Hint\nWhen W1", new: "When W1", at: "## Question storage-blind", col: 13, msg: "has 0 hints here, lab.yaml says hints: 1", warning: true},
+		{name: "unknown question in the words", file: w1w2id, old: "## Pertanyaan storage-blind", new: "## Pertanyaan storage-blnd", at: "storage-blnd", msg: `unknown question "storage-blnd"`},
+		{name: "goal already holds", file: w1w2, old: "    holds: W1's write with token 7 is rejected\n    proof:", new: "    holds: W2 gets token 8\n    proof:", at: "- id: reject-stale", col: 9, msg: "goal reject-stale already holds when nobody touches the world"},
+		{name: "goal proof does not reach it", file: monthly, old: "      - fencing on\n", new: "", at: "- id: reject-stale", col: 9, msg: "goal reject-stale: its proof run does not reach it"},
+		{name: "lab in no lesson", file: "course.yaml", old: "labs: [w1-w2, monthly-report]", new: "labs: [w1-w2]", wantFile: monthly, problemAt: monthly, at: "id: monthly-report", col: 5, msg: "lab monthly-report is in no lesson"},
+		{name: "front matter YAML", file: w1w2en, old: "title: W1, W2, and token 7 against 8", new: "title: [W1", at: "title: [W1", msg: "YAML:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := courseCopy(t)
+			if tt.old == "" && tt.new == "" {
+				delete(m, tt.file)
+			} else {
+				replaceIn(t, m, tt.file, tt.old, tt.new)
+			}
+			c, err := Load(m)
+			var ps Problems
+			if tt.warning {
+				if err != nil {
+					t.Fatalf("a warning became an error: %v", err)
+				}
+				ps = c.Problems
+			} else if !errors.As(err, &ps) {
+				t.Fatalf("Load = %v, want a Problems error", err)
+			}
+			wantFile := tt.file
+			if tt.wantFile != "" {
+				wantFile = tt.wantFile
+			}
+			wantLine := 0
+			if tt.at != "" {
+				src := string(m[cmpOr(tt.problemAt, wantFile)].Data)
+				i := strings.Index(src, tt.at)
+				if i < 0 {
+					t.Fatalf("%q not in %s", tt.at, wantFile)
+				}
+				wantLine = strings.Count(src[:i], "\n") + 1
+			}
+			for _, p := range ps {
+				if p.File == wantFile && p.Line == wantLine && (tt.col == 0 || p.Col == tt.col) && strings.Contains(p.Msg, tt.msg) && p.Warning == tt.warning {
+					return
+				}
+			}
+			t.Errorf("want %s:%d:%d: %q (warning %v); got:\n%v", wantFile, wantLine, tt.col, tt.msg, tt.warning, ps)
+		})
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
