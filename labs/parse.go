@@ -325,6 +325,10 @@ func parseChoice(r *report, q *Question, y ynode, workers []string) *Choice {
 		r.errorf(y.pos(), "a choice needs id:")
 		return nil
 	}
+	if holds.n == nil {
+		r.errorf(c.at, "choice %s needs holds: a predicate such as \"W1's write is rejected\"", c.ID)
+		return nil
+	}
 	c.pred = parsePredicate(r, holds, workers, "choice "+c.ID)
 	if c.pred == nil {
 		return nil
@@ -333,10 +337,6 @@ func parseChoice(r *report, q *Question, y ynode, workers []string) *Choice {
 }
 
 func parsePredicate(r *report, y ynode, workers []string, what string) *Predicate {
-	if y.n == nil {
-		r.errorf(y.pos(), "%s needs holds: a predicate such as \"W1's write is rejected\"", what)
-		return nil
-	}
 	s, ok := y.str(r, "holds")
 	if !ok {
 		return nil
@@ -379,8 +379,7 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 		r.errorf(y.pos(), "a goal needs id:")
 		return nil
 	}
-	if holds.file == "" {
-		holds = ynode{file: y.file, n: nil}
+	if holds.n == nil {
 		r.errorf(g.at, "goal %s needs holds: a predicate", g.ID)
 		return nil
 	}
