@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -20,8 +19,11 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("check", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: leaselab check [DIR]\n\nValidates the course in DIR (default: the embedded course) and runs every question.")
+		fmt.Fprintln(stderr, "usage: leaselab check [-v] [-lang id|en] [DIR]\n\nValidates the course in DIR (default: the embedded course) and runs every question.")
+		fl.PrintDefaults()
 	}
+	verbose := fl.Bool("v", false, "for every question, print the choice the engine's run makes true and the events that show it")
+	lang := fl.String("lang", labs.DefaultLang, "language of -v's event sentences (id or en)")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
@@ -62,9 +64,29 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	questions := 0
 	for _, l := range c.Labs {
 		questions += len(l.Questions)
+		if *verbose {
+			printAnswers(stdout, l, *lang)
+		}
 	}
 	fmt.Fprintf(stderr, "leaselab check: ok: %d lessons, %d labs, %d questions run, %d warning(s)\n", len(c.Lessons), len(c.Labs), questions, len(problems))
 	return 0
 }
 
-var _ fs.FS = content.FS
+// printAnswers shows, for each of a lab's questions, which choice holds
+// in the engine's run and the events that decided it.
+func printAnswers(out io.Writer, l *labs.Lab, lang string) {
+	for _, q := range l.Questions {
+		w, holds, evidence, err := q.RunQuestion()
+		if err != nil {
+			fmt.Fprintf(out, "%s %s: %v\n", l.ID, q.ID, err)
+			continue
+		}
+		for i, ch := range holds {
+			fmt.Fprintf(out, "%s %s: %s holds: %s\n", l.ID, q.ID, ch.ID, ch.Predicate())
+			for _, ix := range evidence[i] {
+				e := w.Events()[ix]
+				fmt.Fprintf(out, "    #%-3d %7s  %s\n", ix, e.T, labs.DescribeEvent(e, w.Names(), lang))
+			}
+		}
+	}
+}

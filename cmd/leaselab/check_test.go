@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"leaselab/content"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCheckContent(t *testing.T) {
+	for _, args := range [][]string{{"check"}, {"check", "../../content"}} {
+		code, out, errs := runCLI(args...)
+		if code != 0 || out != "" || !strings.Contains(errs, "ok: 2 lessons, 2 labs, 5 questions run") {
+			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errs)
+		}
+	}
+}
+
+// TestGoRunCheckContent is the command as a reader types it.
+func TestGoRunCheckContent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	cmd := exec.Command(gobin, "run", "./cmd/leaselab", "check", "content")
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run ./cmd/leaselab check content: %v\n%s", err, out)
+	}
+}
+
+// TestCheckAnswersW1W2 checks the first seed's exercise through the CLI:
+// -v prints the choice the engine's run makes true and its evidence.
+func TestCheckAnswersW1W2(t *testing.T) {
+	code, out, errs := runCLI("check", "-v", "-lang", "en")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"w1-w2 storage-checks: rejected holds: W1's write with token 7 is rejected\n",
+		"the storage rejects file from W1 with token 7 (stale token: 7 < 8)\n",
+		"w1-w2 storage-blind: overwrites holds: W1's write with token 7 is accepted after W2's\n",
+		"the storage accepts file from W1 with token 7 (highest: 8)\n",
+		"w1-w2 check-first: writes-anyway holds: W1 acts after its lease expired\n",
+		"monthly-report no-fencing: twice holds: the report is sent twice\n",
+		"monthly-report with-fencing: stale-rejected holds:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check -v lacks %q; got:\n%s", want, out)
+		}
+	}
+}
+
+// copyContent writes the embedded course to a temporary directory.
+func copyContent(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := fs.WalkDir(content.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := fs.ReadFile(content.FS, p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func edit(t *testing.T, file, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("%s lacks %q", file, old)
+	}
+	if err := os.WriteFile(file, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckReportsProblems(t *testing.T) {
+	dir := copyContent(t)
+	lab := filepath.Join(dir, "labs", "w1-w2", "lab.yaml")
+	edit(t, lab, "holds: not W1 writes file", "holds: W1 writes file")            // two choices hold: question at line 17
+	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate (line 67)
+	if err := os.Remove(filepath.Join(dir, "labs", "monthly-report", "en.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("check", dir)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{
+		lab + ":17:9: question storage-checks: 2 choices hold in the engine's run (rejected, silent); exactly one must\n",
+		lab + ":67:30: predicate: expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
+		filepath.Join(dir, "labs", "monthly-report", "en.md") + ": warning: missing English translation of lab monthly-report",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q; got:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "2 error(s), 1 warning(s)") {
+		t.Errorf("stderr: %s", errs)
+	}
+
+	// Warnings alone pass.
+	dir = copyContent(t)
+	if err := os.Remove(filepath.Join(dir, "lessons", "renewal", "en.md")); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCLI("check", dir); code != 0 || !strings.Contains(out, "warning: missing English translation of lesson renewal") {
+		t.Errorf("a missing translation: exit %d\n%s", code, out)
+	}
+}
+
+func TestCheckBadArguments(t *testing.T) {
+	if code, _, errs := runCLI("check", "/no/such/dir"); code != 2 || !strings.Contains(errs, "not a directory") {
+		t.Errorf("missing dir: exit %d %s", code, errs)
+	}
+	if code, _, _ := runCLI("check", "a", "b"); code != 2 {
+		t.Errorf("two dirs: exit %d", code)
+	}
+	if code, _, errs := runCLI("check", t.TempDir()); code != 1 || !strings.Contains(errs, "1 error(s)") {
+		t.Errorf("empty dir: exit %d %s", code, errs)
+	}
+}

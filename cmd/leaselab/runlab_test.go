@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunText(t *testing.T) {
+	code, out, errs := runCLI("run", "monthly-report", "--do", "until 20s", "--do", "freeze W1 for=40s", "--do", "until 90s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"#13      30s  coord   expire W1 token=33\n",
+		"#38      60s  storage accept report from W1 token=33 highest=34\n",
+		"#40      60s  -       VIOLATION double-effect W1 token=33 proof=#38,#26\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trace lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestRunJSON checks the W1/W2 exercise's first question through the CLI
+// as JSON lines: W1's write with token 7 is rejected.
+func TestRunJSON(t *testing.T) {
+	code, out, errs := runCLI("run", "w1-w2", "--question", "storage-checks", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rejected bool
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%s", i, err, line)
+		}
+		for _, k := range []string{"t", "kind", "actor"} {
+			if _, ok := e[k]; !ok {
+				t.Fatalf("line %d lacks %q: %s", i, k, line)
+			}
+		}
+		if e["kind"] == "reject" && e["peer"] == "W1" && e["token"] == 7.0 && e["outcome"] == "rejected" && e["reason"] == "stale-token" && e["t"] == 29000.0 {
+			rejected = true
+		}
+	}
+	if !rejected {
+		t.Errorf("no rejected write of W1 with token 7 at 29s in:\n%s", out)
+	}
+}
+
+func TestRunFileAndSentences(t *testing.T) {
+	file := filepath.Join("..", "..", "content", "labs", "w1-w2", "lab.yaml")
+	code, out, errs := runCLI("run", file, "--lang", "en", "--seed", "3")
+	if code != 0 || !strings.Contains(out, "the coordinator grants W1 the lease with token 7 until 15s") {
+		t.Errorf("exit %d %s\n%s", code, errs, out)
+	}
+	// Flags first, the directory last.
+	code, out, _ = runCLI("run", "--lang", "id", filepath.Dir(file))
+	if code != 0 || !strings.Contains(out, "koordinator memberi W1 lease dengan token 7 sampai 15s") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"run", "w1-w2", "--format", "svg"}, 2, "diagram component, which has not been built"},
+		{[]string{"run", "w1-w2", "--format", "xml"}, 2, "unknown format"},
+		{[]string{"run", "no-such-lab"}, 1, "no lab or file \"no-such-lab\" (labs: w1-w2, monthly-report)"},
+		{[]string{"run", "w1-w2", "--do", "freeze W9 for=1s"}, 1, "no worker called \"W9\""},
+		{[]string{"run", "w1-w2", "--do", "dance"}, 1, "unknown command"},
+		{[]string{"run", "w1-w2", "--question", "nope"}, 1, "has no question \"nope\""},
+		{[]string{"run"}, 2, "usage: leaselab run"},
+		{[]string{"run", "w1-w2", "--seed", "x"}, 2, "invalid value"},
+		{[]string{"run", "w1-w2", "--lang", "fr"}, 2, "unknown language"},
+	}
+	for _, tt := range tests {
+		code, _, errs := runCLI(tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.msg) {
+			t.Errorf("%v: exit %d, want %d; stderr:\n%s", tt.args, code, tt.code, errs)
+		}
+	}
+}
