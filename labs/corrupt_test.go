@@ -34,6 +34,7 @@ func TestCorruptContent(t *testing.T) {
 		{name: "bad worker program", file: w1w2, old: "W1: acquire; work 5s;", new: "W1: acquire; wrk 5s;", at: "wrk 5s", msg: `unknown step "wrk"`},
 		{name: "unknown worker in a variant", file: w1w2, old: "        W1: acquire; work 5s; check;", new: "        W3: acquire; work 5s; check;", at: "W3: acquire", col: 9, msg: `unknown worker "W3"`},
 		{name: "unknown worker in a predicate", file: w1w2, old: "holds: W1's write with token 7 is rejected", new: "holds: W3's write with token 7 is rejected", at: "W3's write", col: 16, msg: `unknown worker "W3"`},
+		{name: "unknown worker in a quoted predicate", file: w1w2, old: "holds: W1's write with token 7 is rejected", new: "holds: \"W1's write with token 7 is rejected by W3\"", at: "is rejected by W3", col: 53, msg: `unexpected "by"`},
 		{name: "unknown worker in a command", file: w1w2, old: "      - freeze W1 for=25s\n", new: "      - freeze W9 for=25s\n", at: "freeze W9", col: 9, msg: `no worker called "W9"`},
 		{name: "unknown command", file: monthly, old: "      - until 90s", new: "      - untill 90s", at: "untill 90s", msg: `unknown command "untill"`},
 		{name: "predicate does not parse", file: monthly, old: "holds: the report is sent twice\n      - id: w2-waits", new: "holds: the report is sent thrice\n      - id: w2-waits", at: "sent thrice", col: 35, msg: "expected how often"},

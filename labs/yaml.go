@@ -177,9 +177,15 @@ func (y ynode) at(off int) pos {
 	if tok == nil || strings.Contains(strings.TrimSpace(tok.Origin), "\n") {
 		return p
 	}
-	if tok.Type == token.SingleQuoteType || tok.Type == token.DoubleQuoteType {
-		if strings.ContainsAny(tok.Value, "\\'\"") {
+	switch tok.Type {
+	case token.DoubleQuoteType:
+		if strings.Contains(tok.Origin, "\\") {
 			return p // escapes shift columns; point at the start
+		}
+		off++
+	case token.SingleQuoteType:
+		if strings.Contains(tok.Origin, "''") {
+			return p
 		}
 		off++
 	}
