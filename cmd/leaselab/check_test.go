@@ -56,7 +56,8 @@ func TestCheckAnswersW1W2(t *testing.T) {
 		"the storage rejects file from W1 with token 7 (stale token: 7 < 8)\n",
 		"w1-w2 storage-blind: overwrites holds: W1's write with token 7 is accepted after W2's\n",
 		"the storage accepts file from W1 with token 7 (highest: 8)\n",
-		"w1-w2 check-first: writes-anyway holds: W1 acts after its lease expired\n",
+		"w1-w2 check-first: writes-anyway holds: W1's check passes and W1 acts after its lease expired\n",
+		"W1 checks its lease: still valid as far as it knows (until 15s)\n",
 		"monthly-report no-fencing: twice holds: the report is sent twice\n",
 		"monthly-report with-fencing: stale-rejected holds:",
 	} {
