@@ -1,12 +1,114 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"leaselab/web"
 )
 
-// serveCmd serves the course. Owned by the web work.
+// addrEnv names the environment variable that sets the listen address when
+// no --addr flag is given.
+const addrEnv = "LEASELAB_ADDR"
+
+// shutdownWait is how long open requests get to finish after a signal.
+const shutdownWait = 5 * time.Second
+
+// serveCmd serves the course until SIGINT or SIGTERM.
 func serveCmd(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stdout, "leaselab: the web server is not built yet; the engine is (see go doc ./engine)")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stdout, stderr)
+}
+
+// serve serves the course until ctx ends, then shuts down gracefully.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	defAddr := "localhost:8080"
+	if a := os.Getenv(addrEnv); a != "" {
+		defAddr = a
+	}
+	addr := fs.String("addr", defAddr, "listen address, host:port (env "+addrEnv+")")
+	dir := fs.String("content", "", "serve the course from this folder instead of the embedded one, reloading it when files change")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: leaselab [serve] [--addr HOST:PORT] [--content DIR]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "leaselab serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg := web.Config{Logger: log}
+	if *dir != "" {
+		info, err := os.Stat(*dir)
+		if err != nil || !info.IsDir() {
+			fmt.Fprintf(stderr, "leaselab serve: --content %s: not a folder\n", *dir)
+			return 2
+		}
+		cfg.Content, cfg.Watch = os.DirFS(*dir), true
+	}
+	srv, err := web.New(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab serve: %v\n", err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab serve: %v\n", err)
+		srv.Close()
+		return 1
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "leaselab: serving on http://%s/\n", displayAddr(ln.Addr()))
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		srv.Close()
+		fmt.Fprintf(stderr, "leaselab serve: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "leaselab: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
+	defer cancel()
+	srv.Close() // live sessions are hijacked connections: Shutdown does not wait for them
+	if err := hs.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "leaselab serve: shutdown: %v\n", err)
+		return 1
+	}
 	return 0
+}
+
+// displayAddr is the listen address as a person would type it.
+func displayAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	if tcp.IP.IsUnspecified() || tcp.IP.IsLoopback() && tcp.IP.To4() == nil {
+		return net.JoinHostPort("localhost", fmt.Sprint(tcp.Port))
+	}
+	if tcp.IP.IsLoopback() {
+		return net.JoinHostPort("localhost", fmt.Sprint(tcp.Port))
+	}
+	return tcp.String()
 }

@@ -1,0 +1,165 @@
+// leaselab's one script. Pages work without it: every control is a form
+// that reloads the page with the command in its address. With it, a lab
+// keeps one websocket open and the server sends rendered fragments
+// (see docs/protocol.md). Progress lives in this browser's storage.
+
+document.documentElement.classList.add("js");
+
+const PROGRESS = "leaselab.progress";
+
+function loadProgress() {
+  try { return JSON.parse(localStorage.getItem(PROGRESS)) || {}; } catch { return {}; }
+}
+
+function saveVerdicts(labID, root) {
+  const p = loadProgress();
+  const lab = (p[labID] ||= {});
+  for (const v of root.querySelectorAll(".verdict[data-correct]")) {
+    const key = v.dataset.question ? "q:" + v.dataset.question : "g:" + v.dataset.goal;
+    lab[key] = lab[key] || v.dataset.correct === "true";
+  }
+  try { localStorage.setItem(PROGRESS, JSON.stringify(p)); } catch { /* private mode */ }
+}
+
+function showProgress() {
+  const p = loadProgress();
+  for (const item of document.querySelectorAll(".lab-item[data-lab]")) {
+    const done = Object.values(p[item.dataset.lab] || {}).filter(Boolean).length;
+    const out = item.querySelector(".progress");
+    if (out && done > 0) out.textContent = `✓ ${done}/${out.dataset.total}`;
+  }
+}
+
+function startLab(root) {
+  const labID = root.dataset.lab;
+  const conn = document.getElementById("conn");
+  const errBox = document.getElementById("cmd-error");
+  const play = document.getElementById("play");
+  const speed = document.getElementById("speed");
+  const freezeFor = document.getElementById("freeze-for");
+  let query = root.dataset.query;
+  let ws = null, seq = 0, nextID = 1, retry = 500, playing = false;
+
+  saveVerdicts(labID, document);
+
+  function setConn(on) {
+    conn.textContent = on ? conn.dataset.on : conn.dataset.off;
+    conn.classList.toggle("on", on);
+  }
+
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    ws = new WebSocket(`${proto}//${location.host}${root.dataset.ws}?${query}`);
+    seq = 0;
+    ws.onopen = () => { retry = 500; setConn(true); };
+    ws.onclose = () => {
+      setConn(false);
+      ws = null;
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 8000);
+    };
+    ws.onmessage = (ev) => receive(JSON.parse(ev.data));
+  }
+
+  function receive(m) {
+    if (m.seq !== seq + 1) { ws.close(); return; } // a gap: resume by replay
+    seq = m.seq;
+    for (const o of m.ops || []) {
+      const el = document.getElementById(o.target);
+      if (!el) continue;
+      if (o.op === "append") {
+        el.insertAdjacentHTML("beforeend", o.html);
+        el.scrollTop = el.scrollHeight;
+      } else {
+        el.innerHTML = o.html;
+        if (o.target === "events") el.scrollTop = el.scrollHeight;
+      }
+      if (o.target.includes("verdict")) saveVerdicts(labID, el);
+    }
+    if (m.type === "error") errBox.textContent = m.error;
+    else if (m.type === "ack") errBox.textContent = "";
+    if (m.query !== undefined && m.query !== query) {
+      query = m.query;
+      const url = `${location.pathname}${query ? "?" + query : ""}${location.hash}`;
+      history.replaceState(null, "", url);
+      const sw = document.getElementById("lang-switch");
+      if (sw) sw.href = sw.pathname + (query ? "?" + query : "") + location.hash;
+    }
+    setPlaying(m.playing);
+  }
+
+  function setPlaying(on) {
+    playing = !!on;
+    play.setAttribute("aria-pressed", String(playing));
+    play.textContent = (playing ? "⏸ " + play.dataset.pause : "▶ " + play.dataset.play);
+  }
+
+  // send returns false when there is no connection, so the caller lets the
+  // form submit the ordinary way.
+  function send(msg) {
+    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    msg.id = nextID++;
+    ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  function doCmd(cmd) { return send({ type: "do", cmd }); }
+
+  document.getElementById("controls").addEventListener("submit", (e) => {
+    const b = e.submitter;
+    if (!b) return;
+    let ok;
+    if (b.name === "replay") ok = send({ type: "replay" });
+    else {
+      let cmd = b.value;
+      if (cmd.startsWith("freeze ") && freezeFor.value) cmd += " for=" + freezeFor.value;
+      ok = doCmd(cmd);
+    }
+    if (ok) e.preventDefault();
+  });
+  for (const f of document.querySelectorAll("form.answer")) {
+    f.addEventListener("submit", (e) => {
+      const c = f.querySelector("input[name=choice]:checked");
+      if (c && send({ type: "answer", question: f.dataset.question, choice: c.value })) e.preventDefault();
+    });
+  }
+  for (const f of document.querySelectorAll("form.goalcheck")) {
+    f.addEventListener("submit", (e) => {
+      if (send({ type: "goal", goal: f.dataset.goal })) e.preventDefault();
+    });
+  }
+  play.addEventListener("click", () => {
+    send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value) });
+  });
+  speed.addEventListener("change", () => {
+    if (playing) send({ type: "play", speed: Number(speed.value) });
+  });
+
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target.closest("input, select, textarea")) return;
+    const workers = [...document.querySelectorAll("#status [data-worker]")];
+    let handled = true;
+    if (e.key === " ") { if (e.target.closest("button, a, summary")) return; play.click(); }
+    else if (e.key === ".") doCmd("step");
+    else if (e.key === "ArrowRight") doCmd(e.shiftKey ? "advance 5s" : "advance 1s");
+    else if (e.key === "f" || e.key === "F") {
+      const on = (document.getElementById("storage-mode")?.dataset.mode || "") === "fencing";
+      doCmd(on ? "fencing off" : "fencing on");
+    } else if (e.key === "r" || e.key === "R") doCmd("reset");
+    else if (/^[1-9]$/.test(e.key) && workers[Number(e.key) - 1]) {
+      const w = workers[Number(e.key) - 1];
+      let cmd = (w.dataset.frozen === "true" ? "thaw " : "freeze ") + w.dataset.worker;
+      if (cmd.startsWith("freeze ") && freezeFor.value) cmd += " for=" + freezeFor.value;
+      doCmd(cmd);
+    } else handled = false;
+    if (handled) e.preventDefault();
+  });
+
+  setConn(false);
+  connect();
+}
+
+showProgress();
+const lab = document.getElementById("lab");
+if (lab) startLab(lab);

@@ -1,0 +1,211 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+func asPageError(err error, pe **pageError) bool   { return errors.As(err, pe) }
+func asHTTPError(err error, he **echo.HTTPError) bool { return errors.As(err, he) }
+
+// Bounds on what a URL may ask a session to replay.
+const (
+	maxCommands   = 2000
+	maxCommandLen = 200
+	defaultSeed   = 1
+)
+
+// course is the course being served, or an error page when none loaded.
+func (s *Server) courseFor(c echo.Context) (string, *labs.Course, error) {
+	lang := c.Param("lang")
+	if !knownLang(lang) {
+		return labs.DefaultLang, nil, notFound(labs.DefaultLang)
+	}
+	cur := s.course.get()
+	if cur.course == nil {
+		return lang, nil, &pageError{status: http.StatusServiceUnavailable, lang: lang, key: "error.content"}
+	}
+	return lang, cur.course, nil
+}
+
+func (s *Server) homeShow(c echo.Context) error {
+	lang, course, err := s.courseFor(c)
+	if err != nil {
+		return err
+	}
+	p := s.newPage(lang, "/", T(lang, "nav.home"), "home")
+	return render(c, http.StatusOK, homePage(&homeView{page: p, Course: course}))
+}
+
+func (s *Server) lessonShow(c echo.Context) error {
+	lang, course, err := s.courseFor(c)
+	if err != nil {
+		return err
+	}
+	l := course.Lesson(c.Param("id"))
+	if l == nil {
+		return notFound(lang)
+	}
+	v := &lessonView{page: s.newPage(lang, "/lessons/"+l.ID, l.Title(lang), "lesson"), Course: course, Lesson: l}
+	for i, x := range course.Lessons {
+		if x == l && i+1 < len(course.Lessons) {
+			v.Next = course.Lessons[i+1]
+		}
+	}
+	return render(c, http.StatusOK, lessonPage(v))
+}
+
+// labShow renders a lab with its world in the state the URL's session
+// reaches. Without script, every control is a link to such a URL, and a
+// question's or goal's form asks for its verdict in the same page.
+func (s *Server) labShow(c echo.Context) error {
+	lang, course, err := s.courseFor(c)
+	if err != nil {
+		return err
+	}
+	lab := course.Lab(c.Param("id"))
+	if lab == nil {
+		return notFound(lang)
+	}
+	q := c.QueryParams()
+	sess, world, cmdErr, err := replaySession(lab, q)
+	if err != nil {
+		return err
+	}
+	v := &labView{
+		page:   s.newPage(lang, "/labs/"+lab.ID, lab.Title(lang), "lab"),
+		Course: course, Lab: lab, Session: sess, World: world, Error: cmdErr,
+		Answered: map[string]*answerView{}, Goals: map[string]*goalView{},
+	}
+	v.page.Query = sess.Query()
+	if qid, choice := q.Get("q"), q.Get("choice"); qid != "" && choice != "" {
+		a, err := answer(lab, qid, choice, lang)
+		if err != nil {
+			v.Error = err.Error()
+		} else {
+			v.Answered[qid] = a
+		}
+	}
+	if gid := q.Get("goal"); gid != "" {
+		g, err := checkGoal(lab, gid, world, lang)
+		if err != nil {
+			v.Error = err.Error()
+		} else {
+			v.Goals[gid] = g
+		}
+	}
+	return render(c, http.StatusOK, labPage(v))
+}
+
+// diagramShow is the permalink picture of a session.
+func (s *Server) diagramShow(c echo.Context) error {
+	lang, course, err := s.courseFor(c)
+	if err != nil {
+		return err
+	}
+	lab := course.Lab(c.Param("id"))
+	if lab == nil {
+		return notFound(lang)
+	}
+	_, world, _, err := replaySession(lab, c.QueryParams())
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if err := RenderDiagramSVG(&b, world, lang); err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, "image/svg+xml; charset=utf-8", []byte(b.String()))
+}
+
+// replaySession rebuilds the session a URL describes. A command that is
+// not valid is left out and reported; the rest still apply.
+func replaySession(lab *labs.Lab, q url.Values) (session, *engine.World, string, error) {
+	sess := session{Seed: defaultSeed}
+	if s := q.Get("seed"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return sess, nil, "", &pageError{status: http.StatusBadRequest, lang: labs.DefaultLang, key: "error.notfound"}
+		}
+		sess.Seed = n
+	}
+	dos := q["do"]
+	if len(dos) > maxCommands {
+		dos = dos[:maxCommands]
+	}
+	// Without script, the freeze duration comes as its own field and belongs
+	// to a freeze the same form just added.
+	if d := q.Get("for"); d != "" && len(dos) > 0 {
+		last := dos[len(dos)-1]
+		if strings.HasPrefix(last, "freeze ") && !strings.Contains(last, "for=") {
+			dos = append(dos[:len(dos)-1:len(dos)-1], last+" for="+d)
+		}
+	}
+	w, err := lab.NewWorld(sess.Seed)
+	if err != nil {
+		return sess, nil, "", fmt.Errorf("lab %s: %w", lab.ID, err)
+	}
+	var cmdErr string
+	apply := func(src string) {
+		cmd, err := parseCommand(src)
+		if err == nil {
+			err = w.Apply(cmd)
+		}
+		if err != nil {
+			cmdErr = fmt.Sprintf("%q: %v", src, err)
+			return
+		}
+		sess.add(cmd)
+	}
+	for _, src := range dos {
+		apply(src)
+	}
+	if q.Get("replay") != "" {
+		for _, src := range append([]string{"reset"}, sess.replayable()...) {
+			apply(src)
+		}
+	}
+	return sess, w, cmdErr, nil
+}
+
+func parseCommand(src string) (engine.Command, error) {
+	if len(src) > maxCommandLen {
+		return engine.Command{}, fmt.Errorf("command longer than %d characters", maxCommandLen)
+	}
+	return engine.ParseCommand(strings.TrimSpace(src))
+}
+
+// answer asks the engine to decide a predict question.
+func answer(lab *labs.Lab, qid, choice, lang string) (*answerView, error) {
+	v, err := lab.CheckQuestion(qid, choice, lang)
+	if err != nil {
+		return nil, err
+	}
+	hl := map[int]bool{}
+	for _, e := range v.Evidence {
+		hl[e.Index] = true
+	}
+	return &answerView{
+		Lang: lang, Lab: lab, Question: lab.Question(qid), Choice: choice, Verdict: v,
+		Diagram: NewDiagram("q-"+qid, v.World, lang, hl),
+		Events:  &eventsView{ID: "evidence-" + qid, Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl},
+	}, nil
+}
+
+// checkGoal judges a goal on the student's own world.
+func checkGoal(lab *labs.Lab, gid string, w *engine.World, lang string) (*goalView, error) {
+	v, err := lab.CheckGoal(gid, w, lang)
+	if err != nil {
+		return nil, err
+	}
+	return &goalView{Lang: lang, Goal: lab.Goal(gid), Verdict: v}, nil
+}

@@ -1,0 +1,361 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v4"
+
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+// The live connection's limits, after gorilla/websocket's chat example.
+const (
+	// writeWait bounds one write; a client slower than this is dropped.
+	writeWait = 10 * time.Second
+	// pongWait is how long the client may stay silent; it answers pings.
+	pongWait = 60 * time.Second
+	// pingPeriod must be shorter than pongWait so a live client never
+	// times out.
+	pingPeriod = pongWait * 9 / 10
+	// maxMessageSize bounds a client message: a command is one short line.
+	maxMessageSize = 4096
+	// sendQueue is how many frames may wait for a slow client before the
+	// session gives up on it rather than block the world.
+	sendQueue = 64
+	// playTick is how often play mode advances the world, in real time.
+	playTick = 200 * time.Millisecond
+	// maxSpeed bounds play speed: virtual seconds per real second.
+	maxSpeed = 20
+)
+
+var upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192}
+
+// clientMsg is one message from the browser; docs/protocol.md lists them.
+type clientMsg struct {
+	ID       int64   `json:"id"`
+	Type     string  `json:"type"`
+	Cmd      string  `json:"cmd,omitempty"`
+	Speed    float64 `json:"speed,omitempty"`
+	Question string  `json:"question,omitempty"`
+	Choice   string  `json:"choice,omitempty"`
+	Goal     string  `json:"goal,omitempty"`
+}
+
+// serverMsg is one message to the browser. Every one carries the next
+// sequence number, so the client can tell a gap.
+type serverMsg struct {
+	Seq     int64  `json:"seq"`
+	Type    string `json:"type"` // frame, ack, error
+	ID      int64  `json:"id,omitempty"`
+	Ops     []op   `json:"ops,omitempty"`
+	Query   string `json:"query,omitempty"`
+	Now     string `json:"now,omitempty"`
+	Playing bool   `json:"playing"`
+	Error   string `json:"error,omitempty"`
+}
+
+// op changes one element of the page: replace its content, or append to it.
+type op struct {
+	Op     string `json:"op"` // replace | append
+	Target string `json:"target"`
+	HTML   string `json:"html"`
+}
+
+// live is one open lab: the goroutine running loop owns the world; one
+// goroutine reads the socket and one writes it.
+type live struct {
+	srv   *Server
+	conn  *websocket.Conn
+	lab   *labs.Lab
+	lang  string
+	sess  session
+	world *engine.World
+	shown int // events already in the page's list
+
+	seq     int64
+	out     chan serverMsg
+	playing bool
+	speed   float64
+}
+
+func (s *Server) labSocket(c echo.Context) error {
+	lang, course, err := s.courseFor(c)
+	if err != nil {
+		return err
+	}
+	lab := course.Lab(c.Param("id"))
+	if lab == nil {
+		return notFound(lang)
+	}
+	sess, world, _, err := replaySession(lab, c.QueryParams())
+	if err != nil {
+		return err
+	}
+	conn, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
+	if err != nil {
+		return nil // the upgrader has answered
+	}
+	l := &live{srv: s, conn: conn, lab: lab, lang: lang, sess: sess, world: world, out: make(chan serverMsg, sendQueue), speed: 1}
+	s.sessions.Add(1)
+	go func() {
+		defer s.sessions.Done()
+		l.run()
+	}()
+	return nil
+}
+
+func (l *live) run() {
+	in := make(chan clientMsg)
+	readErr := make(chan error, 1)
+	quit := make(chan struct{})
+	defer close(quit)
+	go l.read(in, readErr, quit)
+	writeDone := make(chan struct{})
+	go l.write(writeDone)
+	defer func() {
+		close(l.out)
+		<-writeDone
+		l.conn.Close()
+	}()
+
+	// The page was rendered from the same session; the first frame brings
+	// it up to date in case the world moved since (a reconnect).
+	l.shown = -1
+	if !l.send(l.frame(0)) {
+		return
+	}
+	var tick *time.Ticker
+	var tickC <-chan time.Time
+	stopPlay := func() {
+		if tick != nil {
+			tick.Stop()
+			tick, tickC = nil, nil
+		}
+		l.playing = false
+	}
+	defer stopPlay()
+	for {
+		select {
+		case <-l.srv.ctx.Done():
+			l.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down"), time.Now().Add(time.Second))
+			return
+		case <-readErr:
+			return
+		case m := <-in:
+			var reply serverMsg
+			switch m.Type {
+			case "play":
+				if m.Speed > 0 {
+					l.speed = min(m.Speed, maxSpeed)
+				}
+				if tick == nil {
+					tick = time.NewTicker(playTick)
+					tickC = tick.C
+				}
+				l.playing = true
+				reply = serverMsg{Type: "ack", ID: m.ID}
+			case "pause":
+				stopPlay()
+				reply = serverMsg{Type: "ack", ID: m.ID}
+			default:
+				reply = l.handle(m)
+			}
+			if !l.send(reply) {
+				return
+			}
+		case <-tickC:
+			d := engine.Time(float64(playTick/time.Millisecond) * l.speed)
+			cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(d, 1)}
+			var msg serverMsg
+			if err := l.world.Apply(cmd); err != nil {
+				stopPlay()
+				msg = serverMsg{Type: "error", Error: err.Error()}
+			} else {
+				l.sess.add(cmd)
+				msg = l.frame(0)
+			}
+			if !l.send(msg) {
+				return
+			}
+		}
+	}
+}
+
+// handle answers one client message with an ack carrying the frame it
+// caused, or an error; the world is unchanged by a message that fails.
+func (l *live) handle(m clientMsg) serverMsg {
+	fail := func(err error) serverMsg { return serverMsg{Type: "error", ID: m.ID, Error: err.Error()} }
+	switch m.Type {
+	case "do":
+		cmd, err := parseCommand(m.Cmd)
+		if err != nil {
+			return fail(err)
+		}
+		if err := l.world.Apply(cmd); err != nil {
+			return fail(err)
+		}
+		l.sess.add(cmd)
+		return l.ack(m.ID)
+	case "replay":
+		cmds := l.sess.replayable()
+		if err := l.world.Apply(engine.Command{Kind: engine.CmdReset}); err != nil {
+			return fail(err)
+		}
+		l.sess.add(engine.Command{Kind: engine.CmdReset})
+		for _, src := range cmds {
+			cmd, err := parseCommand(src)
+			if err == nil {
+				err = l.world.Apply(cmd)
+			}
+			if err != nil {
+				return fail(fmt.Errorf("%q: %w", src, err))
+			}
+			l.sess.add(cmd)
+		}
+		return l.ack(m.ID)
+	case "answer":
+		a, err := answer(l.lab, m.Question, m.Choice, l.lang)
+		if err != nil {
+			return fail(err)
+		}
+		html, err := renderString(answerBlock(a))
+		if err != nil {
+			return fail(err)
+		}
+		return serverMsg{Type: "ack", ID: m.ID, Ops: []op{{Op: "replace", Target: "verdict-" + m.Question, HTML: html}}}
+	case "goal":
+		g, err := checkGoal(l.lab, m.Goal, l.world, l.lang)
+		if err != nil {
+			return fail(err)
+		}
+		html, err := renderString(goalVerdict(g))
+		if err != nil {
+			return fail(err)
+		}
+		return serverMsg{Type: "ack", ID: m.ID, Ops: []op{{Op: "replace", Target: "goal-verdict-" + m.Goal, HTML: html}}}
+	}
+	if m.Type == "invalid" {
+		return fail(fmt.Errorf("%s", m.Cmd))
+	}
+	return fail(fmt.Errorf("unknown message type %q", m.Type))
+}
+
+func (l *live) ack(id int64) serverMsg {
+	f := l.frame(id)
+	f.Type = "ack"
+	return f
+}
+
+// frame renders what changed: the picture, the state, the session, and the
+// events the list does not show yet.
+func (l *live) frame(id int64) serverMsg {
+	events := l.world.Events()
+	names := l.world.Names()
+	parts := []struct {
+		target string
+		comp   templ.Component
+	}{
+		{"status", statusPanel(newStatus(l.world, l.lang))},
+		{"diagram", DiagramSVG(NewDiagram("live", l.world, l.lang, nil))},
+		{"session", sessionPanel(l.page(), l.lab.ID, l.sess)},
+	}
+	m := serverMsg{Type: "frame", ID: id, Query: l.sess.Query(), Now: l.world.Now().String()}
+	for _, p := range parts {
+		html, err := renderString(p.comp)
+		if err != nil {
+			return serverMsg{Type: "error", ID: id, Error: err.Error()}
+		}
+		m.Ops = append(m.Ops, op{Op: "replace", Target: p.target, HTML: html})
+	}
+	// After a reset the log starts again, and a reconnect does not know what
+	// the page shows: then the list is replaced whole.
+	opName, from := "append", l.shown
+	if l.shown < 0 || l.shown > len(events) {
+		opName, from = "replace", 0
+	}
+	if from < len(events) || opName == "replace" {
+		html, err := renderString(eventRows(&eventsView{ID: "events", Lang: l.lang, From: from, Events: events[from:], Names: names}))
+		if err != nil {
+			return serverMsg{Type: "error", ID: id, Error: err.Error()}
+		}
+		m.Ops = append(m.Ops, op{Op: opName, Target: "events", HTML: html})
+	}
+	l.shown = len(events)
+	return m
+}
+
+func (l *live) page() *page { return &page{Lang: l.lang} }
+
+// send queues a message for the writer. A client too slow to keep up is
+// dropped rather than waited on.
+func (l *live) send(m serverMsg) bool {
+	l.seq++
+	m.Seq = l.seq
+	m.Playing = l.playing
+	select {
+	case l.out <- m:
+		return true
+	default:
+		l.srv.log.Warn("dropping a slow live client", "lab", l.lab.ID)
+		return false
+	}
+}
+
+func (l *live) read(in chan<- clientMsg, errc chan<- error, quit <-chan struct{}) {
+	l.conn.SetReadLimit(maxMessageSize)
+	l.conn.SetReadDeadline(time.Now().Add(pongWait))
+	l.conn.SetPongHandler(func(string) error { return l.conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	for {
+		_, data, err := l.conn.ReadMessage()
+		if err != nil {
+			errc <- err
+			return
+		}
+		var m clientMsg
+		if err := json.Unmarshal(data, &m); err != nil {
+			m = clientMsg{Type: "invalid", Cmd: "not a JSON message: " + err.Error()}
+		}
+		select {
+		case in <- m:
+		case <-quit:
+			return
+		}
+	}
+}
+
+func (l *live) write(done chan<- struct{}) {
+	defer close(done)
+	ping := time.NewTicker(pingPeriod)
+	defer ping.Stop()
+	for {
+		select {
+		case m, ok := <-l.out:
+			if !ok {
+				return
+			}
+			data, err := json.Marshal(m)
+			if err != nil {
+				continue
+			}
+			l.conn.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := l.conn.WriteMessage(websocket.TextMessage, data); err != nil {
+				l.conn.Close() // the reader notices and ends the session
+				return
+			}
+		case <-ping.C:
+			l.conn.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := l.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
+				l.conn.Close()
+				return
+			}
+		}
+	}
+}
+
+var _ http.Handler = (*Server)(nil)

@@ -1,0 +1,187 @@
+// Package web serves the course: server-rendered pages in every language,
+// and a live lab world per websocket.
+package web
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"leaselab/content"
+	"leaselab/labs"
+	"leaselab/static"
+)
+
+// Config is everything a Server is built from. The zero value serves the
+// embedded course.
+type Config struct {
+	Content   fs.FS         // the course; the embedded one when nil
+	Watch     bool          // reload Content when its files change
+	PollEvery time.Duration // how often Watch looks; default 500ms
+	Static    fs.FS         // CSS and scripts; the embedded ones when nil
+	Logger    *slog.Logger
+}
+
+// Server is the web app. It is an http.Handler.
+type Server struct {
+	log    *slog.Logger
+	course *courseHolder
+	assets *assets
+	echo   *echo.Echo
+
+	// ctx ends every live session when the server closes: http.Server's
+	// Shutdown does not wait for hijacked connections.
+	ctx      context.Context
+	cancel   context.CancelFunc
+	sessions sync.WaitGroup
+}
+
+// New builds a server. It fails only when the static assets cannot be read;
+// broken content is shown in the pages instead.
+func New(cfg Config) (*Server, error) {
+	if cfg.Content == nil {
+		cfg.Content = content.FS
+	}
+	if cfg.Static == nil {
+		cfg.Static = static.FS
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.PollEvery <= 0 {
+		cfg.PollEvery = 500 * time.Millisecond
+	}
+	a, err := loadAssets(cfg.Static)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{log: cfg.Logger, assets: a}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.course = newCourseHolder(cfg.Content, cfg.Logger)
+	if cfg.Watch {
+		go s.course.watch(s.ctx, cfg.PollEvery)
+	}
+	s.echo = s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(middleware.Recover())
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
+		Skipper: func(c echo.Context) bool {
+			p := c.Request().URL.Path
+			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws")
+		},
+	}))
+	e.GET("/", func(c echo.Context) error {
+		return c.Redirect(http.StatusFound, "/"+labs.DefaultLang+"/")
+	})
+	e.GET("/static/:file", func(c echo.Context) error {
+		s.assets.serve(c.Response(), c.Request(), c.Param("file"))
+		return nil
+	})
+	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	e.GET("/:lang", func(c echo.Context) error {
+		return c.Redirect(http.StatusFound, "/"+c.Param("lang")+"/")
+	})
+	e.GET("/:lang/", s.homeShow)
+	e.GET("/:lang/lessons/:id", s.lessonShow)
+	e.GET("/:lang/labs/:id", s.labShow)
+	e.GET("/:lang/labs/:id/diagram.svg", s.diagramShow)
+	e.GET("/:lang/labs/:id/ws", s.labSocket)
+	return e
+}
+
+// ServeHTTP serves the site.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Close ends every live session and stops watching the content.
+func (s *Server) Close() {
+	s.cancel()
+	s.sessions.Wait()
+}
+
+// newPage fills what every page needs.
+func (s *Server) newPage(lang, path, title, kind string) *page {
+	p := &page{Lang: lang, Path: path, Title: title, Kind: kind, CSS: s.assets.URL("app.css"), JS: s.assets.URL("app.js"), Icon: s.assets.URL("icon.svg")}
+	p.Problems = s.course.get().problems
+	return p
+}
+
+// render writes a component only once it has rendered in full, so a failed
+// render never sends half a page.
+func render(c echo.Context, status int, comp templ.Component) error {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// renderString renders a fragment for a websocket frame.
+func renderString(comp templ.Component) (string, error) {
+	var b strings.Builder
+	err := comp.Render(context.Background(), &b)
+	return b.String(), err
+}
+
+// pageError is an error shown as a page with a status.
+type pageError struct {
+	status int
+	lang   string
+	key    string // UI text key
+}
+
+func (e *pageError) Error() string { return T(e.lang, e.key) }
+
+func notFound(lang string) error {
+	return &pageError{status: http.StatusNotFound, lang: lang, key: "error.notfound"}
+}
+
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, lang, msg := http.StatusInternalServerError, langOf(c), ""
+	var pe *pageError
+	var he *echo.HTTPError
+	switch {
+	case asPageError(err, &pe):
+		status, lang, msg = pe.status, pe.lang, pe.Error()
+	case asHTTPError(err, &he):
+		status = he.Code
+		msg = T(lang, "error.notfound")
+		if status != http.StatusNotFound {
+			msg = http.StatusText(status)
+		}
+	default:
+		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
+		msg = http.StatusText(status)
+	}
+	p := s.newPage(lang, "/", T(lang, "error.title"), "error")
+	if err := render(c, status, errorPage(p, msg)); err != nil {
+		c.String(status, msg)
+	}
+}
+
+// langOf is the language a request asks for, or the default.
+func langOf(c echo.Context) string {
+	seg := strings.SplitN(strings.TrimPrefix(c.Request().URL.Path, "/"), "/", 2)[0]
+	if knownLang(seg) {
+		return seg
+	}
+	return labs.DefaultLang
+}

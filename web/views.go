@@ -1,0 +1,231 @@
+package web
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+// page is what every page's layout needs.
+type page struct {
+	Lang     string
+	Title    string
+	Path     string // this page's path without the language prefix, e.g. "/labs/w1-w2"
+	Query    string // the query that reproduces the page's state, without "?"
+	CSS, JS  string // content-hashed asset URLs
+	Icon     string
+	Problems []string
+	Kind     string // "home", "lesson", "lab", "error": the body's class
+}
+
+// SwitchURL is the same place in the other language.
+func (p *page) SwitchURL() string {
+	u := "/" + otherLang(p.Lang) + p.Path
+	if p.Query != "" {
+		u += "?" + p.Query
+	}
+	return u
+}
+
+func (p *page) T(key string) string { return T(p.Lang, key) }
+
+func (p *page) Href(path string) string { return "/" + p.Lang + path }
+
+// homeView is the course home.
+type homeView struct {
+	*page
+	Course *labs.Course
+}
+
+// lessonView is one lesson.
+type lessonView struct {
+	*page
+	Course *labs.Course
+	Lesson *labs.Lesson
+	Next   *labs.Lesson
+}
+
+// labView is a lab with its world in the state its session reached.
+type labView struct {
+	*page
+	Course  *labs.Course
+	Lab     *labs.Lab
+	Session session
+	World   *engine.World
+	Error   string // a command that was refused (pages without script)
+
+	Answered map[string]*answerView // question id → verdict shown
+	Goals    map[string]*goalView
+}
+
+// answerView is the engine's verdict on a predict question.
+type answerView struct {
+	Lang     string
+	Lab      *labs.Lab
+	Question *labs.Question
+	Choice   string
+	Verdict  *labs.Verdict
+	Diagram  *Diagram
+	Events   *eventsView
+}
+
+// goalView is the verdict on a goal task, against the student's world.
+type goalView struct {
+	Lang    string
+	Goal    *labs.Goal
+	Verdict *labs.Verdict
+}
+
+// eventsView is a plain list of events, readable without the picture.
+type eventsView struct {
+	ID        string // the list's element id; rows are ID-N
+	Lang      string
+	From      int // first index shown
+	Events    []engine.Event
+	Names     engine.Names
+	Highlight map[int]bool
+	Only      map[int]bool // when set, only these events
+}
+
+type eventRow struct {
+	Index     int
+	Time      string
+	Who       string
+	Text      string
+	Class     string
+	Highlight bool
+}
+
+// Rows is the list's lines. Network messages are left out: the picture
+// draws them, and in words they drown the story.
+func (v *eventsView) Rows() []eventRow {
+	var rows []eventRow
+	for i, e := range v.Events {
+		idx := v.From + i
+		if v.Only != nil && !v.Only[idx] {
+			continue
+		}
+		if v.Only == nil && (e.Kind == engine.KindSend || e.Kind == engine.KindRecv) {
+			continue
+		}
+		cls := "ev k-" + e.Kind.String()
+		if e.Kind == engine.KindViolation {
+			cls += " violation"
+		}
+		hl := v.Highlight[idx]
+		if hl {
+			cls += " hl"
+		}
+		rows = append(rows, eventRow{Index: idx, Time: e.T.String(), Who: v.Names.Of(e.Node), Text: labs.DescribeEvent(e, v.Names, v.Lang), Class: cls, Highlight: hl})
+	}
+	return rows
+}
+
+// statusView is the world's state at a glance.
+type statusView struct {
+	Lang       string
+	Now        string
+	Holder     string
+	Storage    string
+	Highest    int64
+	Violations int
+	Workers    []engine.WorkerState
+}
+
+func newStatus(w *engine.World, lang string) *statusView {
+	s := w.Snapshot()
+	v := &statusView{Lang: lang, Now: s.Now.String(), Storage: s.Storage.Mode.String(), Highest: s.Storage.Highest, Violations: len(s.Violations), Workers: s.Workers}
+	if s.Coordinator.Holder != engine.NoNode {
+		v.Holder = w.Names().Of(s.Coordinator.Holder) + " (" + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Coordinator.Token, 10) + ", → " + s.Coordinator.Expires.String() + ")"
+	} else {
+		v.Holder = T(lang, "status.none")
+	}
+	return v
+}
+
+// session is a lab run as the student drove it: replaying its commands on
+// the lab's world with its seed rebuilds it exactly.
+type session struct {
+	Seed uint64
+	Do   []string
+}
+
+// Query writes the session as URL parameters.
+func (s session) Query() string {
+	q := url.Values{}
+	if s.Seed != 0 {
+		q.Set("seed", strconv.FormatUint(s.Seed, 10))
+	}
+	for _, c := range s.Do {
+		q.Add("do", c)
+	}
+	return q.Encode()
+}
+
+// add records cmd, folding a run of advances into one so that a link made
+// after minutes of play stays short.
+func (s *session) add(cmd engine.Command) {
+	if cmd.Kind == engine.CmdAdvance && len(s.Do) > 0 {
+		if prev, err := engine.ParseCommand(s.Do[len(s.Do)-1]); err == nil && prev.Kind == engine.CmdAdvance {
+			prev.Dur += cmd.Dur
+			s.Do[len(s.Do)-1] = prev.String()
+			return
+		}
+	}
+	s.Do = append(s.Do, cmd.String())
+}
+
+// replayable is the commands of the last run, without storage changes, so
+// that the same faults meet the storage as it is set now.
+func (s *session) replayable() []string {
+	start := 0
+	for i, c := range s.Do {
+		if c == "reset" {
+			start = i + 1
+		}
+	}
+	var out []string
+	for _, c := range s.Do[start:] {
+		cmd, err := engine.ParseCommand(c)
+		if err != nil || cmd.Kind == engine.CmdStorage || cmd.Kind == engine.CmdReset {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Freeze durations offered next to each worker.
+var freezeFor = []string{"", "5s", "10s", "25s", "40s"}
+
+func workerNames(w *engine.World) []string {
+	var out []string
+	for _, ws := range w.Snapshot().Workers {
+		out = append(out, ws.Name)
+	}
+	return out
+}
+
+
+// workerState says in words what a worker is doing.
+func workerState(lang string, w engine.WorkerState) string {
+	var parts []string
+	switch {
+	case w.Crashed:
+		parts = append(parts, T(lang, "state.crashed"))
+	case w.Frozen:
+		parts = append(parts, T(lang, "state.frozen"))
+	case w.Done:
+		parts = append(parts, T(lang, "state.done"))
+	}
+	if w.Holds {
+		parts = append(parts, T(lang, "diagram.token")+" "+strconv.FormatInt(w.Token, 10))
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, ", ")
+}
