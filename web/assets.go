@@ -15,19 +15,19 @@ import (
 
 // asset is one embedded static file, ready to serve.
 type asset struct {
-	name   string // hashed, e.g. app.1f2e3d4c5b6a.css
-	ctype  string
-	plain  []byte
-	gz     []byte // nil when gzip does not pay
-	etag   string
+	name  string // hashed, e.g. app.1f2e3d4c5b6a.css
+	ctype string
+	plain []byte
+	gz    []byte // nil when gzip does not pay
+	etag  string
 }
 
 // assets serves static files under content-hashed names, so a page always
 // asks for exactly the version it was rendered with and the browser may
 // keep them forever.
 type assets struct {
-	byName   map[string]*asset // hashed name → asset
-	urlOf    map[string]string // plain name → /static/hashed name
+	byName map[string]*asset // hashed name → asset
+	urlOf  map[string]string // plain name → /static/hashed name
 }
 
 const staticPrefix = "/static/"

@@ -14,7 +14,7 @@ import (
 	"leaselab/labs"
 )
 
-func asPageError(err error, pe **pageError) bool   { return errors.As(err, pe) }
+func asPageError(err error, pe **pageError) bool      { return errors.As(err, pe) }
 func asHTTPError(err error, he **echo.HTTPError) bool { return errors.As(err, he) }
 
 // Bounds on what a URL may ask a session to replay.

@@ -209,7 +209,6 @@ func workerNames(w *engine.World) []string {
 	return out
 }
 
-
 // workerState says in words what a worker is doing.
 func workerState(lang string, w engine.WorkerState) string {
 	var parts []string
