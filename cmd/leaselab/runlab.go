@@ -13,6 +13,7 @@ import (
 	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
+	"leaselab/web"
 )
 
 // stringList is a repeatable string flag.
@@ -28,7 +29,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Uint64("seed", 0, "the world's random seed")
 	var dos stringList
 	fl.Var(&dos, "do", "a command to apply, such as \"freeze W1 for=25s\" (repeatable; default: until the lab's horizon)")
-	format := fl.String("format", "text", "output: text, json (one event per line) or svg")
+	format := fl.String("format", "text", "output: text, json (one event per line) or svg (the space-time diagram)")
 	question := fl.String("question", "", "run this question's variant and commands first")
 	lang := fl.String("lang", "", "text output as sentences in this language (id or en) instead of the trace format")
 	fl.Usage = func() {
@@ -57,10 +58,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch *format {
-	case "text", "json":
-	case "svg":
-		fmt.Fprintln(stderr, "leaselab run: --format svg is not available yet: it draws with the web's space-time diagram component, which has not been built; use --format text or json")
-		return 2
+	case "text", "json", "svg":
 	default:
 		fmt.Fprintf(stderr, "leaselab run: unknown format %q (want text, json or svg)\n", *format)
 		return 2
@@ -105,7 +103,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	if err := printTrace(stdout, w, *format, *lang); err != nil {
+	if *format == "svg" {
+		// The same space-time diagram component the web pages use.
+		l := *lang
+		if l == "" {
+			l = labs.DefaultLang
+		}
+		err = web.RenderDiagramSVG(stdout, w, l)
+	} else {
+		err = printTrace(stdout, w, *format, *lang)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
 		return 1
 	}

@@ -63,13 +63,22 @@ func TestRunFileAndSentences(t *testing.T) {
 	}
 }
 
+func TestRunSVG(t *testing.T) {
+	code, out, errs := runCLI("run", "w1-w2", "--question", "storage-checks", "--format", "svg", "--lang", "en")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "<svg") || !strings.Contains(out, "</svg>") {
+		t.Errorf("not an SVG document:\n%.400s", out)
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	tests := []struct {
 		args []string
 		code int
 		msg  string
 	}{
-		{[]string{"run", "w1-w2", "--format", "svg"}, 2, "diagram component, which has not been built"},
 		{[]string{"run", "w1-w2", "--format", "xml"}, 2, "unknown format"},
 		{[]string{"run", "no-such-lab"}, 1, "no lab or file \"no-such-lab\" (labs: w1-w2, monthly-report)"},
 		{[]string{"run", "w1-w2", "--do", "freeze W9 for=1s"}, 1, "no worker called \"W9\""},
