@@ -214,6 +214,7 @@ type Event struct {
 	Peer   Node
 	Msg    MsgKind
 	Reason Reason
+	Effect bool // write, accept, reject: an effect (send), not a put
 	Token  int64
 	At     Time
 	Value  int64

@@ -28,6 +28,7 @@ type message struct {
 	ttl     Time  // grant/renew-ok: the lease duration
 	version int64
 	req     uint32 // the request this message belongs to
+	ev      int32  // write: the log index of the worker's write event
 	gen     uint32 // renewal: the generation of the worker state that sent it
 	lease   uint8  // which lease at the coordinator
 	key     string

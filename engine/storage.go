@@ -81,7 +81,7 @@ func (s *storage) write(w *World, m message) {
 			shown = ks.highest
 		}
 		s.keys[m.key] = ks
-		idx = w.emit(Event{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown})
+		idx = w.emit(Event{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown, Effect: m.effect, Ref: m.ev, Ref2: -1})
 		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Reason: reason, Highest: ks.highest, Event: idx})
 		reply := MsgWriteErr
 		if reason == ReasonDuplicate {
@@ -93,7 +93,7 @@ func (s *storage) write(w *World, m message) {
 	}
 	s.version++
 	ks.used = true
-	idx = w.emit(Event{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Value: ks.highest})
+	idx = w.emit(Event{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Value: ks.highest, Effect: m.effect, Ref: m.ev, Ref2: -1})
 	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Accepted: true, Highest: ks.highest, Event: idx})
 	w.observeAccept(m, idx, &ks)
 	s.keys[m.key] = ks

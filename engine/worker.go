@@ -171,9 +171,9 @@ func (w *World) runOp(wk *worker) {
 		if op.Kind == OpSend {
 			effect = 1
 		}
-		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: op.Key, Value: effect})
+		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: op.Key, Value: effect, Effect: effect == 1})
 		w.observeWrite(wk, idx)
-		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: op.Key, effect: op.Kind == OpSend, version: wk.version, lease: wk.lease})
+		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: op.Key, effect: op.Kind == OpSend, version: wk.version, lease: wk.lease, ev: idx})
 	case OpRead:
 		w.request(wk, message{kind: MsgRead, to: Storage})
 	case OpRelease:
