@@ -24,7 +24,7 @@ const (
 	dAxisH      = 26 // time axis
 	dLegendH    = 26 // legend under the axis
 	dMinSpan    = 20 * engine.Second
-	dPinLineLen = 88 // characters per line of the pinned sentence
+	dPinLineLen = 84 // characters per line of the pinned sentence
 )
 
 // Diagram is the space-time diagram of one world, laid out: everything the
@@ -343,17 +343,24 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 	lx := d.PlotX0
 	for _, k := range []string{"lease", "belief", "stale", "freeze", "accept", "reject"} {
 		d.Legend = append(d.Legend, dLegend{X: lx, Class: k, Label: T(lang, "legend."+k)})
-		lx += 150
+		lx += 125
 	}
 	return d
 }
 
-// violationSentence explains a violation in one sentence, naming the
-// events that prove it.
+// violationSentence explains a violation in one sentence, with the time
+// of the event that makes it one.
 func violationSentence(v engine.Event, events []engine.Event, names engine.Names, lang string) string {
 	s := labs.DescribeEvent(v, names, lang)
 	if i := int(v.Ref2); i >= 0 && i < len(events) {
-		s += " — " + T(lang, "diagram.because") + " " + events[i].T.String() + ": " + labs.DescribeEvent(events[i], names, lang)
+		key := "diagram.because.first"
+		switch v.Reason {
+		case engine.ViolationStaleWrite, engine.ViolationActedAfterExpiry:
+			key = "diagram.because.ended"
+		case engine.ViolationSplitBrain:
+			key = "diagram.because.other"
+		}
+		s += " (" + fmt.Sprintf(T(lang, key), events[i].T) + ")"
 	}
 	return s + "."
 }

@@ -1,0 +1,360 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"leaselab/content"
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+// newTestServer serves the embedded course, as `leaselab serve` does.
+func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server) {
+	t.Helper()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() {
+		s.Close()
+		ts.Close()
+	})
+	return s, ts
+}
+
+func get(t testing.TB, u string) (int, string, http.Header) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func TestMessagesHaveEveryKeyInEveryLanguage(t *testing.T) {
+	for _, lang := range labs.Langs {
+		if messages[lang] == nil {
+			t.Fatalf("no UI texts for %s", lang)
+		}
+	}
+	for key := range messages[labs.DefaultLang] {
+		for _, lang := range labs.Langs {
+			if _, ok := messages[lang][key]; !ok {
+				t.Errorf("%s: no %q", lang, key)
+			}
+		}
+	}
+	for _, lang := range labs.Langs {
+		for key := range messages[lang] {
+			if _, ok := messages[labs.DefaultLang][key]; !ok {
+				t.Errorf("%s has %q, which %s lacks", lang, key, labs.DefaultLang)
+			}
+		}
+	}
+}
+
+var hrefRE = regexp.MustCompile(`(?:href|src|action)="([^"]*)"`)
+
+// pageURLs is every page of the embedded course: home, lessons, labs, each
+// lab with each answer and goal checked, in every language.
+func pageURLs(t *testing.T) []string {
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatalf("embedded course: %v", err)
+	}
+	var out []string
+	for _, lang := range labs.Langs {
+		out = append(out, "/"+lang+"/")
+		for _, l := range c.Lessons {
+			out = append(out, "/"+lang+"/lessons/"+l.ID)
+		}
+		for _, lab := range c.Labs {
+			base := "/" + lang + "/labs/" + lab.ID
+			out = append(out, base, base+"/diagram.svg")
+			for _, q := range lab.Questions {
+				for _, ch := range q.Choices {
+					out = append(out, base+"?"+url.Values{"q": {q.ID}, "choice": {ch.ID}}.Encode())
+				}
+			}
+			for _, g := range lab.Goals {
+				out = append(out, base+"?"+url.Values{"goal": {g.ID}}.Encode())
+			}
+		}
+	}
+	return out
+}
+
+// TestEveryPage renders every page of the embedded course through the real
+// handler and follows every link in it. A broken page, a dead link or a UI
+// text without a translation fails.
+func TestEveryPage(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	seen := map[string]bool{}
+	queue := pageURLs(t)
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		if seen[u] {
+			continue
+		}
+		seen[u] = true
+		code, body, h := get(t, ts.URL+u)
+		if code != http.StatusOK {
+			t.Errorf("GET %s: %d", u, code)
+			continue
+		}
+		if strings.Contains(body, missingPrefix) {
+			i := strings.Index(body, missingPrefix)
+			t.Errorf("GET %s: untranslated UI text near %q", u, body[i:min(len(body), i+40)])
+		}
+		ct := h.Get("Content-Type")
+		if strings.HasPrefix(ct, "image/svg") {
+			if err := wellFormed(body); err != nil {
+				t.Errorf("GET %s: not well-formed SVG: %v", u, err)
+			}
+			continue
+		}
+		if !strings.HasPrefix(ct, "text/html") {
+			continue
+		}
+		if err := wellFormed(stripDoctype(body)); err != nil {
+			t.Errorf("GET %s: %v", u, err)
+		}
+		lang := strings.Split(u, "/")[1]
+		if !strings.Contains(body, `<html lang="`+lang+`"`) {
+			t.Errorf("GET %s: page not marked as %s", u, lang)
+		}
+		for _, m := range hrefRE.FindAllStringSubmatch(body, -1) {
+			link := htmlUnescape(m[1])
+			if strings.HasPrefix(link, "#") || strings.HasPrefix(link, "data:") {
+				continue
+			}
+			ref, err := url.Parse(link)
+			if err != nil {
+				t.Errorf("GET %s: bad link %q", u, link)
+				continue
+			}
+			if ref.Host != "" || ref.Scheme != "" {
+				t.Errorf("GET %s: link leaves the site: %q", u, link)
+				continue
+			}
+			ref.Fragment = ""
+			abs := (&url.URL{Path: strings.SplitN(u, "?", 2)[0]}).ResolveReference(ref).String()
+			if strings.HasSuffix(abs, "/ws") {
+				continue
+			}
+			if !seen[abs] {
+				queue = append(queue, abs)
+			}
+		}
+	}
+	if len(seen) < 20 {
+		t.Errorf("only %d pages seen", len(seen))
+	}
+	for _, u := range []string{"/id/labs/nope", "/id/lessons/nope", "/xx/", "/en/labs/w1-w2?seed=abc"} {
+		if code, body, _ := get(t, ts.URL+u); code < 400 || !strings.Contains(body, "leaselab") {
+			t.Errorf("GET %s: %d, want an error page", u, code)
+		}
+	}
+}
+
+// wellFormed checks that a page parses as XML: templ writes void elements
+// without a closing slash, so those are accepted.
+func wellFormed(s string) error {
+	d := xml.NewDecoder(strings.NewReader(s))
+	d.Strict = false
+	d.AutoClose = xml.HTMLAutoClose
+	d.Entity = xml.HTMLEntity
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func stripDoctype(s string) string {
+	if i := strings.Index(s, ">"); strings.HasPrefix(strings.ToLower(s), "<!doctype") {
+		return s[i+1:]
+	}
+	return s
+}
+
+func htmlUnescape(s string) string {
+	return strings.NewReplacer("&amp;", "&", "&#39;", "'", "&quot;", `"`).Replace(s)
+}
+
+// TestLabPageReplaysTheSession drives the lab without script: each control
+// adds its command to the address.
+func TestLabPageReplaysTheSession(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	q := url.Values{"do": {"fencing on", "until 4s", "freeze W1", "advance 10s", "advance 8s", "thaw W1", "advance 1s"}}
+	code, body, _ := get(t, ts.URL+"/en/labs/w1-w2?"+q.Encode())
+	if code != 200 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{
+		"the storage rejects file from W1 with token 7 (stale token: 7 &lt; 8)",
+		`class="mk reject"`,
+		// advances in a row are folded into one
+		`<input type="hidden" name="do" value="advance 18s">`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// Without script, the freeze duration is its own field.
+	_, body, _ = get(t, ts.URL+"/en/labs/w1-w2?do=until+4s&do=freeze+W1&for=25s")
+	if !strings.Contains(body, `value="freeze W1 for=25s"`) {
+		t.Error("freeze duration not folded into the command")
+	}
+	// A bad command is reported and left out.
+	_, body, _ = get(t, ts.URL+"/en/labs/w1-w2?do=freeze+W9&do=advance+1s")
+	if !strings.Contains(body, "Command refused") || strings.Contains(body, `value="freeze W9"`) {
+		t.Error("bad command not reported, or kept")
+	}
+	// Replay: the same faults again, with the storage as it is set now.
+	q = url.Values{"do": {"fencing on", "until 4s", "freeze W1", "advance 18s", "thaw W1", "advance 1s", "fencing off"}, "replay": {"1"}}
+	_, body, _ = get(t, ts.URL+"/en/labs/w1-w2?"+q.Encode())
+	if !strings.Contains(body, "the storage accepts file from W1 with token 7") {
+		t.Error("replay with fencing off did not accept W1's stale write")
+	}
+}
+
+func TestStaticAssetsAreHashedCachedAndGzipped(t *testing.T) {
+	s, ts := newTestServer(t, Config{})
+	for _, name := range []string{"app.css", "app.js", "icon.svg"} {
+		u := s.assets.URL(name)
+		if !regexp.MustCompile(`^/static/[a-z]+\.[0-9a-f]{12}\.[a-z]+$`).MatchString(u) {
+			t.Errorf("%s: URL %s is not content-hashed", name, u)
+		}
+		req, _ := http.NewRequest("GET", ts.URL+u, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+			t.Errorf("%s: %d %q", u, resp.StatusCode, resp.Header.Get("Cache-Control"))
+		}
+		if name != "icon.svg" && resp.Header.Get("Content-Encoding") != "gzip" {
+			t.Errorf("%s: not gzipped", u)
+		}
+	}
+	if code, _, _ := get(t, ts.URL+"/static/app.000000000000.css"); code != 404 {
+		t.Errorf("unknown asset: %d", code)
+	}
+}
+
+// TestLabPageWeight measures the first load of the lab page with all its
+// assets, compressed as a browser receives them, and checks that nothing
+// is fetched from another site.
+func TestLabPageWeight(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	const budget = 60 * 1024
+	for _, lang := range labs.Langs {
+		total := 0
+		fetch := func(u string) string {
+			req, _ := http.NewRequest("GET", ts.URL+u, nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			resp, err := http.DefaultTransport.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			total += len(raw)
+			if resp.Header.Get("Content-Encoding") != "gzip" {
+				return string(raw)
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, _ := io.ReadAll(zr)
+			return string(plain)
+		}
+		page := fetch("/" + lang + "/labs/w1-w2")
+		var assets []string
+		for _, m := range regexp.MustCompile(`<(?:link|script|img)[^>]*(?:href|src)="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+			if strings.Contains(m[1], "//") {
+				t.Errorf("third-party request: %s", m[1])
+				continue
+			}
+			assets = append(assets, m[1])
+		}
+		if !slices.ContainsFunc(assets, func(a string) bool { return strings.HasSuffix(a, ".js") }) {
+			t.Error("no script found on the lab page")
+		}
+		for _, a := range assets {
+			fetch(a)
+		}
+		t.Logf("%s: lab page first load, %d files, %d bytes gzip (budget %d)", lang, 1+len(assets), total, budget)
+		if total > budget {
+			t.Errorf("%s: lab page weighs %d bytes gzip, over %d", lang, total, budget)
+		}
+	}
+}
+
+func TestRenderDiagramSVG(t *testing.T) {
+	var sc engine.Scenario
+	for k, v := range map[string]string{"ttl": "15s", "first-token": "7", "fencing": "on"} {
+		if err := sc.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, line := range []string{"W1: acquire; work 5s; write file; release", "W2 start=1s: acquire; work 5s; write file; release"} {
+		ws, err := engine.ParseWorker(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Workers = append(sc.Workers, ws)
+	}
+	w, err := engine.New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"until 4s", "freeze W1 for=25s", "until 30s"} {
+		if err := w.Do(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, lang := range labs.Langs {
+		var b bytes.Buffer
+		if err := RenderDiagramSVG(&b, w, lang); err != nil {
+			t.Fatal(err)
+		}
+		svg := b.String()
+		if err := xml.NewDecoder(strings.NewReader(svg)).Decode(new(struct{ XMLName xml.Name })); err != nil {
+			t.Fatalf("%s: not XML: %v", lang, err)
+		}
+		for _, want := range []string{`xmlns="http://www.w3.org/2000/svg"`, `class="mk reject"`, `class="mk accept"`, `class="freeze"`, `class="pinned"`, "7&lt;8", "token 8"} {
+			if !strings.Contains(svg, want) {
+				t.Errorf("%s: SVG lacks %q", lang, want)
+			}
+		}
+		if strings.Contains(svg, missingPrefix) {
+			t.Errorf("%s: untranslated text in the SVG", lang)
+		}
+	}
+}
