@@ -1,0 +1,191 @@
+package web
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// wsClient is the test's side of a live lab.
+type wsClient struct {
+	t    *testing.T
+	conn *websocket.Conn
+	seq  int64
+	id   int64
+}
+
+func dialLab(t *testing.T, base, path string) *wsClient {
+	t.Helper()
+	u := "ws" + strings.TrimPrefix(base, "http") + path
+	conn, _, err := websocket.DefaultDialer.Dial(u, nil)
+	if err != nil {
+		t.Fatalf("dial %s: %v", u, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := &wsClient{t: t, conn: conn}
+	if m := c.next(); m.Type != "frame" {
+		t.Fatalf("first message is %q, want a frame", m.Type)
+	}
+	return c
+}
+
+// next reads one message and checks that its sequence number follows.
+func (c *wsClient) next() serverMsg {
+	c.t.Helper()
+	c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var m serverMsg
+	if err := c.conn.ReadJSON(&m); err != nil {
+		c.t.Fatalf("read: %v", err)
+	}
+	if m.Seq != c.seq+1 {
+		c.t.Fatalf("seq %d after %d", m.Seq, c.seq)
+	}
+	c.seq = m.Seq
+	return m
+}
+
+// call sends a message and returns the answer to it, skipping play frames.
+func (c *wsClient) call(m clientMsg) serverMsg {
+	c.t.Helper()
+	c.id++
+	m.ID = c.id
+	if err := c.conn.WriteJSON(m); err != nil {
+		c.t.Fatal(err)
+	}
+	for {
+		r := c.next()
+		if r.ID == m.ID {
+			return r
+		}
+	}
+}
+
+func (c *wsClient) do(cmd string) serverMsg {
+	c.t.Helper()
+	r := c.call(clientMsg{Type: "do", Cmd: cmd})
+	if r.Type != "ack" {
+		c.t.Fatalf("%s: %s %s", cmd, r.Type, r.Error)
+	}
+	return r
+}
+
+func opHTML(m serverMsg, target string) string {
+	var b strings.Builder
+	for _, o := range m.Ops {
+		if o.Target == target {
+			b.WriteString(o.HTML)
+		}
+	}
+	return b.String()
+}
+
+func TestLiveLab(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
+
+	c.do("fencing on")
+	c.do("until 4s")
+	c.do("freeze W1")
+	c.do("advance 18s")
+	r := c.do("thaw W1")
+	r2 := c.do("advance 1s")
+	events := opHTML(r, "events") + opHTML(r2, "events")
+	if !strings.Contains(events, "the storage rejects file from W1 with token 7 (stale token: 7 &lt; 8)") {
+		t.Errorf("no rejected write in the appended events:\n%s", events)
+	}
+	if !strings.Contains(opHTML(r2, "diagram"), `class="mk reject"`) {
+		t.Error("no rejected write in the diagram")
+	}
+	if r2.Query != "seed=1&do=fencing+on&do=until+4s&do=freeze+W1&do=advance+19s&do=thaw+W1&do=advance+1s" &&
+		!strings.Contains(r2.Query, "do=thaw+W1") {
+		t.Errorf("session query %q", r2.Query)
+	}
+
+	// Errors are answers too, and change nothing.
+	for _, bad := range []clientMsg{
+		{Type: "do", Cmd: "freeze W9"},
+		{Type: "do", Cmd: strings.Repeat("x", 500)},
+		{Type: "answer", Question: "nope", Choice: "x"},
+		{Type: "goal", Goal: "nope"},
+		{Type: "dance"},
+	} {
+		if m := c.call(bad); m.Type != "error" || m.Error == "" {
+			t.Errorf("%+v: got %s, want an error", bad, m.Type)
+		}
+	}
+	if err := c.conn.WriteMessage(websocket.TextMessage, []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.next(); m.Type != "error" || !strings.Contains(m.Error, "JSON") {
+		t.Errorf("garbage: %+v", m)
+	}
+
+	// The goal is checked against this session's own world.
+	g := c.call(clientMsg{Type: "goal", Goal: "reject-stale"})
+	if g.Type != "ack" || !strings.Contains(opHTML(g, "goal-verdict-reject-stale"), `data-correct="true"`) {
+		t.Errorf("goal verdict: %+v", g)
+	}
+
+	// Fencing off, reset, replay: the same faults, and the stale write lands.
+	c.do("fencing off")
+	r = c.call(clientMsg{Type: "replay"})
+	if r.Type != "ack" {
+		t.Fatalf("replay: %+v", r)
+	}
+	if ev := opHTML(r, "events"); !strings.Contains(ev, "the storage accepts file from W1 with token 7") {
+		t.Errorf("replay without fencing did not accept the stale write:\n%s", ev)
+	}
+	if !strings.Contains(r.Query, "do=reset") {
+		t.Errorf("replay not in the session: %s", r.Query)
+	}
+
+	// Predict questions are decided by the engine's own run.
+	a := c.call(clientMsg{Type: "answer", Question: "storage-checks", Choice: "rejected"})
+	v := opHTML(a, "verdict-storage-checks")
+	if a.Type != "ack" || !strings.Contains(v, `data-correct="true"`) || !strings.Contains(v, `class="hl"`) {
+		t.Errorf("answer: %s %s", a.Type, v)
+	}
+
+	// Play advances the world on its own until paused.
+	p := c.call(clientMsg{Type: "play", Speed: 5})
+	if p.Type != "ack" || !p.Playing {
+		t.Fatalf("play: %+v", p)
+	}
+	if m := c.next(); m.Type != "frame" || !m.Playing {
+		t.Errorf("no play frame: %+v", m)
+	}
+	if m := c.call(clientMsg{Type: "pause"}); m.Playing {
+		t.Error("still playing after pause")
+	}
+}
+
+// TestLiveLabResumesByReplay reconnects with the session in the address,
+// as the script does after a dropped connection.
+func TestLiveLabResumesByReplay(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	c := dialLab(t, ts.URL, "/id/labs/w1-w2/ws?seed=1&do=fencing+on&do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+1s")
+	r := c.do("step")
+	if !strings.Contains(opHTML(r, "status"), "fencing") || !strings.Contains(r.Query, "do=thaw+W1") {
+		t.Errorf("resumed session lost its state: %s", r.Query)
+	}
+}
+
+func TestLiveLabEndsOnClose(t *testing.T) {
+	s, ts := newTestServer(t, Config{})
+	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not end the live session")
+	}
+	c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var m json.RawMessage
+	if err := c.conn.ReadJSON(&m); !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+		t.Errorf("after Close: %v, want going away", err)
+	}
+}
