@@ -18,15 +18,16 @@ type Lab struct {
 	Questions []*Question
 	Goals     []*Goal
 
-	file     string // lab.yaml, as named in the content
-	dir      string
-	at       pos
-	scenario engine.Scenario
-	setup    []command
-	horizon  engine.Time
-	text     map[string]*labText
-	link     LinkFunc
-	broken   []string // ids of questions and goals that did not parse
+	challenge *Challenge
+	file      string // lab.yaml, as named in the content
+	dir       string
+	at        pos
+	scenario  engine.Scenario
+	setup     []command
+	horizon   engine.Time
+	text      map[string]*labText
+	link      LinkFunc
+	broken    []string // ids of questions and goals that did not parse
 }
 
 // Question is a predict question: the engine runs its variant of the

@@ -41,7 +41,7 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a lab file", "id", "scenario", "setup", "horizon", "questions", "goals")
+	knownKeys(r, kvs, "a lab file", "id", "scenario", "setup", "horizon", "questions", "goals", "challenge")
 	l := &Lab{file: file, at: pos{file, 1, 1}, horizon: 60 * engine.Second}
 	fields := map[string]ynode{}
 	for _, e := range kvs {
@@ -102,7 +102,10 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 			}
 		}
 	}
-	if len(l.Questions) == 0 && len(l.Goals) == 0 {
+	if v, ok := fields["challenge"]; ok {
+		l.challenge = parseChallenge(r, l, v)
+	}
+	if len(l.Questions) == 0 && len(l.Goals) == 0 && l.challenge == nil {
 		r.warnf(y.pos(), "lab has no questions and no goals")
 	}
 	if l.ID == "" {
@@ -394,6 +397,7 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 // each question's deciding run for the explanations.
 func verifyLab(r *report, l *Lab) map[string]decided {
 	out := map[string]decided{}
+	verifyChallenge(r, l)
 	for _, q := range l.Questions {
 		w, err := engine.New(q.Variant())
 		if err != nil {

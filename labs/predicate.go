@@ -25,6 +25,11 @@ import (
 //	          | W acts [after its lease expired]
 //	          | W acquires the lease [with token N]
 //	          | W loses (the|its) lease [because REASON]
+//	          | W renews (the|its) lease [with token N]
+//	          | W "'s" renewal fails [because REASON]
+//	          | W "'s" renewal is rolled back
+//	          | W (becomes uncertain|gives up) [because REASON]
+//	          | W (refuses work|drops a stale reply)
 //	          | the KEY is (sent|written|accepted|rejected) COUNT
 //	          | violation NAME [by W]
 //	          | no violation [NAME]
@@ -295,16 +300,23 @@ func (p *pparser) ellipsis() (string, bool) {
 type factKind uint8
 
 const (
-	factVerdict   factKind = iota + 1 // W's write ... is accepted|rejected
-	factCheck                         // W's check passes|fails
-	factExpires                       // W's lease expires
-	factActs                          // W writes|sends|acts
-	factAfterExp                      // W acts after its lease expired
-	factAcquires                      // W acquires the lease
-	factLoses                         // W loses the lease
-	factCount                         // the KEY is sent twice
-	factViolation                     // violation NAME [by W]
-	factNoViolate                     // no violation [NAME]
+	factVerdict    factKind = iota + 1 // W's write ... is accepted|rejected
+	factCheck                          // W's check passes|fails
+	factExpires                        // W's lease expires
+	factActs                           // W writes|sends|acts
+	factAfterExp                       // W acts after its lease expired
+	factAcquires                       // W acquires the lease
+	factLoses                          // W loses the lease
+	factCount                          // the KEY is sent twice
+	factViolation                      // violation NAME [by W]
+	factNoViolate                      // no violation [NAME]
+	factRenews                         // W renews the lease
+	factRenewFails                     // W's renewal fails
+	factRolledBack                     // W's renewal is rolled back
+	factStaleDrop                      // W drops a stale reply
+	factUncertain                      // W becomes uncertain
+	factGivesUp                        // W gives up
+	factRefuses                        // W refuses work
 )
 
 type fact struct {
@@ -392,8 +404,23 @@ func (p *pparser) fact() (*fact, error) {
 			}
 		}
 		return f, p.because(f)
+	case p.accept("renews", "the", "lease"), p.accept("renews", "its", "lease"):
+		f.kind = factRenews
+		return f, p.withToken(f)
+	case p.accept("becomes", "uncertain"):
+		f.kind = factUncertain
+		return f, p.because(f)
+	case p.accept("gives", "up"):
+		f.kind = factGivesUp
+		return f, p.because(f)
+	case p.accept("refuses", "work"):
+		f.kind = factRefuses
+		return f, nil
+	case p.accept("drops", "a", "stale", "reply"):
+		f.kind = factStaleDrop
+		return f, nil
 	}
-	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\" or \"loses the lease\", got GOT", w)
+	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\" or \"drops a stale reply\", got GOT", w)
 }
 
 func (p *pparser) possessive(w string) (*fact, error) {
@@ -438,8 +465,14 @@ func (p *pparser) possessive(w string) (*fact, error) {
 	case p.accept("lease", "expires"):
 		f.kind = factExpires
 		return f, p.withToken(f)
+	case p.accept("renewal", "fails"):
+		f.kind = factRenewFails
+		return f, p.because(f)
+	case p.accept("renewal", "is", "rolled", "back"):
+		f.kind = factRolledBack
+		return f, nil
 	}
-	return nil, p.errf("after %s's expected \"write\", \"send\", \"check\" or \"lease expires\", got GOT", w)
+	return nil, p.errf("after %s's expected \"write\", \"send\", \"check\", \"lease expires\", \"renewal fails\" or \"renewal is rolled back\", got GOT", w)
 }
 
 func (p *pparser) countFact() (*fact, error) {
@@ -697,6 +730,24 @@ func (f *fact) matchAt(ev []engine.Event, i int, e engine.Event) (match, bool) {
 		}
 	case factLoses:
 		if e.Kind != engine.KindLost || !f.isWorker(e.Node) || !tokenOK || (f.reason != engine.ReasonNone && e.Reason != f.reason) {
+			return match{}, false
+		}
+	case factRenews:
+		if e.Kind != engine.KindRenewed || !f.isWorker(e.Node) || !tokenOK {
+			return match{}, false
+		}
+	case factRolledBack:
+		if e.Kind != engine.KindRenewed || !f.isWorker(e.Node) || e.At >= e.Prev {
+			return match{}, false
+		}
+	case factRenewFails, factUncertain, factGivesUp:
+		want := map[factKind]engine.Kind{factRenewFails: engine.KindRenewError, factUncertain: engine.KindUncertain, factGivesUp: engine.KindGiveUp}[f.kind]
+		if e.Kind != want || !f.isWorker(e.Node) || (f.reason != engine.ReasonNone && e.Reason != f.reason) {
+			return match{}, false
+		}
+	case factRefuses, factStaleDrop:
+		want := map[factKind]engine.Kind{factRefuses: engine.KindRefuse, factStaleDrop: engine.KindStaleReply}[f.kind]
+		if e.Kind != want || !f.isWorker(e.Node) {
 			return match{}, false
 		}
 	case factViolation, factNoViolate:

@@ -1,0 +1,247 @@
+package labs
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"leaselab/engine"
+)
+
+// Challenge is a lab's design challenge (the second seed): the student sets
+// the holder's renewal policy, and the engine plays many seeded fault
+// schedules against it. The verdict is the engine's; nothing is stored.
+type Challenge struct {
+	Holder string
+	Params []Param // the policy options the student may set, in file order
+
+	lab  *Lab
+	at   pos
+	spec engine.Challenge
+}
+
+// Param is one policy option of a challenge: a worker option name and the
+// value the lab starts from.
+type Param struct {
+	Name    string
+	Default string
+}
+
+// ChallengeVerdict is the engine's judgement of one policy.
+type ChallengeVerdict struct {
+	engine.Result
+	Policy string // the holder's options as played, "renew-margin=3s ..."
+	// World is the counterexample replayed, for its timeline; nil on a pass.
+	World *engine.World
+}
+
+// Challenge returns the lab's design challenge, or nil.
+func (l *Lab) Challenge() *Challenge { return l.challenge }
+
+// Spec is the engine challenge with the lab's default policy.
+func (c *Challenge) Spec() engine.Challenge { return c.spec }
+
+// Judge plays the challenge with the student's values for the policy
+// options; names not given keep the lab's defaults. A preset, when given,
+// is applied first and the other values on top of it.
+func (c *Challenge) Judge(values map[string]string) (*ChallengeVerdict, error) {
+	spec, policy, err := c.withPolicy(values)
+	if err != nil {
+		return nil, err
+	}
+	res, err := spec.Judge()
+	if err != nil {
+		return nil, err
+	}
+	v := &ChallengeVerdict{Result: res, Policy: policy}
+	if res.Counterexample != nil {
+		v.World, err = spec.Play(res.Counterexample)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// withPolicy builds the engine challenge for a set of values.
+func (c *Challenge) withPolicy(values map[string]string) (engine.Challenge, string, error) {
+	for name := range values {
+		if name != "preset" && !slices.ContainsFunc(c.Params, func(p Param) bool { return p.Name == name }) {
+			return engine.Challenge{}, "", fmt.Errorf("%q is not an option of this challenge", name)
+		}
+	}
+	spec := c.spec
+	spec.Scenario = copyScenario(c.spec.Scenario)
+	i := slices.IndexFunc(spec.Scenario.Workers, func(w engine.WorkerSpec) bool { return w.Name == c.Holder })
+	ws := &spec.Scenario.Workers[i]
+	var parts []string
+	if p := strings.TrimSpace(values["preset"]); p != "" {
+		if err := ws.Set("preset", p); err != nil {
+			return spec, "", err
+		}
+		parts = append(parts, "preset="+p)
+	}
+	for _, p := range c.Params {
+		v, ok := values[p.Name]
+		if !ok || strings.TrimSpace(v) == "" {
+			if values["preset"] != "" {
+				continue // the preset decides what the student left alone
+			}
+			v = p.Default
+		}
+		v = strings.TrimSpace(v)
+		if len(v) > 32 {
+			return spec, "", fmt.Errorf("%s: value too long", p.Name)
+		}
+		if err := ws.Set(p.Name, v); err != nil {
+			return spec, "", err
+		}
+		parts = append(parts, p.Name+"="+v)
+	}
+	return spec, strings.Join(parts, " "), nil
+}
+
+func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
+	kvs, ok := y.mapping(r, "challenge")
+	if !ok {
+		return nil
+	}
+	knownKeys(r, kvs, "challenge", "holder", "runs", "seed", "horizon", "faults", "survive", "policy")
+	c := &Challenge{lab: l, at: y.pos()}
+	c.spec.Scenario = l.scenario
+	good := true
+	for _, e := range kvs {
+		switch e.key {
+		case "holder":
+			s, _ := e.val.str(r, "holder")
+			if !slices.Contains(workerNames(l.scenario), s) {
+				r.errorf(e.val.pos(), "holder %q is not a worker of the scenario (%s)", s, strings.Join(workerNames(l.scenario), ", "))
+				good = false
+			}
+			c.Holder, c.spec.Holder = s, s
+		case "runs", "seed":
+			s, _ := e.val.str(r, e.key)
+			n, err := strconv.ParseUint(s, 10, 64)
+			if err != nil || (e.key == "runs" && (n < 1 || n > 1000)) {
+				r.errorf(e.val.pos(), "%s: want a whole number%s", e.key, map[bool]string{true: " from 1 to 1000", false: ""}[e.key == "runs"])
+				good = false
+			}
+			if e.key == "runs" {
+				c.spec.Runs = int(n)
+			} else {
+				c.spec.Seed = n
+			}
+		case "horizon":
+			s, _ := e.val.str(r, "horizon")
+			d, err := engine.ParseTime(s)
+			if err != nil || d < 30*engine.Second || d > 10*engine.Minute {
+				r.errorf(e.val.pos(), "horizon %q: want a duration from 30s to 10m", s)
+				good = false
+			}
+			c.spec.Horizon = d
+		case "faults", "survive":
+			lim, ok := parseFaultLimits(r, e.val, e.key)
+			good = good && ok
+			if e.key == "faults" {
+				c.spec.Faults = lim
+			} else {
+				c.spec.Survive = lim
+			}
+		case "policy":
+			pkvs, ok := e.val.mapping(r, "policy")
+			if !ok {
+				good = false
+				continue
+			}
+			for _, p := range pkvs {
+				v, _ := p.val.str(r, p.key)
+				var probe engine.WorkerSpec
+				if err := probe.Set(p.key, v); err != nil {
+					at := p.val.pos()
+					if strings.HasPrefix(err.Error(), "unknown") {
+						at = p.keyAt.pos()
+					}
+					r.errorf(at, "policy: %v", err)
+					good = false
+					continue
+				}
+				if p.key == "preset" {
+					r.errorf(p.keyAt.pos(), "policy: preset is offered to students always; list the options they tune")
+					good = false
+					continue
+				}
+				c.Params = append(c.Params, Param{Name: p.key, Default: v})
+			}
+		}
+	}
+	if c.Holder == "" {
+		r.errorf(c.at, "a challenge needs holder: the worker whose policy is tested")
+		return nil
+	}
+	if len(c.Params) == 0 && good {
+		r.errorf(c.at, "a challenge needs policy: the options the student sets, with starting values")
+		good = false
+	}
+	if (c.spec.Faults == engine.FaultLimits{}) && good {
+		r.errorf(c.at, "a challenge needs faults: at least one of spike, drop, pause, partition, drift")
+		good = false
+	}
+	if !good {
+		return nil
+	}
+	return c
+}
+
+func parseFaultLimits(r *report, y ynode, what string) (engine.FaultLimits, bool) {
+	var lim engine.FaultLimits
+	kvs, ok := y.mapping(r, what)
+	if !ok {
+		return lim, false
+	}
+	knownKeys(r, kvs, what, "spike", "drop", "pause", "partition", "drift")
+	good := true
+	for _, e := range kvs {
+		s, _ := e.val.str(r, e.key)
+		if e.key == "drift" {
+			v, ok := strings.CutSuffix(s, "%")
+			f, err := strconv.ParseFloat(v, 64)
+			if !ok || err != nil || f < 0 || f > 50 {
+				r.errorf(e.val.pos(), "%s drift %q: want a share of the clock rate such as 1%%", what, s)
+				good = false
+				continue
+			}
+			lim.DriftPPM = int64(f*10_000 + 0.5)
+			continue
+		}
+		d, err := engine.ParseTime(s)
+		if err != nil || d < 0 || d > 5*engine.Minute {
+			r.errorf(e.val.pos(), "%s %s %q: want a duration up to 5m", what, e.key, s)
+			good = false
+			continue
+		}
+		switch e.key {
+		case "spike":
+			lim.Spike = d
+		case "drop":
+			lim.Drop = d
+		case "pause":
+			lim.Pause = d
+		case "partition":
+			lim.Partition = d
+		}
+	}
+	return lim, good
+}
+
+// verifyChallenge plays the lab's starting policy once, so that check
+// fails on a challenge that cannot run.
+func verifyChallenge(r *report, l *Lab) {
+	c := l.challenge
+	if c == nil {
+		return
+	}
+	if _, err := c.Judge(nil); err != nil {
+		r.errorf(c.at, "challenge: %v", err)
+	}
+}
