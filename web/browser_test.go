@@ -1,0 +1,319 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// The browser tests drive Debian's chromium. Without one they skip, unless
+// LEASELAB_BROWSER_TESTS=required (what CI sets), when they fail.
+// LEASELAB_SCREENSHOTS=DIR keeps the screenshots they take.
+const (
+	browserEnv     = "LEASELAB_BROWSER_TESTS"
+	screenshotsEnv = "LEASELAB_SCREENSHOTS"
+)
+
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "no Chromium found on PATH (tried chromium, chromium-browser, google-chrome, headless-shell); install Debian's chromium to run the browser tests"
+	if os.Getenv(browserEnv) == "required" {
+		t.Fatalf("%s, and %s=required", msg, browserEnv)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile and no background
+// networking: the only traffic is to the test server on 127.0.0.1.
+func browser(t *testing.T, width, height int) context.Context {
+	t.Helper()
+	path := findChromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(width, height),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() {
+		cancelT()
+		cancelC()
+		cancelA()
+	})
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// requests records every URL the page asks for.
+type requests struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func recordRequests(t *testing.T, ctx context.Context) *requests {
+	t.Helper()
+	r := &requests{}
+	evs := chromedp.Events(ctx, network.RequestWillBeSent)
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for ev, err := range evs {
+			if err != nil {
+				return
+			}
+			r.mu.Lock()
+			r.urls = append(r.urls, ev.Request.URL)
+			r.mu.Unlock()
+		}
+	}()
+	return r
+}
+
+func (r *requests) foreign(host string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, u := range r.urls {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "data" && p.Host != host) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string, full bool) {
+	t.Helper()
+	dir := os.Getenv(screenshotsEnv)
+	if dir == "" {
+		return
+	}
+	act := chromedp.CaptureScreenshot()
+	if full {
+		act = chromedp.FullScreenshot(100)
+	}
+	png, err := chromedp.Run(ctx, act)
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitJS waits until a JavaScript expression is true. A navigation in
+// between only makes it try again.
+func waitJS(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	var err error
+	for time.Now().Before(deadline) {
+		var ok bool
+		ok, err = chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		if err == nil && ok {
+			return
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("events")||document.body).innerText.slice(-1500)`))
+	t.Fatalf("waiting for %s (last error %v)\n--- page shows:\n%s", what, err, text)
+}
+
+// clickNav clicks a link and waits for the page it leads to.
+func clickNav(t *testing.T, ctx context.Context, css string) {
+	t.Helper()
+	if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(css))); err != nil {
+		t.Fatalf("click %s: %v", css, err)
+	}
+}
+
+func eventsContain(s string) string {
+	return fmt.Sprintf(`document.getElementById("events").textContent.includes(%q)`, s)
+}
+
+func click(t *testing.T, ctx context.Context, css string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(css))); err != nil {
+		t.Fatalf("click %s: %v", css, err)
+	}
+}
+
+func key(t *testing.T, ctx context.Context, keys string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(keys)); err != nil {
+		t.Fatalf("key %q: %v", keys, err)
+	}
+}
+
+// TestBrowserJourney is a student's way through the w1-w2 lab, in
+// Indonesian and then in English.
+func TestBrowserJourney(t *testing.T) {
+	ctx := browser(t, 1400, 1000)
+	_, ts := newTestServer(t, Config{})
+	host := strings.TrimPrefix(ts.URL, "http://")
+	reqs := recordRequests(t, ctx)
+
+	// Home, in Indonesian by default.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the Indonesian home", `document.documentElement.lang === "id" && document.querySelector(".lessons") !== null`)
+	screenshot(t, ctx, "home-id", true)
+
+	// Open the lab and wait for its live world.
+	clickNav(t, ctx, `.lab-item[data-lab="w1-w2"] a`)
+	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
+
+	// Fencing on; freeze W1 before it writes; let its lease run out.
+	click(t, ctx, `button[value="fencing on"]`)
+	waitJS(t, ctx, "fencing on", `document.getElementById("storage-mode").dataset.mode === "fencing"`)
+	key(t, ctx, kb.ArrowRight) // +1 s by keyboard
+	waitJS(t, ctx, "1s", `document.getElementById("now").textContent === "1s"`)
+	click(t, ctx, `button[value="advance 1s"]`)
+	click(t, ctx, `button[value="advance 1s"]`)
+	waitJS(t, ctx, "3s", `document.getElementById("now").textContent === "3s"`)
+	key(t, ctx, "1") // freeze W1 by keyboard
+	waitJS(t, ctx, "W1 frozen", eventsContain("W1 dibekukan"))
+	for range 4 {
+		click(t, ctx, `button[value="advance 5s"]`)
+	}
+	waitJS(t, ctx, "23s", `document.getElementById("now").textContent === "23s"`)
+	waitJS(t, ctx, "W1's lease expired", eventsContain("lease W1 dengan token 7 habis di koordinator"))
+	waitJS(t, ctx, "W2 wrote", eventsContain("penyimpanan menerima file dari W2 dengan token 8"))
+
+	// Thaw W1: it finishes the 2 s of work it was frozen in, and then its
+	// write with token 7 is rejected, 7 < 8.
+	click(t, ctx, `button[value="thaw W1"]`)
+	waitJS(t, ctx, "W1 thawed", eventsContain("W1 bangun"))
+	click(t, ctx, `button[value="advance 5s"]`)
+	waitJS(t, ctx, "W1's write rejected in the list", eventsContain("penyimpanan menolak file dari W1 dengan token 7 (token usang: 7 < 8)"))
+	waitJS(t, ctx, "the rejected write in the diagram", `document.querySelector("#diagram .mk.reject") !== null && document.querySelector("#diagram .mk.reject .mlabel").textContent === "7<8"`)
+	waitJS(t, ctx, "the pinned violation", `document.querySelector("#diagram .pinned .pintext") !== null`)
+
+	// Check the goal against this very world.
+	click(t, ctx, `#goal-reject-stale button[type="submit"]`)
+	waitJS(t, ctx, "goal verdict", `document.querySelector('#goal-verdict-reject-stale .verdict[data-correct="true"]') !== null`)
+
+	// A bad command gets a clear error and changes nothing.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const b = document.querySelector('button[value="thaw W1"]'); b.value = "thaw W7"; b.click(); b.value = "thaw W1"; return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "an error for a bad command", `document.getElementById("cmd-error").textContent.includes("W7")`)
+
+	// Fencing off, reset and replay: the same faults, and the stale write
+	// is accepted.
+	click(t, ctx, `button[value="fencing off"]`)
+	waitJS(t, ctx, "fencing off", `document.getElementById("storage-mode").dataset.mode === "none"`)
+	click(t, ctx, `#replay`)
+	waitJS(t, ctx, "W1's write accepted after replay", eventsContain("penyimpanan menerima file dari W1 dengan token 7"))
+	waitJS(t, ctx, "the accepted stale write in the diagram", `[...document.querySelectorAll("#diagram .mk.accept .mlabel")].some(m => m.textContent.trim() === "7")`)
+
+	// The three questions: choose, and see the engine's run decide.
+	answers := []struct{ q, choice, correct string }{
+		{"storage-checks", "rejected", "true"},
+		{"storage-blind", "overwrites", "true"},
+		{"check-first", "stops", "false"},
+	}
+	for _, a := range answers {
+		click(t, ctx, fmt.Sprintf(`#q-%s input[value=%q]`, a.q, a.choice))
+		click(t, ctx, fmt.Sprintf(`#q-%s button[type="submit"]`, a.q))
+		waitJS(t, ctx, "verdict on "+a.q, fmt.Sprintf(`document.querySelector('#verdict-%s .verdict[data-correct=%q]') !== null`, a.q, a.correct))
+		waitJS(t, ctx, "deciding events highlighted for "+a.q, fmt.Sprintf(`document.querySelectorAll('#verdict-%s .events li.hl').length > 0 && document.querySelectorAll('#verdict-%s svg .hl').length > 0`, a.q, a.q))
+	}
+	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#verdict-check-first .summary`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(summary, "Belum tepat") {
+		t.Errorf("wrong answer's verdict: %q", summary)
+	}
+	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS("#lab"))); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "lab-id", false)
+
+	// Switch to English: the same place, the same world.
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(loc, "do=reset") {
+		t.Errorf("the address does not hold the session: %s", loc)
+	}
+	clickNav(t, ctx, `#lang-switch`)
+	waitJS(t, ctx, "the English lab page", `document.documentElement.lang === "en" && location.pathname === "/en/labs/w1-w2"`)
+	waitJS(t, ctx, "the same world in English", eventsContain("the storage accepts file from W1 with token 7"))
+	waitJS(t, ctx, "the English live connection", `document.querySelector("#conn.on") !== null`)
+	loc2, _ := chromedp.Run(ctx, chromedp.Location())
+	if strings.SplitN(loc, "?", 2)[1] != strings.SplitN(loc2, "?", 2)[1] {
+		t.Errorf("language switch lost the place:\n%s\n%s", loc, loc2)
+	}
+	screenshot(t, ctx, "lab-en", false)
+
+	// Home in English shows the progress kept in the browser.
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/en/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "progress on the home page", `document.querySelector('.lab-item[data-lab="w1-w2"] .progress').textContent.includes("3/4")`)
+	screenshot(t, ctx, "home-en", true)
+
+	if f := reqs.foreign(host); len(f) > 0 {
+		t.Errorf("requests that left 127.0.0.1: %v", f)
+	}
+}
+
+// TestBrowserPhone opens the lab on a phone-sized screen, before and
+// without any script having run, and checks that nothing is wider than the
+// screen.
+func TestBrowserPhone(t *testing.T) {
+	ctx := browser(t, 390, 844)
+	_, ts := newTestServer(t, Config{})
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/w1-w2?do=fencing+on&do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+1s")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the page", `document.querySelector("#diagram svg") !== null`)
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wide {
+		t.Error("the lab page scrolls sideways on a phone")
+	}
+	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(".world"))); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "lab-phone-id", false)
+}
