@@ -99,7 +99,7 @@ type dPin struct {
 }
 
 type dLegend struct {
-	X     int
+	X, Y  int
 	Class string
 	Label string
 }
@@ -340,10 +340,16 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 	}
 	d.Now = dNow{X: x(snap.Now), Y1: dTop - 6, Y2: d.AxisY, Label: T(lang, "diagram.now") + " " + snap.Now.String()}
 
-	lx := d.PlotX0
+	// The legend flows in rows, each entry as wide as its words.
+	lx, ly := 8, d.AxisY+dAxisH+4
 	for _, k := range []string{"lease", "belief", "stale", "freeze", "accept", "reject"} {
-		d.Legend = append(d.Legend, dLegend{X: lx, Class: k, Label: T(lang, "legend."+k)})
-		lx += 125
+		label := T(lang, "legend."+k)
+		w := 36 + 7*len([]rune(label))
+		if lx+w > d.Width {
+			lx, ly = 8, ly+20
+		}
+		d.Legend = append(d.Legend, dLegend{X: lx, Y: ly, Class: k, Label: label})
+		lx += w
 	}
 	return d
 }
@@ -428,5 +434,5 @@ func pinDy(i int) string {
 	if i == 0 {
 		return "0"
 	}
-	return "15"
+	return "16"
 }

@@ -104,6 +104,11 @@ var messages = map[string]map[string]string{
 		"error.content":         "Konten yang baru diubah punya kesalahan; versi terakhir yang benar tetap dipakai.",
 		"error.command":         "Perintah ditolak",
 		"goal.reached":          "tercapai",
+		"mode.none":             "tanpa pemeriksaan",
+		"mode.fencing":          "fencing",
+		"mode.equality":         "token harus token lease saat ini",
+		"mode.cas":              "compare-and-set",
+		"mode.idempotent":       "kunci idempotensi",
 	},
 	"en": {
 		"lang.name":             "English",
@@ -199,6 +204,11 @@ var messages = map[string]map[string]string{
 		"error.content":         "The content just edited has errors; the last good version keeps serving.",
 		"error.command":         "Command refused",
 		"goal.reached":          "reached",
+		"mode.none":             "no checks",
+		"mode.fencing":          "fencing",
+		"mode.equality":         "token must be the current lease's",
+		"mode.cas":              "compare-and-set",
+		"mode.idempotent":       "idempotency key",
 	},
 }
 

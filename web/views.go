@@ -129,7 +129,8 @@ type statusView struct {
 	Lang       string
 	Now        string
 	Holder     string
-	Storage    string
+	Storage    string // the mode's name, for scripts
+	StorageIn  string // the mode in words
 	Highest    int64
 	Violations int
 	Workers    []engine.WorkerState
@@ -137,7 +138,7 @@ type statusView struct {
 
 func newStatus(w *engine.World, lang string) *statusView {
 	s := w.Snapshot()
-	v := &statusView{Lang: lang, Now: s.Now.String(), Storage: s.Storage.Mode.String(), Highest: s.Storage.Highest, Violations: len(s.Violations), Workers: s.Workers}
+	v := &statusView{Lang: lang, Now: s.Now.String(), Storage: s.Storage.Mode.String(), StorageIn: T(lang, "mode."+s.Storage.Mode.String()), Highest: s.Storage.Highest, Violations: len(s.Violations), Workers: s.Workers}
 	if s.Coordinator.Holder != engine.NoNode {
 		v.Holder = w.Names().Of(s.Coordinator.Holder) + " (" + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Coordinator.Token, 10) + ", → " + s.Coordinator.Expires.String() + ")"
 	} else {
