@@ -30,6 +30,12 @@ function showProgress() {
   }
 }
 
+// showNow scrolls a diagram too wide for a phone so that the present, at
+// its right end, is in view.
+function showNow(box) {
+  if (box && box.scrollWidth > box.clientWidth) box.scrollLeft = box.scrollWidth;
+}
+
 function startLab(root) {
   const labID = root.dataset.lab;
   const conn = document.getElementById("conn");
@@ -41,6 +47,7 @@ function startLab(root) {
   let ws = null, seq = 0, nextID = 1, retry = 500, playing = false;
 
   saveVerdicts(labID, document);
+  showNow(document.getElementById("diagram"));
 
   function setConn(on) {
     conn.textContent = on ? conn.dataset.on : conn.dataset.off;
@@ -74,6 +81,7 @@ function startLab(root) {
         el.innerHTML = o.html;
         if (o.target === "events") el.scrollTop = el.scrollHeight;
       }
+      if (o.target === "diagram") showNow(el);
       if (o.target.includes("verdict")) saveVerdicts(labID, el);
     }
     if (m.type === "error") errBox.textContent = m.error;

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -295,16 +296,18 @@ func TestBrowserJourney(t *testing.T) {
 	}
 }
 
-// TestBrowserPhone opens the lab on a phone-sized screen, before and
-// without any script having run, and checks that nothing is wider than the
-// screen.
+// TestBrowserPhone opens the lab on a phone-sized screen and checks that
+// the page itself never scrolls sideways (the diagram scrolls in its box).
 func TestBrowserPhone(t *testing.T) {
 	ctx := browser(t, 390, 844)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
+		t.Fatal(err)
+	}
 	_, ts := newTestServer(t, Config{})
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/w1-w2?do=fencing+on&do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+1s")); err != nil {
 		t.Fatal(err)
 	}
-	waitJS(t, ctx, "the page", `document.querySelector("#diagram svg") !== null`)
+	waitJS(t, ctx, "the live page", `document.querySelector("#conn.on") !== null`)
 	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
 	if err != nil {
 		t.Fatal(err)
@@ -312,8 +315,50 @@ func TestBrowserPhone(t *testing.T) {
 	if wide {
 		t.Error("the lab page scrolls sideways on a phone")
 	}
-	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(".world"))); err != nil {
+	screenshot(t, ctx, "lab-phone-top-id", false)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.scrollTo(0, document.querySelector(".world").offsetTop), true)`)); err != nil {
 		t.Fatal(err)
 	}
-	screenshot(t, ctx, "lab-phone-id", false)
+	screenshot(t, ctx, "lab-phone-world-id", false)
+}
+
+// TestBrowserWithoutScript drives the lab with scripts disabled: every
+// control and answer is an ordinary form.
+func TestBrowserWithoutScript(t *testing.T) {
+	ctx := browser(t, 1200, 900)
+	_, ts := newTestServer(t, Config{})
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/en/labs/w1-w2")); err != nil {
+		t.Fatal(err)
+	}
+	clickNav(t, ctx, `button[value="fencing on"]`)
+	clickNav(t, ctx, `button[value="advance 1s"]`)
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#freeze-for"), "25s")); err != nil {
+		t.Fatal(err)
+	}
+	clickNav(t, ctx, `button[value="freeze W1"]`)
+	clickNav(t, ctx, `button[value="advance 5s"]`)
+	for range 6 {
+		clickNav(t, ctx, `button[value="advance 5s"]`)
+	}
+	now, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#now")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if now != "36s" || !strings.Contains(loc, "do=freeze+W1+for%3D25s") {
+		t.Errorf("now %q at %s", now, loc)
+	}
+	waitJS(t, ctx, "W1's write rejected", eventsContain("the storage rejects file from W1 with token 7 (stale token: 7 < 8)"))
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#q-storage-checks input[value="rejected"]`))); err != nil {
+		t.Fatal(err)
+	}
+	clickNav(t, ctx, `#q-storage-checks button[type="submit"]`)
+	waitJS(t, ctx, "the verdict without script", `document.querySelector('#verdict-storage-checks .verdict[data-correct="true"]') !== null`)
+	if loc2, _ := chromedp.Run(ctx, chromedp.Location()); !strings.Contains(loc2, "do=freeze") {
+		t.Errorf("answering lost the session: %s", loc2)
+	}
 }
