@@ -95,6 +95,9 @@ func (s *Server) routes() *echo.Echo {
 	})
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 	e.GET("/:lang", func(c echo.Context) error {
+		if !knownLang(c.Param("lang")) {
+			return notFound(labs.DefaultLang)
+		}
 		return c.Redirect(http.StatusFound, "/"+c.Param("lang")+"/")
 	})
 	e.GET("/:lang/", s.homeShow)
