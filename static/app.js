@@ -47,7 +47,7 @@ function startLab(root) {
   let ws = null, seq = 0, nextID = 1, retry = 500, playing = false;
 
   saveVerdicts(labID, document);
-  showNow(document.getElementById("diagram"));
+  document.querySelectorAll(".diagram-box").forEach(showNow);
 
   function setConn(on) {
     conn.textContent = on ? conn.dataset.on : conn.dataset.off;
@@ -82,7 +82,10 @@ function startLab(root) {
         if (o.target === "events") el.scrollTop = el.scrollHeight;
       }
       if (o.target === "diagram") showNow(el);
-      if (o.target.includes("verdict")) saveVerdicts(labID, el);
+      if (o.target.includes("verdict")) {
+        saveVerdicts(labID, el);
+        el.querySelectorAll(".diagram-box").forEach(showNow);
+      }
     }
     if (m.type === "error") errBox.textContent = m.error;
     else if (m.type === "ack") errBox.textContent = "";

@@ -254,6 +254,10 @@ func TestBrowserJourney(t *testing.T) {
 		waitJS(t, ctx, "verdict on "+a.q, fmt.Sprintf(`document.querySelector('#verdict-%s .verdict[data-correct=%q]') !== null`, a.q, a.correct))
 		waitJS(t, ctx, "deciding events highlighted for "+a.q, fmt.Sprintf(`document.querySelectorAll('#verdict-%s .events li.hl').length > 0 && document.querySelectorAll('#verdict-%s svg .hl').length > 0`, a.q, a.q))
 	}
+	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS("#verdict-storage-blind"))); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "verdict-id", false)
 	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#verdict-check-first .summary`)))
 	if err != nil {
 		t.Fatal(err)
