@@ -288,6 +288,13 @@ func TestBrowserJourney(t *testing.T) {
 	}
 	screenshot(t, ctx, "lab-en", false)
 
+	// Play and pause with the space bar.
+	key(t, ctx, " ")
+	waitJS(t, ctx, "playing", `document.getElementById("play").getAttribute("aria-pressed") === "true"`)
+	waitJS(t, ctx, "time moving", `document.getElementById("now").textContent !== "28s"`)
+	key(t, ctx, " ")
+	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
+
 	// Home in English shows the progress kept in the browser.
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/en/")); err != nil {
 		t.Fatal(err)

@@ -104,6 +104,11 @@ func TestLiveLab(t *testing.T) {
 		t.Errorf("session query %q", r2.Query)
 	}
 
+	// Every control's command is one the engine takes.
+	for _, cmd := range []string{"step", "crash W2", "restart W2", "partition W1", "heal", "freeze W2 for=5s", "thaw W2", "fencing off", "fencing on"} {
+		c.do(cmd)
+	}
+
 	// Errors are answers too, and change nothing.
 	for _, bad := range []clientMsg{
 		{Type: "do", Cmd: "freeze W9"},
