@@ -1,0 +1,30 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// diagramShow is the permalink picture of a session.
+func (s *Server) diagramShow(c echo.Context) error {
+	lang, course, err := s.courseFor(c)
+	if err != nil {
+		return err
+	}
+	lab := course.Lab(c.Param("id"))
+	if lab == nil {
+		return notFound(lang)
+	}
+	_, world, _, err := replaySession(lab, c.QueryParams())
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if err := RenderDiagramSVG(&b, world, lang); err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, "image/svg+xml; charset=utf-8", []byte(b.String()))
+}
+

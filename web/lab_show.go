@@ -1,0 +1,50 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// labShow renders a lab with its world in the state the URL's session
+// reaches. Without script, every control is a link to such a URL, and a
+// question's or goal's form asks for its verdict in the same page.
+func (s *Server) labShow(c echo.Context) error {
+	lang, course, err := s.courseFor(c)
+	if err != nil {
+		return err
+	}
+	lab := course.Lab(c.Param("id"))
+	if lab == nil {
+		return notFound(lang)
+	}
+	q := c.QueryParams()
+	sess, world, cmdErr, err := replaySession(lab, q)
+	if err != nil {
+		return err
+	}
+	v := &labView{
+		page:   s.newPage(lang, "/labs/"+lab.ID, lab.Title(lang), "lab"),
+		Course: course, Lab: lab, Session: sess, World: world, Error: cmdErr,
+		Answered: map[string]*answerView{}, Goals: map[string]*goalView{},
+	}
+	v.page.Query = sess.Query()
+	if qid, choice := q.Get("q"), q.Get("choice"); qid != "" && choice != "" {
+		a, err := answer(lab, qid, choice, lang)
+		if err != nil {
+			v.Error = err.Error()
+		} else {
+			v.Answered[qid] = a
+		}
+	}
+	if gid := q.Get("goal"); gid != "" {
+		g, err := checkGoal(lab, gid, world, lang)
+		if err != nil {
+			v.Error = err.Error()
+		} else {
+			v.Goals[gid] = g
+		}
+	}
+	return render(c, http.StatusOK, labPage(v))
+}
+
