@@ -27,4 +27,3 @@ func (s *Server) diagramShow(c echo.Context) error {
 	}
 	return c.Blob(http.StatusOK, "image/svg+xml; charset=utf-8", []byte(b.String()))
 }
-

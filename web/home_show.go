@@ -14,4 +14,3 @@ func (s *Server) homeShow(c echo.Context) error {
 	p := s.newPage(lang, "/", T(lang, "nav.home"), "home")
 	return render(c, http.StatusOK, homePage(&homeView{page: p, Course: course}))
 }
-

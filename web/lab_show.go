@@ -47,4 +47,3 @@ func (s *Server) labShow(c echo.Context) error {
 	}
 	return render(c, http.StatusOK, labPage(v))
 }
-

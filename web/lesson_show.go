@@ -23,4 +23,3 @@ func (s *Server) lessonShow(c echo.Context) error {
 	}
 	return render(c, http.StatusOK, lessonPage(v))
 }
-
