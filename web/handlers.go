@@ -68,7 +68,7 @@ func replaySession(lab *labs.Lab, q url.Values) (session, *engine.World, string,
 	apply := func(src string) {
 		cmd, err := parseCommand(src)
 		if err == nil {
-			err = w.Apply(cmd)
+			err = applyCommand(lab, w, cmd)
 		}
 		if err != nil {
 			cmdErr = fmt.Sprintf("%q: %v", src, err)
@@ -85,6 +85,23 @@ func replaySession(lab *labs.Lab, q url.Values) (session, *engine.World, string,
 		}
 	}
 	return sess, w, cmdErr, nil
+}
+
+// applyCommand applies one command. A reset starts a new world, and every
+// new world of a lab gets the lab's setup commands.
+func applyCommand(lab *labs.Lab, w *engine.World, cmd engine.Command) error {
+	if err := w.Apply(cmd); err != nil {
+		return err
+	}
+	if cmd.Kind != engine.CmdReset {
+		return nil
+	}
+	for _, src := range lab.Setup() {
+		if err := w.Do(src); err != nil {
+			return fmt.Errorf("lab %s setup %q after reset: %w", lab.ID, src, err)
+		}
+	}
+	return nil
 }
 
 func parseCommand(src string) (engine.Command, error) {

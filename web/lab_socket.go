@@ -173,7 +173,7 @@ func (l *live) run() {
 			d := engine.Time(float64(playTick/time.Millisecond) * l.speed)
 			cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(d, 1)}
 			var msg serverMsg
-			if err := l.world.Apply(cmd); err != nil {
+			if err := applyCommand(l.lab, l.world, cmd); err != nil {
 				stopPlay()
 				msg = serverMsg{Type: "error", Error: err.Error()}
 			} else {
@@ -197,21 +197,21 @@ func (l *live) handle(m clientMsg) serverMsg {
 		if err != nil {
 			return fail(err)
 		}
-		if err := l.world.Apply(cmd); err != nil {
+		if err := applyCommand(l.lab, l.world, cmd); err != nil {
 			return fail(err)
 		}
 		l.sess.add(cmd)
 		return l.ack(m.ID)
 	case "replay":
 		cmds := l.sess.replayable()
-		if err := l.world.Apply(engine.Command{Kind: engine.CmdReset}); err != nil {
+		if err := applyCommand(l.lab, l.world, engine.Command{Kind: engine.CmdReset}); err != nil {
 			return fail(err)
 		}
 		l.sess.add(engine.Command{Kind: engine.CmdReset})
 		for _, src := range cmds {
 			cmd, err := parseCommand(src)
 			if err == nil {
-				err = l.world.Apply(cmd)
+				err = applyCommand(l.lab, l.world, cmd)
 			}
 			if err != nil {
 				return fail(fmt.Errorf("%q: %w", src, err))
