@@ -365,3 +365,47 @@ func TestRenderDiagramSVG(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLiveFrame measures what one play tick costs the server: the
+// diagram, the state and the new events, rendered.
+func BenchmarkLiveFrame(b *testing.B) {
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lab := c.Lab("w1-w2")
+	w, err := lab.NewWorld(1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, cmd := range []string{"fencing on", "until 4s", "freeze W1", "advance 18s", "thaw W1", "advance 6s"} {
+		if err := w.Do(cmd); err != nil {
+			b.Fatal(err)
+		}
+	}
+	l := &live{lab: lab, lang: "en", world: w}
+	b.ReportAllocs()
+	for b.Loop() {
+		l.shown = -1
+		if m := l.frame(0); m.Type != "frame" {
+			b.Fatal(m.Error)
+		}
+	}
+}
+
+func BenchmarkLabPage(b *testing.B) {
+	s, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	req := httptest.NewRequest("GET", "/en/labs/w1-w2?do=fencing+on&do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+6s", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
