@@ -286,8 +286,10 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 			mk.Shape, mk.Class, mk.Label = "grant", "grant", strconv.FormatInt(e.Token, 10)
 		case engine.KindExpire:
 			mk.Shape, mk.Class = "expire", "expire"
-		case engine.KindRelease:
+		case engine.KindRelease, engine.KindExtend:
 			mk.Shape, mk.Class = "tick", "release"
+		case engine.KindDeny, engine.KindRenewReject, engine.KindUnavailable:
+			mk.Shape, mk.Class = "tick", "deny"
 		case engine.KindAccept:
 			mk.Shape, mk.Class, mk.Label = "ok", "accept", strconv.FormatInt(e.Token, 10)
 		case engine.KindReject:

@@ -78,6 +78,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "leaselab: serving on http://%s/\n", displayAddr(ln.Addr()))
+	if *dir != "" {
+		fmt.Fprintf(stdout, "leaselab: course from %s, reloaded when its files change\n", *dir)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
