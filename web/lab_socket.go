@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/a-h/templ"
@@ -105,6 +106,12 @@ func (s *Server) labSocket(c echo.Context) error {
 	s.sessions.Add(1)
 	go func() {
 		defer s.sessions.Done()
+		defer func() {
+			// A panic that safely could not contain ends this session only.
+			if p := recover(); p != nil {
+				s.log.Error("live lab session ended by a panic", "lab", lab.ID, "panic", p)
+			}
+		}()
 		l.run()
 	}()
 	return nil
@@ -164,7 +171,7 @@ func (l *live) run() {
 				stopPlay()
 				reply = serverMsg{Type: "ack", ID: m.ID}
 			default:
-				reply = l.handle(m)
+				reply = l.safely(m.ID, func() serverMsg { return l.handle(m) })
 			}
 			if !l.send(reply) {
 				return
@@ -172,13 +179,15 @@ func (l *live) run() {
 		case <-tickC:
 			d := engine.Time(float64(playTick/time.Millisecond) * l.speed)
 			cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(d, 1)}
-			var msg serverMsg
-			if err := applyCommand(l.lab, l.world, cmd); err != nil {
-				stopPlay()
-				msg = serverMsg{Type: "error", Error: err.Error()}
-			} else {
+			msg := l.safely(0, func() serverMsg {
+				if err := applyCommand(l.lab, l.world, cmd); err != nil {
+					return serverMsg{Type: "error", Error: err.Error()}
+				}
 				l.sess.add(cmd)
-				msg = l.frame(0)
+				return l.frame(0)
+			})
+			if msg.Type == "error" {
+				stopPlay()
 			}
 			if !l.send(msg) {
 				return
@@ -244,6 +253,28 @@ func (l *live) handle(m clientMsg) serverMsg {
 		return fail(fmt.Errorf("%s", m.Cmd))
 	}
 	return fail(fmt.Errorf("unknown message type %q", m.Type))
+}
+
+// safely runs f, turning a panic — a bug, in the engine or here — into an
+// error for the client. The world may be half-changed then, so it is
+// rebuilt from the session's commands, which reached a good state before.
+func (l *live) safely(id int64, f func() serverMsg) (m serverMsg) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		l.srv.log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query())
+		m = serverMsg{Type: "error", ID: id, Error: fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
+		q, _ := url.ParseQuery(l.sess.Query())
+		sess, w, _, err := replaySession(l.lab, q)
+		if err != nil {
+			m.Error += ", but that failed: " + err.Error()
+			return
+		}
+		l.sess, l.world, l.shown = sess, w, -1
+	}()
+	return f()
 }
 
 func (l *live) ack(id int64) serverMsg {
