@@ -15,7 +15,7 @@ function saveVerdicts(labID, root) {
   const p = loadProgress();
   const lab = (p[labID] ||= {});
   for (const v of root.querySelectorAll(".verdict[data-correct]")) {
-    const key = v.dataset.question ? "q:" + v.dataset.question : "g:" + v.dataset.goal;
+    const key = v.dataset.question ? "q:" + v.dataset.question : v.dataset.goal ? "g:" + v.dataset.goal : "challenge";
     lab[key] = lab[key] || v.dataset.correct === "true";
   }
   try { localStorage.setItem(PROGRESS, JSON.stringify(p)); } catch { /* private mode */ }
@@ -137,6 +137,13 @@ function startLab(root) {
   for (const f of document.querySelectorAll("form.goalcheck")) {
     f.addEventListener("submit", (e) => {
       if (send({ type: "goal", goal: f.dataset.goal })) e.preventDefault();
+    });
+  }
+  for (const f of document.querySelectorAll("form.challengeform")) {
+    f.addEventListener("submit", (e) => {
+      const values = {};
+      for (const i of f.querySelectorAll("input[data-param]")) values[i.dataset.param] = i.value;
+      if (send({ type: "challenge", values })) e.preventDefault();
     });
   }
   play.addEventListener("click", () => {

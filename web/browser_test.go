@@ -16,6 +16,9 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"leaselab/content"
+	"leaselab/labs"
 )
 
 // The browser tests drive Debian's chromium. Without one they skip, unless
@@ -301,6 +304,26 @@ func TestBrowserJourney(t *testing.T) {
 	}
 	waitJS(t, ctx, "progress on the home page", `document.querySelector('.lab-item[data-lab="w1-w2"] .progress').textContent.includes("3/4")`)
 	screenshot(t, ctx, "home-en", true)
+
+	// A design challenge: the engine judges the starting policy.
+	if c, err := labs.Load(content.FS); err == nil {
+		for _, lab := range c.Labs {
+			if lab.Challenge() == nil {
+				continue
+			}
+			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/en/labs/"+lab.ID)); err != nil {
+				t.Fatal(err)
+			}
+			waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
+			click(t, ctx, `form.challengeform button[type="submit"]`)
+			waitJS(t, ctx, "the challenge verdict", `document.querySelector("#challenge-verdict .verdict") !== null`)
+			if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS("#challenge"))); err != nil {
+				t.Fatal(err)
+			}
+			screenshot(t, ctx, "challenge-en", false)
+			break
+		}
+	}
 
 	if f := reqs.foreign(host); len(f) > 0 {
 		t.Errorf("requests that left 127.0.0.1: %v", f)

@@ -45,5 +45,16 @@ func (s *Server) labShow(c echo.Context) error {
 			v.Goals[gid] = g
 		}
 	}
+	if ch := lab.Challenge(); ch != nil {
+		v.Policy = policyValues(ch, q.Get)
+		if q.Get("challenge") != "" {
+			j, err := judge(lab, v.Policy, lang)
+			if err != nil {
+				v.Error = err.Error()
+			} else {
+				v.Judged = j
+			}
+		}
+	}
 	return render(c, http.StatusOK, labPage(v))
 }

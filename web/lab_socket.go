@@ -46,6 +46,8 @@ type clientMsg struct {
 	Question string  `json:"question,omitempty"`
 	Choice   string  `json:"choice,omitempty"`
 	Goal     string  `json:"goal,omitempty"`
+	// Values are a design challenge's policy options, by name.
+	Values map[string]string `json:"values,omitempty"`
 }
 
 // serverMsg is one message to the browser. Every one carries the next
@@ -238,6 +240,16 @@ func (l *live) handle(m clientMsg) serverMsg {
 			return fail(err)
 		}
 		return serverMsg{Type: "ack", ID: m.ID, Ops: []op{{Op: "replace", Target: "verdict-" + m.Question, HTML: html}}}
+	case "challenge":
+		j, err := judge(l.lab, m.Values, l.lang)
+		if err != nil {
+			return fail(err)
+		}
+		html, err := renderString(challengeVerdict(j))
+		if err != nil {
+			return fail(err)
+		}
+		return serverMsg{Type: "ack", ID: m.ID, Ops: []op{{Op: "replace", Target: "challenge-verdict", HTML: html}}}
 	case "goal":
 		g, err := checkGoal(l.lab, m.Goal, l.world, l.lang)
 		if err != nil {

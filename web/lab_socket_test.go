@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"leaselab/content"
+	"leaselab/labs"
 )
 
 // wsClient is the test's side of a live lab.
@@ -192,5 +195,33 @@ func TestLiveLabEndsOnClose(t *testing.T) {
 	var m json.RawMessage
 	if err := c.conn.ReadJSON(&m); !websocket.IsCloseError(err, websocket.CloseGoingAway) {
 		t.Errorf("after Close: %v, want going away", err)
+	}
+}
+
+// TestLiveChallenge plays a design challenge against the lab's starting
+// policy, which fails, and against nonsense, which is an error.
+func TestLiveChallenge(t *testing.T) {
+	c0, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lab *labs.Lab
+	for _, l := range c0.Labs {
+		if l.Challenge() != nil {
+			lab = l
+		}
+	}
+	if lab == nil {
+		t.Skip("the course has no design challenge")
+	}
+	_, ts := newTestServer(t, Config{})
+	c := dialLab(t, ts.URL, "/en/labs/"+lab.ID+"/ws")
+	r := c.call(clientMsg{Type: "challenge", Values: map[string]string{}})
+	v := opHTML(r, "challenge-verdict")
+	if r.Type != "ack" || !strings.Contains(v, "data-challenge") || !strings.Contains(v, "runs") {
+		t.Errorf("challenge: %s %s %s", r.Type, r.Error, v)
+	}
+	if m := c.call(clientMsg{Type: "challenge", Values: map[string]string{"no-such-option": "1"}}); m.Type != "error" {
+		t.Errorf("bad option: %+v", m)
 	}
 }

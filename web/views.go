@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -59,7 +60,89 @@ type labView struct {
 
 	Answered map[string]*answerView // question id → verdict shown
 	Goals    map[string]*goalView
+	Policy   map[string]string // the design challenge's values in the form
+	Judged   *challengeView
 }
+
+// challengeView is the engine's judgement of a student's renewal policy.
+type challengeView struct {
+	Lang    string
+	Verdict *labs.ChallengeVerdict
+	Diagram *Diagram // the shortest counterexample's run; nil on a pass
+	Events  *eventsView
+}
+
+// Summary says the verdict in one sentence.
+func (c *challengeView) Summary() string {
+	r := c.Verdict.Result
+	if r.Pass {
+		return fmt.Sprintf(T(c.Lang, "challenge.pass"), r.Runs, r.MustSurvive)
+	}
+	return fmt.Sprintf(T(c.Lang, "challenge.fail"), r.Runs, r.SafetyFailures, r.LivenessFailures)
+}
+
+// Faults lists the counterexample's faults in words.
+func (c *challengeView) Faults() []string {
+	var out []string
+	if c.Verdict.Counterexample == nil {
+		return nil
+	}
+	for _, f := range c.Verdict.Counterexample.Faults {
+		s := f.At.String() + ": " + T(c.Lang, "fault."+f.Kind)
+		switch {
+		case f.Kind == "drift":
+			s += fmt.Sprintf(" (%.2f%%)", float64(f.Rate-1_000_000)/10_000)
+		case f.Hold > 0:
+			s += " +" + f.Size.String() + " / " + f.Hold.String()
+		case f.Size > 0:
+			s += " " + f.Size.String()
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Why is the event that decided the counterexample, in words.
+func (c *challengeView) Why() string {
+	ce := c.Verdict.Counterexample
+	if ce == nil || c.Verdict.World == nil || ce.Event < 0 {
+		return ""
+	}
+	return ce.Why.T.String() + ": " + labs.DescribeEvent(ce.Why, c.Verdict.World.Names(), c.Lang)
+}
+
+// policyValues is the challenge form's values: the request's, else the
+// lab's defaults.
+func policyValues(ch *labs.Challenge, get func(string) string) map[string]string {
+	out := map[string]string{}
+	for _, p := range ch.Params {
+		out[p.Name] = p.Default
+		if v := get("p." + p.Name); v != "" {
+			out[p.Name] = v
+		}
+	}
+	return out
+}
+
+// judge asks the engine to play the challenge against a policy.
+func judge(lab *labs.Lab, values map[string]string, lang string) (*challengeView, error) {
+	ch := lab.Challenge()
+	if ch == nil {
+		return nil, fmt.Errorf("lab %s has no design challenge", lab.ID)
+	}
+	v, err := ch.Judge(values)
+	if err != nil {
+		return nil, err
+	}
+	cv := &challengeView{Lang: lang, Verdict: v}
+	if v.World != nil && v.Counterexample != nil {
+		hl := map[int]bool{v.Counterexample.Event: true}
+		cv.Diagram = NewDiagram("challenge", v.World, lang, hl)
+		cv.Events = &eventsView{ID: "challenge-events", Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl}
+	}
+	return cv, nil
+}
+
 
 // answerView is the engine's verdict on a predict question.
 type answerView struct {
@@ -228,4 +311,13 @@ func workerState(lang string, w engine.WorkerState) string {
 		return "—"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tasks counts what a student can get right in a lab.
+func tasks(l *labs.Lab) int {
+	n := len(l.Questions) + len(l.Goals)
+	if l.Challenge() != nil {
+		n++
+	}
+	return n
 }

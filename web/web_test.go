@@ -102,6 +102,12 @@ func pageURLs(t *testing.T) []string {
 			for _, g := range lab.Goals {
 				out = append(out, base+"?"+url.Values{"goal": {g.ID}}.Encode())
 			}
+			if ch := lab.Challenge(); ch != nil {
+				out = append(out, base+"?challenge=1")
+				for _, p := range ch.Params {
+					out = append(out, base+"?"+url.Values{"challenge": {"1"}, "p." + p.Name: {"not a value"}}.Encode())
+				}
+			}
 		}
 	}
 	return out
