@@ -143,7 +143,6 @@ func judge(lab *labs.Lab, values map[string]string, lang string) (*challengeView
 	return cv, nil
 }
 
-
 // answerView is the engine's verdict on a predict question.
 type answerView struct {
 	Lang     string
