@@ -69,6 +69,25 @@ func TestMessagesHaveEveryKeyInEveryLanguage(t *testing.T) {
 	}
 }
 
+// TestMessagesForEngineNames checks the UI texts looked up by an engine
+// name: every storage mode and every fault a challenge can draw.
+func TestMessagesForEngineNames(t *testing.T) {
+	var keys []string
+	for m := engine.StorageNone; m <= engine.StorageIdempotent; m++ {
+		keys = append(keys, "mode."+m.String())
+	}
+	for _, f := range []string{"spike", "drop", "pause", "partition", "drift"} {
+		keys = append(keys, "fault."+f)
+	}
+	for _, lang := range labs.Langs {
+		for _, k := range keys {
+			if strings.HasPrefix(T(lang, k), missingPrefix) {
+				t.Errorf("%s: no %q", lang, k)
+			}
+		}
+	}
+}
+
 var hrefRE = regexp.MustCompile(`(?:href|src|action)="([^"]*)"`)
 
 // pageURLs is every page of the embedded course: home, lessons, labs, each
