@@ -15,14 +15,14 @@ import (
 // container through its viewBox, so these only fix proportions.
 const (
 	dWidth      = 1000
-	dGutter     = 64 // lane names
-	dRight      = 16 // room for the last tick label
-	dTop        = 50 // the pinned violation's sentence lives here
-	dCoordH     = 40 // coordinator lane
-	dWorkerH    = 58 // real lease row, believed lease row, marks
-	dStorageH   = 44 // storage lane
-	dAxisH      = 26 // time axis
-	dLegendH    = 26 // legend under the axis
+	dGutter     = 116 // lane names
+	dRight      = 16  // room for the last tick label
+	dTop        = 50  // the pinned violation's sentence lives here
+	dCoordH     = 40  // coordinator lane
+	dWorkerH    = 58  // real lease row, believed lease row, marks
+	dStorageH   = 44  // storage lane
+	dAxisH      = 26  // time axis
+	dLegendH    = 26  // legend under the axis
 	dMinSpan    = 20 * engine.Second
 	dPinLineLen = 84 // characters per line of the pinned sentence
 )
