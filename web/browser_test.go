@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -74,19 +77,62 @@ func browser(t *testing.T, width, height int) context.Context {
 	return ctx
 }
 
-// requests records every URL the page asks for.
+// requests records every URL the page asks for, and every error the
+// browser reports: a script exception, a blocked request, a policy
+// violation.
 type requests struct {
-	mu   sync.Mutex
-	urls []string
+	mu     sync.Mutex
+	urls   []string
+	errors []string
+}
+
+func (r *requests) errorf(format string, args ...any) {
+	r.mu.Lock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+	r.mu.Unlock()
+}
+
+func (r *requests) problems() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.errors...)
 }
 
 func recordRequests(t *testing.T, ctx context.Context) *requests {
 	t.Helper()
 	r := &requests{}
 	evs := chromedp.Events(ctx, network.RequestWillBeSent)
+	logs := chromedp.Events(ctx, cdplog.EntryAdded)
+	exceptions := chromedp.Events(ctx, runtime.ExceptionThrown)
 	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for ev, err := range logs {
+			if err != nil {
+				return
+			}
+			if ev.Entry.Level == cdplog.EntryLevelError {
+				r.errorf("%s: %s (%s)", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+			}
+		}
+	}()
+	go func() {
+		for ev, err := range exceptions {
+			if err != nil {
+				return
+			}
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			r.errorf("script exception at %s:%d: %s", d.URL, d.LineNumber, msg)
+		}
+	}()
 	go func() {
 		for ev, err := range evs {
 			if err != nil {
@@ -327,6 +373,9 @@ func TestBrowserJourney(t *testing.T) {
 
 	if f := reqs.foreign(host); len(f) > 0 {
 		t.Errorf("requests that left 127.0.0.1: %v", f)
+	}
+	for _, p := range reqs.problems() {
+		t.Errorf("browser reported: %s", p)
 	}
 }
 

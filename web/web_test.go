@@ -155,6 +155,9 @@ func TestEveryPage(t *testing.T) {
 			i := strings.Index(body, missingPrefix)
 			t.Errorf("GET %s: untranslated UI text near %q", u, body[i:min(len(body), i+40)])
 		}
+		if h.Get("Content-Security-Policy") != contentSecurityPolicy {
+			t.Errorf("GET %s: no content security policy", u)
+		}
 		ct := h.Get("Content-Type")
 		if strings.HasPrefix(ct, "image/svg") {
 			if err := wellFormed(body); err != nil {
