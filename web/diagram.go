@@ -14,15 +14,14 @@ import (
 // The diagram's geometry, in SVG user units. The picture scales to its
 // container through its viewBox, so these only fix proportions.
 const (
-	dWidth      = 1000
+	dWidth      = 760
 	dGutter     = 116 // lane names
 	dRight      = 16  // room for the last tick label
-	dTop        = 50  // the pinned violation's sentence lives here
+	dTop        = 58  // the pinned violation's sentence lives here
 	dCoordH     = 40  // coordinator lane
-	dWorkerH    = 58  // real lease row, believed lease row, marks
+	dWorkerH    = 62  // real lease row, believed lease row, marks
 	dStorageH   = 44  // storage lane
 	dAxisH      = 26  // time axis
-	dLegendH    = 26  // legend under the axis
 	dMinSpan    = 20 * engine.Second
 	dPinLineLen = 84 // characters per line of the pinned sentence
 )
@@ -149,7 +148,6 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.storage"), Y: y, H: dStorageH, Mid: y + dStorageH/2, Class: "storage"})
 	y += dStorageH
 	d.AxisY = y
-	d.Height = y + dAxisH + dLegendH
 
 	// Time scale: the whole run so far, with room to see what comes next.
 	span := max(snap.Now+snap.Now/8, dMinSpan)
@@ -353,6 +351,7 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 		d.Legend = append(d.Legend, dLegend{X: lx, Y: ly, Class: k, Label: label})
 		lx += w
 	}
+	d.Height = ly + 18
 	return d
 }
 
