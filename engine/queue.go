@@ -29,6 +29,7 @@ type message struct {
 	version int64
 	req     uint32 // the request this message belongs to
 	ev      int32  // write: the log index of the worker's write event
+	sent    int32  // the log index of this message's send event
 	gen     uint32 // renewal: the generation of the worker state that sent it
 	lease   uint8  // which lease at the coordinator
 	key     string

@@ -545,10 +545,10 @@ func (w *World) process(it item) {
 
 // send puts a message on the network: lost now, or delivered later.
 func (w *World) send(m message) {
-	w.emit(Event{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token, Value: int64(m.req)})
+	m.sent = w.emit(Event{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token, Value: int64(m.req)})
 	l := &w.links[slot(m.from)][slot(m.to)]
 	if l.cut {
-		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition})
+		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
 	}
 	loss := w.sc.LossPPM
@@ -556,7 +556,7 @@ func (w *World) send(m message) {
 		loss = l.lossPPM
 	}
 	if w.rnd.chance(loss) {
-		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonLoss})
+		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonLoss, Ref: m.sent, Ref2: -1})
 		return
 	}
 	d := w.sc.Delay
@@ -570,13 +570,13 @@ func (w *World) send(m message) {
 func (w *World) deliver(it item) {
 	m := it.msg
 	if w.links[slot(m.from)][slot(m.to)].cut {
-		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition})
+		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
 	}
 	if m.to >= 0 {
 		wk := &w.workers[m.to]
 		if wk.crashed {
-			w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonDown})
+			w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonDown, Ref: m.sent, Ref2: -1})
 			return
 		}
 		if wk.frozen {
@@ -584,7 +584,7 @@ func (w *World) deliver(it item) {
 			return
 		}
 	}
-	w.emit(Event{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind, Value: int64(m.req)})
+	w.emit(Event{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind, Value: int64(m.req), Ref: m.sent, Ref2: -1})
 	switch m.to {
 	case Coord:
 		w.coord.receive(w, m)
