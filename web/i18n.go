@@ -12,6 +12,11 @@ import (
 var messages = map[string]map[string]string{
 	"id": {
 		"lang.switch":           "English",
+		"chart.title":           "Sisa waktu lease pada setiap renewal yang berhasil",
+		"chart.min":             "terkecil",
+		"chart.median":          "median",
+		"chart.renewals":        "renewal",
+		"chart.none":            "belum ada renewal yang berhasil",
 		"site.tagline":          "Belajar lease, fencing token, dan perpanjangan lease yang aman dengan merusaknya.",
 		"nav.home":              "Beranda",
 		"nav.skip":              "Lompat ke isi",
@@ -115,6 +120,11 @@ var messages = map[string]map[string]string{
 	},
 	"en": {
 		"lang.switch":           "Bahasa Indonesia",
+		"chart.title":           "Lease time left at each successful renewal",
+		"chart.min":             "lowest",
+		"chart.median":          "median",
+		"chart.renewals":        "renewals",
+		"chart.none":            "no successful renewal yet",
 		"site.tagline":          "Learn leases, fencing tokens and safe lease renewal by breaking them.",
 		"nav.home":              "Home",
 		"nav.skip":              "Skip to content",

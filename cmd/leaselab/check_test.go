@@ -21,7 +21,7 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 func TestCheckContent(t *testing.T) {
 	for _, args := range [][]string{{"check"}, {"check", "../../content"}} {
 		code, out, errs := runCLI(args...)
-		if code != 0 || out != "" || !strings.Contains(errs, "ok: 2 lessons, 4 labs, 9 questions run") {
+		if code != 0 || out != "" || !strings.Contains(errs, "ok: 2 lessons, 5 labs, 11 questions run") {
 			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errs)
 		}
 	}

@@ -29,11 +29,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Uint64("seed", 0, "the world's random seed")
 	var dos stringList
 	fl.Var(&dos, "do", "a command to apply, such as \"freeze W1 for=25s\" (repeatable; default: until the lab's horizon)")
-	format := fl.String("format", "text", "output: text, json (one event per line) or svg (the space-time diagram)")
+	format := fl.String("format", "text", "output: text, json (one event per line), svg (the space-time diagram) or chart (lease time left at each renewal, SVG)")
 	question := fl.String("question", "", "run this question's variant and commands first")
 	lang := fl.String("lang", "", "text output as sentences in this language (id or en) instead of the trace format")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--format text|json|svg] [--lang id|en]")
+		fmt.Fprintln(stderr, "usage: leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--format text|json|svg|chart] [--lang id|en]")
 		fmt.Fprintln(stderr, "\nLAB is a lab id from the embedded course; FILE is a lab.yaml or its directory.\nCommands:")
 		fmt.Fprintln(stderr, engine.CommandHelp)
 		fmt.Fprintln(stderr, "\nFlags:")
@@ -58,9 +58,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch *format {
-	case "text", "json", "svg":
+	case "text", "json", "svg", "chart":
 	default:
-		fmt.Fprintf(stderr, "leaselab run: unknown format %q (want text, json or svg)\n", *format)
+		fmt.Fprintf(stderr, "leaselab run: unknown format %q (want text, json, svg or chart)\n", *format)
 		return 2
 	}
 	if *lang != "" && *lang != "id" && *lang != "en" {
@@ -82,7 +82,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		sc := q.Variant()
-		sc.Seed = *seed
+		if seedSet(fl) {
+			sc.Seed = *seed
+		}
 		w, err = engine.New(sc)
 		cmds = q.Commands()
 	} else {
@@ -103,14 +105,21 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	if *format == "svg" {
+	l := *lang
+	if l == "" {
+		l = labs.DefaultLang
+	}
+	switch *format {
+	case "svg":
 		// The same space-time diagram component the web pages use.
-		l := *lang
-		if l == "" {
-			l = labs.DefaultLang
-		}
 		err = web.RenderDiagramSVG(stdout, w, l)
-	} else {
+	case "chart":
+		label := lab.Title(l)
+		if *question != "" {
+			label += " — " + *question
+		}
+		err = web.RenderChartSVG(stdout, "c", l, []web.ChartRun{{Label: label, World: w}})
+	default:
 		err = printTrace(stdout, w, *format, *lang)
 	}
 	if err != nil {
@@ -237,4 +246,12 @@ func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
 		j.Text = labs.DescribeEvent(e, names, lang)
 	}
 	return j
+}
+
+// seedSet reports whether --seed was given, so that a lab's own seed is
+// kept otherwise.
+func seedSet(fl *flag.FlagSet) bool {
+	set := false
+	fl.Visit(func(f *flag.Flag) { set = set || f.Name == "seed" })
+	return set
 }
