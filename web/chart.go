@@ -92,6 +92,15 @@ func NewChart(id, lang string, runs []ChartRun) *Chart {
 	return c
 }
 
+func hasRenewals(w *engine.World) bool {
+	for _, e := range w.Events() {
+		if e.Kind == engine.KindRenewed {
+			return true
+		}
+	}
+	return false
+}
+
 // RenderChartSVG writes the chart as a standalone SVG document.
 func RenderChartSVG(w io.Writer, id, lang string, runs []ChartRun) error {
 	if _, err := io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"); err != nil {

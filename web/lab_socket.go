@@ -305,7 +305,7 @@ func (l *live) frame(id int64) serverMsg {
 		comp   templ.Component
 	}{
 		{"status", statusPanel(newStatus(l.world, l.lang))},
-		{"diagram", DiagramSVG(NewDiagram("live", l.world, l.lang, nil))},
+		{"diagram", liveDiagram("live", l.world, l.lang, nil)},
 		{"session", sessionPanel(l.page(), l.lab.ID, l.sess)},
 	}
 	m := serverMsg{Type: "frame", ID: id, Query: l.sess.Query(), Now: l.world.Now().String()}
