@@ -27,6 +27,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return checkCmd(args, stdout, stderr)
 	case "run":
 		return runCmd(args, stdout, stderr)
+	case "load":
+		return loadCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "leaselab", version)
 		return 0
@@ -46,6 +48,7 @@ usage:
   leaselab [serve] [flags]          serve the course (the default)
   leaselab check [DIR]              validate course content and run every question
   leaselab run LAB|FILE [flags]     run a lab's scenario headless and print its trace
+  leaselab load [flags]             play many live sessions against a local server and measure it
   leaselab version                  print the version
   leaselab help                     this text
 

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"leaselab/load"
+)
+
+// loadCmd opens many live lab sessions against a server on this machine
+// and prints what they cost it.
+func loadCmd(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("load", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var cfg load.Config
+	fl.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server, on a loopback address")
+	fl.IntVar(&cfg.Sessions, "sessions", 100, fmt.Sprintf("live sessions to open and hold (at most %d)", load.MaxSessions))
+	fl.StringVar(&cfg.Lab, "lab", "w1-w2", "the lab every session plays")
+	fl.StringVar(&cfg.Lang, "lang", "en", "the sessions' language")
+	fl.DurationVar(&cfg.Hold, "hold", 20*time.Second, "how long the sessions play once all are open (at most 10m)")
+	fl.DurationVar(&cfg.Every, "every", 2*time.Second, "how often each session sends a control")
+	fl.Float64Var(&cfg.Speed, "speed", 5, "play speed, virtual seconds per real second")
+	fl.IntVar(&cfg.Dialers, "dialers", 50, "sessions being opened at once")
+	fl.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory from /proc (default: the server's /metrics)")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: leaselab load [--sessions N] [--url http://127.0.0.1:PORT] [--pid PID] [flags]")
+		fmt.Fprintln(stderr, "\nOpens N live lab sessions that play and send controls, holds them, and prints\nsessions held, the server's memory per session and command-to-frame latency.\n\nFlags:")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "leaselab load: unexpected argument %q\n", fl.Arg(0))
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s\n", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
+	res, err := load.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab load: %v\n", err)
+		return 1
+	}
+	res.Report(stdout)
+	if res.Held == 0 {
+		return 1
+	}
+	return 0
+}
