@@ -87,9 +87,50 @@ func replaySession(lab *labs.Lab, q url.Values) (session, *engine.World, string,
 	return sess, w, cmdErr, nil
 }
 
-// applyCommand applies one command. A reset starts a new world, and every
-// new world of a lab gets the lab's setup commands.
+// Bounds on one session's world, so that no student, script or link makes
+// one cost the server much: the labs' horizons are two minutes at most, and
+// a world this size renders in a few milliseconds. A reset starts afresh.
+const (
+	maxVirtual = 10 * engine.Minute
+	maxEvents  = 10_000
+)
+
+// limitError is a command refused because the session is as big as it may
+// grow.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
+
+// checkLimits refuses a command that would take the world past its bounds.
+func checkLimits(w *engine.World, cmd engine.Command) error {
+	switch cmd.Kind {
+	case engine.CmdAdvance, engine.CmdUntil, engine.CmdStep:
+	default:
+		return nil
+	}
+	to := w.Now()
+	switch cmd.Kind {
+	case engine.CmdAdvance:
+		to += cmd.Dur
+	case engine.CmdUntil:
+		to = cmd.At
+	}
+	if to > maxVirtual || cmd.Kind == engine.CmdStep && to >= maxVirtual {
+		return &limitError{fmt.Sprintf("a session stops at %s of virtual time; reset to start again", maxVirtual)}
+	}
+	if len(w.Events()) >= maxEvents {
+		return &limitError{fmt.Sprintf("a session holds at most %d events; reset to start again", maxEvents)}
+	}
+	return nil
+}
+
+// applyCommand applies one command within the session's limits. A reset
+// starts a new world, and every new world of a lab gets the lab's setup
+// commands.
 func applyCommand(lab *labs.Lab, w *engine.World, cmd engine.Command) error {
+	if err := checkLimits(w, cmd); err != nil {
+		return err
+	}
 	if err := w.Apply(cmd); err != nil {
 		return err
 	}

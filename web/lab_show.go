@@ -18,6 +18,10 @@ func (s *Server) labShow(c echo.Context) error {
 	if lab == nil {
 		return notFound(lang)
 	}
+	if s.full() {
+		c.Response().Header().Set("Retry-After", "30")
+		return &pageError{status: http.StatusServiceUnavailable, lang: lang, key: "full.text", title: "full.title"}
+	}
 	q := c.QueryParams()
 	sess, world, cmdErr, err := replaySession(lab, q)
 	if err != nil {

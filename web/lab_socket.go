@@ -2,9 +2,12 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -33,9 +36,21 @@ const (
 	playTick = 200 * time.Millisecond
 	// maxSpeed bounds play speed: virtual seconds per real second.
 	maxSpeed = 20
+	// msgRate and msgBurst bound how fast one client may send, in messages
+	// a second: a student holding a key down sends about 30.
+	msgRate  = 30
+	msgBurst = 60
+	// maxRefused is how many messages over the rate, in a row, end the
+	// session: whoever sends them is not a person waiting for answers.
+	maxRefused = 100
 )
 
-var upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192}
+// Close codes the client acts on (docs/protocol.md).
+const (
+	// closeIdle: no message for the idle timeout; the client reconnects
+	// only when the student acts again.
+	closeIdle = 4000
+)
 
 // clientMsg is one message from the browser; docs/protocol.md lists them.
 type clientMsg struct {
@@ -48,10 +63,13 @@ type clientMsg struct {
 	Goal     string  `json:"goal,omitempty"`
 	// Values are a design challenge's policy options, by name.
 	Values map[string]string `json:"values,omitempty"`
+
+	at time.Time // when it arrived, for the frame latency
 }
 
 // serverMsg is one message to the browser. Every one carries the next
-// sequence number, so the client can tell a gap.
+// sequence number, so the client can tell a gap. Seq, type and id come
+// first: a client may read just those.
 type serverMsg struct {
 	Seq     int64  `json:"seq"`
 	Type    string `json:"type"` // frame, ack, error
@@ -61,6 +79,8 @@ type serverMsg struct {
 	Now     string `json:"now,omitempty"`
 	Playing bool   `json:"playing"`
 	Error   string `json:"error,omitempty"`
+
+	at time.Time // when the work it answers began
 }
 
 // op changes one element of the page: replace its content, or append to it.
@@ -87,6 +107,26 @@ type live struct {
 	speed   float64
 }
 
+// sameOrigin accepts a websocket only from a page of this site, so another
+// site cannot drive a student's session. Behind a proxy that rewrites Host,
+// X-Forwarded-Host names the site.
+func (s *Server) sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true // not a browser
+	}
+	u, err := url.Parse(origin)
+	if err == nil && (strings.EqualFold(u.Host, r.Host) || strings.EqualFold(u.Host, r.Header.Get("X-Forwarded-Host"))) {
+		return true
+	}
+	s.metrics.error(errOrigin)
+	s.log.Warn("live lab refused: another site's page", "origin", origin, "host", r.Host)
+	return false
+}
+
+// full reports whether the server holds as many live sessions as it may.
+func (s *Server) full() bool { return s.metrics.sessionsOpen.Load() >= int64(s.maxSessions) }
+
 func (s *Server) labSocket(c echo.Context) error {
 	lang, course, err := s.courseFor(c)
 	if err != nil {
@@ -100,18 +140,29 @@ func (s *Server) labSocket(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	conn, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
+	conn, err := s.upgrader.Upgrade(c.Response(), c.Request(), nil)
 	if err != nil {
 		return nil // the upgrader has answered
 	}
+	if n := s.metrics.sessionsOpen.Add(1); n > int64(s.maxSessions) {
+		s.metrics.sessionsOpen.Add(-1)
+		s.metrics.error(errFull)
+		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, T(lang, "full.close")), time.Now().Add(time.Second))
+		conn.Close()
+		return nil
+	}
+	s.metrics.sessionsTotal.Add(1)
 	l := &live{srv: s, conn: conn, lab: lab, lang: lang, sess: sess, world: world, out: make(chan serverMsg, sendQueue), speed: 1}
 	s.sessions.Add(1)
 	go func() {
 		defer s.sessions.Done()
+		defer s.metrics.sessionsOpen.Add(-1)
 		defer func() {
 			// A panic that safely could not contain ends this session only.
 			if p := recover(); p != nil {
-				s.log.Error("live lab session ended by a panic", "lab", lab.ID, "panic", p)
+				s.metrics.error(errPanic)
+				s.log.Error("live lab session ended by a panic", "lab", lab.ID, "panic", p, "session", l.sess.Query())
+				conn.Close()
 			}
 		}()
 		l.run()
@@ -128,15 +179,19 @@ func (l *live) run() {
 	writeDone := make(chan struct{})
 	go l.write(writeDone)
 	defer func() {
+		// Closing first ends a write stuck on a slow client; what is still
+		// queued is lost, and the client's replay recovers it.
+		l.conn.Close()
 		close(l.out)
 		<-writeDone
-		l.conn.Close()
 	}()
 
 	// The page was rendered from the same session; the first frame brings
 	// it up to date in case the world moved since (a reconnect).
 	l.shown = -1
-	if !l.send(l.frame(0)) {
+	first := l.frame(0)
+	first.at = time.Now()
+	if !l.send(first) {
 		return
 	}
 	var tick *time.Ticker
@@ -149,14 +204,37 @@ func (l *live) run() {
 		l.playing = false
 	}
 	defer stopPlay()
+	idle := time.NewTimer(l.srv.idleTimeout)
+	defer idle.Stop()
+	refused := 0
 	for {
 		select {
 		case <-l.srv.ctx.Done():
-			l.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down"), time.Now().Add(time.Second))
+			l.close(websocket.CloseGoingAway, "server shutting down")
 			return
-		case <-readErr:
+		case <-idle.C:
+			l.srv.metrics.error(errIdle)
+			l.close(closeIdle, fmt.Sprintf("idle for %s", l.srv.idleTimeout))
+			return
+		case err := <-readErr:
+			if errors.Is(err, websocket.ErrReadLimit) {
+				l.srv.metrics.error(errSize)
+			}
 			return
 		case m := <-in:
+			idle.Reset(l.srv.idleTimeout)
+			if m.Type == "refused" {
+				// Over the rate: answered, not carried out. The answer is
+				// dropped rather than the client if its queue is full.
+				l.srv.metrics.error(errRate)
+				if refused++; refused > maxRefused {
+					l.close(websocket.ClosePolicyViolation, "too many messages")
+					return
+				}
+				l.offer(serverMsg{Type: "error", ID: m.ID, Error: fmt.Sprintf("too many messages: at most %d a second", msgRate), at: m.at})
+				continue
+			}
+			refused = 0
 			var reply serverMsg
 			switch m.Type {
 			case "play":
@@ -175,22 +253,25 @@ func (l *live) run() {
 			default:
 				reply = l.safely(m.ID, func() serverMsg { return l.handle(m) })
 			}
+			reply.at = m.at
 			if !l.send(reply) {
 				return
 			}
-		case <-tickC:
+		case t := <-tickC:
 			d := engine.Time(float64(playTick/time.Millisecond) * l.speed)
 			cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(d, 1)}
 			msg := l.safely(0, func() serverMsg {
 				if err := applyCommand(l.lab, l.world, cmd); err != nil {
-					return serverMsg{Type: "error", Error: err.Error()}
+					return l.fail(0, err)
 				}
+				l.srv.metrics.commands.Add(1)
 				l.sess.add(cmd)
 				return l.frame(0)
 			})
 			if msg.Type == "error" {
 				stopPlay()
 			}
+			msg.at = t
 			if !l.send(msg) {
 				return
 			}
@@ -198,10 +279,26 @@ func (l *live) run() {
 	}
 }
 
+// close ends the connection with a reason the client can show.
+func (l *live) close(code int, reason string) {
+	l.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+}
+
+// fail is the error answer to message id, counted by kind.
+func (l *live) fail(id int64, err error) serverMsg {
+	var le *limitError
+	kind := errCommand
+	if errors.As(err, &le) {
+		kind = errLimit
+	}
+	l.srv.metrics.error(kind)
+	return serverMsg{Type: "error", ID: id, Error: err.Error()}
+}
+
 // handle answers one client message with an ack carrying the frame it
 // caused, or an error; the world is unchanged by a message that fails.
 func (l *live) handle(m clientMsg) serverMsg {
-	fail := func(err error) serverMsg { return serverMsg{Type: "error", ID: m.ID, Error: err.Error()} }
+	fail := func(err error) serverMsg { return l.fail(m.ID, err) }
 	switch m.Type {
 	case "do":
 		cmd, err := parseCommand(m.Cmd)
@@ -211,6 +308,7 @@ func (l *live) handle(m clientMsg) serverMsg {
 		if err := applyCommand(l.lab, l.world, cmd); err != nil {
 			return fail(err)
 		}
+		l.srv.metrics.commands.Add(1)
 		l.sess.add(cmd)
 		return l.ack(m.ID)
 	case "replay":
@@ -261,10 +359,11 @@ func (l *live) handle(m clientMsg) serverMsg {
 		}
 		return serverMsg{Type: "ack", ID: m.ID, Ops: []op{{Op: "replace", Target: "goal-verdict-" + m.Goal, HTML: html}}}
 	}
+	l.srv.metrics.error(errMessage)
 	if m.Type == "invalid" {
-		return fail(fmt.Errorf("%s", m.Cmd))
+		return serverMsg{Type: "error", ID: m.ID, Error: m.Cmd}
 	}
-	return fail(fmt.Errorf("unknown message type %q", m.Type))
+	return serverMsg{Type: "error", ID: m.ID, Error: fmt.Sprintf("unknown message type %q", m.Type)}
 }
 
 // safely runs f, turning a panic — a bug, in the engine or here — into an
@@ -276,7 +375,8 @@ func (l *live) safely(id int64, f func() serverMsg) (m serverMsg) {
 		if p == nil {
 			return
 		}
-		l.srv.log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query())
+		l.srv.metrics.error(errPanic)
+		l.srv.log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query(), "stack", string(debug.Stack()))
 		m = serverMsg{Type: "error", ID: id, Error: fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
 		q, _ := url.ParseQuery(l.sess.Query())
 		sess, w, _, err := replaySession(l.lab, q)
@@ -338,32 +438,54 @@ func (l *live) page() *page { return &page{Lang: l.lang} }
 // send queues a message for the writer. A client too slow to keep up is
 // dropped rather than waited on.
 func (l *live) send(m serverMsg) bool {
-	l.seq++
-	m.Seq = l.seq
+	if l.offer(m) {
+		return true
+	}
+	l.srv.metrics.error(errSlow)
+	l.srv.log.Warn("dropping a slow live client", "lab", l.lab.ID)
+	return false
+}
+
+// offer queues a message if there is room, and reports whether there was.
+func (l *live) offer(m serverMsg) bool {
+	m.Seq = l.seq + 1
 	m.Playing = l.playing
 	select {
 	case l.out <- m:
+		l.seq++
 		return true
 	default:
-		l.srv.log.Warn("dropping a slow live client", "lab", l.lab.ID)
 		return false
 	}
 }
 
+// read passes the client's messages to the session, and marks those over
+// the rate (a token bucket: msgBurst at once, msgRate a second after) as
+// refused.
 func (l *live) read(in chan<- clientMsg, errc chan<- error, quit <-chan struct{}) {
 	l.conn.SetReadLimit(maxMessageSize)
 	l.conn.SetReadDeadline(time.Now().Add(pongWait))
 	l.conn.SetPongHandler(func(string) error { return l.conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	tokens, last := float64(msgBurst), time.Now()
 	for {
 		_, data, err := l.conn.ReadMessage()
 		if err != nil {
 			errc <- err
 			return
 		}
+		now := time.Now()
+		tokens = min(msgBurst, tokens+now.Sub(last).Seconds()*msgRate)
+		last = now
 		var m clientMsg
 		if err := json.Unmarshal(data, &m); err != nil {
 			m = clientMsg{Type: "invalid", Cmd: "not a JSON message: " + err.Error()}
 		}
+		if tokens < 1 {
+			m = clientMsg{ID: m.ID, Type: "refused"}
+		} else {
+			tokens--
+		}
+		m.at = now
 		select {
 		case in <- m:
 		case <-quit:
@@ -390,6 +512,9 @@ func (l *live) write(done chan<- struct{}) {
 			if err := l.conn.WriteMessage(websocket.TextMessage, data); err != nil {
 				l.conn.Close() // the reader notices and ends the session
 				return
+			}
+			if !m.at.IsZero() {
+				l.srv.metrics.frame(time.Since(m.at))
 			}
 		case <-ping.C:
 			l.conn.SetWriteDeadline(time.Now().Add(writeWait))

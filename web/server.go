@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -30,6 +31,13 @@ type Config struct {
 	PollEvery time.Duration // how often Watch looks; default 500ms
 	Static    fs.FS         // CSS and scripts; the embedded ones when nil
 	Logger    *slog.Logger
+
+	// MaxSessions bounds the live sessions open at once; past it a lab
+	// page says the server is full. Default 2,000.
+	MaxSessions int
+	// IdleTimeout closes a live session whose client sent nothing this
+	// long (play mode does not count). Default 15 minutes.
+	IdleTimeout time.Duration
 }
 
 // Server is the web app. It is an http.Handler.
@@ -44,6 +52,11 @@ type Server struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	sessions sync.WaitGroup
+
+	maxSessions int
+	idleTimeout time.Duration
+	metrics     *metrics
+	upgrader    websocket.Upgrader
 }
 
 // New builds a server. It fails only when the static assets cannot be read;
@@ -65,7 +78,22 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{log: cfg.Logger, assets: a}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = 2000
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 15 * time.Minute
+	}
+	s := &Server{log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, metrics: newMetrics()}
+	s.upgrader = websocket.Upgrader{
+		ReadBufferSize: 1024, WriteBufferSize: 8192,
+		// An idle session holds no write buffer; most are idle most of the time.
+		WriteBufferPool: &sync.Pool{},
+		CheckOrigin:     s.sameOrigin,
+		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
+			http.Error(w, "leaselab: not a live lab connection: "+reason.Error(), status)
+		},
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.course = newCourseHolder(cfg.Content, cfg.Logger)
 	if cfg.Watch {
@@ -95,6 +123,7 @@ func (s *Server) routes() *echo.Echo {
 		return nil
 	})
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	e.GET("/metrics", s.metricsShow)
 	e.GET("/:lang", func(c echo.Context) error {
 		if !knownLang(c.Param("lang")) {
 			return notFound(labs.DefaultLang)
@@ -120,6 +149,9 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 		return next(c)
 	}
 }
@@ -162,6 +194,7 @@ type pageError struct {
 	status int
 	lang   string
 	key    string // UI text key
+	title  string // UI text key of the page's heading; error.title if empty
 }
 
 func (e *pageError) Error() string { return T(e.lang, e.key) }
@@ -174,12 +207,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, lang, msg := http.StatusInternalServerError, langOf(c), ""
+	status, lang, msg, title := http.StatusInternalServerError, langOf(c), "", "error.title"
 	var pe *pageError
 	var he *echo.HTTPError
 	switch {
 	case asPageError(err, &pe):
 		status, lang, msg = pe.status, pe.lang, pe.Error()
+		if pe.title != "" {
+			title = pe.title
+		}
 	case asHTTPError(err, &he):
 		status = he.Code
 		msg = T(lang, "error.notfound")
@@ -190,7 +226,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
 		msg = http.StatusText(status)
 	}
-	p := s.newPage(lang, "/", T(lang, "error.title"), "error")
+	p := s.newPage(lang, "/", T(lang, title), "error")
 	if err := render(c, status, errorPage(p, msg)); err != nil {
 		c.String(status, msg)
 	}
