@@ -44,7 +44,7 @@ func (c *Challenge) Spec() engine.Challenge { return c.spec }
 
 // Judge plays the challenge with the student's values for the policy
 // options; names not given keep the lab's defaults. A preset, when given,
-// is applied first and the other values on top of it.
+// replaces the policy whole: a real client's numbers, tested as they are.
 func (c *Challenge) Judge(values map[string]string) (*ChallengeVerdict, error) {
 	spec, policy, err := c.withPolicy(values)
 	if err != nil {
@@ -83,11 +83,11 @@ func (c *Challenge) withPolicy(values map[string]string) (engine.Challenge, stri
 		parts = append(parts, "preset="+p)
 	}
 	for _, p := range c.Params {
+		if ws.Preset != "" {
+			break // a preset decides everything
+		}
 		v, ok := values[p.Name]
 		if !ok || strings.TrimSpace(v) == "" {
-			if values["preset"] != "" {
-				continue // the preset decides what the student left alone
-			}
 			v = p.Default
 		}
 		v = strings.TrimSpace(v)

@@ -142,7 +142,7 @@ function startLab(root) {
   for (const f of document.querySelectorAll("form.challengeform")) {
     f.addEventListener("submit", (e) => {
       const values = {};
-      for (const i of f.querySelectorAll("input[data-param]")) values[i.dataset.param] = i.value;
+      for (const i of f.querySelectorAll("[data-param]")) values[i.dataset.param] = i.value;
       if (send({ type: "challenge", values })) e.preventDefault();
     });
   }

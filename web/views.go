@@ -121,6 +121,9 @@ func policyValues(ch *labs.Challenge, get func(string) string) map[string]string
 			out[p.Name] = v
 		}
 	}
+	if v := get("p.preset"); v != "" {
+		out["preset"] = v
+	}
 	return out
 }
 
