@@ -80,7 +80,8 @@ type serverMsg struct {
 	Playing bool   `json:"playing"`
 	Error   string `json:"error,omitempty"`
 
-	at time.Time // when the work it answers began
+	at   time.Time // when the work it answers began
+	play bool      // a play-mode frame
 }
 
 // op changes one element of the page: replace its content, or append to it.
@@ -102,7 +103,7 @@ type live struct {
 	shown int // events already in the page's list
 
 	seq     int64
-	out     chan serverMsg
+	out     chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
 	playing bool
 	speed   float64
 }
@@ -152,7 +153,7 @@ func (s *Server) labSocket(c echo.Context) error {
 		return nil
 	}
 	s.metrics.sessionsTotal.Add(1)
-	l := &live{srv: s, conn: conn, lab: lab, lang: lang, sess: sess, world: world, out: make(chan serverMsg, sendQueue), speed: 1}
+	l := &live{srv: s, conn: conn, lab: lab, lang: lang, sess: sess, world: world, out: make(chan *serverMsg, sendQueue), speed: 1}
 	s.sessions.Add(1)
 	go func() {
 		defer s.sessions.Done()
@@ -189,19 +190,23 @@ func (l *live) run() {
 	// The page was rendered from the same session; the first frame brings
 	// it up to date in case the world moved since (a reconnect).
 	l.shown = -1
-	first := l.frame(0)
-	first.at = time.Now()
+	var first serverMsg
+	start := time.Now()
+	l.srv.rendered(func() { first = l.safely(0, func() serverMsg { return l.frame(0) }) })
+	first.at = start
 	if !l.send(first) {
 		return
 	}
 	var tick *time.Ticker
 	var tickC <-chan time.Time
+	var behind engine.Time // virtual time play mode owes the world
 	stopPlay := func() {
 		if tick != nil {
 			tick.Stop()
 			tick, tickC = nil, nil
 		}
 		l.playing = false
+		behind = 0
 	}
 	defer stopPlay()
 	idle := time.NewTimer(l.srv.idleTimeout)
@@ -250,7 +255,9 @@ func (l *live) run() {
 			case "pause":
 				stopPlay()
 				reply = serverMsg{Type: "ack", ID: m.ID}
-			default:
+			case "do", "replay":
+				l.srv.rendered(func() { reply = l.safely(m.ID, func() serverMsg { return l.handle(m) }) })
+			default: // answers and challenges run engines of their own: not in the shared renderers
 				reply = l.safely(m.ID, func() serverMsg { return l.handle(m) })
 			}
 			reply.at = m.at
@@ -258,20 +265,30 @@ func (l *live) run() {
 				return
 			}
 		case t := <-tickC:
-			d := engine.Time(float64(playTick/time.Millisecond) * l.speed)
-			cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(d, 1)}
-			msg := l.safely(0, func() serverMsg {
-				if err := applyCommand(l.lab, l.world, cmd); err != nil {
-					return l.fail(0, err)
-				}
-				l.srv.metrics.commands.Add(1)
-				l.sess.add(cmd)
-				return l.frame(0)
-			})
+			// Play frames give way under load: when no renderer is idle the
+			// tick is skipped and the next one advances the more, so virtual
+			// time keeps its speed and only the frame rate drops.
+			behind += engine.Time(float64(playTick/time.Millisecond) * l.speed)
+			cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(behind, 1)}
+			var msg serverMsg
+			if !l.srv.tryRendered(func() {
+				msg = l.safely(0, func() serverMsg {
+					if err := applyCommand(l.lab, l.world, cmd); err != nil {
+						return l.fail(0, err)
+					}
+					l.srv.metrics.commands.Add(1)
+					l.sess.add(cmd)
+					return l.frame(0)
+				})
+			}) {
+				l.srv.metrics.skipped.Add(1)
+				continue
+			}
+			behind = 0
 			if msg.Type == "error" {
 				stopPlay()
 			}
-			msg.at = t
+			msg.at, msg.play = t, true
 			if !l.send(msg) {
 				return
 			}
@@ -451,7 +468,7 @@ func (l *live) offer(m serverMsg) bool {
 	m.Seq = l.seq + 1
 	m.Playing = l.playing
 	select {
-	case l.out <- m:
+	case l.out <- &m:
 		l.seq++
 		return true
 	default:
@@ -494,6 +511,23 @@ func (l *live) read(in chan<- clientMsg, errc chan<- error, quit <-chan struct{}
 	}
 }
 
+// writeJSON encodes m straight into the socket's pooled write buffer. HTML
+// is left unescaped: the fragments are mostly markup, and \u003c for every
+// < would make each frame a third larger.
+func writeJSON(conn *websocket.Conn, m *serverMsg) error {
+	w, err := conn.NextWriter(websocket.TextMessage)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
 func (l *live) write(done chan<- struct{}) {
 	defer close(done)
 	ping := time.NewTicker(pingPeriod)
@@ -504,17 +538,16 @@ func (l *live) write(done chan<- struct{}) {
 			if !ok {
 				return
 			}
-			data, err := json.Marshal(m)
-			if err != nil {
-				continue
-			}
 			l.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := l.conn.WriteMessage(websocket.TextMessage, data); err != nil {
+			if err := writeJSON(l.conn, m); err != nil {
 				l.conn.Close() // the reader notices and ends the session
 				return
 			}
-			if !m.at.IsZero() {
-				l.srv.metrics.frame(time.Since(m.at))
+			switch {
+			case m.play:
+				l.srv.metrics.plays.observe(time.Since(m.at))
+			case !m.at.IsZero():
+				l.srv.metrics.answers.observe(time.Since(m.at))
 			}
 		case <-ping.C:
 			l.conn.SetWriteDeadline(time.Now().Add(writeWait))

@@ -32,7 +32,7 @@ const (
 var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errPanic}
 
 // frameBuckets are the upper bounds, in seconds, of the frame latency
-// histogram: from a message's arrival to its answer's last byte written.
+// histograms.
 var frameBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}
 
 // metrics are the server's counters, exposed at /metrics in Prometheus'
@@ -41,13 +41,43 @@ type metrics struct {
 	sessionsOpen  atomic.Int64
 	sessionsTotal atomic.Int64
 	commands      atomic.Int64
+	skipped       atomic.Int64
 	errors        []atomic.Int64 // by errorKinds' index
-	frameCount    []atomic.Int64 // by frameBuckets' index, and +Inf last
-	frameSumNanos atomic.Int64
+	answers       histogram      // a client message's arrival to its answer written
+	plays         histogram      // a play tick to its frame written
+}
+
+// histogram counts durations into frameBuckets.
+type histogram struct {
+	counts   []atomic.Int64 // by frameBuckets' index, and +Inf last
+	sumNanos atomic.Int64
+}
+
+func newHistogram() histogram { return histogram{counts: make([]atomic.Int64, len(frameBuckets)+1)} }
+
+func (h *histogram) observe(d time.Duration) {
+	s := d.Seconds()
+	i := 0
+	for i < len(frameBuckets) && s > frameBuckets[i] {
+		i++
+	}
+	h.counts[i].Add(1)
+	h.sumNanos.Add(int64(d))
+}
+
+func (h *histogram) write(w io.Writer, name, kind string) {
+	var cum int64
+	for i, b := range frameBuckets {
+		cum += h.counts[i].Load()
+		fmt.Fprintf(w, "%s_bucket{kind=%q,le=%q} %d\n", name, kind, strconv.FormatFloat(b, 'g', -1, 64), cum)
+	}
+	cum += h.counts[len(frameBuckets)].Load()
+	fmt.Fprintf(w, "%s_bucket{kind=%q,le=\"+Inf\"} %d\n", name, kind, cum)
+	fmt.Fprintf(w, "%s_sum{kind=%q} %g\n%s_count{kind=%q} %d\n", name, kind, float64(h.sumNanos.Load())/1e9, name, kind, cum)
 }
 
 func newMetrics() *metrics {
-	return &metrics{errors: make([]atomic.Int64, len(errorKinds)), frameCount: make([]atomic.Int64, len(frameBuckets)+1)}
+	return &metrics{errors: make([]atomic.Int64, len(errorKinds)), answers: newHistogram(), plays: newHistogram()}
 }
 
 func (m *metrics) error(kind string) {
@@ -59,34 +89,24 @@ func (m *metrics) error(kind string) {
 	}
 }
 
-func (m *metrics) frame(d time.Duration) {
-	s := d.Seconds()
-	i := 0
-	for i < len(frameBuckets) && s > frameBuckets[i] {
-		i++
-	}
-	m.frameCount[i].Add(1)
-	m.frameSumNanos.Add(int64(d))
-}
-
 func (m *metrics) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP leaselab_sessions_open Live lab sessions open now.\n# TYPE leaselab_sessions_open gauge\nleaselab_sessions_open %d\n", m.sessionsOpen.Load())
 	fmt.Fprintf(w, "# HELP leaselab_sessions_total Live lab sessions opened since start.\n# TYPE leaselab_sessions_total counter\nleaselab_sessions_total %d\n", m.sessionsTotal.Load())
 	fmt.Fprintf(w, "# HELP leaselab_commands_total Commands applied to live worlds, play-mode steps included.\n# TYPE leaselab_commands_total counter\nleaselab_commands_total %d\n", m.commands.Load())
+	fmt.Fprintf(w, "# HELP leaselab_play_frames_skipped_total Play-mode frames left out because every renderer was busy.\n# TYPE leaselab_play_frames_skipped_total counter\nleaselab_play_frames_skipped_total %d\n", m.skipped.Load())
 	fmt.Fprintf(w, "# HELP leaselab_errors_total Errors answered or sessions ended, by kind.\n# TYPE leaselab_errors_total counter\n")
 	for i, k := range errorKinds {
 		fmt.Fprintf(w, "leaselab_errors_total{kind=%q} %d\n", k, m.errors[i].Load())
 	}
-	fmt.Fprintf(w, "# HELP leaselab_frame_seconds From a client message's arrival to its answer written, and each play-mode frame's render and write.\n# TYPE leaselab_frame_seconds histogram\n")
-	var cum int64
-	for i, b := range frameBuckets {
-		cum += m.frameCount[i].Load()
-		fmt.Fprintf(w, "leaselab_frame_seconds_bucket{le=%q} %d\n", strconv.FormatFloat(b, 'g', -1, 64), cum)
-	}
-	cum += m.frameCount[len(frameBuckets)].Load()
-	fmt.Fprintf(w, "leaselab_frame_seconds_bucket{le=\"+Inf\"} %d\n", cum)
-	fmt.Fprintf(w, "leaselab_frame_seconds_sum %g\nleaselab_frame_seconds_count %d\n", float64(m.frameSumNanos.Load())/1e9, cum)
+	fmt.Fprintf(w, "# HELP leaselab_frame_seconds Frame latency: kind answer is from a client message's arrival to its answer written; kind play from a play-mode tick to its frame written.\n# TYPE leaselab_frame_seconds histogram\n")
+	m.answers.write(w, "leaselab_frame_seconds", "answer")
+	m.plays.write(w, "leaselab_frame_seconds", "play")
 	fmt.Fprintf(w, "# HELP go_goroutines Goroutines that exist now.\n# TYPE go_goroutines gauge\ngo_goroutines %d\n", runtime.NumGoroutine())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(w, "# HELP go_memstats_heap_inuse_bytes Bytes in in-use heap spans.\n# TYPE go_memstats_heap_inuse_bytes gauge\ngo_memstats_heap_inuse_bytes %d\n", ms.HeapInuse)
+	fmt.Fprintf(w, "# HELP go_memstats_stack_inuse_bytes Bytes in goroutine stacks.\n# TYPE go_memstats_stack_inuse_bytes gauge\ngo_memstats_stack_inuse_bytes %d\n", ms.StackInuse)
+	fmt.Fprintf(w, "# HELP go_memstats_next_gc_bytes Heap size at which the next collection runs.\n# TYPE go_memstats_next_gc_bytes gauge\ngo_memstats_next_gc_bytes %d\n", ms.NextGC)
 	if rss, ok := residentBytes(); ok {
 		fmt.Fprintf(w, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %d\n", rss)
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,9 @@ type Server struct {
 	idleTimeout time.Duration
 	metrics     *metrics
 	upgrader    websocket.Upgrader
+	// renders is where live sessions render their frames: a few goroutines
+	// whose stacks grow deep in templ once, instead of every session's.
+	renders chan func()
 }
 
 // New builds a server. It fails only when the static assets cannot be read;
@@ -96,6 +100,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.course = newCourseHolder(cfg.Content, cfg.Logger)
+	s.renders = make(chan func())
+	for range max(8, 4*runtime.GOMAXPROCS(0)) {
+		go s.renderLoop()
+	}
 	if cfg.Watch {
 		go s.course.watch(s.ctx, cfg.PollEvery)
 	}
@@ -153,6 +161,49 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 		return next(c)
+	}
+}
+
+func (s *Server) renderLoop() {
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case f := <-s.renders:
+			f()
+		}
+	}
+}
+
+// tryRendered runs f on an idle render goroutine and waits for it, or
+// reports false at once when none is idle: the server is busy. A panic in
+// f is carried back to the caller, whose session it belongs to.
+func (s *Server) tryRendered(f func()) bool {
+	var p any
+	done := make(chan struct{})
+	job := func() {
+		defer close(done)
+		defer func() { p = recover() }()
+		f()
+	}
+	select {
+	case s.renders <- job:
+	default:
+		return false
+	}
+	<-done
+	if p != nil {
+		panic(p)
+	}
+	return true
+}
+
+// rendered runs f on an idle render goroutine, or on the caller's own when
+// none is idle: an answer to a student never waits for the play frames of
+// others.
+func (s *Server) rendered(f func()) {
+	if !s.tryRendered(f) {
+		f()
 	}
 }
 

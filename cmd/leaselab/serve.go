@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -54,6 +55,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "leaselab serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	// A live session keeps little (about 40 KB) but renders a lot of
+	// short-lived frames; the default GC target, twice the live heap, would
+	// make garbage the larger part of the server's memory. 50 costs a
+	// little CPU and measured 88 instead of 110 KB per session with
+	// 1,000 playing (leaselab load). GOGC set in the environment wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := web.Config{Logger: log}
