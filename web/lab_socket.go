@@ -316,6 +316,9 @@ func (l *live) fail(id int64, err error) serverMsg {
 // caused, or an error; the world is unchanged by a message that fails.
 func (l *live) handle(m clientMsg) serverMsg {
 	fail := func(err error) serverMsg { return l.fail(m.ID, err) }
+	if l.srv.beforeHandle != nil {
+		l.srv.beforeHandle(m)
+	}
 	switch m.Type {
 	case "do":
 		cmd, err := parseCommand(m.Cmd)

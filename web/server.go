@@ -61,6 +61,9 @@ type Server struct {
 	// renders is where live sessions render their frames: a few goroutines
 	// whose stacks grow deep in templ once, instead of every session's.
 	renders chan func()
+	// beforeHandle, when set (by tests, before any session), sees each
+	// client message before it is handled.
+	beforeHandle func(clientMsg)
 }
 
 // New builds a server. It fails only when the static assets cannot be read;
