@@ -15,9 +15,10 @@ import (
 // wsClient is the test's side of a live lab.
 type wsClient struct {
 	t    *testing.T
-	conn *websocket.Conn
-	seq  int64
-	id   int64
+	conn  *websocket.Conn
+	seq   int64
+	id    int64
+	first serverMsg // the frame the connection began with
 }
 
 func dialLab(t *testing.T, base, path string) *wsClient {
@@ -29,8 +30,8 @@ func dialLab(t *testing.T, base, path string) *wsClient {
 	}
 	t.Cleanup(func() { conn.Close() })
 	c := &wsClient{t: t, conn: conn}
-	if m := c.next(); m.Type != "frame" {
-		t.Fatalf("first message is %q, want a frame", m.Type)
+	if c.first = c.next(); c.first.Type != "frame" {
+		t.Fatalf("first message is %q, want a frame", c.first.Type)
 	}
 	return c
 }
