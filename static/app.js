@@ -49,20 +49,42 @@ function startLab(root) {
   saveVerdicts(labID, document);
   document.querySelectorAll(".diagram-box").forEach(showNow);
 
-  function setConn(on) {
-    conn.textContent = on ? conn.dataset.on : conn.dataset.off;
-    conn.classList.toggle("on", on);
+  // setConn shows the connection's state: on, off, idle or full.
+  function setConn(state) {
+    conn.textContent = conn.dataset[state];
+    conn.classList.toggle("on", state === "on");
   }
 
+  // A dropped connection comes back by itself, after a random part of a
+  // growing delay so that a classroom does not reconnect all at once.
+  // The session is in the address (query), so any server rebuilds it.
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     ws = new WebSocket(`${proto}//${location.host}${root.dataset.ws}?${query}`);
     seq = 0;
-    ws.onopen = () => { retry = 500; setConn(true); };
-    ws.onclose = () => {
-      setConn(false);
+    const resumePlay = playing;
+    ws.onopen = () => {
+      retry = 500;
+      setConn("on");
+      if (resumePlay) send({ type: "play", speed: Number(speed.value) });
+    };
+    ws.onclose = (ev) => {
       ws = null;
-      setTimeout(connect, retry);
+      if (ev.code === 4000) { // idle: back when the student is
+        setConn("idle");
+        const back = () => {
+          removeEventListener("keydown", back, true);
+          removeEventListener("pointerdown", back, true);
+          if (!ws) connect();
+        };
+        addEventListener("keydown", back, true);
+        addEventListener("pointerdown", back, true);
+        return;
+      }
+      let wait = retry * (0.5 + Math.random());
+      if (ev.code === 1013) { setConn("full"); wait = 5000 + Math.random() * 10000; }
+      else setConn("off");
+      setTimeout(connect, wait);
       retry = Math.min(retry * 2, 8000);
     };
     ws.onmessage = (ev) => receive(JSON.parse(ev.data));
@@ -174,9 +196,35 @@ function startLab(root) {
     if (handled) e.preventDefault();
   });
 
-  setConn(false);
+  setConn("off");
   connect();
 }
+
+// share copies a permalink: the href or value of the element the button
+// names. Without the clipboard (plain http off localhost) a hidden input
+// and the copy command do it.
+document.addEventListener("click", async (e) => {
+  const b = e.target.closest("button[data-share]");
+  if (!b) return;
+  const el = document.querySelector(b.dataset.share);
+  if (!el) return;
+  const url = el.tagName === "INPUT" ? el.value : new URL(el.getAttribute("href"), location.href).href;
+  let ok = false;
+  try { await navigator.clipboard.writeText(url); ok = true; } catch { /* not allowed here */ }
+  if (!ok) {
+    const i = document.createElement("input");
+    i.value = url;
+    document.body.append(i);
+    i.select();
+    try { ok = document.execCommand("copy"); } catch { /* nothing more to try */ }
+    i.remove();
+  }
+  if (ok) {
+    const was = b.textContent;
+    b.textContent = "✓ " + b.dataset.copied;
+    setTimeout(() => { b.textContent = was; }, 2000);
+  } else if (el.tagName === "INPUT") el.select();
+});
 
 showProgress();
 const lab = document.getElementById("lab");

@@ -40,6 +40,9 @@ const (
 	// a second: a student holding a key down sends about 30.
 	msgRate  = 30
 	msgBurst = 60
+	// closeGrace is how long a closing session waits for the client to
+	// answer its close frame.
+	closeGrace = time.Second
 	// maxRefused is how many messages over the rate, in a row, end the
 	// session: whoever sends them is not a person waiting for answers.
 	maxRefused = 100
@@ -103,6 +106,7 @@ type live struct {
 	shown int // events already in the page's list
 
 	seq     int64
+	closing bool            // a close frame was sent
 	out     chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
 	playing bool
 	speed   float64
@@ -175,11 +179,19 @@ func (l *live) run() {
 	in := make(chan clientMsg)
 	readErr := make(chan error, 1)
 	quit := make(chan struct{})
-	defer close(quit)
 	go l.read(in, readErr, quit)
 	writeDone := make(chan struct{})
 	go l.write(writeDone)
 	defer func() {
+		close(quit) // the reader discards what still comes
+		if l.closing {
+			// A close frame went out: give the client a moment to answer
+			// it, so it reads the reason before the connection goes.
+			select {
+			case <-readErr:
+			case <-time.After(closeGrace):
+			}
+		}
 		// Closing first ends a write stuck on a slow client; what is still
 		// queued is lost, and the client's replay recovers it.
 		l.conn.Close()
@@ -230,13 +242,15 @@ func (l *live) run() {
 			idle.Reset(l.srv.idleTimeout)
 			if m.Type == "refused" {
 				// Over the rate: answered, not carried out. The answer is
-				// dropped rather than the client if its queue is full.
+				// left out rather than the client dropped if its queue fills.
 				l.srv.metrics.error(errRate)
 				if refused++; refused > maxRefused {
 					l.close(websocket.ClosePolicyViolation, "too many messages")
 					return
 				}
-				l.offer(serverMsg{Type: "error", ID: m.ID, Error: fmt.Sprintf("too many messages: at most %d a second", msgRate), at: m.at})
+				if len(l.out) < sendQueue/2 { // the other half is for real answers
+					l.offer(serverMsg{Type: "error", ID: m.ID, Error: fmt.Sprintf("too many messages: at most %d a second", msgRate), at: m.at})
+				}
 				continue
 			}
 			refused = 0
@@ -296,9 +310,15 @@ func (l *live) run() {
 	}
 }
 
-// close ends the connection with a reason the client can show.
+// close ends the connection with a reason the client can show. What is
+// still queued is dropped so that the close frame goes out next; the
+// session is ending, so it may wait for that up to closeGrace.
 func (l *live) close(code int, reason string) {
-	l.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	for len(l.out) > 0 {
+		<-l.out
+	}
+	err := l.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(closeGrace))
+	l.closing = err == nil
 }
 
 // fail is the error answer to message id, counted by kind.
@@ -463,6 +483,7 @@ func (l *live) send(m serverMsg) bool {
 	}
 	l.srv.metrics.error(errSlow)
 	l.srv.log.Warn("dropping a slow live client", "lab", l.lab.ID)
+	l.close(websocket.ClosePolicyViolation, "too slow to keep up")
 	return false
 }
 
@@ -487,6 +508,7 @@ func (l *live) read(in chan<- clientMsg, errc chan<- error, quit <-chan struct{}
 	l.conn.SetReadDeadline(time.Now().Add(pongWait))
 	l.conn.SetPongHandler(func(string) error { return l.conn.SetReadDeadline(time.Now().Add(pongWait)) })
 	tokens, last := float64(msgBurst), time.Now()
+	discard := false // the session has ended; read on until the close
 	for {
 		_, data, err := l.conn.ReadMessage()
 		if err != nil {
@@ -506,10 +528,12 @@ func (l *live) read(in chan<- clientMsg, errc chan<- error, quit <-chan struct{}
 			tokens--
 		}
 		m.at = now
-		select {
-		case in <- m:
-		case <-quit:
-			return
+		if !discard {
+			select {
+			case in <- m:
+			case <-quit:
+				discard = true
+			}
 		}
 	}
 }
@@ -543,7 +567,9 @@ func (l *live) write(done chan<- struct{}) {
 			}
 			l.conn.SetWriteDeadline(time.Now().Add(writeWait))
 			if err := writeJSON(l.conn, m); err != nil {
-				l.conn.Close() // the reader notices and ends the session
+				if !errors.Is(err, websocket.ErrCloseSent) { // else the session closes in order
+					l.conn.Close() // the reader notices and ends the session
+				}
 				return
 			}
 			switch {
@@ -555,7 +581,9 @@ func (l *live) write(done chan<- struct{}) {
 		case <-ping.C:
 			l.conn.SetWriteDeadline(time.Now().Add(writeWait))
 			if err := l.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
-				l.conn.Close()
+				if !errors.Is(err, websocket.ErrCloseSent) {
+					l.conn.Close()
+				}
 				return
 			}
 		}

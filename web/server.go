@@ -145,6 +145,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/:lang/lessons/:id", s.lessonShow)
 	e.GET("/:lang/labs/:id", s.labShow)
 	e.GET("/:lang/labs/:id/diagram.svg", s.diagramShow)
+	e.GET("/:lang/labs/:id/at", s.snapshotShow)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
 	return e
 }
