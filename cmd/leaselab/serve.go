@@ -42,8 +42,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	addr := fs.String("addr", defAddr, "listen address, host:port (env "+addrEnv+")")
 	dir := fs.String("content", "", "serve the course from this folder instead of the embedded one, reloading it when files change")
+	maxSessions := fs.Int("max-sessions", 2000, "live lab sessions at once; past it a lab page says the server is full")
+	idle := fs.Duration("idle-timeout", 15*time.Minute, "close a live session whose student sent nothing this long")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: leaselab [serve] [--addr HOST:PORT] [--content DIR]\n\n")
+		fmt.Fprintf(stderr, "usage: leaselab [serve] [--addr HOST:PORT] [--content DIR] [--max-sessions N] [--idle-timeout D]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -65,7 +67,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		debug.SetGCPercent(50)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg := web.Config{Logger: log}
+	if *maxSessions < 1 || *idle <= 0 {
+		fmt.Fprintln(stderr, "leaselab serve: --max-sessions and --idle-timeout must be positive")
+		return 2
+	}
+	cfg := web.Config{Logger: log, MaxSessions: *maxSessions, IdleTimeout: *idle}
 	if *dir != "" {
 		info, err := os.Stat(*dir)
 		if err != nil || !info.IsDir() {
