@@ -14,7 +14,7 @@ import (
 
 // wsClient is the test's side of a live lab.
 type wsClient struct {
-	t    *testing.T
+	t     *testing.T
 	conn  *websocket.Conn
 	seq   int64
 	id    int64
