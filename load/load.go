@@ -186,7 +186,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}()
 	}
 	// The resident set is sampled while everything plays; its peak counts.
+	if n, err := rss(); err == nil {
+		res.RSSHeld = n
+	}
+	sampled := make(chan struct{})
 	go func() {
+		defer close(sampled)
 		t := time.NewTicker(500 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -203,6 +208,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}()
 	wg.Wait()
+	<-sampled
 	for _, s := range sessions {
 		if s != nil {
 			s.close()
