@@ -141,6 +141,22 @@ func (s *Server) labSocket(c echo.Context) error {
 	if lab == nil {
 		return notFound(lang)
 	}
+	// A full server says so before it replays anything.
+	if n := s.metrics.sessionsOpen.Add(1); n > int64(s.maxSessions) {
+		s.metrics.sessionsOpen.Add(-1)
+		s.metrics.error(errFull)
+		if conn, err := s.upgrader.Upgrade(c.Response(), c.Request(), nil); err == nil {
+			conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, T(lang, "full.close")), time.Now().Add(time.Second))
+			conn.Close()
+		}
+		return nil
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			s.metrics.sessionsOpen.Add(-1)
+		}
+	}()
 	sess, world, _, err := replaySession(lab, c.QueryParams())
 	if err != nil {
 		return err
@@ -149,13 +165,7 @@ func (s *Server) labSocket(c echo.Context) error {
 	if err != nil {
 		return nil // the upgrader has answered
 	}
-	if n := s.metrics.sessionsOpen.Add(1); n > int64(s.maxSessions) {
-		s.metrics.sessionsOpen.Add(-1)
-		s.metrics.error(errFull)
-		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, T(lang, "full.close")), time.Now().Add(time.Second))
-		conn.Close()
-		return nil
-	}
+	opened = true
 	s.metrics.sessionsTotal.Add(1)
 	l := &live{srv: s, conn: conn, lab: lab, lang: lang, sess: sess, world: world, out: make(chan *serverMsg, sendQueue), speed: 1}
 	s.sessions.Add(1)
