@@ -100,6 +100,7 @@ func TestBrowserSurvivesServerRestart(t *testing.T) {
 	}
 	click(t, ctx, `#session button[data-share]`)
 	waitJS(t, ctx, "the share button to say copied", `document.querySelector("#session button[data-share]").textContent.startsWith("✓")`)
+	screenshot(t, ctx, "lab-shared-en", false)
 	permalink := evalString(t, ctx, `document.getElementById("permalink").href`)
 	if !strings.Contains(permalink, "/en/labs/w1-w2/at?") || !strings.Contains(permalink, "do=thaw+W1") {
 		t.Errorf("permalink %s", permalink)
