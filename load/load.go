@@ -48,6 +48,7 @@ type Config struct {
 // Result is what a run measured.
 type Result struct {
 	Wanted, Held, Failed int
+	Hold                 time.Duration
 	FirstDialError       string
 	RSSBefore, RSSHeld   int64 // bytes, the server's resident set
 	Commands             int64 // commands answered
@@ -86,8 +87,12 @@ func (r *Result) Report(w io.Writer) {
 	fmt.Fprintf(w, "; %d closed by the server)\n", r.Closed)
 	fmt.Fprintf(w, "server RSS: %.1f MB before, %.1f MB holding them: %.1f KB per session\n",
 		mb(r.RSSBefore), mb(r.RSSHeld), float64(r.PerSession())/1024)
-	fmt.Fprintf(w, "commands answered: %d (%d errors, %d unanswered in 5 s); messages received: %d\n",
-		r.Commands, r.Errors, r.Timeouts, r.Frames)
+	perSec := 0.0
+	if r.Held > 0 {
+		perSec = float64(r.Frames) / float64(r.Held) / r.Hold.Seconds()
+	}
+	fmt.Fprintf(w, "commands answered: %d (%d errors, %d unanswered in 5 s); messages received: %d, %.1f a second per session\n",
+		r.Commands, r.Errors, r.Timeouts, r.Frames, perSec)
 	fmt.Fprintf(w, "command-to-frame latency: p50 %s, p99 %s, max %s\n",
 		ms(r.Quantile(0.5)), ms(r.Quantile(0.99)), ms(r.Quantile(1)))
 }
@@ -135,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.PID > 0 {
 		rss = func() (int64, error) { return procRSS(cfg.PID) }
 	}
-	res := &Result{Wanted: cfg.Sessions}
+	res := &Result{Wanted: cfg.Sessions, Hold: cfg.Hold}
 	if res.RSSBefore, err = rss(); err != nil {
 		return nil, fmt.Errorf("server memory: %w", err)
 	}
