@@ -29,7 +29,7 @@ type World struct {
 	coord      coordinator
 	store      storage
 	workers    []worker
-	links      [maxNodes][maxNodes]link
+	links      []link // n×n, indexed by link(a, b); n = workers + 2
 
 	beliefs   []BeliefSpan
 	freezes   []FreezeSpan
@@ -102,7 +102,12 @@ func (w *World) init() {
 	w.q = w.q[:0]
 	w.rnd = rng{s: w.sc.Seed}
 	w.log = w.log[:0]
-	w.links = [maxNodes][maxNodes]link{}
+	n := len(w.sc.Workers) + 2
+	if cap(w.links) < n*n {
+		w.links = make([]link, n*n)
+	}
+	w.links = w.links[:n*n]
+	clear(w.links)
 	w.coord = coordinator{}
 	w.coord.init(w.sc, w.leaseNames)
 	w.store = storage{}
@@ -176,7 +181,7 @@ func (w *World) Apply(c Command) error {
 	if err := w.validate(c); err != nil {
 		return err
 	}
-	w.cmds = append(w.cmds, c)
+	w.record(c)
 	w.budget = w.limits.MaxEventsPerApply
 	switch c.Kind {
 	case CmdAdvance:
@@ -192,6 +197,17 @@ func (w *World) Apply(c Command) error {
 	}
 	w.command(c)
 	return nil
+}
+
+// record appends c to the command list. Consecutive advances merge: a
+// playing session applies one every frame, and "advance a; advance b" runs
+// exactly as "advance a+b" does.
+func (w *World) record(c Command) {
+	if n := len(w.cmds); n > 0 && c.Kind == CmdAdvance && w.cmds[n-1].Kind == CmdAdvance && w.cmds[n-1].Dur+c.Dur <= w.limits.MaxTime {
+		w.cmds[n-1].Dur += c.Dur
+		return
+	}
+	w.cmds = append(w.cmds, c)
 }
 
 // Do parses and applies a command written as text.
@@ -378,7 +394,7 @@ func (w *World) command(c Command) {
 		case c.A == "":
 			for _, a := range w.allNodes() {
 				for _, b := range w.allNodes() {
-					w.links[slot(a)][slot(b)].cut = false
+					w.links[w.linkIndex(a, b)].cut = false
 				}
 			}
 			w.emit(Event{Kind: KindHeal, Node: NoNode, Peer: NoNode})
@@ -412,7 +428,7 @@ func (w *World) command(c Command) {
 }
 
 func (w *World) setLink(a, b Node, c Command) {
-	l := &w.links[slot(a)][slot(b)]
+	l := &w.links[w.linkIndex(a, b)]
 	if c.HasDelay {
 		l.hasDelay, l.delay = true, c.Dur
 	}
@@ -430,8 +446,8 @@ func (w *World) setLink(a, b Node, c Command) {
 }
 
 func (w *World) setCut(a, b Node, cut bool) {
-	w.links[slot(a)][slot(b)].cut = cut
-	w.links[slot(b)][slot(a)].cut = cut
+	w.links[w.linkIndex(a, b)].cut = cut
+	w.links[w.linkIndex(b, a)].cut = cut
 }
 
 func (w *World) allNodes() []Node {
@@ -444,6 +460,9 @@ func (w *World) allNodes() []Node {
 
 // slot maps a node to its row in the link table.
 func slot(n Node) int { return int(n) + 2 }
+
+// linkIndex is where the link a→b lives in the table.
+func (w *World) linkIndex(a, b Node) int { return slot(a)*(len(w.sc.Workers)+2) + slot(b) }
 
 // runUntil processes every item due at or before t, then sets the clock to t.
 func (w *World) runUntil(t Time) error {
@@ -546,7 +565,7 @@ func (w *World) process(it item) {
 // send puts a message on the network: lost now, or delivered later.
 func (w *World) send(m message) {
 	m.sent = w.emit(Event{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token, Value: int64(m.req)})
-	l := &w.links[slot(m.from)][slot(m.to)]
+	l := &w.links[w.linkIndex(m.from, m.to)]
 	if l.cut {
 		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
@@ -569,7 +588,7 @@ func (w *World) send(m message) {
 
 func (w *World) deliver(it item) {
 	m := it.msg
-	if w.links[slot(m.from)][slot(m.to)].cut {
+	if w.links[w.linkIndex(m.from, m.to)].cut {
 		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
 	}

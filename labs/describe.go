@@ -174,30 +174,37 @@ func violationText(e engine.Event, p, tok string, en bool) string {
 	return fmt.Sprintf(t.id, p, tok)
 }
 
+type reasonPair struct{ id, en string }
+
+// reasonTexts is built once: reasonText runs for every mark of every frame.
+var reasonTexts = map[engine.Reason]reasonPair{
+	engine.ReasonStaleToken: {"token usang", "stale token"},
+	engine.ReasonNoToken:    {"tanpa token", "no token"},
+	engine.ReasonNotCurrent: {"bukan token saat ini", "not the current token"},
+	engine.ReasonVersion:    {"versi berbeda", "version mismatch"},
+	engine.ReasonDuplicate:  {"kunci sudah dipakai", "key already used"},
+	engine.ReasonRejected:   {"tulisannya ditolak penyimpanan", "the storage rejected its write"},
+	engine.ReasonNotHolder:  {"bukan pemegang lease", "not the holder"},
+	engine.ReasonDeadline:   {"batas waktu menurut jamnya habis", "its own deadline ran out"},
+	engine.ReasonExpired:    {"pemeriksaan menemukan lease habis", "a check found the lease expired"},
+	engine.ReasonHeld:       {"dipegang worker lain", "held by another worker"},
+	engine.ReasonLockDelay:  {"masih dalam lock-delay", "in its lock-delay"},
+	engine.ReasonCrash:      {"crash", "crashed"},
+	engine.ReasonPartition:  {"jaringan terputus", "partition"},
+	engine.ReasonLoss:       {"paket hilang", "message loss"},
+	engine.ReasonDown:       {"penerima mati", "receiver down"},
+	engine.ReasonOK:         {"ok", "ok"},
+	engine.ReasonUp:         {"hidup", "up"},
+	engine.ReasonNoQuorum:   {"tanpa quorum", "no quorum"},
+	engine.ReasonNoLeader:   {"tanpa leader", "no leader"},
+	engine.ReasonTimeout:    {"habis waktu", "timeout"},
+	engine.ReasonStaleGen:   {"generasi usang", "stale generation"},
+	engine.ReasonNoTime:     {"tak ada waktu untuk mencoba lagi", "no time left to try"},
+	engine.ReasonTries:      {"percobaan habis", "out of tries"},
+}
+
 func reasonText(r engine.Reason, en bool) string {
-	type pair struct{ id, en string }
-	texts := map[engine.Reason]pair{
-		engine.ReasonStaleToken: {"token usang", "stale token"},
-		engine.ReasonNoToken:    {"tanpa token", "no token"},
-		engine.ReasonNotCurrent: {"bukan token saat ini", "not the current token"},
-		engine.ReasonVersion:    {"versi berbeda", "version mismatch"},
-		engine.ReasonDuplicate:  {"kunci sudah dipakai", "key already used"},
-		engine.ReasonRejected:   {"tulisannya ditolak penyimpanan", "the storage rejected its write"},
-		engine.ReasonNotHolder:  {"bukan pemegang lease", "not the holder"},
-		engine.ReasonDeadline:   {"batas waktu menurut jamnya habis", "its own deadline ran out"},
-		engine.ReasonExpired:    {"pemeriksaan menemukan lease habis", "a check found the lease expired"},
-		engine.ReasonHeld:       {"dipegang worker lain", "held by another worker"},
-		engine.ReasonLockDelay:  {"masih dalam lock-delay", "in its lock-delay"},
-		engine.ReasonCrash:      {"crash", "crashed"},
-		engine.ReasonPartition:  {"jaringan terputus", "partition"},
-		engine.ReasonLoss:       {"paket hilang", "message loss"},
-		engine.ReasonDown:       {"penerima mati", "receiver down"},
-		engine.ReasonOK:         {"ok", "ok"},
-		engine.ReasonUp:         {"hidup", "up"},
-		engine.ReasonNoQuorum:   {"tanpa quorum", "no quorum"},
-		engine.ReasonNoLeader:   {"tanpa leader", "no leader"},
-	}
-	if t, ok := texts[r]; ok {
+	if t, ok := reasonTexts[r]; ok {
 		if en {
 			return t.en
 		}
