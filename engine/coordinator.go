@@ -22,6 +22,7 @@ type coordinator struct {
 
 // lease is one named lease at the coordinator.
 type lease struct {
+	index      uint8 // its place in coordinator.leases
 	name       string
 	holder     Node // NoNode when free
 	token      int64
@@ -52,7 +53,7 @@ func (c *coordinator) init(sc Scenario, names []string) {
 	c.nextToken = sc.FirstToken
 	c.leases = make([]lease, len(names))
 	for i, n := range names {
-		c.leases[i] = lease{name: n, holder: NoNode, lastChange: -1, open: -1}
+		c.leases[i] = lease{index: uint8(i), name: n, holder: NoNode, lastChange: -1, open: -1}
 	}
 	for i := range c.lastEnd {
 		c.lastEnd[i] = -1
@@ -157,7 +158,7 @@ func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 	l.token = c.nextToken
 	c.nextToken++
 	l.expires = Never
-	li := c.index(l)
+	li := l.index
 	if c.ttl > 0 {
 		l.expires = w.now + c.ttl
 		w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: li}})
@@ -166,15 +167,6 @@ func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 	c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
 	l.open = len(c.spans) - 1
 	w.send(message{kind: MsgGrant, from: Coord, to: to, req: req, token: l.token, ttl: c.ttl, lease: li})
-}
-
-func (c *coordinator) index(l *lease) uint8 {
-	for i := range c.leases {
-		if &c.leases[i] == l {
-			return uint8(i)
-		}
-	}
-	return 0
 }
 
 func (c *coordinator) renew(w *World, l *lease, m message) {
@@ -226,7 +218,7 @@ func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time) {
 	if lockDelay > 0 {
 		l.freeAt = w.now + lockDelay
 		l.freeID++
-		w.schedule(item{at: l.freeAt, kind: itCoordFree, node: Coord, id: l.freeID, msg: message{lease: c.index(l)}})
+		w.schedule(item{at: l.freeAt, kind: itCoordFree, node: Coord, id: l.freeID, msg: message{lease: l.index}})
 		return
 	}
 	c.wakeWaiters(w, l)
@@ -240,7 +232,7 @@ func (c *coordinator) wakeWaiters(w *World, l *lease) {
 	if l.holder != NoNode || w.now < l.freeAt || len(l.waiters) == 0 || c.unavailable() != ReasonNone {
 		return
 	}
-	li := c.index(l)
+	li := l.index
 	for _, wt := range l.waiters {
 		w.send(message{kind: MsgWake, from: Coord, to: wt.node, req: wt.req, lease: li})
 	}

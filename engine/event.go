@@ -43,7 +43,7 @@ const (
 	KindLost     // the worker stopped holding Token (Reason)
 	KindWork     // the worker starts Value ms of work
 	KindCheck    // the worker checks its belief: Reason ok or expired; At = belief (local)
-	KindWrite    // the worker writes Key with Token (acts on the storage)
+	KindWrite    // the worker writes Key with Token (acts on the storage); Effect: a send
 	KindTimeout  // a request went unanswered
 	KindDone     // the program ended
 	// Renewal status, Node = the worker.
@@ -357,7 +357,7 @@ func (n Names) describe(e Event) string {
 		return "check " + e.Reason.String() + " believes-until=" + e.At.String()
 	case KindWrite:
 		s := "write " + e.Key
-		if e.Value == 1 {
+		if e.Effect {
 			s = "send " + e.Key
 		}
 		if e.Token != 0 {

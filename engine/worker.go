@@ -167,11 +167,7 @@ func (w *World) runOp(wk *worker) {
 		if wk.spec.NoToken {
 			sent = 0
 		}
-		var effect int64
-		if op.Kind == OpSend {
-			effect = 1
-		}
-		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: op.Key, Value: effect, Effect: effect == 1})
+		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: op.Key, Effect: op.Kind == OpSend})
 		w.observeWrite(wk, idx)
 		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: op.Key, effect: op.Kind == OpSend, version: wk.version, lease: wk.lease, ev: idx})
 	case OpRead:

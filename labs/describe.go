@@ -72,7 +72,7 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 		return fmt.Sprintf(pick("%s memeriksa lease-nya: sudah habis (sampai %s)", "%s checks its lease: it has run out (until %s)"), n, e.At)
 	case engine.KindWrite:
 		verb := pick("menulis", "writes")
-		if e.Value == 1 {
+		if e.Effect {
 			verb = pick("mengirim", "sends")
 		}
 		if e.Token == 0 {
@@ -130,38 +130,37 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindViolation:
 		return violationText(e, p, tok, en)
 	}
-	// Renewal kinds are matched by name so that this file follows the
-	// engine's vocabulary without depending on when each constant landed.
-	switch e.Kind.String() {
-	case "renew-error":
+	switch e.Kind {
+	case engine.KindRenewError:
 		if e.Value == 1 {
 			return fmt.Sprintf(pick("perpanjangan %s gagal secara pasti (%s)", "%s's renewal failed for good (%s)"), n, reason)
 		}
 		return fmt.Sprintf(pick("perpanjangan %s gagal sementara (%s)", "%s's renewal failed for now (%s)"), n, reason)
-	case "uncertain":
+	case engine.KindUncertain:
 		return fmt.Sprintf(pick("%s tidak yakin masih memegang lease: tersisa %s sampai batas %s", "%s is unsure it still holds the lease: %s left before its deadline %s"), n, engine.Time(e.Value), e.At)
-	case "give-up":
+	case engine.KindGiveUp:
 		return fmt.Sprintf(pick("%s berhenti mencoba memperpanjang (%s), batasnya %s", "%s stops trying to renew (%s); its deadline is %s"), n, reason, e.At)
-	case "stale-reply":
+	case engine.KindStaleReply:
 		return fmt.Sprintf(pick("%s membuang jawaban usang dari generasi lama (kini generasi %d)", "%s drops a stale answer from an older generation (now generation %d)"), n, e.Value)
-	case "publish":
+	case engine.KindPublish:
 		return fmt.Sprintf(pick("%s mulai memakai token %s", "%s starts using token %s"), n, tok)
-	case "refuse":
+	case engine.KindRefuse:
 		return fmt.Sprintf(pick("%s menolak mulai bekerja: tersisa %s, butuh %s", "%s refuses to start work: %s left, %s needed"), n, engine.Time(e.Value), e.At)
 	}
 	return names.Describe(e)
 }
 
+// violationTexts is built once: violations are described on every frame.
+var violationTexts = map[engine.Reason]reasonPair{
+	engine.ViolationStaleWrite:       {"PELANGGARAN: penyimpanan menerima tulisan %s dengan token %s padahal lease-nya sudah habis", "VIOLATION: the storage accepted %s's write with token %s although its lease was gone"},
+	engine.ViolationDoubleEffect:     {"PELANGGARAN: efek yang sama terjadi dua kali (%s, token %s)", "VIOLATION: the same effect happened twice (%s, token %s)"},
+	engine.ViolationActedAfterExpiry: {"PELANGGARAN: %s bertindak dengan token %s setelah lease-nya habis di koordinator", "VIOLATION: %s acted with token %s after its lease expired at the coordinator"},
+	engine.ViolationSplitBrain:       {"PELANGGARAN: split brain, %s (token %s) dan worker lain sama-sama mengira memegang lease", "VIOLATION: split brain, %s (token %s) and another worker both believe they hold the lease"},
+	engine.ViolationLostUpdate:       {"PELANGGARAN: tulisan %s dengan token %s yang lebih lama menimpa tulisan yang lebih baru", "VIOLATION: %s's write with the older token %s overwrote a newer one"},
+}
+
 func violationText(e engine.Event, p, tok string, en bool) string {
-	type pair struct{ id, en string }
-	texts := map[engine.Reason]pair{
-		engine.ViolationStaleWrite:       {"PELANGGARAN: penyimpanan menerima tulisan %s dengan token %s padahal lease-nya sudah habis", "VIOLATION: the storage accepted %s's write with token %s although its lease was gone"},
-		engine.ViolationDoubleEffect:     {"PELANGGARAN: efek yang sama terjadi dua kali (%s, token %s)", "VIOLATION: the same effect happened twice (%s, token %s)"},
-		engine.ViolationActedAfterExpiry: {"PELANGGARAN: %s bertindak dengan token %s setelah lease-nya habis di koordinator", "VIOLATION: %s acted with token %s after its lease expired at the coordinator"},
-		engine.ViolationSplitBrain:       {"PELANGGARAN: split brain, %s (token %s) dan worker lain sama-sama mengira memegang lease", "VIOLATION: split brain, %s (token %s) and another worker both believe they hold the lease"},
-		engine.ViolationLostUpdate:       {"PELANGGARAN: tulisan %s dengan token %s yang lebih lama menimpa tulisan yang lebih baru", "VIOLATION: %s's write with the older token %s overwrote a newer one"},
-	}
-	t, ok := texts[e.Reason]
+	t, ok := violationTexts[e.Reason]
 	if !ok {
 		if en {
 			return "VIOLATION: " + e.Reason.String()

@@ -716,7 +716,7 @@ func (f *fact) matchAt(ev []engine.Event, i int, e engine.Event) (match, bool) {
 		if e.Kind != engine.KindWrite || !f.isWorker(e.Node) || !keyOK || !tokenOK {
 			return match{}, false
 		}
-		if (f.effect == 1 && e.Value == 1) || (f.effect == 2 && e.Value != 1) {
+		if (f.effect == 1 && e.Effect) || (f.effect == 2 && !e.Effect) {
 			return match{}, false
 		}
 	case factAfterExp:

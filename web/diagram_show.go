@@ -9,13 +9,9 @@ import (
 
 // diagramShow is the permalink picture of a session.
 func (s *Server) diagramShow(c echo.Context) error {
-	lang, course, err := s.courseFor(c)
+	lang, _, lab, err := s.labFor(c)
 	if err != nil {
 		return err
-	}
-	lab := course.Lab(c.Param("id"))
-	if lab == nil {
-		return notFound(lang)
 	}
 	_, world, _, err := replaySession(lab, c.QueryParams())
 	if err != nil {

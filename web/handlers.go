@@ -37,6 +37,19 @@ func (s *Server) courseFor(c echo.Context) (string, *labs.Course, error) {
 	return lang, cur.course, nil
 }
 
+// labFor is the language, course and lab a /{lang}/labs/{id}… route names.
+func (s *Server) labFor(c echo.Context) (string, *labs.Course, *labs.Lab, error) {
+	lang, course, err := s.courseFor(c)
+	if err != nil {
+		return lang, nil, nil, err
+	}
+	lab := course.Lab(c.Param("id"))
+	if lab == nil {
+		return lang, nil, nil, notFound(lang)
+	}
+	return lang, course, lab, nil
+}
+
 // replaySession rebuilds the session a URL describes. A command that is
 // not valid is left out and reported; the rest still apply.
 func replaySession(lab *labs.Lab, q url.Values) (session, *engine.World, string, error) {

@@ -10,13 +10,9 @@ import (
 // reaches. Without script, every control is a link to such a URL, and a
 // question's or goal's form asks for its verdict in the same page.
 func (s *Server) labShow(c echo.Context) error {
-	lang, course, err := s.courseFor(c)
+	lang, course, lab, err := s.labFor(c)
 	if err != nil {
 		return err
-	}
-	lab := course.Lab(c.Param("id"))
-	if lab == nil {
-		return notFound(lang)
 	}
 	if s.full() {
 		c.Response().Header().Set("Retry-After", "30")

@@ -133,13 +133,9 @@ func (s *Server) sameOrigin(r *http.Request) bool {
 func (s *Server) full() bool { return s.metrics.sessionsOpen.Load() >= int64(s.maxSessions) }
 
 func (s *Server) labSocket(c echo.Context) error {
-	lang, course, err := s.courseFor(c)
+	lang, _, lab, err := s.labFor(c)
 	if err != nil {
 		return err
-	}
-	lab := course.Lab(c.Param("id"))
-	if lab == nil {
-		return notFound(lang)
 	}
 	// A full server says so before it replays anything.
 	if n := s.metrics.sessionsOpen.Add(1); n > int64(s.maxSessions) {

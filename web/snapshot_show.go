@@ -11,13 +11,9 @@ import (
 // connection, with a way to go on from there live. It holds no session,
 // so it works when the server is full too.
 func (s *Server) snapshotShow(c echo.Context) error {
-	lang, course, err := s.courseFor(c)
+	lang, course, lab, err := s.labFor(c)
 	if err != nil {
 		return err
-	}
-	lab := course.Lab(c.Param("id"))
-	if lab == nil {
-		return notFound(lang)
 	}
 	sess, world, cmdErr, err := replaySession(lab, c.QueryParams())
 	if err != nil {

@@ -180,6 +180,7 @@ type jsonEvent struct {
 	Reason  string `json:"reason,omitempty"`
 	At      *int64 `json:"at,omitempty"` // ms: lease end, belief end, freeze end
 	Value   int64  `json:"value,omitempty"`
+	Effect  bool   `json:"effect,omitempty"`
 	Refs    []int  `json:"refs,omitempty"`
 	Text    string `json:"text"`
 }
@@ -205,7 +206,7 @@ func printTrace(out io.Writer, w *engine.World, format, lang string) error {
 }
 
 func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
-	j := jsonEvent{I: i, T: int64(e.T), Kind: e.Kind.String(), Actor: names.Of(e.Node), Token: e.Token, Key: e.Key, Value: e.Value}
+	j := jsonEvent{I: i, T: int64(e.T), Kind: e.Kind.String(), Actor: names.Of(e.Node), Token: e.Token, Key: e.Key, Value: e.Value, Effect: e.Effect}
 	if e.Peer != engine.NoNode {
 		j.Peer = names.Of(e.Peer)
 	}
