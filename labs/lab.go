@@ -387,9 +387,10 @@ func goalSummary(lang string, ok bool) string {
 	return "Belum: sejauh ini log jalanan kamu belum menunjukkannya."
 }
 
-// lowerFirst lowers a leading capital unless it starts a name like W1.
+// lowerFirst lowers a leading capital unless it starts a name like W1 or
+// L: only a capital followed by a lower-case letter starts an ordinary word.
 func lowerFirst(s string) string {
-	if len(s) < 2 || s[0] < 'A' || s[0] > 'Z' || (s[1] >= 'A' && s[1] <= 'Z') || (s[1] >= '0' && s[1] <= '9') {
+	if len(s) < 2 || s[0] < 'A' || s[0] > 'Z' || s[1] < 'a' || s[1] > 'z' {
 		return s
 	}
 	return string(s[0]+'a'-'A') + s[1:]
