@@ -25,6 +25,7 @@ type Lab struct {
 	scenario  engine.Scenario
 	setup     []command
 	horizon   engine.Time
+	panels    []string
 	text      map[string]*labText
 	link      LinkFunc
 	broken    []string // ids of questions and goals that did not parse
@@ -120,6 +121,10 @@ func (l *Lab) Scenario() engine.Scenario { return copyScenario(l.scenario) }
 
 // Horizon is how far a headless run of the lab goes when given no commands.
 func (l *Lab) Horizon() engine.Time { return l.horizon }
+
+// HasPanel reports whether the lab's page shows the named panel beside its
+// live world and in its answers (lab.yaml panels:, such as signals).
+func (l *Lab) HasPanel(name string) bool { return slices.Contains(l.panels, name) }
 
 // Setup is the lab's setup commands, which NewWorld applies.
 func (l *Lab) Setup() []string {
