@@ -265,6 +265,16 @@ func (g *Goal) Prompt(lang string) template.HTML {
 // Predicate is what must hold, as written in lab.yaml.
 func (g *Goal) Predicate() string { return g.pred.String() }
 
+// Proof is the commands that reach the goal, as written in lab.yaml (nil
+// when the lab gives none). They test the content; a page never shows them.
+func (g *Goal) Proof() []string {
+	var out []string
+	for _, c := range g.proof {
+		out = append(out, c.src)
+	}
+	return out
+}
+
 // Verdict is the engine's answer to a check.
 type Verdict struct {
 	Correct  bool
