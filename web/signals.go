@@ -47,16 +47,16 @@ func NewSignals(id string, w *engine.World, lang string) *Signals {
 	row := func(key, value string, warn bool) {
 		s.Rows = append(s.Rows, signalRow{Key: key, Label: T(lang, "signals."+key), Value: value, Warn: warn})
 	}
-	left := "–"
+	left, low, latency := "–", "–", "–"
 	if n := len(m.Remaining); n > 0 {
-		left = m.Remaining[n-1].String() + " · " + T(lang, "chart.min") + " " + engine.Percentile(m.Remaining, 0).String() +
-			" · " + T(lang, "chart.median") + " " + engine.Percentile(m.Remaining, 50).String()
+		left = m.Remaining[n-1].String()
+		low = engine.Percentile(m.Remaining, 0).String() + " · " + engine.Percentile(m.Remaining, 50).String()
 	}
 	row("left", left, false)
-	latency := "–"
+	row("left-low", low, false)
 	if len(m.Latency) > 0 {
-		latency = "p50 " + engine.Percentile(m.Latency, 50).String() + " · p99 " + engine.Percentile(m.Latency, 99).String() +
-			" · max " + engine.Percentile(m.Latency, 100).String()
+		latency = engine.Percentile(m.Latency, 50).String() + " · " + engine.Percentile(m.Latency, 99).String() +
+			" · " + engine.Percentile(m.Latency, 100).String()
 	}
 	row("latency", latency, false)
 	row("attempts", strconv.Itoa(m.Attempts)+" · "+T(lang, "signals.successes")+" "+strconv.Itoa(m.Successes), false)
