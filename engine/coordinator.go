@@ -24,7 +24,8 @@ type coordinator struct {
 type lease struct {
 	index      uint8 // its place in coordinator.leases
 	name       string
-	holder     Node // NoNode when free
+	key        KeyID // name's id in the log
+	holder     Node  // NoNode when free
 	token      int64
 	expires    Time
 	freeAt     Time // no grant before this (lock-delay)
@@ -39,7 +40,7 @@ type waiter struct {
 	req  uint32
 }
 
-func (c *coordinator) init(sc Scenario, names []string) {
+func (c *coordinator) init(sc Scenario, names []string, keys []KeyID) {
 	c.ttl = sc.TTL
 	c.lockDelay = sc.LockDelay
 	c.election = sc.ElectionDelay
@@ -53,7 +54,7 @@ func (c *coordinator) init(sc Scenario, names []string) {
 	c.nextToken = sc.FirstToken
 	c.leases = make([]lease, len(names))
 	for i, n := range names {
-		c.leases[i] = lease{index: uint8(i), name: n, holder: NoNode, lastChange: -1, open: -1}
+		c.leases[i] = lease{index: uint8(i), name: n, key: keys[i], holder: NoNode, lastChange: -1, open: -1}
 	}
 	for i := range c.lastEnd {
 		c.lastEnd[i] = -1
@@ -122,7 +123,7 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 	if l.holder == m.from {
 		// The holder asks again (its first answer was slow or lost): tell it
 		// again what it holds. Nothing is extended.
-		w.emit(Event{Kind: KindGrant, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Key: l.name, Reason: ReasonAgain})
+		w.emit(Event{Kind: KindGrant, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonAgain})
 		left := c.ttl
 		if l.expires != Never {
 			left = l.expires - w.now // what is left, not a fresh TTL
@@ -142,14 +143,14 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 			}
 		}
 		l.waiters = append(l.waiters, waiter{node: m.from, req: m.req})
-		w.emit(Event{Kind: KindQueue, Node: Coord, Peer: m.from, Key: l.name})
+		w.emit(Event{Kind: KindQueue, Node: Coord, Peer: m.from, Key: l.key})
 		return
 	}
 	r := ReasonHeld
 	if l.holder == NoNode {
 		r = ReasonLockDelay
 	}
-	w.emit(Event{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r, Key: l.name})
+	w.emit(Event{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r, Key: l.key})
 	c.reply(w, m, message{kind: MsgDeny, reason: r})
 }
 
@@ -163,7 +164,7 @@ func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 		l.expires = w.now + c.ttl
 		w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: li}})
 	}
-	l.lastChange = w.emit(Event{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.name})
+	l.lastChange = w.emit(Event{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.key})
 	c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
 	l.open = len(c.spans) - 1
 	w.send(message{kind: MsgGrant, from: Coord, to: to, req: req, token: l.token, ttl: c.ttl, lease: li})
@@ -171,7 +172,7 @@ func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 
 func (c *coordinator) renew(w *World, l *lease, m message) {
 	if l.holder != m.from || l.token != m.token {
-		w.emit(Event{Kind: KindRenewReject, Node: Coord, Peer: m.from, Token: m.token, Key: l.name})
+		w.emit(Event{Kind: KindRenewReject, Node: Coord, Peer: m.from, Token: m.token, Key: l.key})
 		c.reply(w, m, message{kind: MsgRenewReject, token: m.token})
 		return
 	}
@@ -189,7 +190,7 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 		w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: m.lease}})
 	}
 	c.spans[l.open].End = l.expires
-	idx := w.emit(Event{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.name})
+	idx := w.emit(Event{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.key})
 	if c.renewToken {
 		l.lastChange = idx
 	}
@@ -208,7 +209,7 @@ func (c *coordinator) expireDue(w *World, li uint8, token int64) {
 
 // end frees the lease after an expiry or a release.
 func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time) {
-	idx := w.emit(Event{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.name})
+	idx := w.emit(Event{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.key})
 	l.lastChange = idx
 	c.lastEnd[l.holder] = idx
 	c.spans[l.open].End = w.now

@@ -358,7 +358,7 @@ var genDurations = []string{
 
 // name picks a worker of the world, often, or something that is not one.
 func (g cmdGen) name(w *World) string {
-	ns := w.Names()
+	ns := w.Names().Nodes
 	if g.pick(6) > 0 && len(ns) > 0 {
 		return ns[g.pick(len(ns))]
 	}

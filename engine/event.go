@@ -220,8 +220,9 @@ func (r Reason) IsHarm() bool {
 	return false
 }
 
-// Event is one thing that happened. It is a flat value so that the log is
-// one slice and recording an event allocates nothing.
+// Event is one thing that happened. It is a flat value without pointers so
+// that the log is one slice the garbage collector never scans, and
+// recording an event allocates nothing.
 type Event struct {
 	T      Time
 	Kind   Kind
@@ -229,19 +230,44 @@ type Event struct {
 	Peer   Node
 	Msg    MsgKind
 	Reason Reason
-	Effect bool // write, accept, reject: an effect (send), not a put
+	Effect bool  // write, accept, reject: an effect (send), not a put
+	Key    KeyID // the lease (coordinator events, renewed) or the storage key (write, accept, reject); Names.Key gives its name
 	Token  int64
 	At     Time
 	Value  int64
-	Key    string
 	Prev   Time   // renewed: the believed end before
 	Gen    uint32 // renewal generation
 	Ref    int32  // index in the log of an event this one points at; -1 if none
 	Ref2   int32
 }
 
-// Names maps nodes to display names.
-type Names []string
+// KeyID names a lease or a storage key in a world's log: an index into
+// Names.Keys. 0 is no key.
+type KeyID uint16
+
+// Names maps a world's nodes and keys to display names.
+type Names struct {
+	Nodes []string // workers, by Node
+	Keys  []string // leases and storage keys, by KeyID; Keys[0] is ""
+}
+
+// Key returns a key's name ("" for none or an unknown id).
+func (n Names) Key(k KeyID) string {
+	if int(k) < len(n.Keys) {
+		return n.Keys[k]
+	}
+	return ""
+}
+
+// KeyID finds a key by name; false when the world has no such key.
+func (n Names) KeyID(s string) (KeyID, bool) {
+	for i, k := range n.Keys {
+		if k == s && i > 0 {
+			return KeyID(i), true
+		}
+	}
+	return 0, false
+}
 
 // Of returns a node's name.
 func (n Names) Of(x Node) string {
@@ -253,8 +279,8 @@ func (n Names) Of(x Node) string {
 	case NoNode:
 		return "-"
 	}
-	if int(x) >= 0 && int(x) < len(n) {
-		return n[x]
+	if int(x) >= 0 && int(x) < len(n.Nodes) {
+		return n.Nodes[x]
 	}
 	return "node" + strconv.Itoa(int(x))
 }
@@ -279,8 +305,8 @@ func (n Names) Describe(e Event) string {
 	s := n.describe(e)
 	switch e.Kind {
 	case KindGrant, KindQueue, KindDeny, KindExtend, KindRenewReject, KindExpire, KindRelease:
-		if e.Key != "" && e.Key != DefaultLease {
-			s += " lease=" + e.Key
+		if k := n.Key(e.Key); k != "" && k != DefaultLease {
+			s += " lease=" + k
 		}
 	}
 	return s
@@ -371,9 +397,9 @@ func (n Names) describe(e Event) string {
 	case KindCheck:
 		return "check " + e.Reason.String() + " believes-until=" + e.At.String()
 	case KindWrite:
-		s := "write " + e.Key
+		s := "write " + n.Key(e.Key)
 		if e.Effect {
-			s = "send " + e.Key
+			s = "send " + n.Key(e.Key)
 		}
 		if e.Token != 0 {
 			s += tok()
@@ -386,13 +412,13 @@ func (n Names) describe(e Event) string {
 	case KindDone:
 		return "done"
 	case KindAccept:
-		s := "accept " + e.Key + " from " + n.Of(e.Peer) + tok() + " highest=" + strconv.FormatInt(e.Value, 10)
+		s := "accept " + n.Key(e.Key) + " from " + n.Of(e.Peer) + tok() + " highest=" + strconv.FormatInt(e.Value, 10)
 		if e.Reason == ReasonSameValue {
 			s += " (same-value)"
 		}
 		return s
 	case KindReject:
-		s := "reject " + e.Key + " from " + n.Of(e.Peer) + tok() + " (" + e.Reason.String()
+		s := "reject " + n.Key(e.Key) + " from " + n.Of(e.Peer) + tok() + " (" + e.Reason.String()
 		switch e.Reason {
 		case ReasonStaleToken:
 			s += ": " + strconv.FormatInt(e.Token, 10) + " < " + strconv.FormatInt(e.Value, 10)

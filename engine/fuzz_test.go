@@ -111,7 +111,7 @@ func (s *byteSource) int64() int64 {
 // layer, say) might, with numbers no parser would let through.
 func rawCommand(s *byteSource, w *World) Command {
 	name := ""
-	if ns := w.Names(); len(ns) > 0 {
+	if ns := w.Names().Nodes; len(ns) > 0 {
 		name = ns[s.pick(len(ns))]
 	}
 	num := func() int64 {
@@ -195,13 +195,13 @@ func checkParsers(t *testing.T, s string) {
 // invariants follows a world's log across commands.
 type invariants struct {
 	first     int64
-	mode      StorageMode      // storage mode, as the fencing events say
-	seen      int              // events of the current log already checked
-	maxTok    int64            // highest token granted or extended in this log
-	leaseTok  map[string]int64 // each lease's current token (Key names the lease)
-	fencedLog bool             // the storage has checked fencing since this log began
-	maxAccept map[string]int64 // per storage key, highest token accepted while fenced
-	history   []string         // the commands so far, for failure messages
+	mode      StorageMode     // storage mode, as the fencing events say
+	seen      int             // events of the current log already checked
+	maxTok    int64           // highest token granted or extended in this log
+	leaseTok  map[KeyID]int64 // each lease's current token (Key names the lease)
+	fencedLog bool            // the storage has checked fencing since this log began
+	maxAccept map[KeyID]int64 // per storage key, highest token accepted while fenced
+	history   []string        // the commands so far, for failure messages
 }
 
 func newInvariants(sc Scenario) *invariants {
@@ -210,7 +210,7 @@ func newInvariants(sc Scenario) *invariants {
 		first = 1
 	}
 	return &invariants{first: first, mode: sc.Storage, fencedLog: sc.Storage == StorageFencing,
-		leaseTok: map[string]int64{}, maxAccept: map[string]int64{}}
+		leaseTok: map[KeyID]int64{}, maxAccept: map[KeyID]int64{}}
 }
 
 func (v *invariants) apply(t *testing.T, w *World, label string, do func() error) {
@@ -287,10 +287,10 @@ func (v *invariants) apply(t *testing.T, w *World, label string, do func() error
 			// takes a new one from the shared counter.
 			cur, ok := v.leaseTok[e.Key]
 			if !ok {
-				at("extends lease %q, which was never granted in this log", e.Key)
+				at("extends lease %q, which was never granted in this log", names.Key(e.Key))
 			}
 			if e.Token != cur && e.Token <= v.maxTok {
-				at("extends with token %d: neither lease %q's token %d nor above the counter's %d", e.Token, e.Key, cur, v.maxTok)
+				at("extends with token %d: neither lease %q's token %d nor above the counter's %d", e.Token, names.Key(e.Key), cur, v.maxTok)
 			}
 			v.maxTok = max(v.maxTok, e.Token)
 			v.leaseTok[e.Key] = e.Token
@@ -303,7 +303,7 @@ func (v *invariants) apply(t *testing.T, w *World, label string, do func() error
 			if v.fencedLog {
 				// The storage fences each key on its own.
 				if prev := v.maxAccept[e.Key]; e.Token < prev {
-					at("fencing storage accepted token %d for %q after accepting %d", e.Token, e.Key, prev)
+					at("fencing storage accepted token %d for %q after accepting %d", e.Token, names.Key(e.Key), prev)
 				}
 				if e.Token != e.Value {
 					at("fencing storage accepted token %d while its highest is %d", e.Token, e.Value)

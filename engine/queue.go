@@ -32,8 +32,8 @@ type message struct {
 	sent    int32  // the log index of this message's send event
 	gen     uint32 // renewal: the generation of the worker state that sent it
 	lease   uint8  // which lease at the coordinator
-	key     string
-	value   string // write: a fixed result, or "" for the holder's own
+	key     KeyID  // write: the storage key
+	value   uint16 // write: a fixed result (index in World.values), or 0 for the holder's own
 }
 
 type item struct {

@@ -234,7 +234,7 @@ func (w *World) renewOK(wk *worker, m message) {
 			wk.token = m.token
 		}
 	}
-	idx := w.emit(Event{Kind: KindRenewed, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd, Prev: prev, Value: int64(remaining), Gen: r.gen, Key: w.leaseNames[wk.lease]})
+	idx := w.emit(Event{Kind: KindRenewed, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd, Prev: prev, Value: int64(remaining), Gen: r.gen, Key: w.leaseKeys[wk.lease]})
 	wk.acquiredEv = idx
 	if wk.belief >= 0 {
 		b := &w.beliefs[wk.belief]

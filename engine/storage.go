@@ -5,7 +5,7 @@ type storage struct {
 	highest int64 // highest token seen on any key, for display
 	version int64
 	ledger  []Write
-	keys    map[string]keyState
+	keys    []keyState // by KeyID
 }
 
 // keyState is what the storage and the observers remember per key.
@@ -16,7 +16,7 @@ type keyState struct {
 	lastAccept int32  // log index of the last accepted put
 	firstSend  int32  // log index of the first accepted send, -1 if none
 	doubled    bool   // a double effect on this key was reported already
-	lastValue  string // value of the last accepted put ("" for a holder's own result)
+	lastValue  uint16 // value of the last accepted put (index in World.values; 0 for a holder's own result)
 }
 
 // Write is one entry of the storage ledger.
@@ -42,12 +42,12 @@ func (s *storage) receive(w *World, m message) {
 
 func (s *storage) write(w *World, m message) {
 	if s.keys == nil {
-		s.keys = make(map[string]keyState)
+		s.keys = make([]keyState, len(w.names.Keys))
+		for i := range s.keys {
+			s.keys[i] = keyState{lastAccept: -1, firstSend: -1}
+		}
 	}
-	ks, ok := s.keys[m.key]
-	if !ok {
-		ks = keyState{lastAccept: -1, firstSend: -1}
-	}
+	ks := s.keys[m.key]
 	reason := ReasonNone
 	var shown int64
 	switch w.mode {
@@ -83,7 +83,7 @@ func (s *storage) write(w *World, m message) {
 		}
 		s.keys[m.key] = ks
 		idx = w.emit(Event{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown, Effect: m.effect, Ref: m.ev, Ref2: -1})
-		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Reason: reason, Highest: ks.highest, Event: idx})
+		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.names.Keys[m.key], Effect: m.effect, Reason: reason, Highest: ks.highest, Event: idx})
 		reply := MsgWriteErr
 		if reason == ReasonDuplicate {
 			// The effect is already done: the writer may carry on.
@@ -95,13 +95,13 @@ func (s *storage) write(w *World, m message) {
 	s.version++
 	ks.used = true
 	// The same fixed result written again changes nothing: no harm.
-	same := !m.effect && m.value != "" && ks.lastAccept >= 0 && ks.lastValue == m.value
+	same := !m.effect && m.value != 0 && ks.lastAccept >= 0 && ks.lastValue == m.value
 	why := ReasonNone
 	if same {
 		why = ReasonSameValue
 	}
 	idx = w.emit(Event{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: why, Value: ks.highest, Effect: m.effect, Ref: m.ev, Ref2: -1})
-	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Accepted: true, Highest: ks.highest, Event: idx})
+	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.names.Keys[m.key], Effect: m.effect, Accepted: true, Highest: ks.highest, Event: idx})
 	if !same {
 		w.observeAccept(m, idx, &ks)
 	}

@@ -167,9 +167,9 @@ func (w *World) runOp(wk *worker) {
 		if wk.spec.NoToken {
 			sent = 0
 		}
-		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: op.Key, Effect: op.Kind == OpSend})
+		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: w.keyOf(op.Key), Effect: op.Kind == OpSend})
 		w.observeWrite(wk, idx)
-		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: op.Key, value: op.Value, effect: op.Kind == OpSend, version: wk.version, lease: wk.lease, ev: idx})
+		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: w.keyOf(op.Key), value: w.valueOf(op.Value), effect: op.Kind == OpSend, version: wk.version, lease: wk.lease, ev: idx})
 	case OpRead:
 		w.request(wk, message{kind: MsgRead, to: Storage})
 	case OpRelease:

@@ -17,6 +17,8 @@ type World struct {
 	sc         Scenario
 	names      Names
 	leaseNames []string
+	leaseKeys  []KeyID     // leaseNames' ids in names.Keys
+	values     []string    // fixed write results, by message.value; values[0] is ""
 	mode       StorageMode // a switch the student flips; survives reset
 	limits     Limits
 	now        Time
@@ -84,15 +86,50 @@ func New(sc Scenario) (*World, error) {
 	if w.limits.MaxTime == 0 {
 		w.limits.MaxTime = 24 * Hour
 	}
-	w.names = make(Names, len(sc.Workers))
+	w.names = Names{Nodes: make([]string, len(sc.Workers)), Keys: []string{""}}
+	w.values = []string{""}
 	for i, ws := range sc.Workers {
-		w.names[i] = ws.Name
+		w.names.Nodes[i] = ws.Name
 		if !slices.Contains(w.leaseNames, ws.Lease) {
 			w.leaseNames = append(w.leaseNames, ws.Lease)
+			w.leaseKeys = append(w.leaseKeys, w.intern(&w.names.Keys, ws.Lease))
 		}
+	}
+	// Every key a program names gets its id now, so the log holds ids only.
+	for _, ws := range sc.Workers {
+		for _, op := range ws.Program {
+			if op.Kind == OpWrite || op.Kind == OpSend {
+				w.intern(&w.names.Keys, op.Key)
+				w.intern(&w.values, op.Value)
+			}
+		}
+	}
+	if len(w.names.Keys) > 1<<16 || len(w.values) > 1<<16 {
+		return nil, fmt.Errorf("too many distinct keys or values (at most %d)", 1<<16)
 	}
 	w.init()
 	return w, nil
+}
+
+// intern returns s's index in *table, adding it when it is new.
+func (w *World) intern(table *[]string, s string) KeyID {
+	if i := slices.Index(*table, s); i >= 0 {
+		return KeyID(i)
+	}
+	*table = append(*table, s)
+	return KeyID(len(*table) - 1)
+}
+
+// keyOf is the id of a key a program names (interned by New).
+func (w *World) keyOf(s string) KeyID {
+	i := slices.Index(w.names.Keys, s)
+	return KeyID(max(i, 0))
+}
+
+// valueOf is the index of a fixed write result (interned by New).
+func (w *World) valueOf(s string) uint16 {
+	i := slices.Index(w.values, s)
+	return uint16(max(i, 0))
 }
 
 // init puts every actor in its starting state. Used by New and reset.
@@ -109,7 +146,7 @@ func (w *World) init() {
 	w.links = w.links[:n*n]
 	clear(w.links)
 	w.coord = coordinator{}
-	w.coord.init(w.sc, w.leaseNames)
+	w.coord.init(w.sc, w.leaseNames, w.leaseKeys)
 	w.store = storage{}
 	w.beliefs = w.beliefs[:0]
 	w.freezes = w.freezes[:0]
@@ -145,7 +182,7 @@ func (w *World) Commands() []Command { return w.cmds }
 
 // Worker finds a worker by name.
 func (w *World) Worker(name string) (Node, bool) {
-	for i, n := range w.names {
+	for i, n := range w.names.Nodes {
 		if n == name {
 			return Node(i), true
 		}
@@ -164,13 +201,13 @@ func (w *World) node(name string) (Node, error) {
 	if n, ok := w.Worker(name); ok {
 		return n, nil
 	}
-	return NoNode, fmt.Errorf("no node called %q (workers: %v, or coord, storage)", name, []string(w.names))
+	return NoNode, fmt.Errorf("no node called %q (workers: %v, or coord, storage)", name, w.names.Nodes)
 }
 
 func (w *World) worker(name string) (*worker, error) {
 	n, ok := w.Worker(name)
 	if !ok {
-		return nil, fmt.Errorf("no worker called %q (workers: %v)", name, []string(w.names))
+		return nil, fmt.Errorf("no worker called %q (workers: %v)", name, w.names.Nodes)
 	}
 	return &w.workers[n], nil
 }

@@ -109,7 +109,7 @@ func TestRenewalFacts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", src, err)
 		}
-		if got, _ := p.Eval(w.Events()); got != want {
+		if got, _ := p.Eval(w.Events(), w.Names()); got != want {
 			t.Errorf("%q = %v, want %v", src, got, want)
 		}
 	}

@@ -125,7 +125,7 @@ func TestHarmPredicate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := p.Eval(w.Events()); got != want {
+			if got, _ := p.Eval(w.Events(), w.Names()); got != want {
 				t.Errorf("%s: %q = %v, want %v", tt.write, src, got, want)
 			}
 		}

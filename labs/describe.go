@@ -76,18 +76,18 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 			verb = pick("mengirim", "sends")
 		}
 		if e.Token == 0 {
-			return fmt.Sprintf(pick("%s %s %s tanpa token", "%s %s %s without a token"), n, verb, e.Key)
+			return fmt.Sprintf(pick("%s %s %s tanpa token", "%s %s %s without a token"), n, verb, names.Key(e.Key))
 		}
-		return fmt.Sprintf(pick("%s %s %s dengan token %s", "%s %s %s with token %s"), n, verb, e.Key, tok)
+		return fmt.Sprintf(pick("%s %s %s dengan token %s", "%s %s %s with token %s"), n, verb, names.Key(e.Key), tok)
 	case engine.KindTimeout:
 		return fmt.Sprintf(pick("permintaan %s dari %s tidak dijawab", "%s's %s request goes unanswered"), e.Msg, n)
 	case engine.KindDone:
 		return fmt.Sprintf(pick("%s selesai", "%s is done"), n)
 	case engine.KindAccept:
 		if e.Reason == engine.ReasonSameValue {
-			return fmt.Sprintf(pick("penyimpanan menerima %s dari %s dengan token %s: isinya sama dengan yang sudah ada, jadi tidak ada yang rusak", "the storage accepts %s from %s with token %s: the same content as already there, so nothing is harmed"), e.Key, p, tok)
+			return fmt.Sprintf(pick("penyimpanan menerima %s dari %s dengan token %s: isinya sama dengan yang sudah ada, jadi tidak ada yang rusak", "the storage accepts %s from %s with token %s: the same content as already there, so nothing is harmed"), names.Key(e.Key), p, tok)
 		}
-		return fmt.Sprintf(pick("penyimpanan menerima %s dari %s dengan token %s (tertinggi: %d)", "the storage accepts %s from %s with token %s (highest: %d)"), e.Key, p, tok, e.Value)
+		return fmt.Sprintf(pick("penyimpanan menerima %s dari %s dengan token %s (tertinggi: %d)", "the storage accepts %s from %s with token %s (highest: %d)"), names.Key(e.Key), p, tok, e.Value)
 	case engine.KindReject:
 		why := reason
 		switch e.Reason {
@@ -98,7 +98,7 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 		case engine.ReasonVersion:
 			why = fmt.Sprintf(pick("versi sudah %d", "version is now %d"), e.Value)
 		}
-		return fmt.Sprintf(pick("penyimpanan menolak %s dari %s dengan token %s (%s)", "the storage rejects %s from %s with token %s (%s)"), e.Key, p, tok, why)
+		return fmt.Sprintf(pick("penyimpanan menolak %s dari %s dengan token %s (%s)", "the storage rejects %s from %s with token %s (%s)"), names.Key(e.Key), p, tok, why)
 	case engine.KindRead:
 		return fmt.Sprintf(pick("%s membaca versi %d", "%s reads version %d"), p, e.Value)
 	case engine.KindFreeze:

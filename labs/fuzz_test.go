@@ -52,7 +52,7 @@ func FuzzPredicate(f *testing.F) {
 			}
 			return
 		}
-		ok, ev := p.Eval(events)
+		ok, ev := p.Eval(events, w.Names())
 		for _, i := range ev {
 			if i < 0 || i >= len(events) {
 				t.Fatalf("%q: evidence index %d out of range", src, i)

@@ -304,7 +304,7 @@ func (q *Question) RunQuestion() (w *engine.World, holds []*Choice, evidence [][
 		}
 	}
 	for _, c := range q.Choices {
-		if ok, ev := c.pred.Eval(w.Events()); ok {
+		if ok, ev := c.pred.Eval(w.Events(), w.Names()); ok {
 			holds = append(holds, c)
 			evidence = append(evidence, ev)
 		}
@@ -348,7 +348,7 @@ func (l *Lab) CheckGoal(gid string, w *engine.World, lang string) (*Verdict, err
 	if !sameWorkers(w.Scenario(), l.scenario) {
 		return nil, fmt.Errorf("goal %s: the world is not built from lab %s's scenario", gid, l.ID)
 	}
-	ok, ev := g.pred.Eval(w.Events())
+	ok, ev := g.pred.Eval(w.Events(), w.Names())
 	v := &Verdict{Correct: ok, World: w}
 	if ok {
 		v.Evidence = evidenceOf(w, ev, lang)

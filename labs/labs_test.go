@@ -205,7 +205,7 @@ func TestGoal(t *testing.T) {
 // TestPredicates evaluates predicates on the monthly-report story without
 // and with fencing.
 func TestPredicates(t *testing.T) {
-	run := func(storage string) []engine.Event {
+	run := func(storage string) *engine.World {
 		sc := engine.Scenario{TTL: 30 * engine.Second, FirstToken: 33}
 		if err := sc.Set("storage", storage); err != nil {
 			t.Fatal(err)
@@ -226,7 +226,7 @@ func TestPredicates(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		return w.Events()
+		return w
 	}
 	none, fencing := run("none"), run("fencing")
 	tests := []struct {
@@ -267,10 +267,10 @@ func TestPredicates(t *testing.T) {
 			t.Errorf("%q: %v", tt.pred, err)
 			continue
 		}
-		if got, _ := p.Eval(none); got != tt.none {
+		if got, _ := p.Eval(none.Events(), none.Names()); got != tt.none {
 			t.Errorf("%q without fencing = %v, want %v", tt.pred, got, tt.none)
 		}
-		if got, ev := p.Eval(fencing); got != tt.fencing {
+		if got, ev := p.Eval(fencing.Events(), fencing.Names()); got != tt.fencing {
 			t.Errorf("%q with fencing = %v, want %v", tt.pred, got, tt.fencing)
 		} else if got && len(ev) == 0 && !strings.HasPrefix(tt.pred, "no") && !strings.Contains(tt.pred, "not") {
 			t.Errorf("%q holds with no evidence", tt.pred)
@@ -315,9 +315,9 @@ func TestPredicateErrors(t *testing.T) {
 }
 
 func TestDescribeEventCoversEveryKind(t *testing.T) {
-	names := engine.Names{"W1", "W2"}
+	names := engine.Names{Nodes: []string{"W1", "W2"}, Keys: []string{"", "file"}}
 	for k := engine.Kind(1); k.String() != "kind("+itoa(int(k))+")"; k++ {
-		e := engine.Event{Kind: k, Node: 0, Peer: 1, Token: 7, Key: "file", Ref: -1, Ref2: -1}
+		e := engine.Event{Kind: k, Node: 0, Peer: 1, Token: 7, Key: 1, Ref: -1, Ref2: -1}
 		if k == engine.KindViolation {
 			e.Reason = engine.ViolationStaleWrite
 		}

@@ -456,7 +456,7 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 		var holds []string
 		var ev []int
 		for _, c := range q.Choices {
-			if ok, e := c.pred.Eval(w.Events()); ok {
+			if ok, e := c.pred.Eval(w.Events(), w.Names()); ok {
 				holds = append(holds, c.ID)
 				ev = e
 			}
@@ -481,7 +481,7 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 		if w, err := l.NewWorld(0); err != nil {
 			r.errorf(l.at, "lab %s: %v", l.ID, err)
 		} else if err := w.Apply(engine.Command{Kind: engine.CmdUntil, At: max(l.horizon, w.Now())}); err == nil {
-			if ok, _ := g.pred.Eval(w.Events()); ok {
+			if ok, _ := g.pred.Eval(w.Events(), w.Names()); ok {
 				r.errorf(g.at, "goal %s already holds when nobody touches the world (run to the horizon, %s)", g.ID, l.horizon)
 			}
 		}
@@ -511,7 +511,7 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 			}
 		}
 		if ok {
-			if holds, _ := g.pred.Eval(w.Events()); !holds {
+			if holds, _ := g.pred.Eval(w.Events(), w.Names()); !holds {
 				r.errorf(g.at, "goal %s: its proof run does not reach it", g.ID)
 			}
 		}

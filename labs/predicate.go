@@ -88,9 +88,10 @@ func CompilePredicate(src string, workers []string) (*Predicate, error) {
 }
 
 // Eval reports whether the predicate holds on events, and the indexes of
-// the events that show it, in log order.
-func (p *Predicate) Eval(events []engine.Event) (bool, []int) {
-	ok, ev := p.root.eval(events)
+// the events that show it, in log order. names are the log's world's
+// (World.Names): they resolve the keys the events name.
+func (p *Predicate) Eval(events []engine.Event, names engine.Names) (bool, []int) {
+	ok, ev := p.root.eval(events, names)
 	slices.Sort(ev)
 	return ok, slices.Compact(ev)
 }
@@ -596,7 +597,7 @@ func (p *pparser) violationName(f *fact, required bool) error {
 // Evaluation.
 
 type pnode interface {
-	eval(ev []engine.Event) (bool, []int)
+	eval(ev []engine.Event, names engine.Names) (bool, []int)
 }
 
 type andNode struct{ xs []pnode }
@@ -607,10 +608,10 @@ type orderNode struct {
 	before      bool
 }
 
-func (n *andNode) eval(ev []engine.Event) (bool, []int) {
+func (n *andNode) eval(ev []engine.Event, names engine.Names) (bool, []int) {
 	var all []int
 	for _, x := range n.xs {
-		ok, e := x.eval(ev)
+		ok, e := x.eval(ev, names)
 		if !ok {
 			return false, nil
 		}
@@ -619,22 +620,22 @@ func (n *andNode) eval(ev []engine.Event) (bool, []int) {
 	return true, all
 }
 
-func (n *orNode) eval(ev []engine.Event) (bool, []int) {
+func (n *orNode) eval(ev []engine.Event, names engine.Names) (bool, []int) {
 	for _, x := range n.xs {
-		if ok, e := x.eval(ev); ok {
+		if ok, e := x.eval(ev, names); ok {
 			return true, e
 		}
 	}
 	return false, nil
 }
 
-func (n *notNode) eval(ev []engine.Event) (bool, []int) {
-	ok, _ := n.x.eval(ev)
+func (n *notNode) eval(ev []engine.Event, names engine.Names) (bool, []int) {
+	ok, _ := n.x.eval(ev, names)
 	return !ok, nil
 }
 
-func (n *orderNode) eval(ev []engine.Event) (bool, []int) {
-	ls, rs := n.left.matches(ev), n.right.matches(ev)
+func (n *orderNode) eval(ev []engine.Event, names engine.Names) (bool, []int) {
+	ls, rs := n.left.matches(ev, names), n.right.matches(ev, names)
 	for _, l := range ls {
 		for _, r := range rs {
 			if (!n.before && l.main > r.main) || (n.before && l.main < r.main) {
@@ -645,8 +646,8 @@ func (n *orderNode) eval(ev []engine.Event) (bool, []int) {
 	return false, nil
 }
 
-func (f *fact) eval(ev []engine.Event) (bool, []int) {
-	ms := f.matches(ev)
+func (f *fact) eval(ev []engine.Event, names engine.Names) (bool, []int) {
+	ms := f.matches(ev, names)
 	switch f.kind {
 	case factCount:
 		n := int64(len(ms))
@@ -677,19 +678,19 @@ func (f *fact) isWorker(n engine.Node) bool { return f.worker == "" || n == f.wn
 // matches finds every event that makes the fact true, in log order.
 // Workers are matched by name through the log's worker order, which is the
 // scenario's; the predicate was compiled against the same names.
-func (f *fact) matches(ev []engine.Event) []match {
+func (f *fact) matches(ev []engine.Event, names engine.Names) []match {
 	var out []match
 	for i, e := range ev {
-		if m, ok := f.matchAt(ev, i, e); ok {
+		if m, ok := f.matchAt(ev, names, i, e); ok {
 			out = append(out, m)
 		}
 	}
 	return out
 }
 
-func (f *fact) matchAt(ev []engine.Event, i int, e engine.Event) (match, bool) {
+func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Event) (match, bool) {
 	tokenOK := f.token == 0 || e.Token == f.token
-	keyOK := f.key == "" || e.Key == f.key
+	keyOK := f.key == "" || names.Key(e.Key) == f.key
 	switch f.kind {
 	case factVerdict, factCount:
 		if f.kind == factCount && f.accepted != (e.Kind == engine.KindAccept) {

@@ -297,7 +297,7 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 				mk.Label += "<" + strconv.FormatInt(e.Value, 10)
 			}
 		case engine.KindWrite:
-			mk.Shape, mk.Class, mk.Label = "write", "write", e.Key+" "+strconv.FormatInt(e.Token, 10)
+			mk.Shape, mk.Class, mk.Label = "write", "write", names.Key(e.Key)+" "+strconv.FormatInt(e.Token, 10)
 		case engine.KindAcquired, engine.KindRenewed:
 			mk.Shape, mk.Class = "tick", "acquired"
 		case engine.KindLost:

@@ -219,7 +219,7 @@ func printTrace(out io.Writer, w *engine.World, format, lang string) error {
 }
 
 func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
-	j := jsonEvent{I: i, T: int64(e.T), Kind: e.Kind.String(), Actor: names.Of(e.Node), Token: e.Token, Key: e.Key, Value: e.Value, Effect: e.Effect}
+	j := jsonEvent{I: i, T: int64(e.T), Kind: e.Kind.String(), Actor: names.Of(e.Node), Token: e.Token, Key: names.Key(e.Key), Value: e.Value, Effect: e.Effect}
 	if e.Peer != engine.NoNode {
 		j.Peer = names.Of(e.Peer)
 	}
