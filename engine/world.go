@@ -542,6 +542,12 @@ func (w *World) emit(e Event) int32 {
 		e.Ref, e.Ref2 = -1, -1
 	}
 	idx := int32(len(w.log))
+	if len(w.log) == cap(w.log) && len(w.log) >= 256 {
+		// Double, where append grows a large slice by only a quarter: a
+		// long log would be copied about five times over instead of once.
+		// Small logs (most live sessions) grow as append grows them.
+		w.log = slices.Grow(w.log, len(w.log))
+	}
 	w.log = append(w.log, e)
 	w.budget--
 	if e.Node >= 0 {
