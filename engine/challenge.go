@@ -213,8 +213,19 @@ func (c Challenge) commands(fs []Fault) []Command {
 
 // Play runs one schedule and judges it; it returns the world it ran in.
 func (c Challenge) Play(run *Run) (*World, error) {
-	w, err := New(c.Scenario)
-	if err != nil {
+	return c.PlayIn(nil, run)
+}
+
+// PlayIn is Play in a world that is reused (World.Reuse) when w is not
+// nil, so that many runs in a row allocate little. It returns the world
+// the run was played in.
+func (c Challenge) PlayIn(w *World, run *Run) (*World, error) {
+	if w == nil {
+		var err error
+		if w, err = New(c.Scenario); err != nil {
+			return nil, err
+		}
+	} else if err := w.Reuse(c.Scenario); err != nil {
 		return nil, err
 	}
 	holder, ok := w.Worker(c.Holder)
@@ -270,23 +281,39 @@ func (c Challenge) validFaults() error {
 	return nil
 }
 
-// Judge runs every schedule and returns the verdict.
-func (c Challenge) Judge() (Result, error) {
+// Ready checks the challenge and fills in its defaults (Runs, Horizon).
+// A caller that plays the runs itself (PlayRun, perhaps on several
+// goroutines, each with its own world) starts from the challenge Ready
+// returns and ends with Tally.
+func (c Challenge) Ready() (Challenge, error) {
 	c.defaults()
 	if err := c.Scenario.Validate(); err != nil {
-		return Result{}, err
+		return c, err
 	}
 	if err := c.validFaults(); err != nil {
-		return Result{}, err
+		return c, err
 	}
-	res := Result{Runs: c.Runs}
-	for i := range c.Runs {
-		run := c.Schedule(i)
+	return c, nil
+}
+
+// PlayRun draws schedule i and plays it, in w reused when w is not nil.
+// Runs are independent: any order, on any goroutine, gives the same runs.
+func (c Challenge) PlayRun(i int, w *World) (Run, *World, error) {
+	run := c.Schedule(i)
+	w, err := c.PlayIn(w, &run)
+	if err != nil {
+		return run, w, fmt.Errorf("run %d: %w", i, err)
+	}
+	return run, w, nil
+}
+
+// Tally folds played runs, in schedule order, into the verdict.
+func (c Challenge) Tally(runs []Run) Result {
+	res := Result{Runs: len(runs)}
+	for i := range runs {
+		run := &runs[i]
 		if run.Survive {
 			res.MustSurvive++
-		}
-		if _, err := c.Play(&run); err != nil {
-			return res, fmt.Errorf("run %d: %w", i, err)
 		}
 		if !run.Failed {
 			continue
@@ -296,13 +323,30 @@ func (c Challenge) Judge() (Result, error) {
 		} else {
 			res.LivenessFailures++
 		}
-		if ce := res.Counterexample; ce == nil || shorter(&run, ce) {
-			r := run
+		if ce := res.Counterexample; ce == nil || shorter(run, ce) {
+			r := *run
 			res.Counterexample = &r
 		}
 	}
 	res.Pass = res.Counterexample == nil
-	return res, nil
+	return res
+}
+
+// Judge runs every schedule, one after another in one reused world, and
+// returns the verdict.
+func (c Challenge) Judge() (Result, error) {
+	c, err := c.Ready()
+	if err != nil {
+		return Result{}, err
+	}
+	runs := make([]Run, c.Runs)
+	var w *World
+	for i := range runs {
+		if runs[i], w, err = c.PlayRun(i, w); err != nil {
+			return c.Tally(runs[:i]), err
+		}
+	}
+	return c.Tally(runs), nil
 }
 
 // shorter orders failing runs: safety failures first, then fewer faults,

@@ -158,3 +158,101 @@ func TestChallengeOutageOutlastsTheLease(t *testing.T) {
 		t.Error("an outage to survive: want an error")
 	}
 }
+
+// A world reused for run after run gives every run exactly as a new world
+// would, whatever the world ran before.
+func TestReuseIsNew(t *testing.T) {
+	c, err := designChallenge(t, safePolicy).Ready()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := benchScenarioT(t)
+	var reused *World
+	for i := range 12 {
+		run := c.Schedule(i)
+		fresh, err := c.Play(&run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 && reused != nil {
+			// Something else in between: another scenario, further along.
+			if err := reused.Reuse(other); err != nil {
+				t.Fatal(err)
+			}
+			if err := reused.Advance(10 * Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+		again := run
+		if reused, err = c.PlayIn(reused, &again); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := trace(fresh), trace(reused); a != b {
+			t.Fatalf("run %d: a reused world's trace differs from a new one's", i)
+		}
+		if again.Failed != run.Failed || again.Event != run.Event || again.Why != run.Why {
+			t.Fatalf("run %d: reused verdict %+v, new %+v", i, again, run)
+		}
+		if fresh.Now() != reused.Now() || len(fresh.Commands()) != len(reused.Commands()) {
+			t.Fatalf("run %d: now %s/%s, commands %d/%d", i, fresh.Now(), reused.Now(), len(fresh.Commands()), len(reused.Commands()))
+		}
+	}
+	if err := reused.Reuse(Scenario{TTL: -1}); err == nil {
+		t.Fatal("Reuse took a bad scenario")
+	}
+	if reused.Scenario().Workers[0].Name != "H" {
+		t.Fatal("a refused Reuse changed the world")
+	}
+}
+
+// Judge in one reused world and PlayRun in any order give one verdict.
+func TestChallengeRunsInAnyOrder(t *testing.T) {
+	c, err := designChallenge(t, "renew-margin=1s").Ready()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Runs = 40
+	want, err := c.Judge()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := make([]Run, c.Runs)
+	var w *World
+	for i := c.Runs - 1; i >= 0; i-- {
+		if runs[i], w, err = c.PlayRun(i, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := c.Tally(runs)
+	if want.Pass || want.Counterexample == nil {
+		t.Fatal("a thin margin passed: the test shows nothing")
+	}
+	if got.Pass != want.Pass || got.SafetyFailures != want.SafetyFailures || got.LivenessFailures != want.LivenessFailures ||
+		got.MustSurvive != want.MustSurvive || got.Counterexample.Index != want.Counterexample.Index || got.Counterexample.Why != want.Counterexample.Why {
+		t.Fatalf("backwards: %+v\nin order: %+v", got, want)
+	}
+}
+
+func trace(w *World) string {
+	var b strings.Builder
+	for _, e := range w.Events() {
+		b.WriteString(w.Names().Format(e) + "\n")
+	}
+	return b.String()
+}
+
+func benchScenarioT(t *testing.T) Scenario {
+	var sc Scenario
+	for _, kv := range []string{"ttl=10s", "fencing=on", "delay=2ms", "jitter=3ms", "seed=1"} {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := sc.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := ParseWorker("W1 lease=other renew=3s: acquire; work 20s; write data value=x; release; repeat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Workers = append(sc.Workers, ws)
+	return sc
+}

@@ -50,8 +50,32 @@ type link struct {
 
 // New builds a world at time 0 from a scenario. The scenario is copied.
 func New(sc Scenario) (*World, error) {
-	if err := sc.Validate(); err != nil {
+	w := &World{}
+	if err := w.build(sc); err != nil {
 		return nil, err
+	}
+	return w, nil
+}
+
+// Reuse turns w into a new world of sc, as New(sc) would build it, but
+// keeps the arrays w has grown (log, queue, links), so a caller that runs
+// many worlds one after another allocates little. Slices w returned before
+// (Events, Commands) must not be used after. On an error w is unchanged.
+func (w *World) Reuse(sc Scenario) error {
+	var fresh World
+	fresh.log, fresh.q, fresh.links, fresh.cmds = w.log[:0], w.q[:0], w.links[:0], w.cmds[:0]
+	fresh.beliefs, fresh.freezes, fresh.splitSeen = w.beliefs[:0], w.freezes[:0], w.splitSeen[:0]
+	if err := fresh.build(sc); err != nil {
+		return err
+	}
+	*w = fresh
+	return nil
+}
+
+// build sets up a zero world (or one holding only emptied arrays) for sc.
+func (w *World) build(sc Scenario) error {
+	if err := sc.Validate(); err != nil {
+		return err
 	}
 	if sc.Replicas == 0 {
 		sc.Replicas = 3
@@ -59,6 +83,7 @@ func New(sc Scenario) (*World, error) {
 	if sc.FirstToken == 0 {
 		sc.FirstToken = 1
 	}
+	sc.Workers = append([]WorkerSpec(nil), sc.Workers...)
 	for i := range sc.Workers {
 		if sc.Workers[i].Lease == "" {
 			sc.Workers[i].Lease = DefaultLease
@@ -66,9 +91,8 @@ func New(sc Scenario) (*World, error) {
 		sc.Workers[i].resolvePreset(sc.TTL)
 	}
 	if err := sc.Validate(); err != nil {
-		return nil, err
+		return err
 	}
-	sc.Workers = append([]WorkerSpec(nil), sc.Workers...)
 	for i := range sc.Workers {
 		ws := &sc.Workers[i]
 		ws.Program = append([]Op(nil), ws.Program...)
@@ -79,7 +103,7 @@ func New(sc Scenario) (*World, error) {
 			ws.Renew.Retry = ws.Renew.Every
 		}
 	}
-	w := &World{sc: sc, mode: sc.Storage, limits: sc.Limits}
+	w.sc, w.mode, w.limits = sc, sc.Storage, sc.Limits
 	if w.limits.MaxEventsPerApply == 0 {
 		w.limits.MaxEventsPerApply = 1_000_000
 	}
@@ -105,10 +129,10 @@ func New(sc Scenario) (*World, error) {
 		}
 	}
 	if len(w.names.Keys) > 1<<16 || len(w.values) > 1<<16 {
-		return nil, fmt.Errorf("too many distinct keys or values (at most %d)", 1<<16)
+		return fmt.Errorf("too many distinct keys or values (at most %d)", 1<<16)
 	}
 	w.init()
-	return w, nil
+	return nil
 }
 
 // intern returns s's index in *table, adding it when it is new.

@@ -2,9 +2,11 @@ package labs
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"leaselab/engine"
 )
@@ -50,7 +52,7 @@ func (c *Challenge) Judge(values map[string]string) (*ChallengeVerdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := spec.Judge()
+	res, err := judge(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +64,39 @@ func (c *Challenge) Judge(values map[string]string) (*ChallengeVerdict, error) {
 		}
 	}
 	return v, nil
+}
+
+// judge plays the challenge's runs on every core the process may use, each
+// goroutine in one reused world. The runs are independent and the tally
+// goes in schedule order, so the verdict is the one engine.Challenge.Judge
+// gives.
+func judge(spec engine.Challenge) (engine.Result, error) {
+	spec, err := spec.Ready()
+	if err != nil {
+		return engine.Result{}, err
+	}
+	runs := make([]engine.Run, spec.Runs)
+	errs := make([]error, spec.Runs)
+	n := max(1, min(runtime.GOMAXPROCS(0), spec.Runs/16))
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() {
+			var w *engine.World
+			for i := g; i < len(runs); i += n {
+				runs[i], w, errs[i] = spec.PlayRun(i, w)
+				if errs[i] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return spec.Tally(runs[:i]), err
+		}
+	}
+	return spec.Tally(runs), nil
 }
 
 // withPolicy builds the engine challenge for a set of values.

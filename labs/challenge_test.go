@@ -114,3 +114,49 @@ func TestRenewalFacts(t *testing.T) {
 		}
 	}
 }
+
+// The runs played on every core give the verdict the engine gives playing
+// them one by one: same counts, same counterexample.
+func TestChallengeOnAllCoresMatchesOneByOne(t *testing.T) {
+	ch := renewPolicy(t)
+	for _, values := range []map[string]string{nil, {"renew-margin": "6s", "renew-attempt": "2500ms", "renew-retry": "500ms", "renew-give-up": "9s"}, {"renew-margin": "2s"}} {
+		spec, _, err := ch.withPolicy(values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := spec.Judge()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := judge(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := got.Pass == want.Pass && got.Runs == want.Runs && got.SafetyFailures == want.SafetyFailures &&
+			got.LivenessFailures == want.LivenessFailures && got.MustSurvive == want.MustSurvive &&
+			(got.Counterexample == nil) == (want.Counterexample == nil)
+		if same && got.Counterexample != nil {
+			same = got.Counterexample.Index == want.Counterexample.Index && got.Counterexample.Why == want.Counterexample.Why
+		}
+		if !same {
+			t.Errorf("%v: on all cores %+v, one by one %+v", values, got, want)
+		}
+	}
+}
+
+// BenchmarkChallengeJudge measures a student's press of "judge" on the
+// renew-policy lab: its runs on every core, and the counterexample replayed.
+func BenchmarkChallengeJudge(b *testing.B) {
+	c, err := Load(content.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ch := c.Lab("renew-policy").Challenge()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ch.Judge(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(ch.Spec().Runs)*float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+}
