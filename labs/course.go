@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"bytes"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -103,7 +104,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 		}
 	}
 	var refs []lessonRef
-	data, err := fs.ReadFile(fsys, CourseFile)
+	data, err := readContent(fsys, CourseFile)
 	if err != nil {
 		r.errorf(pos{file: CourseFile}, "missing file: the course file orders lessons and labs (%v)", unwrapPathErr(err))
 	} else if root, ok := parseYAML(r, CourseFile, data, 0); ok {
@@ -159,7 +160,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	broken := map[string]bool{} // lab directories whose lab.yaml did not load
 	var labs []*Lab
 	for _, file := range labFiles {
-		data, err := fs.ReadFile(fsys, file)
+		data, err := readContent(fsys, file)
 		if err != nil {
 			r.errorf(pos{file: file}, "cannot read: %v", unwrapPathErr(err))
 			continue
@@ -238,7 +239,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	for i, ls := range c.Lessons {
 		for _, lang := range Langs {
 			file := "lessons/" + ls.ID + "/" + lang + ".md"
-			data, err := fs.ReadFile(fsys, file)
+			data, err := readContent(fsys, file)
 			if err != nil {
 				if lang == DefaultLang {
 					r.errorf(refs[i].at, "lesson %s: missing file %s", ls.ID, file)
@@ -275,7 +276,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 		l.text = map[string]*labText{}
 		for _, lang := range Langs {
 			file := l.dir + "/" + lang + ".md"
-			data, err := fs.ReadFile(fsys, file)
+			data, err := readContent(fsys, file)
 			if err != nil {
 				if lang == DefaultLang {
 					r.errorf(pos{file: file}, "missing file: lab %s needs its %s words here", l.ID, langNames[lang])
@@ -295,6 +296,15 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	}
 	return c, nil
 }
+
+// readContent reads a content file without the UTF-8 byte order mark
+// some editors put first: it is not part of the text.
+func readContent(fsys fs.FS, name string) ([]byte, error) {
+	data, err := fs.ReadFile(fsys, name)
+	return stripBOM(data), err
+}
+
+func stripBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\ufeff")) }
 
 func unwrapPathErr(err error) error {
 	var pe *fs.PathError
@@ -317,7 +327,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // course, for running its scenario headless. Its questions are not run.
 func LoadLabFile(name string, data []byte) (*Lab, error) {
 	r := &report{}
-	l := parseLabFile(r, name, data)
+	l := parseLabFile(r, name, stripBOM(data))
 	if ps := r.ps.sorted(); ps.Errors() > 0 {
 		return l, ps
 	}

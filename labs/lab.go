@@ -36,11 +36,12 @@ type Question struct {
 	ID      string
 	Choices []*Choice
 
-	lab      *Lab
-	at       pos
-	scenario engine.Scenario
-	run      []command
-	hints    int
+	lab       *Lab
+	at        pos
+	scenario  engine.Scenario
+	run       []command
+	hints     int    // hints each translation gives; -1 until known
+	hintsFrom string // where hints was learnt: "" for lab.yaml, else a Markdown file
 }
 
 // Choice is one answer to a predict question.

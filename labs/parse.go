@@ -3,6 +3,7 @@ package labs
 import (
 	"fmt"
 	"html/template"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,6 +20,16 @@ func checkID(r *report, y ynode, id, what string) bool {
 	}
 	return true
 }
+
+// The keys each part of a lab file may have. lab.schema.json offers the
+// same (a test holds them together).
+var (
+	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "questions", "goals", "challenge"}
+	questionKeys  = []string{"id", "variant", "run", "choices", "hints"}
+	choiceKeys    = []string{"id", "holds"}
+	goalKeys      = []string{"id", "holds", "proof"}
+	challengeKeys = []string{"holder", "runs", "seed", "horizon", "faults", "survive", "policy"}
+)
 
 // knownKeys reports keys that are not among want.
 func knownKeys(r *report, kvs []kv, what string, want ...string) {
@@ -41,7 +52,7 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a lab file", "id", "scenario", "setup", "horizon", "questions", "goals", "challenge")
+	knownKeys(r, kvs, "a lab file", labFileKeys...)
 	l := &Lab{file: file, at: pos{file, 1, 1}, horizon: 60 * engine.Second}
 	fields := map[string]ynode{}
 	for _, e := range kvs {
@@ -248,8 +259,8 @@ func parseQuestion(r *report, l *Lab, y ynode) *Question {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a question", "id", "variant", "run", "choices", "hints")
-	q := &Question{lab: l, at: y.pos(), scenario: l.scenario}
+	knownKeys(r, kvs, "a question", questionKeys...)
+	q := &Question{lab: l, at: y.pos(), scenario: l.scenario, hints: -1}
 	f := map[string]ynode{}
 	for _, e := range kvs {
 		f[e.key] = e.val
@@ -309,7 +320,7 @@ func parseChoice(r *report, q *Question, y ynode, workers []string) *Choice {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a choice", "id", "holds")
+	knownKeys(r, kvs, "a choice", choiceKeys...)
 	c := &Choice{q: q, at: y.pos()}
 	var holds ynode
 	for _, e := range kvs {
@@ -361,7 +372,7 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a goal", "id", "holds", "proof")
+	knownKeys(r, kvs, "a goal", goalKeys...)
 	g := &Goal{lab: l, at: y.pos()}
 	var holds ynode
 	for _, e := range kvs {
@@ -417,17 +428,18 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 		}
 		var holds []string
 		var ev []int
+		var winner *Choice
 		for _, c := range q.Choices {
 			if ok, e := c.pred.Eval(w.Events()); ok {
 				holds = append(holds, c.ID)
-				ev = e
+				ev, winner = e, c
 			}
 		}
 		switch len(holds) {
 		case 1:
-			out[q.ID] = decided{w: w, evidence: ev}
+			out[q.ID] = decided{w: w, evidence: ev, choice: winner}
 		case 0:
-			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s)", q.ID, w.Now(), violationList(w))
+			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), l.ID, q.ID)
 		default:
 			r.errorf(q.at, "question %s: %d choices hold in the engine's run (%s); exactly one must", q.ID, len(holds), strings.Join(holds, ", "))
 		}
@@ -469,6 +481,7 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 type decided struct {
 	w        *engine.World
 	evidence []int
+	choice   *Choice // the choice that holds
 }
 
 func violationList(w *engine.World) string {
@@ -513,6 +526,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 		}
 	}
 	root := splitSections(r, file, body, bodyLine)
+	rootProblems := len(r.ps)
 	t.prose = renderMarkdown(root.text(), lang, l.link)
 	for _, s := range root.subs {
 		switch s.kind {
@@ -530,6 +544,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 				continue
 			}
 			qt := &questionText{choices: map[string]string{}, prompt: renderMarkdown(s.text(), lang, l.link)}
+			before := len(r.ps)
 			if s.text() == "" {
 				missing(s.at, "question %s has no prompt", s.id)
 			}
@@ -550,7 +565,11 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 				case "explanation":
 					md := sub.text()
 					if strings.Contains(md, "{{evidence}}") {
-						md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(runs[q.ID], lang))
+						d := runs[q.ID]
+						if d.w != nil && len(d.evidence) == 0 {
+							r.warnf(sub.at, "question %s: {{evidence}} renders nothing: the choice that holds, %s (%q), names no event that happened (a \"not …\" predicate holds by an absence); say in words what did not happen, or quote the events another way", q.ID, d.choice.ID, d.choice.Predicate())
+						}
+						md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(d, lang))
 					}
 					qt.explanation = renderMarkdown(md, lang, l.link)
 				}
@@ -560,11 +579,21 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 					missing(s.at, "question %s: no text for choice %s (add \"### Choice %s\")", q.ID, c.ID, c.ID)
 				}
 			}
-			if len(qt.hints) != q.hints {
+			switch {
+			case q.hints >= 0 && q.hintsFrom == "" && len(qt.hints) != q.hints:
 				missing(s.at, "question %s has %d hints here, lab.yaml says hints: %d", q.ID, len(qt.hints), q.hints)
+			case q.hints >= 0 && len(qt.hints) != q.hints:
+				missing(s.at, "question %s has %d hints here, %s has %d", q.ID, len(qt.hints), q.hintsFrom, q.hints)
+			case q.hints < 0 && lang == DefaultLang:
+				// Without hints: in lab.yaml, the default language's
+				// count is the one every translation must give.
+				q.hints, q.hintsFrom = len(qt.hints), path.Base(file)
 			}
 			if qt.explanation == "" {
 				missing(s.at, "question %s has no \"### Explanation\"", q.ID)
+			}
+			if len(s.unknown) > 0 {
+				r.causedBy(before, s.unknown[0], "see the unknown heading")
 			}
 			t.questions[s.id] = qt
 		case "goal":
@@ -586,6 +615,20 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 	for _, g := range l.Goals {
 		if t.goals[g.ID] == "" && !slices.Contains(l.broken, g.ID) {
 			missing(pos{file, 1, 1}, "no section for goal %s (add \"## Goal %s\")", g.ID, g.ID)
+		}
+	}
+	if len(root.unknown) > 0 {
+		// Only the sections missing from the whole file follow from a
+		// misspelt "##" heading; problems inside sections are their own.
+		var mine []int
+		for i := rootProblems; i < len(r.ps); i++ {
+			if strings.HasPrefix(r.ps[i].Msg, "no section for ") {
+				mine = append(mine, i)
+			}
+		}
+		for _, i := range mine {
+			tmp := report{ps: r.ps[i : i+1]}
+			tmp.causedBy(0, root.unknown[0], "see the unknown heading")
 		}
 	}
 	return t

@@ -108,8 +108,8 @@ func edit(t *testing.T, file, old, new string) {
 func TestCheckReportsProblems(t *testing.T) {
 	dir := copyContent(t)
 	lab := filepath.Join(dir, "labs", "w1-w2", "lab.yaml")
-	edit(t, lab, "holds: not W1 writes file", "holds: W1 writes file")            // two choices hold: question at line 17
-	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate (line 67)
+	edit(t, lab, "holds: not W1 writes file", "holds: W1 writes file")            // two choices hold: question at line 18
+	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate (line 68)
 	if err := os.Remove(filepath.Join(dir, "labs", "monthly-report", "en.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +118,8 @@ func TestCheckReportsProblems(t *testing.T) {
 		t.Errorf("exit %d, want 1", code)
 	}
 	for _, want := range []string{
-		lab + ":17:9: question storage-checks: 2 choices hold in the engine's run (rejected, silent); exactly one must\n",
-		lab + ":67:30: predicate: expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
+		lab + ":18:9: question storage-checks: 2 choices hold in the engine's run (rejected, silent); exactly one must\n",
+		lab + ":68:30: predicate: expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
 		filepath.Join(dir, "labs", "monthly-report", "en.md") + ": warning: missing English translation of lab monthly-report",
 	} {
 		if !strings.Contains(out, want) {
@@ -141,7 +141,7 @@ func TestCheckReportsProblems(t *testing.T) {
 }
 
 func TestCheckBadArguments(t *testing.T) {
-	if code, _, errs := runCLI("check", "/no/such/dir"); code != 2 || !strings.Contains(errs, "not a directory") {
+	if code, _, errs := runCLI("check", "/no/such/dir"); code != 2 || !strings.Contains(errs, "not a folder") {
 		t.Errorf("missing dir: exit %d %s", code, errs)
 	}
 	if code, _, _ := runCLI("check", "a", "b"); code != 2 {
