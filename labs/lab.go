@@ -19,7 +19,8 @@ type Lab struct {
 	Goals     []*Goal
 
 	challenge *Challenge
-	file      string // lab.yaml, as named in the content
+	controls  *Controls // nil: the default set
+	file      string    // lab.yaml, as named in the content
 	dir       string
 	at        pos
 	scenario  engine.Scenario
@@ -42,6 +43,8 @@ type Question struct {
 	run       []command
 	hints     int    // hints each translation gives; -1 until known
 	hintsFrom string // where hints was learnt: "" for lab.yaml, else a Markdown file
+	answer    string // the choice the author intends; check holds the engine to it
+	answerAt  pos
 }
 
 // Choice is one answer to a predict question.

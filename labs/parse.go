@@ -24,8 +24,8 @@ func checkID(r *report, y ynode, id, what string) bool {
 // The keys each part of a lab file may have. lab.schema.json offers the
 // same (a test holds them together).
 var (
-	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "questions", "goals", "challenge"}
-	questionKeys  = []string{"id", "variant", "run", "choices", "hints"}
+	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "controls", "questions", "goals", "challenge"}
+	questionKeys  = []string{"id", "variant", "run", "choices", "hints", "answer"}
 	choiceKeys    = []string{"id", "holds"}
 	goalKeys      = []string{"id", "holds", "proof"}
 	challengeKeys = []string{"holder", "runs", "seed", "horizon", "faults", "survive", "policy"}
@@ -85,6 +85,9 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 		}
 	}
 	l.setup = parseCommands(r, fields["setup"], "setup")
+	if v, ok := fields["controls"]; ok {
+		l.controls = parseControls(r, v)
+	}
 	if v, ok := fields["questions"]; ok {
 		items, _ := v.seq(r, "questions")
 		for _, it := range items {
@@ -306,6 +309,14 @@ func parseQuestion(r *report, l *Lab, y ynode) *Question {
 			q.Choices = append(q.Choices, c)
 		}
 	}
+	if v, ok := f["answer"]; ok {
+		if s, ok := v.str(r, "answer"); ok {
+			q.answer, q.answerAt = s, v.pos()
+			if q.Choice(s) == nil && good {
+				r.errorf(v.pos(), "answer %q: question %s has no such choice (choices: %s)", s, q.ID, idList(q.Choices))
+			}
+		}
+	}
 	if len(q.Choices) < 2 && good {
 		r.errorf(q.at, "question %s needs at least two choices", q.ID)
 	}
@@ -438,6 +449,12 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 		switch len(holds) {
 		case 1:
 			out[q.ID] = decided{w: w, evidence: ev, choice: winner}
+			switch {
+			case q.answer == "":
+				r.warnf(q.at, "question %s: pin the intended answer with answer: %s, so that a changed variant cannot silently make its explanation false", q.ID, holds[0])
+			case q.answer != holds[0]:
+				r.errorf(q.answerAt, "question %s: answer: %s, but in the engine's run choice %s holds", q.ID, q.answer, holds[0])
+			}
 		case 0:
 			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), l.ID, q.ID)
 		default:
@@ -454,6 +471,16 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 			}
 		}
 		if len(g.proof) == 0 {
+			continue
+		}
+		offered := true
+		for _, c := range g.proof {
+			if err := l.Refusal(c.cmd); err != nil {
+				r.errorf(c.at, "goal %s proof: %q: %v, so a student cannot reach the goal (add it to controls:)", g.ID, c.src, err)
+				offered = false
+			}
+		}
+		if !offered {
 			continue
 		}
 		w, err := l.NewWorld(0)

@@ -109,7 +109,7 @@ func TestCheckReportsProblems(t *testing.T) {
 	dir := copyContent(t)
 	lab := filepath.Join(dir, "labs", "w1-w2", "lab.yaml")
 	edit(t, lab, "holds: not W1 writes file", "holds: W1 writes file")            // two choices hold: question at line 18
-	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate (line 68)
+	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate (line 71)
 	if err := os.Remove(filepath.Join(dir, "labs", "monthly-report", "en.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestCheckReportsProblems(t *testing.T) {
 	}
 	for _, want := range []string{
 		lab + ":18:9: question storage-checks: 2 choices hold in the engine's run (rejected, silent); exactly one must\n",
-		lab + ":68:30: predicate: expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
+		lab + ":71:30: predicate: expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
 		filepath.Join(dir, "labs", "monthly-report", "en.md") + ": warning: missing English translation of lab monthly-report",
 	} {
 		if !strings.Contains(out, want) {

@@ -35,12 +35,17 @@ scenario:
     W1: acquire; work 4s; write report; release
     W2 start=1s: acquire; work 4s; write report; release
 horizon: 40s
+# The buttons the live page offers; time controls are always there.
+controls:
+  freeze: [5s, 25s]
+  crash:
 
 questions:
   - id: late-write
+    answer: rejected
     run:
       - until 2s
-      - freeze W1 for=20s
+      - freeze W1 for=25s
       - until 30s
     choices:
       - id: rejected
@@ -53,7 +58,7 @@ goals:
     holds: W1's write with token 1 is rejected
     proof:
       - until 2s
-      - freeze W1 for=20s
+      - freeze W1 for=25s
       - until 30s
 `
 
