@@ -247,7 +247,7 @@ func splitSections(r *report, file, body string, firstLine int) *section {
 			// A keyword at the wrong level: "## Pilihan x" or "### Pertanyaan q".
 			hashes := strings.Repeat("#", headingLevel[kind])
 			r.errorf(at, "%q: a %s heading is written %s %s", strings.TrimSpace(l), strings.ToLower(headingNames[kind][1]), hashes, strings.Join(f, " "))
-			markUnknown(root, top, level, at)
+			markUnknown(root, top, headingLevel[kind], at)
 			cur = &section{}
 		default:
 			if len(f) > 0 {
@@ -255,7 +255,7 @@ func splitSections(r *report, file, body string, firstLine int) *section {
 					word := headingNames[headingWordKind(k)]
 					suggest := strings.Repeat("#", headingLevel[headingWordKind(k)]) + " " + strings.Join(append([]string{matchCase(f[0], k)}, f[1:]...), " ")
 					r.errorf(at, "unknown heading %q: did you mean %q (%s/%s)?", strings.TrimSpace(l), suggest, word[0], word[1])
-					markUnknown(root, top, level, at)
+					markUnknown(root, top, headingLevel[headingWordKind(k)], at)
 					cur = &section{}
 					continue
 				}
@@ -277,8 +277,8 @@ func matchCase(word, keyword string) string {
 	return keyword
 }
 
-// markUnknown notes a heading that did not open its section on the
-// section whose content it would have been part of.
+// markUnknown notes a heading that did not open its section (of the
+// given level) on the section whose content it would have been part of.
 func markUnknown(root, top *section, level int, at pos) {
 	if level == 3 && top != nil {
 		top.unknown = append(top.unknown, at)

@@ -611,7 +611,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 				missing(s.at, "question %s has %d hints here, lab.yaml says hints: %d", q.ID, len(qt.hints), q.hints)
 			case q.hints >= 0 && len(qt.hints) != q.hints:
 				missing(s.at, "question %s has %d hints here, %s has %d", q.ID, len(qt.hints), q.hintsFrom, q.hints)
-			case q.hints < 0 && lang == DefaultLang:
+			case q.hints < 0 && lang == DefaultLang && len(s.unknown) == 0:
 				// Without hints: in lab.yaml, the default language's
 				// count is the one every translation must give.
 				q.hints, q.hintsFrom = len(qt.hints), path.Base(file)
