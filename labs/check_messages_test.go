@@ -155,7 +155,7 @@ func TestCheckPointsToTheRun(t *testing.T) {
 	m := courseCopy(t)
 	replaceIn(t, m, "labs/w1-w2/lab.yaml", "holds: W1's write with token 7 is rejected", "holds: W1's write with token 9 is rejected")
 	ps := loadProblems(t, m, true)
-	if problemIndex(ps, "labs/w1-w2/lab.yaml", lineOf(t, m, "labs/w1-w2/lab.yaml", "- id: storage-checks"), "no choice holds in the engine's run; exactly one must (the run ends at 30s with violations acted-after-expiry). See the run: leaselab run w1-w2 --question storage-checks") < 0 {
+	if problemIndex(ps, "labs/w1-w2/lab.yaml", lineOf(t, m, "labs/w1-w2/lab.yaml", "- id: storage-checks"), "no choice holds in the engine's run; exactly one must (the run ends at 30s with violations acted-after-expiry). See the run: leaselab run labs/w1-w2/lab.yaml --question storage-checks") < 0 {
 		t.Errorf("got:\n%v", ps)
 	}
 }

@@ -80,6 +80,9 @@ func (l *Lesson) HTML(lang string) template.HTML {
 // Options change how Load renders content.
 type Options struct {
 	Link LinkFunc // URLs for lab: and lesson: links; DefaultLink when nil
+	// Root is the content folder as the author named it (leaselab check
+	// DIR), so that a command a message suggests names the right file.
+	Root string
 }
 
 // Load reads the course from fsys: course.yaml, lessons/ID/LANG.md and
@@ -171,7 +174,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 			broken[path.Base(path.Dir(file))] = true
 			continue
 		}
-		l.dir, l.link = path.Dir(file), opt.Link
+		l.dir, l.link, l.root = path.Dir(file), opt.Link, opt.Root
 		if other := byID[l.ID]; other != nil {
 			r.errorf(l.at, "duplicate lab id %q: %s has it too", l.ID, other.file)
 			continue

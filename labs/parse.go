@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -456,7 +457,7 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 				r.errorf(q.answerAt, "question %s: answer: %s, but in the engine's run choice %s holds", q.ID, q.answer, holds[0])
 			}
 		case 0:
-			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), l.ID, q.ID)
+			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), filepath.ToSlash(filepath.Join(l.root, filepath.FromSlash(l.file))), q.ID)
 		default:
 			r.errorf(q.at, "question %s: %d choices hold in the engine's run (%s); exactly one must", q.ID, len(holds), strings.Join(holds, ", "))
 		}

@@ -38,7 +38,7 @@ problem as file:line:col: message; exits 1 when any is an error.`)
 		}
 		fsys, prefix = os.DirFS(dir), dir
 	}
-	c, err := labs.Load(fsys)
+	c, err := labs.LoadWith(fsys, labs.Options{Root: prefix})
 	problems := c.Problems
 	var ps labs.Problems
 	if errors.As(err, &ps) {

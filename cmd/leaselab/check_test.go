@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -108,8 +109,10 @@ func edit(t *testing.T, file, old, new string) {
 func TestCheckReportsProblems(t *testing.T) {
 	dir := copyContent(t)
 	lab := filepath.Join(dir, "labs", "w1-w2", "lab.yaml")
-	edit(t, lab, "holds: not W1 writes file", "holds: W1 writes file")            // two choices hold: question at line 18
-	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate (line 71)
+	edit(t, lab, "holds: not W1 writes file", "holds: W1 writes file")            // two choices hold
+	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate
+	src, _ := os.ReadFile(lab)
+	lineOf := func(s string) int { return strings.Count(string(src[:bytes.Index(src, []byte(s))]), "\n") + 1 }
 	if err := os.Remove(filepath.Join(dir, "labs", "monthly-report", "en.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +121,8 @@ func TestCheckReportsProblems(t *testing.T) {
 		t.Errorf("exit %d, want 1", code)
 	}
 	for _, want := range []string{
-		lab + ":18:9: question storage-checks: 2 choices hold in the engine's run (rejected, silent); exactly one must\n",
-		lab + ":71:30: predicate: expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
+		fmt.Sprintf("%s:%d:9: question storage-checks", lab, lineOf("- id: storage-checks")) + ": 2 choices hold in the engine's run (rejected, silent); exactly one must\n",
+		fmt.Sprintf("%s:%d:30: predicate", lab, lineOf("W1's write is rejectd")) + ": expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
 		filepath.Join(dir, "labs", "monthly-report", "en.md") + ": warning: missing English translation of lab monthly-report",
 	} {
 		if !strings.Contains(out, want) {

@@ -231,3 +231,26 @@ func TestSchemaCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSuggestsARunThatWorks: when no choice holds, the command check
+// suggests runs the question, in a course folder and in the embedded one.
+func TestCheckSuggestsARunThatWorks(t *testing.T) {
+	dir := copyContent(t)
+	edit(t, filepath.Join(dir, "labs", "w1-w2", "lab.yaml"), "holds: W1's write with token 7 is rejected", "holds: W1's write with token 9 is rejected")
+	_, out, _ := runCLI("check", dir)
+	_, cmdline, ok := strings.Cut(out, "See the run: ")
+	if !ok {
+		t.Fatalf("no run suggested:\n%s", out)
+	}
+	args := strings.Fields(strings.SplitN(cmdline, "\n", 2)[0])
+	if args[0] != "leaselab" || args[2] != filepath.Join(dir, "labs", "w1-w2", "lab.yaml") {
+		t.Fatalf("suggested %q", args)
+	}
+	if code, out, errs := runCLI(args[1:]...); code != 0 || !strings.Contains(out, "rejects file from W1 with token 7") {
+		t.Errorf("%v: exit %d %s\n%s", args, code, errs, out)
+	}
+	// The embedded course's labs go by the same name.
+	if code, _, errs := runCLI("run", "labs/w1-w2/lab.yaml", "--question", "storage-checks"); code != 0 {
+		t.Errorf("run labs/w1-w2/lab.yaml: exit %d %s", code, errs)
+	}
+}

@@ -151,6 +151,13 @@ func findLab(target string) (*labs.Lab, error) {
 	if l := c.Lab(target); l != nil {
 		return l, nil
 	}
+	// labs/ID/lab.yaml or labs/ID, as check names a lab of the embedded
+	// course, when no such file is here.
+	if id, ok := strings.CutPrefix(strings.TrimSuffix(filepath.ToSlash(target), "/lab.yaml"), "labs/"); ok {
+		if l := c.Lab(id); l != nil {
+			return l, nil
+		}
+	}
 	var ids []string
 	for _, l := range c.Labs {
 		ids = append(ids, l.ID)
