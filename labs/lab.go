@@ -28,7 +28,7 @@ type Lab struct {
 	horizon   engine.Time
 	text      map[string]*labText
 	link      LinkFunc
-	root      string // Options.Root
+	root      string   // Options.Root
 	broken    []string // ids of questions and goals that did not parse
 }
 
