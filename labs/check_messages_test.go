@@ -68,7 +68,7 @@ func TestCheckNamesMisspeltHeadings(t *testing.T) {
 		cause          string // message at the new heading's line
 		knockOn        string // a message that follows from it, or ""
 	}{
-		{id, "### Pilihan silent\n", "### Piihan silent\n", `unknown heading "### Piihan silent": did you mean "### Pilihan silent" (Pilihan/Choice)?`, "no text for choice silent"},
+		{id, "### Pilihan silent\n", "### Piihan silent\n", `unknown heading "### Piihan silent": did you mean "### Pilihan silent" (Pilihan/Choice)?`, `no text for choice silent (add "### Pilihan silent")`},
 		{en, "### Explanation\nThe storage", "### Explantion\nThe storage", `did you mean "### Explanation" (Pembahasan/Explanation)?`, `question storage-checks has no "### Explanation"`},
 		// A misspelt hint in id.md leaves the hint count unknown, rather
 		// than telling every translation it has one hint too many.

@@ -133,6 +133,15 @@ var headingNames = map[string][2]string{
 	"hint": {"Petunjuk", "Hint"}, "explanation": {"Pembahasan", "Explanation"},
 }
 
+// keyword is the heading word for a section kind in a language's file:
+// Indonesian in id.md, English elsewhere.
+func keyword(lang, kind string) string {
+	if lang == "id" {
+		return headingNames[kind][0]
+	}
+	return headingNames[kind][1]
+}
+
 // nearHeading is the heading keyword a misspelt word was most likely
 // meant to be, if it is within two typing mistakes of one.
 func nearHeading(word string) (keyword string, ok bool) {

@@ -604,7 +604,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 			}
 			for _, c := range q.Choices {
 				if qt.choices[c.ID] == "" {
-					missing(s.at, "question %s: no text for choice %s (add \"### Choice %s\")", q.ID, c.ID, c.ID)
+					missing(s.at, "question %s: no text for choice %s (add \"### %s %s\")", q.ID, c.ID, keyword(lang, "choice"), c.ID)
 				}
 			}
 			switch {
@@ -618,7 +618,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 				q.hints, q.hintsFrom = len(qt.hints), path.Base(file)
 			}
 			if qt.explanation == "" {
-				missing(s.at, "question %s has no \"### Explanation\"", q.ID)
+				missing(s.at, "question %s has no \"### %s\"", q.ID, keyword(lang, "explanation"))
 			}
 			if len(s.unknown) > 0 {
 				r.causedBy(before, s.unknown[0], "see the unknown heading")
@@ -637,12 +637,12 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 	}
 	for _, q := range l.Questions {
 		if t.questions[q.ID] == nil {
-			missing(pos{file, 1, 1}, "no section for question %s (add \"## Question %s\")", q.ID, q.ID)
+			missing(pos{file, 1, 1}, "no section for question %s (add \"## %s %s\")", q.ID, keyword(lang, "question"), q.ID)
 		}
 	}
 	for _, g := range l.Goals {
 		if t.goals[g.ID] == "" && !slices.Contains(l.broken, g.ID) {
-			missing(pos{file, 1, 1}, "no section for goal %s (add \"## Goal %s\")", g.ID, g.ID)
+			missing(pos{file, 1, 1}, "no section for goal %s (add \"## %s %s\")", g.ID, keyword(lang, "goal"), g.ID)
 		}
 	}
 	if len(root.unknown) > 0 {
