@@ -191,8 +191,8 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.Use(s.observe) // outermost: it counts what Recover answers too
 	e.Use(middleware.Recover())
-	e.Use(s.observe)
 	e.Use(securityHeaders)
 	e.Use(s.markAuthor)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
