@@ -599,6 +599,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 						}
 						md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(d, lang))
 					}
+					md = expandCompare(r, sub.at, q, md, lang)
 					qt.explanation = renderMarkdown(md, lang, l.link)
 				}
 			}
