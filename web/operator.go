@@ -31,7 +31,7 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		s.metrics.request(route, res.Status)
 		if s.accessLog {
 			r := c.Request()
-			s.log.Info("request", "method", r.Method, "path", r.URL.Path, "route", route, "status", res.Status,
+			s.log.Info("request", "method", r.Method, "path", s.base+r.URL.Path, "route", route, "status", res.Status,
 				"bytes", res.Size, "duration", time.Since(start), "remote", c.RealIP())
 		}
 		return nil

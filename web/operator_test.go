@@ -145,8 +145,8 @@ func TestMetricsForOperators(t *testing.T) {
 func TestAccessLog(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		var buf syncBuffer
-		_, ts := newTestServer(t, Config{AccessLog: on, Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
-		get(t, ts.URL+"/en/labs/w1-w2?seed=3")
+		_, ts := newTestServer(t, Config{AccessLog: on, Logger: slog.New(slog.NewJSONHandler(&buf, nil)), BasePath: "/b"})
+		get(t, ts.URL+"/b/en/labs/w1-w2?seed=3")
 		var found map[string]any
 		sc := bufio.NewScanner(strings.NewReader(buf.String()))
 		for sc.Scan() {
@@ -161,7 +161,7 @@ func TestAccessLog(t *testing.T) {
 			}
 			continue
 		}
-		if found == nil || found["path"] != "/en/labs/w1-w2" || found["route"] != "/:lang/labs/:id" || found["status"] != 200.0 || found["method"] != "GET" {
+		if found == nil || found["path"] != "/b/en/labs/w1-w2" || found["route"] != "/:lang/labs/:id" || found["status"] != 200.0 || found["method"] != "GET" {
 			t.Errorf("request log line: %v\nlog:\n%s", found, buf.String())
 		}
 	}
