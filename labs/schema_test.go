@@ -37,7 +37,7 @@ func validate(schema map[string]any, data any, path string) []string {
 			return errs
 		}
 	}
-	if enum, ok := schema["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return fmt.Sprint(e) == fmt.Sprint(data) }) {
+	if enum, ok := schema["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return jsonType(e) == jsonType(data) && fmt.Sprint(e) == fmt.Sprint(data) }) {
 		fail("%v is not one of %v", data, enum)
 	}
 	if p, ok := schema["pattern"].(string); ok {
@@ -260,6 +260,29 @@ func TestSchemaKnowsTheParsersKeys(t *testing.T) {
 		parser := slices.Sorted(slices.Values(tc.parser))
 		if !slices.Equal(tc.schema, parser) {
 			t.Errorf("%s: schema has %v, the parser reads %v", tc.what, tc.schema, parser)
+		}
+	}
+}
+
+// TestSchemaAcceptsEveryControl: the controls the parser reads, in each
+// of their forms, are what the schema allows.
+func TestSchemaAcceptsEveryControl(t *testing.T) {
+	labSchema := loadSchema(t, "lab.schema.json")
+	good, err := fs.ReadFile(content.FS, "labs/w1-w2/lab.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, controls := range []string{
+		"controls:\n  freeze: [5s, 25s]\n  crash:\n  cut: [everyone, coord, storage]\n  fencing:\n  storage: [none, fencing, equality, cas, idempotent]\n  link: {to: [storage, coord], delay: [10s], loss: [50%]}\n  clock: {skew: [5s], jump: [-10s, 10s], rate: [0.5, 2]}\n  replica:\n  until: [30s]\n",
+		"controls:\n  freeze: {for: [25s], on: [check]}\n  crash: true\n  fencing: true\n",
+		"controls:\n  freeze: 25s\n  cut: everyone\n",
+	} {
+		src := strings.Replace(string(good), "horizon: 40s\n", "horizon: 40s\n"+controls, 1)
+		if _, err := LoadLabFile("lab.yaml", []byte(src)); err != nil {
+			t.Errorf("the parser refuses %q: %v", controls, err)
+		}
+		for _, e := range validate(labSchema, decodeYAML(t, "lab.yaml", []byte(src)), "lab") {
+			t.Errorf("%q: %s", controls, e)
 		}
 	}
 }
