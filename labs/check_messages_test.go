@@ -97,7 +97,7 @@ func TestCheckNamesMisspeltHeadings(t *testing.T) {
 				t.Errorf("no knock-on %q; got:\n%v", tc.knockOn, ps)
 			case k < cause:
 				t.Errorf("the knock-on is listed before its cause:\n%v", ps)
-			case !strings.Contains(ps[k].Msg, fmt.Sprintf("see the unknown heading, line %d", line)):
+			case !strings.Contains(ps[k].Msg, fmt.Sprintf("see the unknown heading at %s:%d", tc.file, line)):
 				t.Errorf("the knock-on does not point to its cause: %s", ps[k])
 			}
 		})
@@ -183,5 +183,22 @@ func TestHintsFromTheMarkdown(t *testing.T) {
 	ps = loadProblems(t, m, true)
 	if problemIndex(ps, "labs/w1-w2/id.md", 0, "question storage-blind has 1 hints here, lab.yaml says hints: 3") < 0 {
 		t.Errorf("got:\n%v", ps)
+	}
+}
+
+// TestCheckListsABrokenCourseFileFirst: when course.yaml does not load,
+// what follows from it (labs in no lesson, lessons not listed, links to
+// lessons) comes after its error and says so.
+func TestCheckListsABrokenCourseFileFirst(t *testing.T) {
+	m := courseCopy(t)
+	replaceIn(t, m, "course.yaml", "lessons:\n", "lessons: [\n")
+	ps := loadProblems(t, m, true)
+	if len(ps) < 5 || ps[0].File != "course.yaml" || !strings.Contains(ps[0].Msg, "YAML:") {
+		t.Fatalf("the course file's error is not first:\n%v", ps)
+	}
+	for _, p := range ps[1:] {
+		if !strings.Contains(p.Msg, "(follows from the error at course.yaml:") {
+			t.Errorf("not marked as following from course.yaml: %s", p)
+		}
 	}
 }

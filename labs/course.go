@@ -108,9 +108,20 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	}
 	var refs []lessonRef
 	data, err := readContent(fsys, CourseFile)
+	// When course.yaml does not load, every lab is in no lesson and every
+	// lesson link is broken: those follow from its error, listed after it.
+	courseProblem := len(r.ps)
+	courseLoaded := false
+	followsCourse := func(n int) {
+		if !courseLoaded && courseProblem < len(r.ps) && n < len(r.ps) {
+			c := r.ps[courseProblem]
+			r.causedBy(n, pos{c.File, c.Line, c.Col}, "follows from the error at")
+		}
+	}
 	if err != nil {
 		r.errorf(pos{file: CourseFile}, "missing file: the course file orders lessons and labs (%v)", unwrapPathErr(err))
 	} else if root, ok := parseYAML(r, CourseFile, data, 0); ok {
+		courseLoaded = true
 		y := ynode{n: root, file: CourseFile}
 		kvs, _ := y.mapping(r, "the course file")
 		knownKeys(r, kvs, "the course file", "lessons")
@@ -213,14 +224,18 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	}
 	for _, l := range labs {
 		if !placed[l.ID] {
+			n := len(r.ps)
 			r.errorf(l.at, "lab %s is in no lesson of %s, so nothing leads to it", l.ID, CourseFile)
+			followsCourse(n)
 			c.Labs = append(c.Labs, l)
 		}
 	}
 	if dirs, err := fs.ReadDir(fsys, "lessons"); err == nil {
 		for _, d := range dirs {
 			if d.IsDir() && c.Lesson(d.Name()) == nil {
+				n := len(r.ps)
 				r.errorf(pos{file: "lessons/" + d.Name()}, "lesson %s is not in %s", d.Name(), CourseFile)
+				followsCourse(n)
 			}
 		}
 	}
@@ -235,7 +250,11 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	checkLinks := func(src, file string, line int) {
 		for _, ln := range contentLinks(src, file, line) {
 			if !known(ln.kind, ln.id) {
+				n := len(r.ps)
 				r.errorf(ln.at, "broken link: no %s %q", ln.kind, ln.id)
+				if ln.kind == "lesson" {
+					followsCourse(n)
+				}
 			}
 		}
 	}

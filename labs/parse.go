@@ -622,7 +622,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 				missing(s.at, "question %s has no \"### %s\"", q.ID, keyword(lang, "explanation"))
 			}
 			if len(s.unknown) > 0 {
-				r.causedBy(before, s.unknown[0], "see the unknown heading")
+				r.causedBy(before, s.unknown[0], "see the unknown heading at")
 			}
 			t.questions[s.id] = qt
 		case "goal":
@@ -657,7 +657,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 		}
 		for _, i := range mine {
 			tmp := report{ps: r.ps[i : i+1]}
-			tmp.causedBy(0, root.unknown[0], "see the unknown heading")
+			tmp.causedBy(0, root.unknown[0], "see the unknown heading at")
 		}
 	}
 	return t

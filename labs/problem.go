@@ -102,7 +102,7 @@ func (r *report) errorf(at pos, format string, args ...any) {
 func (r *report) causedBy(n int, cause pos, why string) {
 	for i := n; i < len(r.ps); i++ {
 		r.ps[i].knockOn, r.ps[i].causeAt = true, cause
-		r.ps[i].Msg += fmt.Sprintf(" (%s, line %d)", why, cause.line)
+		r.ps[i].Msg += fmt.Sprintf(" (%s %s:%d)", why, cause.file, cause.line)
 	}
 }
 
