@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -201,19 +202,44 @@ func TestNewLabAndLessonPassCheck(t *testing.T) {
 		t.Errorf("course.yaml:\n%s", course)
 	}
 
-	// In a copy of the real course, under a lesson with a block list.
+	// In a copy of the real course: under the first lesson, its labs
+	// rewritten as a block list with a comment, and under a lesson with
+	// no labs: key at all.
 	real := copyContent(t)
-	edit(t, filepath.Join(real, "course.yaml"), "labs: [w1-w2, monthly-report]", "labs:\n      - w1-w2  # the first\n      - monthly-report\n")
-	if code, _, errs := runCLI("new", "lab", "extra", "--lesson", "leases", real); code != 0 {
-		t.Fatalf("new lab in the course: %s", errs)
+	c, err := readCourse(mustRead(t, filepath.Join(real, "course.yaml")))
+	if err != nil || len(c.Lessons) < 2 || len(c.Lessons[0].Labs) < 2 {
+		t.Fatalf("the course: %+v %v", c, err)
 	}
-	if code, out, errs := runCLI("check", real); code != 0 || !strings.Contains(errs, "6 labs") {
+	first := c.Lessons[0]
+	block := "labs:\n      - " + first.Labs[0] + "  # the first\n"
+	for _, l := range first.Labs[1:] {
+		block += "      - " + l + "\n"
+	}
+	edit(t, filepath.Join(real, "course.yaml"), "labs: ["+strings.Join(first.Labs, ", ")+"]\n", block)
+	labsBefore := 0
+	for _, l := range c.Lessons {
+		labsBefore += len(l.Labs)
+	}
+	steps = [][]string{{"new", "lab", "extra", "--lesson", first.ID, real}}
+	if noLabs := c.Lessons[len(c.Lessons)-1]; len(noLabs.Labs) == 0 {
+		steps = append(steps, []string{"new", "lab", "extra-two", "--lesson", noLabs.ID, real})
+	}
+	for _, args := range steps {
+		if code, _, errs := runCLI(args...); code != 0 {
+			t.Fatalf("%v: %s", args, errs)
+		}
+	}
+	after, _ := readCourse(mustRead(t, filepath.Join(real, "course.yaml")))
+	if got := after.Lessons[0].Labs; got[len(got)-1] != "extra" || len(got) != len(first.Labs)+1 {
+		t.Errorf("lesson %s lists %v", first.ID, got)
+	}
+	if code, out, errs := runCLI("check", real); code != 0 || !strings.Contains(errs, fmt.Sprintf(" %d labs", labsBefore+len(steps))) {
 		t.Errorf("check after new lab: exit %d\n%s%s", code, out, errs)
 	}
 	for _, args := range [][]string{
 		{"new", "lab", "extra", real},                       // exists
 		{"new", "lab", "x", "--lesson", "nope", real},       // no such lesson
-		{"new", "lesson", "leases", real},                   // exists
+		{"new", "lesson", first.ID, real},                   // exists
 		{"new", "lab", "x", filepath.Join(real, "missing")}, // no course there
 	} {
 		if code, _, errs := runCLI(args...); code != 1 || errs == "" {
@@ -253,4 +279,13 @@ func TestCheckSuggestsARunThatWorks(t *testing.T) {
 	if code, _, errs := runCLI("run", "labs/w1-w2/lab.yaml", "--question", "storage-checks"); code != 0 {
 		t.Errorf("run labs/w1-w2/lab.yaml: exit %d %s", code, errs)
 	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
