@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -18,10 +19,13 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+var checkOK = regexp.MustCompile(`ok: [1-9][0-9]* lessons, [1-9][0-9]* labs, [1-9][0-9]* questions run, 0 warning\(s\)`)
+
 func TestCheckContent(t *testing.T) {
 	for _, args := range [][]string{{"check"}, {"check", "../../content"}} {
 		code, out, errs := runCLI(args...)
-		if code != 0 || out != "" || !strings.Contains(errs, "ok: 2 lessons, 5 labs, 11 questions run") {
+		// The counts grow with the course; what must hold is a clean check.
+		if code != 0 || out != "" || !checkOK.MatchString(errs) {
 			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errs)
 		}
 	}
