@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"os"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -73,5 +76,49 @@ func TestExplicitOptionAfterPresetValidated(t *testing.T) {
 	_, err := New(Scenario{TTL: 15 * Second, Workers: []WorkerSpec{ws}})
 	if err == nil || !strings.Contains(err.Error(), "W1") {
 		t.Fatalf("a margin longer than the lease: want an error naming W1, got %v", err)
+	}
+}
+
+// docs/authoring.md says exactly what each preset sets: applying the
+// options its table lists gives the worker the preset gives it.
+func TestPresetsAsDocumented(t *testing.T) {
+	data, err := os.ReadFile("../docs/authoring.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("^\\| `([a-z]+)` \\| `([^`]+)`")
+	const ttl = 15 * Second
+	ttlExpr := strings.NewReplacer("TTL−TTL/100", (ttl - ttl/100).String(), "TTL/30", (ttl / 30).String(), "TTL/12", (ttl / 12).String(),
+		"TTL/6", (ttl / 6).String(), "TTL/4", (ttl / 4).String(), "TTL/3", (ttl / 3).String(), "TTL/2", (ttl / 2).String(), "TTL", ttl.String())
+	documented := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil || checkPreset(m[1]) != nil {
+			continue
+		}
+		name := m[1]
+		documented[name] = true
+		doc := WorkerSpec{Name: "W1", Preset: name}
+		for _, kv := range strings.Fields(m[2]) {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				t.Fatalf("%s: %q is not key=value", name, kv)
+			}
+			if err := doc.set1(k, ttlExpr.Replace(v)); err != nil {
+				t.Fatalf("%s: %s: %v", name, kv, err)
+			}
+		}
+		got := WorkerSpec{Name: "W1", Preset: name}
+		if err := got.resolvePreset(ttl); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(doc, got) {
+			t.Errorf("preset %s: the documentation says\n%+v\nthe engine sets\n%+v", name, doc, got)
+		}
+	}
+	for _, name := range Presets() {
+		if !documented[name] {
+			t.Errorf("docs/authoring.md does not say what preset %s sets", name)
+		}
 	}
 }
