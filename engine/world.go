@@ -88,7 +88,9 @@ func (w *World) build(sc Scenario) error {
 		if sc.Workers[i].Lease == "" {
 			sc.Workers[i].Lease = DefaultLease
 		}
-		sc.Workers[i].resolvePreset(sc.TTL)
+		if err := sc.Workers[i].resolvePreset(sc.TTL); err != nil {
+			return err
+		}
 	}
 	if err := sc.Validate(); err != nil {
 		return err

@@ -485,7 +485,7 @@ func (l *live) frame(id int64) serverMsg {
 	return m
 }
 
-func (l *live) page() *page { return &page{Lang: l.lang} }
+func (l *live) page() *page { return &page{Lang: l.lang, Base: l.srv.base} }
 
 // send queues a message for the writer. A client too slow to keep up is
 // dropped rather than waited on.
