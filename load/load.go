@@ -1,7 +1,8 @@
 // Package load plays many live lab sessions against a leaselab server on
 // this machine and measures what a classroom would feel: how many sessions
-// the server holds, how much memory each costs it, and how long a command
-// takes to come back as a frame.
+// the server holds, how much memory each costs it (an idle one, open but not
+// playing, and a playing one), how much CPU a frame costs it, and how long
+// a command takes to come back as a frame.
 //
 // It only talks to a loopback address, opens a bounded number of sessions
 // and stops by itself after a bounded time.
@@ -10,6 +11,7 @@ package load
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,22 +37,30 @@ const MaxSessions = 10_000
 // Config is one load run.
 type Config struct {
 	URL      string        // the server, e.g. http://127.0.0.1:8080; loopback only
-	Sessions int           // live sessions to open and hold
+	Sessions int           // live sessions to open, play and hold
+	Idle     int           // sessions that only connect and answer pings, opened first
 	Lab      string        // the lab every session plays
 	Lang     string        // id or en
 	Hold     time.Duration // how long all sessions play once opened
 	Every    time.Duration // how often each session sends a control
 	Speed    float64       // play speed, virtual seconds per real second
 	Dialers  int           // sessions being opened at once
-	PID      int           // the server's process, for its RSS; 0 reads /metrics
+	PID      int           // the server's process, for its RSS and CPU; 0 reads /metrics
 }
 
 // Result is what a run measured.
 type Result struct {
-	Wanted, Held, Failed int
+	Wanted, Held, Failed int // playing sessions
+	IdleWanted, IdleHeld int  // idle sessions: open, not playing
+	IdleFailed           int
+	IdleClosed           int64 // idle sessions the server closed
 	Hold                 time.Duration
 	FirstDialError       string
-	RSSBefore, RSSHeld   int64 // bytes, the server's resident set
+	// The server's resident set, bytes: before any session, with the idle
+	// sessions open, and at its peak while everything plays.
+	RSSBefore, RSSIdle, RSSHeld int64
+	CPU                         time.Duration // server CPU (user+system) during the hold; 0 if unknown
+	PlayFrames                  int64         // messages the playing sessions received during the hold
 	Commands             int64 // commands answered
 	Errors               int64 // of those, answered with an error
 	Timeouts             int64 // commands not answered within 5 s
@@ -70,12 +80,30 @@ func (r *Result) Quantile(q float64) time.Duration {
 	return s[i]
 }
 
-// PerSession is the server's added memory per held session, in bytes.
+// PerSession is the server's added memory per playing session, in bytes:
+// its peak while playing less what it held with only the idle ones open.
 func (r *Result) PerSession() int64 {
 	if r.Held == 0 {
 		return 0
 	}
-	return (r.RSSHeld - r.RSSBefore) / int64(r.Held)
+	return (r.RSSHeld - r.RSSIdle) / int64(r.Held)
+}
+
+// PerIdle is the server's added memory per idle session, in bytes.
+func (r *Result) PerIdle() int64 {
+	if r.IdleHeld == 0 {
+		return 0
+	}
+	return (r.RSSIdle - r.RSSBefore) / int64(r.IdleHeld)
+}
+
+// CPUPerFrame is the server's CPU time per message sent to a playing
+// session during the hold, idle sessions' pings and all: what a frame costs.
+func (r *Result) CPUPerFrame() time.Duration {
+	if r.PlayFrames == 0 {
+		return 0
+	}
+	return r.CPU / time.Duration(r.PlayFrames)
 }
 
 // Report writes the result for a person.
@@ -85,8 +113,19 @@ func (r *Result) Report(w io.Writer) {
 		fmt.Fprintf(w, "; first: %s", r.FirstDialError)
 	}
 	fmt.Fprintf(w, "; %d closed by the server)\n", r.Closed)
-	fmt.Fprintf(w, "server RSS: %.1f MB before, %.1f MB holding them: %.1f KB per session\n",
-		mb(r.RSSBefore), mb(r.RSSHeld), float64(r.PerSession())/1024)
+	if r.IdleWanted > 0 {
+		fmt.Fprintf(w, "idle sessions held: %d of %d (%d failed to open; %d closed by the server)\n", r.IdleHeld, r.IdleWanted, r.IdleFailed, r.IdleClosed)
+		fmt.Fprintf(w, "server RSS: %.1f MB before, %.1f MB with the idle ones: %.1f KB per idle session\n",
+			mb(r.RSSBefore), mb(r.RSSIdle), float64(r.PerIdle())/1024)
+		fmt.Fprintf(w, "server RSS playing: %.1f MB at the peak: %.1f KB per playing session\n", mb(r.RSSHeld), float64(r.PerSession())/1024)
+	} else {
+		fmt.Fprintf(w, "server RSS: %.1f MB before, %.1f MB holding them: %.1f KB per session\n",
+			mb(r.RSSBefore), mb(r.RSSHeld), float64(r.PerSession())/1024)
+	}
+	if r.CPU > 0 {
+		fmt.Fprintf(w, "server CPU: %.2f s in %s (%.0f%% of one core): %.1f µs per frame over %d frames\n",
+			r.CPU.Seconds(), r.Hold, 100*r.CPU.Seconds()/r.Hold.Seconds(), float64(r.CPUPerFrame())/float64(time.Microsecond), r.PlayFrames)
+	}
 	perSec := 0.0
 	if r.Held > 0 {
 		perSec = float64(r.Frames) / float64(r.Held) / r.Hold.Seconds()
@@ -118,6 +157,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Sessions < 1 || cfg.Sessions > MaxSessions {
 		return nil, fmt.Errorf("sessions must be between 1 and %d", MaxSessions)
 	}
+	if cfg.Idle < 0 || cfg.Sessions+cfg.Idle > MaxSessions {
+		return nil, fmt.Errorf("idle and playing sessions together must be at most %d", MaxSessions)
+	}
 	if cfg.Hold <= 0 || cfg.Hold > 10*time.Minute {
 		return nil, errors.New("hold must be between 0 and 10m")
 	}
@@ -137,48 +179,50 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Lab = "w1-w2"
 	}
 	rss := func() (int64, error) { return metricsRSS(base) }
+	cpu := func() (time.Duration, error) { return metricsCPU(base) }
 	if cfg.PID > 0 {
 		rss = func() (int64, error) { return procRSS(cfg.PID) }
+		cpu = func() (time.Duration, error) { return procCPU(cfg.PID) }
 	}
-	res := &Result{Wanted: cfg.Sessions, Hold: cfg.Hold}
+	res := &Result{Wanted: cfg.Sessions, IdleWanted: cfg.Idle, Hold: cfg.Hold}
 	if res.RSSBefore, err = rss(); err != nil {
 		return nil, fmt.Errorf("server memory: %w", err)
 	}
+	res.RSSIdle = res.RSSBefore
 
 	wsURL := "ws" + strings.TrimPrefix(base.String(), "http") + "/" + cfg.Lang + "/labs/" + cfg.Lab + "/ws"
 	dialer := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 1024}
-
-	// Open every session, a few at a time, as a classroom arriving.
-	sessions := make([]*session, cfg.Sessions)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, cfg.Dialers)
-	for i := range sessions {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			s, err := dial(ctx, dialer, wsURL, res)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				res.Failed++
-				if res.FirstDialError == "" {
-					res.FirstDialError = err.Error()
-				}
-				return
+
+	// Open every session, a few at a time, as a classroom arriving: the
+	// idle ones first, so that the memory they hold is measured alone.
+	var idleFrames, idleClosed atomic.Int64
+	idle, idleHeld, idleFailed, firstIdleErr := openAll(ctx, dialer, wsURL, cfg.Idle, cfg.Dialers, nil, &idleFrames, &idleClosed)
+	res.IdleHeld, res.IdleFailed = idleHeld, idleFailed
+	defer func() {
+		for _, s := range idle {
+			if s != nil {
+				s.close()
 			}
-			sessions[i] = s
-			res.Held++
-		}()
+		}
+	}()
+	if cfg.Idle > 0 {
+		time.Sleep(time.Second) // let the server's first frames go out and its heap settle
+		if n, err := rss(); err == nil {
+			res.RSSIdle = n
+		}
 	}
-	wg.Wait()
+	var frames, closed atomic.Int64
+	sessions, held, failed, firstErr := openAll(ctx, dialer, wsURL, cfg.Sessions, cfg.Dialers, res, &frames, &closed)
+	res.Held, res.Failed, res.FirstDialError = held, failed, cmp.Or(firstErr, firstIdleErr)
 
 	// Play every session for the hold time; each sends a control now and
 	// then, starting at a random moment so they do not march in step.
 	holdCtx, cancel := context.WithTimeout(ctx, cfg.Hold)
 	defer cancel()
+	framesBefore := frames.Load()
+	cpuBefore, cpuErr := cpu()
 	lat := make([][]time.Duration, len(sessions))
 	for i, s := range sessions {
 		if s == nil {
@@ -214,15 +258,51 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}()
 	wg.Wait()
 	<-sampled
+	res.PlayFrames = frames.Load() - framesBefore
+	if cpuAfter, err := cpu(); err == nil && cpuErr == nil {
+		res.CPU = cpuAfter - cpuBefore
+	}
 	for _, s := range sessions {
 		if s != nil {
 			s.close()
 		}
 	}
+	res.Frames, res.Closed, res.IdleClosed = frames.Load(), closed.Load(), idleClosed.Load()
 	for _, l := range lat {
 		res.Latencies = append(res.Latencies, l...)
 	}
 	return res, nil
+}
+
+// openAll opens n sessions, at most dialers at a time. Each counts the
+// messages it receives in frames, and in closed whether the server closed it.
+func openAll(ctx context.Context, d *websocket.Dialer, u string, n, dialers int, res *Result, frames, closed *atomic.Int64) (ss []*session, held, failed int, firstErr string) {
+	ss = make([]*session, n)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, dialers)
+	for i := range ss {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			s, err := dial(ctx, d, u, res, frames, closed)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed++
+				if firstErr == "" {
+					firstErr = err.Error()
+				}
+				return
+			}
+			ss[i] = s
+			held++
+		}()
+	}
+	wg.Wait()
+	return ss, held, failed, firstErr
 }
 
 // checkURL refuses anything but a loopback http address.
@@ -247,17 +327,20 @@ func checkURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// session is one live lab from the client's side.
+// session is one live lab from the client's side. An idle one only reads:
+// gorilla's default handler answers the server's pings while it does.
 type session struct {
 	conn    *websocket.Conn
-	res     *Result
+	res     *Result // nil for an idle session
+	frames  *atomic.Int64
+	closedN *atomic.Int64
 	pending atomic.Int64 // the id of the command awaiting its answer
 	answer  chan struct{}
 	done    chan struct{}
 	closed  atomic.Bool
 }
 
-func dial(ctx context.Context, d *websocket.Dialer, u string, res *Result) (*session, error) {
+func dial(ctx context.Context, d *websocket.Dialer, u string, res *Result, frames, closed *atomic.Int64) (*session, error) {
 	conn, resp, err := d.DialContext(ctx, u, nil)
 	if err != nil {
 		if resp != nil {
@@ -277,7 +360,7 @@ func dial(ctx context.Context, d *websocket.Dialer, u string, res *Result) (*ses
 		return nil, fmt.Errorf("first message is %q, not a frame", h.typ)
 	}
 	conn.SetReadDeadline(time.Time{})
-	s := &session{conn: conn, res: res, answer: make(chan struct{}, 1), done: make(chan struct{})}
+	s := &session{conn: conn, res: res, frames: frames, closedN: closed, answer: make(chan struct{}, 1), done: make(chan struct{})}
 	go s.read()
 	return s, nil
 }
@@ -289,7 +372,7 @@ func (s *session) read() {
 		_, r, err := s.conn.NextReader()
 		if err != nil {
 			if !s.closed.Load() {
-				atomic.AddInt64(&s.res.Closed, 1)
+				s.closedN.Add(1)
 			}
 			return
 		}
@@ -297,7 +380,7 @@ func (s *session) read() {
 		head := make([]byte, 64)
 		n, _ := io.ReadFull(r, head)
 		io.Copy(io.Discard, r)
-		atomic.AddInt64(&s.res.Frames, 1)
+		s.frames.Add(1)
 		h := parseHead(head[:n])
 		if h.id != 0 && h.id == s.pending.Load() {
 			if h.typ == "error" {
@@ -407,9 +490,58 @@ func procRSS(pid int) (int64, error) {
 	return 0, fmt.Errorf("pid %d: no VmRSS in /proc", pid)
 }
 
+// procCPU reads a process's CPU time, user and system, from /proc.
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	return parseStatCPU(string(b))
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat's times:
+// 100 on every Linux build this runs on.
+const clockTicks = 100
+
+// parseStatCPU reads utime and stime (fields 14 and 15) from a
+// /proc/PID/stat line. The command name, field 2, may hold spaces and
+// parentheses, so the fields are counted from its last ')'.
+func parseStatCPU(stat string) (time.Duration, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("/proc stat: no command name")
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3, the state
+	if len(f) < 13 {
+		return 0, errors.New("/proc stat: too few fields")
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc stat: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// metricsCPU asks the server for its CPU time (process_cpu_seconds_total).
+func metricsCPU(base *url.URL) (time.Duration, error) {
+	v, err := metricsValue(base, "process_cpu_seconds_total ")
+	return time.Duration(v * float64(time.Second)), err
+}
+
 // metricsRSS asks the server for its resident set, which it reads from its
 // own /proc entry.
 func metricsRSS(base *url.URL) (int64, error) {
+	v, err := metricsValue(base, "process_resident_memory_bytes ")
+	return int64(v), err
+}
+
+// metricsValue reads one sample, named with its trailing space, from the
+// server's /metrics.
+func metricsValue(base *url.URL, name string) (float64, error) {
 	resp, err := http.Get(base.String() + "/metrics")
 	if err != nil {
 		return 0, err
@@ -417,10 +549,9 @@ func metricsRSS(base *url.URL) (int64, error) {
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "process_resident_memory_bytes "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			return int64(f), err
+		if v, ok := strings.CutPrefix(sc.Text(), name); ok {
+			return strconv.ParseFloat(v, 64)
 		}
 	}
-	return 0, errors.New("/metrics has no process_resident_memory_bytes")
+	return 0, fmt.Errorf("/metrics has no %s", strings.TrimSpace(name))
 }

@@ -21,27 +21,36 @@ func TestRunPlaysSessions(t *testing.T) {
 	ts := httptest.NewServer(s)
 	defer func() { s.Close(); ts.Close() }()
 
-	r, err := Run(context.Background(), Config{URL: ts.URL, Sessions: 20, Hold: time.Second, Every: 200 * time.Millisecond, PID: os.Getpid()})
+	r, err := Run(context.Background(), Config{URL: ts.URL, Sessions: 20, Idle: 30, Hold: time.Second, Every: 200 * time.Millisecond, PID: os.Getpid()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Held != 20 || r.Failed != 0 || r.Closed != 0 {
 		t.Errorf("held %d, failed %d (%s), closed %d", r.Held, r.Failed, r.FirstDialError, r.Closed)
 	}
+	if r.IdleHeld != 30 || r.IdleFailed != 0 || r.IdleClosed != 0 {
+		t.Errorf("idle: held %d, failed %d, closed %d", r.IdleHeld, r.IdleFailed, r.IdleClosed)
+	}
+	if r.PlayFrames == 0 || r.PlayFrames > r.Frames || r.CPU <= 0 || r.CPUPerFrame() <= 0 || r.RSSIdle == 0 {
+		t.Errorf("no frames or CPU measured: %+v", r)
+	}
 	if r.Commands == 0 || len(r.Latencies) != int(r.Commands) || r.RSSHeld == 0 {
 		t.Errorf("measured nothing: %+v", r)
 	}
 	var b strings.Builder
 	r.Report(&b)
-	for _, want := range []string{"sessions held: 20 of 20", "KB per session", "p50", "p99"} {
+	for _, want := range []string{"sessions held: 20 of 20", "idle sessions held: 30 of 30", "KB per idle session", "KB per playing session", "µs per frame", "p50", "p99"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
 	}
 
-	// Without --pid the server's /metrics tells its memory.
+	// Without --pid the server's /metrics tells its memory and CPU time.
 	if n, err := metricsRSS(mustURL(t, ts.URL)); err != nil || n <= 0 {
 		t.Errorf("RSS from /metrics: %d, %v", n, err)
+	}
+	if d, err := metricsCPU(mustURL(t, ts.URL)); err != nil || d <= 0 {
+		t.Errorf("CPU from /metrics: %s, %v", d, err)
 	}
 }
 
@@ -60,11 +69,28 @@ func TestRunStaysOnThisMachine(t *testing.T) {
 			t.Errorf("%s: no error", u)
 		}
 	}
-	for _, c := range []Config{{Sessions: 0, Hold: time.Second}, {Sessions: MaxSessions + 1, Hold: time.Second}, {Sessions: 1, Hold: time.Hour}} {
+	for _, c := range []Config{{Sessions: 0, Hold: time.Second}, {Sessions: MaxSessions + 1, Hold: time.Second}, {Sessions: 1, Hold: time.Hour}, {Sessions: 1, Idle: MaxSessions, Hold: time.Second}, {Sessions: 1, Idle: -1, Hold: time.Second}} {
 		c.URL = "http://127.0.0.1:1"
 		if _, err := Run(context.Background(), c); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
+	}
+}
+
+func TestParseStatCPU(t *testing.T) {
+	// utime 250 and stime 50 ticks; the command name holds a space and a ')'.
+	line := "4242 (lease lab) x) S 1 4242 4242 0 -1 4194560 2000 0 0 0 250 50 0 0 20 0 9 0 100 1000000 500"
+	d, err := parseStatCPU(line)
+	if err != nil || d != 3*time.Second {
+		t.Errorf("got %s, %v; want 3s", d, err)
+	}
+	for _, bad := range []string{"", "4242 no-paren S 1", "1 (x) S 1 2 3", "1 (x) S 1 2 3 4 5 6 7 8 9 10 x 50 0"} {
+		if _, err := parseStatCPU(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if d, err := procCPU(os.Getpid()); err != nil || d < 0 {
+		t.Errorf("this process: %s, %v", d, err)
 	}
 }
 

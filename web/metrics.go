@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -156,6 +157,11 @@ func (m *metrics) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP go_memstats_next_gc_bytes Heap size at which the next collection runs.\n# TYPE go_memstats_next_gc_bytes gauge\ngo_memstats_next_gc_bytes %d\n", ms.NextGC)
 	if rss, ok := residentBytes(); ok {
 		fmt.Fprintf(w, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %d\n", rss)
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		fmt.Fprintf(w, "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.3f\n", cpu.Seconds())
 	}
 }
 

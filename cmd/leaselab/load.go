@@ -17,18 +17,20 @@ import (
 func loadCmd(args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("load", "leaselab load [--sessions N] [--url http://127.0.0.1:PORT] [--pid PID] [flags]", `
 Opens N live lab sessions against a server on this machine that play and
-send controls, holds them, and prints sessions held, the server's memory per
-session and command-to-frame latency.`)
+send controls, beside --idle sessions that only stay connected, holds them,
+and prints sessions held, the server's memory per idle and per playing
+session, its CPU time per frame and command-to-frame latency.`)
 	var cfg load.Config
 	fl.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server, on a loopback address")
-	fl.IntVar(&cfg.Sessions, "sessions", 100, fmt.Sprintf("live sessions to open and hold (at most %d)", load.MaxSessions))
+	fl.IntVar(&cfg.Sessions, "sessions", 100, fmt.Sprintf("live sessions to open, play and hold (with --idle, at most %d)", load.MaxSessions))
+	fl.IntVar(&cfg.Idle, "idle", 0, "sessions that only connect and answer pings, opened before the playing ones")
 	fl.StringVar(&cfg.Lab, "lab", "w1-w2", "the lab every session plays")
 	fl.StringVar(&cfg.Lang, "lang", "en", "the sessions' language")
 	fl.DurationVar(&cfg.Hold, "hold", 20*time.Second, "how long the sessions play once all are open (at most 10m)")
 	fl.DurationVar(&cfg.Every, "every", 2*time.Second, "how often each session sends a control")
 	fl.Float64Var(&cfg.Speed, "speed", 5, "play speed, virtual seconds per real second")
 	fl.IntVar(&cfg.Dialers, "dialers", 50, "sessions being opened at once")
-	fl.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory from /proc (default: the server's /metrics)")
+	fl.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory and CPU time from /proc (default: the server's /metrics)")
 	pos, code, ok := fl.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -38,7 +40,11 @@ session and command-to-frame latency.`)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s\n", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
+	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
+	if cfg.Idle > 0 {
+		fmt.Fprintf(stdout, ", beside %d idle", cfg.Idle)
+	}
+	fmt.Fprintln(stdout)
 	res, err := load.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "leaselab load: %v\n", err)
