@@ -1,0 +1,261 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+
+	"leaselab/web"
+)
+
+// yamlBlocks returns the ```yaml blocks of a Markdown file, each split
+// into its documents, with the line each block starts on.
+func yamlBlocks(t *testing.T, path string) (docs []map[string]any, lines []int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, start := false, 0
+	var cur []string
+	for i, line := range strings.Split(string(b), "\n") {
+		switch {
+		case !in && strings.TrimSpace(line) == "```yaml":
+			in, start, cur = true, i+2, nil
+		case in && strings.TrimSpace(line) == "```":
+			in = false
+			for _, doc := range strings.Split(strings.Join(cur, "\n"), "\n---\n") {
+				var m map[string]any
+				if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+					t.Fatalf("%s:%d: %v", path, start, err)
+				}
+				docs, lines = append(docs, m), append(lines, start)
+			}
+		case in:
+			cur = append(cur, line)
+		}
+	}
+	if in {
+		t.Fatalf("%s: a yaml block is not closed", path)
+	}
+	return docs, lines
+}
+
+// get walks a parsed YAML document: keys for maps, numbers for lists.
+func get(v any, path ...string) any {
+	for _, p := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[p]
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	}
+	return ""
+}
+
+// The manifests in docs/deploy.md parse, give serve flags and environment
+// variables it has, probe and scrape paths the server answers, and scale
+// on a metric it exports.
+func TestDeployManifests(t *testing.T) {
+	docs, lines := yamlBlocks(t, "../../docs/deploy.md")
+	byKind := map[string]map[string]any{}
+	for i, d := range docs {
+		if k := str(d["kind"]); k != "" {
+			if byKind[k] != nil {
+				t.Errorf("line %d: a second %s", lines[i], k)
+			}
+			byKind[k] = d
+		}
+	}
+	for _, k := range []string{"Deployment", "Service", "HorizontalPodAutoscaler", "Ingress"} {
+		if byKind[k] == nil {
+			t.Fatalf("docs/deploy.md has no %s", k)
+		}
+	}
+
+	srv, err := web.New(web.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer func() { srv.Close(); ts.Close() }()
+	fetch := func(path string) (int, string) {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+
+	dep := byKind["Deployment"]
+	name := str(get(dep, "metadata", "name"))
+	c := get(dep, "spec", "template", "spec", "containers", "0")
+	if c == nil {
+		t.Fatal("the Deployment has no container")
+	}
+	// serve's flags: the args must parse exactly as serve would read them.
+	var args []string
+	for _, a := range get(c, "args").([]any) {
+		args = append(args, str(a))
+	}
+	if len(args) == 0 || args[0] != "serve" {
+		t.Fatalf("container args %q: want serve and its flags", args)
+	}
+	var stderr strings.Builder
+	o, _, ok := parseServe(args[1:], io.Discard, &stderr)
+	if !ok {
+		t.Fatalf("serve refuses the Deployment's args %q: %s", args[1:], stderr.String())
+	}
+	_, port, _ := strings.Cut(o.addr, ":")
+	ports := map[string]string{} // name → number
+	for _, p := range get(c, "ports").([]any) {
+		ports[str(get(p, "name"))] = str(get(p, "containerPort"))
+	}
+	if !slices.Contains(mapValues(ports), port) {
+		t.Errorf("serve listens on %q, the container opens %v", o.addr, ports)
+	}
+	resolve := func(p any) string {
+		if n, ok := ports[str(p)]; ok {
+			return n
+		}
+		return str(p)
+	}
+	// Environment variables must each set a real flag to a value it takes.
+	for _, e := range get(c, "env").([]any) {
+		n, v := str(get(e, "name")), str(get(e, "value"))
+		if !strings.HasPrefix(n, "LEASELAB_") {
+			continue
+		}
+		found := false
+		for _, flagName := range serveFlagNames(t) {
+			if envName(flagName) == n {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("env %s names no serve flag", n)
+			continue
+		}
+		t.Setenv(n, v)
+		if _, _, ok := parseServe(args[1:], io.Discard, &stderr); !ok {
+			t.Errorf("serve refuses %s=%s: %s", n, v, stderr.String())
+		}
+	}
+	// Probes and scraping go to paths the server answers, on its port.
+	for _, probe := range []string{"readinessProbe", "livenessProbe"} {
+		path := str(get(c, probe, "httpGet", "path"))
+		if path != "/healthz" {
+			t.Errorf("%s probes %q, want /healthz", probe, path)
+		}
+		if p := resolve(get(c, probe, "httpGet", "port")); p != port {
+			t.Errorf("%s probes port %q, serve listens on %q", probe, p, port)
+		}
+		if code, _ := fetch(path); code != http.StatusOK {
+			t.Errorf("%s: GET %s = %d", probe, path, code)
+		}
+	}
+	ann := get(dep, "spec", "template", "metadata", "annotations")
+	metricsPath := str(get(ann, "prometheus.io/path"))
+	code, metrics := fetch(metricsPath)
+	if code != http.StatusOK || !strings.Contains(metrics, "leaselab_sessions_open") {
+		t.Errorf("scrape path %q: %d, no leaselab_sessions_open", metricsPath, code)
+	}
+	if p := str(get(ann, "prometheus.io/port")); p != port {
+		t.Errorf("scrape port %q, serve listens on %q", p, port)
+	}
+	sel := get(dep, "spec", "selector", "matchLabels")
+	labels := get(dep, "spec", "template", "metadata", "labels")
+	for k, v := range sel.(map[string]any) {
+		if str(get(labels, k)) != str(v) {
+			t.Errorf("the Deployment's selector %s=%v does not match its pods", k, v)
+		}
+	}
+
+	// The Service reaches the container's port and selects its pods.
+	svc := byKind["Service"]
+	if p := resolve(get(svc, "spec", "ports", "0", "targetPort")); p != port {
+		t.Errorf("the Service targets port %q, serve listens on %q", p, port)
+	}
+	for k, v := range get(svc, "spec", "selector").(map[string]any) {
+		if str(get(labels, k)) != str(v) {
+			t.Errorf("the Service selects %s=%v, not the Deployment's pods", k, v)
+		}
+	}
+
+	// The autoscaler scales this Deployment on a gauge /metrics has.
+	hpa := byKind["HorizontalPodAutoscaler"]
+	if k, n := str(get(hpa, "spec", "scaleTargetRef", "kind")), str(get(hpa, "spec", "scaleTargetRef", "name")); k != "Deployment" || n != name {
+		t.Errorf("the autoscaler scales %s %s, not Deployment %s", k, n, name)
+	}
+	metric := str(get(hpa, "spec", "metrics", "0", "pods", "metric", "name"))
+	if !regexp.MustCompile(`(?m)^# TYPE ` + regexp.QuoteMeta(metric) + ` gauge$`).MatchString(metrics) {
+		t.Errorf("the autoscaler follows %q, which /metrics does not export as a gauge", metric)
+	}
+	target, _ := strconv.Atoi(str(get(hpa, "spec", "metrics", "0", "pods", "target", "averageValue")))
+	if target <= 0 || target >= o.maxSessions {
+		t.Errorf("the autoscaler's target %d sessions a pod should be below --max-sessions %d", target, o.maxSessions)
+	}
+
+	// The ingress routes to the Service's port.
+	ing := byKind["Ingress"]
+	be := get(ing, "spec", "rules", "0", "http", "paths", "0", "backend", "service")
+	if str(get(be, "name")) != str(get(svc, "metadata", "name")) || str(get(be, "port", "name")) != str(get(svc, "spec", "ports", "0", "name")) {
+		t.Errorf("the Ingress routes to %v, not the Service", be)
+	}
+}
+
+func mapValues(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// serveFlagNames lists serve's flags, read from its --help.
+func serveFlagNames(t *testing.T) []string {
+	t.Helper()
+	var out strings.Builder
+	if _, code, ok := parseServe([]string{"--help"}, &out, io.Discard); ok || code != 0 {
+		t.Fatalf("serve --help: ok %v, code %d", ok, code)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(out.String(), -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		t.Fatal("serve --help lists no flags")
+	}
+	return names
+}
