@@ -51,7 +51,7 @@ type Config struct {
 // Result is what a run measured.
 type Result struct {
 	Wanted, Held, Failed int // playing sessions
-	IdleWanted, IdleHeld int  // idle sessions: open, not playing
+	IdleWanted, IdleHeld int // idle sessions: open, not playing
 	IdleFailed           int
 	IdleClosed           int64 // idle sessions the server closed
 	Hold                 time.Duration
@@ -61,12 +61,12 @@ type Result struct {
 	RSSBefore, RSSIdle, RSSHeld int64
 	CPU                         time.Duration // server CPU (user+system) during the hold; 0 if unknown
 	PlayFrames                  int64         // messages the playing sessions received during the hold
-	Commands             int64 // commands answered
-	Errors               int64 // of those, answered with an error
-	Timeouts             int64 // commands not answered within 5 s
-	Frames               int64 // messages received in all
-	Closed               int64 // sessions the server closed during the hold
-	Latencies            []time.Duration
+	Commands                    int64         // commands answered
+	Errors                      int64         // of those, answered with an error
+	Timeouts                    int64         // commands not answered within 5 s
+	Frames                      int64         // messages received in all
+	Closed                      int64         // sessions the server closed during the hold
+	Latencies                   []time.Duration
 }
 
 // Quantile is the q-th latency (0 ≤ q ≤ 1) of the commands answered.
