@@ -411,7 +411,12 @@ func BenchmarkLiveFrame(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	l := &live{lab: lab, lang: "en", world: w}
+	srv, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	l := &live{srv: srv, lab: lab, lang: "en", world: w}
 	b.ReportAllocs()
 	for b.Loop() {
 		l.shown = -1
