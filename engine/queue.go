@@ -52,49 +52,57 @@ type item struct {
 // so that scheduling allocates nothing once the backing array has grown.
 type queue []item
 
-func (q queue) less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
+// before orders items by (at, seq).
+func before(a, b *item) bool {
+	if a.at != b.at {
+		return a.at < b.at
 	}
-	return q[i].seq < q[j].seq
+	return a.seq < b.seq
 }
 
+// push and pop move a hole rather than swap: an item is large, and each
+// level of the heap then copies it once instead of twice. The resulting
+// order is the one swapping gives.
 func (q *queue) push(it item) {
 	*q = append(*q, it)
 	h := *q
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
+		if !before(&it, &h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = it
 }
 
 func (q *queue) pop() item {
 	h := *q
 	top := h[0]
 	n := len(h) - 1
-	h[0] = h[n]
+	last := h[n]
 	h[n] = item{}
 	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
+	if n > 0 {
+		i := 0
+		for {
+			l := 2*i + 1
+			if l >= n {
+				break
+			}
+			m := l
+			if r := l + 1; r < n && before(&h[r], &h[l]) {
+				m = r
+			}
+			if !before(&h[m], &last) {
+				break
+			}
+			h[i] = h[m]
+			i = m
 		}
-		m := l
-		if r := l + 1; r < n && h.less(r, l) {
-			m = r
-		}
-		if !h.less(m, i) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+		h[i] = last
 	}
 	*q = h
 	return top
