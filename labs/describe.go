@@ -154,7 +154,7 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 var violationTexts = map[engine.Reason]reasonPair{
 	engine.ViolationStaleWrite:       {"PELANGGARAN: penyimpanan menerima tulisan %s dengan token %s padahal lease-nya sudah habis", "VIOLATION: the storage accepted %s's write with token %s although its lease was gone"},
 	engine.ViolationDoubleEffect:     {"PELANGGARAN: efek yang sama terjadi dua kali (%s, token %s)", "VIOLATION: the same effect happened twice (%s, token %s)"},
-	engine.ViolationActedAfterExpiry: {"PELANGGARAN: %s bertindak dengan token %s setelah lease-nya habis di koordinator", "VIOLATION: %s acted with token %s after its lease expired at the coordinator"},
+	engine.ViolationActedAfterExpiry: {"PERINGATAN: %s bertindak dengan token %s setelah lease-nya habis di koordinator", "WARNING: %s acted with token %s after its lease expired at the coordinator"},
 	engine.ViolationSplitBrain:       {"PELANGGARAN: split brain, %s (token %s) dan worker lain sama-sama mengira memegang lease", "VIOLATION: split brain, %s (token %s) and another worker both believe they hold the lease"},
 	engine.ViolationLostUpdate:       {"PELANGGARAN: tulisan %s dengan token %s yang lebih lama menimpa tulisan yang lebih baru", "VIOLATION: %s's write with the older token %s overwrote a newer one"},
 }

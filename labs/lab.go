@@ -75,6 +75,7 @@ type labText struct {
 	file      string
 	title     string
 	prose     template.HTML
+	steps     template.HTML // "## Langkah": what to try in the live world
 	questions map[string]*questionText
 	goals     map[string]template.HTML
 }
@@ -104,6 +105,18 @@ func (l *Lab) HTML(lang string) template.HTML {
 	}
 	if t := l.text[DefaultLang]; t != nil {
 		return t.prose
+	}
+	return ""
+}
+
+// Steps is the lab's list of what to try in the live world, in lang
+// (falling back to Indonesian), or "" when the lab has none.
+func (l *Lab) Steps(lang string) template.HTML {
+	if t := l.textFor(lang); t != nil && t.steps != "" {
+		return t.steps
+	}
+	if t := l.text[DefaultLang]; t != nil {
+		return t.steps
 	}
 	return ""
 }
@@ -259,9 +272,12 @@ func (g *Goal) Predicate() string { return g.pred.String() }
 
 // Verdict is the engine's answer to a check.
 type Verdict struct {
-	Correct  bool
-	Right    string // predict: the id of the choice that holds
-	Summary  string // one sentence in the student's language
+	Correct bool
+	Right   string // predict: the id of the choice that holds
+	Summary string // one sentence in the student's language
+	// Missing says, for a goal not reached, which parts of it the log
+	// does not show yet, one sentence each in the student's language.
+	Missing  []string
 	Evidence []Evidence
 	World    *engine.World // the run that decided
 }
@@ -334,6 +350,8 @@ func (l *Lab) CheckGoal(gid string, w *engine.World, lang string) (*Verdict, err
 	v := &Verdict{Correct: ok, World: w}
 	if ok {
 		v.Evidence = evidenceOf(w, ev, lang)
+	} else {
+		v.Missing = g.pred.Unmet(w.Events(), w.Names(), lang)
 	}
 	v.Summary = goalSummary(lang, ok)
 	return v, nil
@@ -380,11 +398,11 @@ func goalSummary(lang string, ok bool) string {
 	case lang == "en" && ok:
 		return "Goal reached: your run's log shows it."
 	case lang == "en":
-		return "Not yet: nothing in your run's log shows it so far."
+		return "Not yet: your run's log does not show it so far."
 	case ok:
-		return "Tugas tercapai: log jalanan kamu menunjukkannya."
+		return "Tugas tercapai: log jalannya simulasi kamu menunjukkannya."
 	}
-	return "Belum: sejauh ini log jalanan kamu belum menunjukkannya."
+	return "Belum: sejauh ini log jalannya simulasi kamu belum menunjukkannya."
 }
 
 // lowerFirst lowers a leading capital unless it starts a name like W1 or

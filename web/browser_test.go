@@ -270,8 +270,8 @@ func TestBrowserJourney(t *testing.T) {
 	waitJS(t, ctx, "W1 thawed", eventsContain("W1 bangun"))
 	click(t, ctx, `button[value="advance 5s"]`)
 	waitJS(t, ctx, "W1's write rejected in the list", eventsContain("penyimpanan menolak file dari W1 dengan token 7 (token usang: 7 < 8)"))
-	waitJS(t, ctx, "the rejected write in the diagram", `document.querySelector("#diagram .mk.reject") !== null && document.querySelector("#diagram .mk.reject .mlabel").textContent === "7<8"`)
-	waitJS(t, ctx, "the pinned violation", `document.querySelector("#diagram .pinned .pintext") !== null`)
+	waitJS(t, ctx, "the rejected write in the diagram", `document.querySelector("#diagram .mk.reject") !== null && document.querySelector("#diagram .mk.reject .mlabel").textContent.startsWith("7<8")`)
+	waitJS(t, ctx, "the blocked write pinned as safe", `document.querySelector("#diagram p.pin.safe") !== null && document.querySelector("#diagram .pinned.safe") !== null`)
 
 	// Check the goal against this very world.
 	click(t, ctx, `#goal-reject-stale button[type="submit"]`)
@@ -418,7 +418,7 @@ func TestBrowserWithoutScript(t *testing.T) {
 	}
 	clickNav(t, ctx, `button[value="fencing on"]`)
 	clickNav(t, ctx, `button[value="advance 1s"]`)
-	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#freeze-for"), "25s")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`select[name="for.W1"]`), "25s")); err != nil {
 		t.Fatal(err)
 	}
 	clickNav(t, ctx, `button[value="freeze W1"]`)

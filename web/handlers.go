@@ -67,10 +67,18 @@ func replaySession(lab *labs.Lab, q url.Values) (session, *engine.World, string,
 	}
 	// Without script, the freeze duration comes as its own field and belongs
 	// to a freeze the same form just added.
-	if d := q.Get("for"); d != "" && len(dos) > 0 {
+	// Each worker has its own duration list (for.W1); "for" is the older
+	// single list.
+	if len(dos) > 0 {
 		last := dos[len(dos)-1]
-		if strings.HasPrefix(last, "freeze ") && !strings.Contains(last, "for=") {
-			dos = append(dos[:len(dos)-1:len(dos)-1], last+" for="+d)
+		if w, ok := strings.CutPrefix(last, "freeze "); ok && !strings.Contains(last, "for=") {
+			d := q.Get("for." + strings.TrimSpace(w))
+			if d == "" {
+				d = q.Get("for")
+			}
+			if d != "" {
+				dos = append(dos[:len(dos)-1:len(dos)-1], last+" for="+d)
+			}
 		}
 	}
 	w, err := lab.NewWorld(sess.Seed)
@@ -177,7 +185,7 @@ func answer(lab *labs.Lab, qid, choice, lang string) (*answerView, error) {
 	}
 	return &answerView{
 		Lang: lang, Lab: lab, Question: lab.Question(qid), Choice: choice, Verdict: v,
-		Diagram: NewDiagram("q-"+qid, v.World, lang, hl),
+		Diagram: zoomedDiagram("q-"+qid, v.World, lang, hl),
 		Events:  &eventsView{ID: "evidence-" + qid, Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl},
 	}, nil
 }

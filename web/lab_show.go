@@ -29,6 +29,8 @@ func (s *Server) labShow(c echo.Context) error {
 		Answered: map[string]*answerView{}, Goals: map[string]*goalView{},
 	}
 	v.page.Query = sess.Query()
+	v.Lead, v.Rest = splitLead(lab.HTML(lang))
+	v.Controls = controlsOf(lab)
 	if qid, choice := q.Get("q"), q.Get("choice"); qid != "" && choice != "" {
 		a, err := answer(lab, qid, choice, lang)
 		if err != nil {

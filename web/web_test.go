@@ -249,7 +249,7 @@ func TestLabPageReplaysTheSession(t *testing.T) {
 	}
 	for _, want := range []string{
 		"the storage rejects file from W1 with token 7 (stale token: 7 &lt; 8)",
-		`class="mk reject"`,
+		`class="mk reject blocked"`,
 		// advances in a row are folded into one
 		`<input type="hidden" name="do" value="advance 18s">`,
 	} {
@@ -383,7 +383,7 @@ func TestRenderDiagramSVG(t *testing.T) {
 		if err := xml.NewDecoder(strings.NewReader(svg)).Decode(new(struct{ XMLName xml.Name })); err != nil {
 			t.Fatalf("%s: not XML: %v", lang, err)
 		}
-		for _, want := range []string{`xmlns="http://www.w3.org/2000/svg"`, `class="mk reject"`, `class="mk accept"`, `class="freeze"`, `class="pinned"`, "7&lt;8", "token 8"} {
+		for _, want := range []string{`xmlns="http://www.w3.org/2000/svg"`, `class="mk reject blocked"`, `class="mk accept"`, `class="freeze"`, `class="pinned safe"`, "7&lt;8", "token 8"} {
 			if !strings.Contains(svg, want) {
 				t.Errorf("%s: SVG lacks %q", lang, want)
 			}
