@@ -17,16 +17,16 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 		}
 		return id
 	}
-	n, p := names.Of(e.Node), names.Of(e.Peer)
+	n, p := NodeName(names, e.Node, lang), NodeName(names, e.Peer, lang)
 	tok := strconv.FormatInt(e.Token, 10)
 	reason := reasonText(e.Reason, en)
 	switch e.Kind {
 	case engine.KindSend:
-		return fmt.Sprintf(pick("%s mengirim pesan %s ke %s", "%s sends %s to %s"), n, e.Msg, p)
+		return fmt.Sprintf(pick("%s mengirim pesan %s ke %s", "%s sends %s to %s"), n, MsgName(e.Msg, lang), p)
 	case engine.KindRecv:
-		return fmt.Sprintf(pick("%s menerima pesan %s dari %s", "%s receives %s from %s"), n, e.Msg, p)
+		return fmt.Sprintf(pick("%s menerima pesan %s dari %s", "%s receives %s from %s"), n, MsgName(e.Msg, lang), p)
 	case engine.KindDrop:
-		return fmt.Sprintf(pick("pesan %s dari %s ke %s hilang (%s)", "message %s from %s to %s is lost (%s)"), e.Msg, n, p, reason)
+		return fmt.Sprintf(pick("pesan %s dari %s ke %s hilang (%s)", "message %s from %s to %s is lost (%s)"), MsgName(e.Msg, lang), n, p, reason)
 	case engine.KindGrant:
 		if e.At == engine.Never {
 			return fmt.Sprintf(pick("koordinator memberi %s lock dengan token %s, tanpa kedaluwarsa", "the coordinator grants %s the lock with token %s, with no expiry"), p, tok)
@@ -174,6 +174,50 @@ func violationText(e engine.Event, p, tok string, en bool) string {
 }
 
 type reasonPair struct{ id, en string }
+
+// NodeName is a node's name for a student: a worker's own name, and the
+// coordinator and the storage in lang's words.
+func NodeName(names engine.Names, n engine.Node, lang string) string {
+	switch n {
+	case engine.Coord:
+		return pairText(reasonPair{"koordinator", "coordinator"}, lang)
+	case engine.Storage:
+		return pairText(reasonPair{"penyimpanan", "storage"}, lang)
+	}
+	return names.Of(n)
+}
+
+// MsgName is a message kind in lang's words.
+func MsgName(m engine.MsgKind, lang string) string {
+	if t, ok := msgTexts[m]; ok {
+		return pairText(t, lang)
+	}
+	return m.String()
+}
+
+var msgTexts = map[engine.MsgKind]reasonPair{
+	engine.MsgAcquire:     {"minta-lease", "acquire"},
+	engine.MsgGrant:       {"beri-lease", "grant"},
+	engine.MsgDeny:        {"tolak-lease", "deny"},
+	engine.MsgRenew:       {"perpanjang", "renew"},
+	engine.MsgRenewOK:     {"perpanjangan-ok", "renew-ok"},
+	engine.MsgRenewReject: {"perpanjangan-ditolak", "renew-reject"},
+	engine.MsgRelease:     {"lepas-lease", "release"},
+	engine.MsgUnavailable: {"tak-tersedia", "unavailable"},
+	engine.MsgWrite:       {"tulis", "write"},
+	engine.MsgWriteOK:     {"tulis-ok", "write-ok"},
+	engine.MsgWriteErr:    {"tulis-gagal", "write-err"},
+	engine.MsgRead:        {"baca", "read"},
+	engine.MsgReadOK:      {"baca-ok", "read-ok"},
+	engine.MsgWake:        {"bangunkan", "wake"},
+}
+
+func pairText(t reasonPair, lang string) string {
+	if lang == "en" {
+		return t.en
+	}
+	return t.id
+}
 
 // reasonTexts is built once: reasonText runs for every mark of every frame.
 var reasonTexts = map[engine.Reason]reasonPair{

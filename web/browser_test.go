@@ -289,7 +289,8 @@ func TestBrowserJourney(t *testing.T) {
 	waitJS(t, ctx, "fencing off", `document.getElementById("storage-mode").dataset.mode === "none"`)
 	click(t, ctx, `#replay`)
 	waitJS(t, ctx, "W1's write accepted after replay", eventsContain("penyimpanan menerima file dari W1 dengan token 7"))
-	waitJS(t, ctx, "the accepted stale write in the diagram", `[...document.querySelectorAll("#diagram .mk.accept .mlabel")].some(m => m.textContent.trim() === "7")`)
+	waitJS(t, ctx, "the accepted stale write in the diagram, as harm", `[...document.querySelectorAll("#diagram .mk.accept.harm .mlabel")].some(m => m.textContent.trim().startsWith("7 "))`)
+	waitJS(t, ctx, "the harm pinned", `document.querySelector("#diagram p.pin.harm") !== null && document.getElementById("outcome").dataset.outcome === "harm"`)
 
 	// The three questions: choose, and see the engine's run decide.
 	answers := []struct{ q, choice, correct string }{

@@ -322,9 +322,9 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 				continue
 			}
 			m := dMsg{X1: x(s.T), Y1: d.Lanes[fromLane].Mid, X2: x(e.T), Y2: d.Lanes[toLane].Mid, Class: "msg m-" + s.Msg.String()}
-			m.Title = s.Msg.String() + " " + names.Of(s.Node) + "→" + names.Of(s.Peer)
+			m.Title = labs.MsgName(s.Msg, lang) + " " + labs.NodeName(names, s.Node, lang) + "→" + labs.NodeName(names, s.Peer, lang)
 			if s.Token != 0 {
-				m.Title += " token=" + strconv.FormatInt(s.Token, 10)
+				m.Title += ", " + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Token, 10)
 			}
 			if e.Kind == engine.KindDrop {
 				m.Class += " dropped"

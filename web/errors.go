@@ -1,0 +1,49 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+
+	"leaselab/engine"
+)
+
+// refusedError is a command of a session's address the world refused.
+type refusedError struct {
+	src string
+	err error
+}
+
+func (e *refusedError) Error() string { return fmt.Sprintf("%q: %v", e.src, e.err) }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// errorText says err in lang. The engine's refusals and the session's
+// limits have catalog texts; anything else is said in English only to an
+// English page, and elsewhere as "this command cannot be carried out", so
+// that no English shows through another language's page.
+func errorText(lang string, err error) string {
+	if err == nil {
+		return ""
+	}
+	var re *refusedError
+	if errors.As(err, &re) {
+		return fmt.Sprintf("«%s»: %s", commandText(lang, re.src), errorText(lang, re.err))
+	}
+	var ce *engine.CommandError
+	if errors.As(err, &ce) {
+		if f, ok := lookup(lang, "err."+ce.Kind); ok {
+			args := make([]any, len(ce.Args))
+			for i, a := range ce.Args {
+				args[i] = a
+			}
+			return fmt.Sprintf(f, args...)
+		}
+	}
+	var le *limitError
+	if errors.As(err, &le) {
+		return fmt.Sprintf(T(lang, le.key), le.arg)
+	}
+	if lang == "en" {
+		return err.Error()
+	}
+	return T(lang, "err.generic")
+}
