@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,4 +257,67 @@ func TestBrowserAxe(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkBrowserFirstFrame measures, in Chromium, how soon a lab page
+// shows its world after navigation: the first frame is in the HTML, so
+// first contentful paint is when the student sees it; "live-ms" is when
+// the socket has taken over. Reported as medians over b.N navigations.
+func BenchmarkBrowserFirstFrame(b *testing.B) {
+	path := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		b.Skip("no Chromium")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(b.TempDir()), chromedp.WindowSize(1280, 800))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	_, ts := newTestServer(b, Config{})
+	u := ts.URL + "/id/labs/w1-w2?do=fencing+on&do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+3s"
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil { // warm: the assets are cached, as for a student's second lab
+		b.Fatal(err)
+	}
+	var fcp, live, resp, dcl []float64
+	b.ResetTimer()
+	for range b.N {
+		if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+			b.Fatal(err)
+		}
+		var got []float64
+		for {
+			r, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const p = performance.getEntriesByName("first-contentful-paint")[0]; const on = document.querySelector("#conn.on"); const n = performance.getEntriesByType("navigation")[0]; return p && on && n && n.domContentLoadedEventEnd > 0 && document.querySelector("#diagram svg") ? [p.startTime, performance.now(), n.responseEnd, n.domContentLoadedEventEnd] : []; })()`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(r) == 4 {
+				got = r
+				break
+			}
+		}
+		fcp = append(fcp, got[0])
+		live = append(live, got[1])
+		resp = append(resp, got[2])
+		dcl = append(dcl, got[3])
+	}
+	b.StopTimer()
+	b.ReportMetric(median(fcp), "first-frame-ms")
+	b.ReportMetric(median(live), "live-ms")
+	b.ReportMetric(median(resp), "html-ms")
+	b.ReportMetric(median(dcl), "dom-ms")
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
 }
