@@ -87,8 +87,17 @@ func explainFact(f *fact, ev []engine.Event, names engine.Names, lang string) []
 	case factAcquires:
 		return []string{fmt.Sprintf(explainText(lang, "acquire.none"), w)}
 	case factViolation:
+		switch {
+		case f.harm:
+			return []string{explainText(lang, "harm.none")}
+		case f.reason == engine.ReasonNone:
+			return []string{explainText(lang, "violation.any")}
+		}
 		return []string{fmt.Sprintf(explainText(lang, "violation.none"), f.reason)}
 	case factNoViolate:
+		if f.harm {
+			return []string{explainText(lang, "harm.some")}
+		}
 		return []string{explainText(lang, "violation.some")}
 	}
 	return []string{explainText(lang, "generic")}
@@ -198,6 +207,9 @@ var explainTexts = map[string]reasonPair{
 	"acquire.none":             {"%s belum mendapat lease", "%s has not got the lease yet"},
 	"violation.none":           {"belum ada pelanggaran %s", "no %s violation yet"},
 	"violation.some":           {"log menunjukkan sebuah pelanggaran", "the log shows a violation"},
+	"violation.any":            {"belum ada pelanggaran", "no violation yet"},
+	"harm.none":                {"belum ada kerusakan: belum ada tulisan usang yang diterima, update yang hilang, efek ganda, atau split brain", "no harm yet: no stale write accepted, lost update, double effect or split brain"},
+	"harm.some":                {"log menunjukkan kerusakan (tulisan usang diterima, update hilang, efek ganda, atau split brain)", "the log shows harm (a stale write accepted, a lost update, a double effect or a split brain)"},
 }
 
 func explainText(lang, key string) string {

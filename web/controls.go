@@ -8,44 +8,11 @@ import (
 )
 
 // labControls is what a lab's live page offers, as the lab declares it
-// (lab.yaml controls:, labs.Controls in CONTRACT.md). Until labs.Controls
-// is on main this mirrors its shape and offers the default set; then
-// controlsOf becomes `return l.Controls()` and this type an alias.
-type labControls struct {
-	Freeze    []engine.Time
-	HasFreeze bool
-	FreezeOn  []engine.Kind
-	Crash     bool
-	Cut       []string // "everyone", "coord", "storage"
-	Fencing   bool
-	Storage   []engine.StorageMode
-	Link      *linkControl
-	Clock     *clockControl
-	Replica   bool
-	Until     []engine.Time
-}
-
-type linkControl struct {
-	To    []string
-	Delay []engine.Time
-	Loss  []int64 // ppm
-}
-
-type clockControl struct {
-	Skew, Jump []engine.Time
-	Rate       []int64 // as engine.Command.Rate
-}
+// (lab.yaml controls:).
+type labControls = labs.Controls
 
 // controlsOf is the lab's declared controls; absent, the default set.
-func controlsOf(_ *labs.Lab) *labControls {
-	return &labControls{
-		Freeze:    []engine.Time{5 * engine.Second, 10 * engine.Second, 25 * engine.Second, 40 * engine.Second},
-		HasFreeze: true,
-		Crash:     true,
-		Cut:       []string{"everyone"},
-		Fencing:   true,
-	}
-}
+func controlsOf(l *labs.Lab) *labControls { return l.Controls() }
 
 // ctlButton is one control: the command it sends, the words on it, and
 // the accessible name that says whom it acts on ("Bekukan W1").

@@ -16,6 +16,15 @@ type refusedError struct {
 func (e *refusedError) Error() string { return fmt.Sprintf("%q: %v", e.src, e.err) }
 func (e *refusedError) Unwrap() error { return e.err }
 
+// notOfferedError is a command the lab's page does not offer.
+type notOfferedError struct {
+	cmd engine.Command
+	err error
+}
+
+func (e *notOfferedError) Error() string { return e.err.Error() }
+func (e *notOfferedError) Unwrap() error { return e.err }
+
 // errorText says err in lang. The engine's refusals and the session's
 // limits have catalog texts; anything else is said in English only to an
 // English page, and elsewhere as "this command cannot be carried out", so
@@ -37,6 +46,10 @@ func errorText(lang string, err error) string {
 			}
 			return fmt.Sprintf(f, args...)
 		}
+	}
+	var no *notOfferedError
+	if errors.As(err, &no) {
+		return fmt.Sprintf(T(lang, "err.not-offered"), commandText(lang, no.cmd.String()))
 	}
 	var le *limitError
 	if errors.As(err, &le) {

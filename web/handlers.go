@@ -154,7 +154,7 @@ func checkLimits(w *engine.World, cmd engine.Command) error {
 // commands.
 func applyCommand(lab *labs.Lab, w *engine.World, cmd engine.Command) error {
 	if err := lab.Refusal(cmd); err != nil {
-		return err
+		return &notOfferedError{cmd: cmd, err: err}
 	}
 	if err := checkLimits(w, cmd); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 // test catches it.
 var messages = map[string]map[string]string{
 	"id": {
+		"err.not-offered":       "lab ini tidak menawarkan perintah «%s»",
 		"err.no-node":           "tidak ada simpul bernama %q (worker: %s, atau coord, storage)",
 		"err.no-worker":         "tidak ada worker bernama %q (worker: %s)",
 		"err.advance-positive":  "maju: lamanya harus lebih dari nol",
@@ -225,6 +226,7 @@ var messages = map[string]map[string]string{
 		"mode.idempotent":       "kunci idempotensi",
 	},
 	"en": {
+		"err.not-offered":       "this lab does not offer «%s»",
 		"err.no-node":           "no node called %q (workers: %s, or coord, storage)",
 		"err.no-worker":         "no worker called %q (workers: %s)",
 		"err.advance-positive":  "advance: the duration must be positive",

@@ -17,15 +17,8 @@ const (
 	outcomeHarm = "harm"
 )
 
-// harmful reports whether a violation reason is harm. It classifies as
-// engine.Reason.IsHarm (CONTRACT.md) does; switch to that once it is on main.
-func harmful(r engine.Reason) bool {
-	switch r {
-	case engine.ViolationStaleWrite, engine.ViolationLostUpdate, engine.ViolationDoubleEffect, engine.ViolationSplitBrain:
-		return true
-	}
-	return false
-}
+// harmful reports whether a violation reason is harm.
+func harmful(r engine.Reason) bool { return r.IsHarm() }
 
 // blocked reports whether an event is a write the storage refused: the
 // check in the resource did its job.

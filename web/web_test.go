@@ -437,3 +437,43 @@ func BenchmarkLabPage(b *testing.B) {
 		}
 	}
 }
+
+// TestErrorTextSpeaksTheLanguage: a refused command reads in the page's
+// language, with no English from the engine on an Indonesian page.
+func TestErrorTextSpeaksTheLanguage(t *testing.T) {
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := c.Lab("w1-w2")
+	w, err := lab.NewWorld(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cmd, id, en string }{
+		{"thaw W1", "cairkan: W1 tidak sedang beku", "thaw: W1 is not frozen"},
+		{"freeze W9", `tidak ada worker bernama "W9"`, `no worker called "W9"`},
+		{"restart W2", "mulai lagi: W2 masih berjalan", "restart: W2 is running"},
+		{"replica 1 down", "lab ini tidak menawarkan perintah «matikan replika 1»", "this lab does not offer «replica 1 down»"},
+	} {
+		cmd, err := parseCommand(tc.cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = applyCommand(lab, w, cmd)
+		if err == nil {
+			t.Fatalf("%s: no error", tc.cmd)
+		}
+		if got := errorText("id", err); !strings.Contains(got, tc.id) || englishFromEngine.MatchString(got) {
+			t.Errorf("%s in Indonesian: %q", tc.cmd, got)
+		}
+		if got := errorText("en", err); !strings.Contains(got, tc.en) {
+			t.Errorf("%s in English: %q", tc.cmd, got)
+		}
+	}
+	if _, err := parseCommand("fly W1"); err == nil {
+		t.Fatal("fly parsed")
+	} else if got := errorText("id", err); got != `perintah "fly" tidak dikenal` {
+		t.Errorf("unknown command in Indonesian: %q", got)
+	}
+}
