@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -186,36 +187,4 @@ func anyEvent(ev []engine.Event, ok func(engine.Event) bool) bool {
 	return false
 }
 
-// explainTexts is what Unmet says, per language; %s is a worker's name or
-// a token.
-var explainTexts = map[string]reasonPair{
-	"generic":                  {"sebagian tugas belum terlihat di log", "part of the goal is not in the log yet"},
-	"someone":                  {"worker mana pun", "any worker"},
-	"not":                      {"log menunjukkan hal yang justru harus tidak terjadi", "the log shows something that must not happen"},
-	"order.after":              {"kedua kejadian ada, tetapi urutannya terbalik", "both events happened, in the other order"},
-	"order.before":             {"kedua kejadian ada, tetapi urutannya terbalik", "both events happened, in the other order"},
-	"acts":                     {"%s belum menulis", "%s has not written yet"},
-	"write.none":               {"%s belum menulis: biarkan waktu berjalan", "%s has not written yet: let time run"},
-	"write.pending":            {"tulisan %s belum sampai di penyimpanan: biarkan waktu berjalan", "%s's write has not reached the storage yet: let time run"},
-	"write.rejected":           {"tulisan %s ditolak penyimpanan", "the storage rejected %s's write"},
-	"write.accepted.unchecked": {"tulisan usang %s diterima: penyimpanan tidak memeriksa token (nyalakan fencing)", "%s's stale write was accepted: the storage does not check tokens (turn fencing on)"},
-	"write.accepted.live":      {"%s menulis saat lease-nya masih berlaku, jadi tidak ada yang usang untuk ditolak: bekukan worker itu sebelum ia menulis", "%s wrote while its lease was still valid, so nothing was stale to reject: freeze it before it writes"},
-	"token.other":              {"token %s jatuh ke %s, bukan ke %s: %[3]s dibekukan sebelum memegang lease; ulang dari awal dan bekukan setelah ia memegangnya", "token %s went to %s, not %s: %[3]s was frozen before it held the lease; reset and freeze it once it holds it"},
-	"frozen":                   {"%s masih beku: cairkan atau tunggu pembekuannya selesai", "%s is still frozen: thaw it or wait for the freeze to end"},
-	"expire.none":              {"lease %s belum habis di koordinator", "%s's lease has not expired at the coordinator yet"},
-	"after.none":               {"%s belum menulis sejak lease-nya habis", "%s has not written since its lease expired"},
-	"acquire.none":             {"%s belum mendapat lease", "%s has not got the lease yet"},
-	"violation.none":           {"belum ada pelanggaran %s", "no %s violation yet"},
-	"violation.some":           {"log menunjukkan sebuah pelanggaran", "the log shows a violation"},
-	"violation.any":            {"belum ada pelanggaran", "no violation yet"},
-	"harm.none":                {"belum ada kerusakan: belum ada tulisan usang yang diterima, update yang hilang, efek ganda, atau split brain", "no harm yet: no stale write accepted, lost update, double effect or split brain"},
-	"harm.some":                {"log menunjukkan kerusakan (tulisan usang diterima, update hilang, efek ganda, atau split brain)", "the log shows harm (a stale write accepted, a lost update, a double effect or a split brain)"},
-}
-
-func explainText(lang, key string) string {
-	t := explainTexts[key]
-	if lang == "en" {
-		return t.en
-	}
-	return t.id
-}
+func explainText(lang, key string) string { return catalog.T(lang, "explain."+key) }

@@ -3,6 +3,7 @@ package labs
 import (
 	"fmt"
 	"html/template"
+	"leaselab/catalog"
 	"slices"
 	"strings"
 
@@ -385,27 +386,18 @@ func evidenceOf(w *engine.World, idx []int, lang string) []Evidence {
 
 func summary(lang string, correct bool, right string) string {
 	right = strings.TrimRight(right, ".")
-	switch {
-	case lang == "en" && correct:
-		return "Right: in the engine's run, " + lowerFirst(right) + "."
-	case lang == "en":
-		return "Not quite: in the engine's run, " + lowerFirst(right) + "."
-	case correct:
-		return "Benar: dalam jalannya mesin, " + lowerFirst(right) + "."
+	key := "verdict.wrong"
+	if correct {
+		key = "verdict.right"
 	}
-	return "Belum tepat: dalam jalannya mesin, " + lowerFirst(right) + "."
+	return fmt.Sprintf(catalog.T(lang, key), lowerFirst(right))
 }
 
 func goalSummary(lang string, ok bool) string {
-	switch {
-	case lang == "en" && ok:
-		return "Goal reached: your run's log shows it."
-	case lang == "en":
-		return "Not yet: your run's log does not show it so far."
-	case ok:
-		return "Tugas tercapai: log jalannya simulasi kamu menunjukkannya."
+	if ok {
+		return catalog.T(lang, "goal.reached")
 	}
-	return "Belum: sejauh ini log jalannya simulasi kamu belum menunjukkannya."
+	return catalog.T(lang, "goal.notyet")
 }
 
 // lowerFirst lowers a leading capital unless it starts a name like W1 or
