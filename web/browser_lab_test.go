@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -128,6 +129,10 @@ func TestBrowserLabTeaches(t *testing.T) {
 					t.Errorf("%s: not in view after a freeze", css)
 				}
 			}
+			small := evalString(t, ctx, `(() => { const svg = document.querySelector("#diagram svg.diagram"); const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width; return [...svg.querySelectorAll("text")].map(x => [x.textContent, parseFloat(getComputedStyle(x).fontSize) * k]).filter(([_, px]) => px < 11.95).map(([s, px]) => s + " " + px.toFixed(1) + "px").join("; "); })()`)
+			if small != "" {
+				t.Errorf("diagram text under 12 px: %s", small)
+			}
 			if got := evalString(t, ctx, `document.querySelector("#diagram .nowline text").textContent`); !strings.HasPrefix(got, "sekarang") {
 				t.Errorf(`the "now" label reads %q`, got)
 			}
@@ -231,8 +236,19 @@ func TestBrowserAxe(t *testing.T) {
 		"/id/labs/w1-w2/at?do=fencing+on&do=until+4s&do=freeze+W1+for%3D25s&do=until+30s",
 		"/id/labs/renew-margin", "/id/no-such-page",
 	}
-	for _, v := range []viewport{phone, laptop, projector} {
-		emulate(t, ctx, v)
+	type look struct {
+		viewport
+		dark bool
+	}
+	for _, v := range []look{{phone, false}, {laptop, false}, {projector, false}, {phone, true}, {laptop, true}} {
+		emulate(t, ctx, v.viewport)
+		scheme := "light"
+		if v.dark {
+			scheme = "dark"
+		}
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+			t.Fatal(err)
+		}
 		for _, p := range pages {
 			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+p)); err != nil {
 				t.Fatal(err)
@@ -253,7 +269,7 @@ func TestBrowserAxe(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, x := range vs {
-				t.Errorf("%s %s: %s (%s)\n  %s", v.name, p, x.ID, x.Help, strings.Join(x.Nodes, "\n  "))
+				t.Errorf("%s %s %s: %s (%s)\n  %s", v.name, scheme, p, x.ID, x.Help, strings.Join(x.Nodes, "\n  "))
 			}
 		}
 	}
