@@ -65,8 +65,10 @@ function fitBox(box) {
   if (box.scrollWidth > box.clientWidth + 1) {
     const x = Number(box.dataset.focus) * k;
     const zoomed = box.classList.contains("zoomed");
-    // The present near the right edge; a deciding event just right of the lane names.
-    box.scrollLeft = zoomed ? Math.max(0, x - 130 * k) : Math.max(0, x - box.clientWidth + 56);
+    // The present near the right edge; an answer's outcome in the middle
+    // of what the lane names leave.
+    const names = 118 * k;
+    box.scrollLeft = zoomed ? Math.max(0, x - names - (box.clientWidth - names) / 2) : Math.max(0, x - box.clientWidth + 56);
   }
   stick();
 }

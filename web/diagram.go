@@ -435,16 +435,23 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 		lx += w
 	}
 	d.Height = ly + 18
+	if !opts.PinInSVG {
+		// A page lists the legend as text under the picture, where it wraps.
+		d.Height = d.AxisY + dAxisH
+	}
 	return d
 }
 
-// FocusX is where a narrow screen should look first: the first deciding
-// event in a zoomed picture, else the present.
+// FocusX is where a narrow screen should look first: in a zoomed picture
+// the pinned outcome, else the last deciding event; else the present.
 func (d *Diagram) FocusX() int {
 	if d.Zoomed {
+		if d.Pin != nil && d.Pin.X >= 0 {
+			return d.Pin.X
+		}
 		x := -1
 		for _, m := range d.Marks {
-			if m.Highlight && (x < 0 || m.X < x) {
+			if m.Highlight && m.X > x {
 				x = m.X
 			}
 		}
@@ -540,6 +547,14 @@ func RenderDiagramSVG(w io.Writer, world *engine.World, lang string) error {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// legendDisplay hides the SVG's own legend where the page lists it.
+func legendDisplay(d *Diagram) string {
+	if d.PinInSVG {
+		return "inline"
+	}
+	return "none"
+}
 
 func altClass(i int) string {
 	if i%2 == 1 {

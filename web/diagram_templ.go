@@ -95,7 +95,7 @@ func DiagramSVG(d *Diagram) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</title><style>\n.diagram{--fg:#1d2433;--muted:#4b5366;--lane:#f4f6fa;--lane2:#fff;--grid:#d9dee8;--w0:#2563eb;--w1:#b45309;--w2:#047857;--w3:#7e22ce;--w4:#be185d;--w5:#0e7490;--ok:#334155;--safe:#15803d;--harm:#dc2626;--warn:#b45309;--frz:#0369a1;--stalefill:#ef4444;--hatch:#e0f2fe;--hatch2:#7dd3fc}\n@media (prefers-color-scheme:dark){.diagram{--fg:#e5e9f0;--muted:#b4bccb;--lane:#1b2130;--lane2:#141925;--grid:#343c4e;--w0:#60a5fa;--w1:#fbbf24;--w2:#34d399;--w3:#c084fc;--w4:#f472b6;--w5:#22d3ee;--ok:#cbd5e1;--safe:#4ade80;--harm:#f87171;--warn:#fbbf24;--frz:#7dd3fc;--stalefill:#dc2626;--hatch:#0c2a3f;--hatch2:#155e75}}\n.diagram text{fill:var(--fg)}\n.diagram .lane{fill:var(--lane)}\n.diagram .lane.alt{fill:var(--lane2)}\n.diagram .lname{font-weight:700;font-size:15px}\n.diagram .lstate{fill:var(--muted);font-size:12px;font-weight:700}\n.diagram .lstate.frozen{fill:var(--frz)}\n.diagram .grid{stroke:var(--grid);stroke-width:1}\n.diagram .tick{fill:var(--muted);font-size:13px}\n.diagram .lease{stroke:none}\n.diagram .lease.w0{fill:var(--w0)}.diagram .lease.w1{fill:var(--w1)}.diagram .lease.w2{fill:var(--w2)}.diagram .lease.w3{fill:var(--w3)}.diagram .lease.w4{fill:var(--w4)}.diagram .lease.w5{fill:var(--w5)}\n.diagram .belief{fill:var(--lane2);stroke-width:2}\n.diagram .belief.w0{stroke:var(--w0)}.diagram .belief.w1{stroke:var(--w1)}.diagram .belief.w2{stroke:var(--w2)}.diagram .belief.w3{stroke:var(--w3)}.diagram .belief.w4{stroke:var(--w4)}.diagram .belief.w5{stroke:var(--w5)}\n.diagram .stale{fill:var(--stalefill);stroke:#7f1d1d;stroke-width:1.5;stroke-dasharray:4 3}\n.diagram .blabel{fill:#fff;font-size:12px;font-weight:700}\n@media (prefers-color-scheme:dark){.diagram .blabel{fill:#0b0f17}}\n.diagram .bllabel{font-size:12px}\n.diagram .freeze{stroke:var(--frz);stroke-width:1}\n.diagram .flabel{fill:var(--frz);font-size:12px;font-weight:700}\n.diagram .msg{stroke:var(--muted);stroke-width:1;fill:none;opacity:.7}\n.diagram .msg.m-write{stroke:var(--fg);stroke-width:1.6;opacity:1}\n.diagram .msg.dropped{stroke:var(--harm);stroke-dasharray:3 3}\n.diagram .accept{fill:var(--ok)}\n.diagram .blocked{fill:var(--safe)}\n.diagram .blocked .mlabel{fill:var(--safe)}\n.diagram .harm{fill:var(--harm)}\n.diagram .harm .mlabel{fill:var(--harm)}\n.diagram .expire,.diagram .lost,.diagram .crash{fill:var(--harm);stroke:var(--harm)}\n.diagram .grant,.diagram .write{fill:var(--fg)}\n.diagram .mlabel{font-size:14px;font-weight:700}\n.diagram .mk line{stroke:var(--fg);stroke-width:1.5}\n.diagram .mk.deny line{stroke:var(--harm)}\n.diagram .mk.violation.warn line{stroke:var(--warn)}\n.diagram .mk.violation.harm line{stroke:var(--harm)}\n.diagram .glyph{stroke:#fff;stroke-width:2;fill:none}\n.diagram .hl{fill:none;stroke:#f59e0b;stroke-width:3}\n.diagram .now{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:3 3}\n.diagram .nowtext{fill:var(--fg);font-size:13px;font-weight:700}\n.diagram .pin{stroke-width:2}\n.diagram .pinned.harm .pin{stroke:var(--harm)}.diagram .pinned.harm circle,.diagram .pinned.harm .pintext{fill:var(--harm)}\n.diagram .pinned.safe .pin{stroke:var(--safe)}.diagram .pinned.safe circle,.diagram .pinned.safe .pintext{fill:var(--safe)}\n.diagram .pinned.warn .pin{stroke:var(--warn)}.diagram .pinned.warn circle,.diagram .pinned.warn .pintext{fill:var(--warn)}\n.diagram .pintext{font-size:14px;font-weight:600}\n.diagram .legend text{font-size:13px}\n.diagram .lanes-fixed .lbg{fill:var(--lane);opacity:.94}\n.diagram .lanes-fixed .lbg.alt{fill:var(--lane2)}\n.diagram .hatchbg{fill:var(--hatch)}.diagram .hatchln{stroke:var(--hatch2)}\n\t\t</style><defs><pattern id=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</title><style>\n.diagram{--fg:#1d2433;--muted:#4b5366;--lane:#f4f6fa;--lane2:#fff;--grid:#d9dee8;--w0:#2563eb;--w1:#b45309;--w2:#047857;--w3:#7e22ce;--w4:#be185d;--w5:#0e7490;--ok:#334155;--safe:#15803d;--harm:#dc2626;--warn:#b45309;--frz:#0369a1;--stalefill:#ef4444;--hatch:#e0f2fe;--hatch2:#7dd3fc}\n@media (prefers-color-scheme:dark){.diagram{--fg:#e5e9f0;--muted:#b4bccb;--lane:#1b2130;--lane2:#141925;--grid:#343c4e;--w0:#60a5fa;--w1:#fbbf24;--w2:#34d399;--w3:#c084fc;--w4:#f472b6;--w5:#22d3ee;--ok:#cbd5e1;--safe:#4ade80;--harm:#f87171;--warn:#fbbf24;--frz:#7dd3fc;--stalefill:#dc2626;--hatch:#0c2a3f;--hatch2:#155e75}}\n.diagram text{fill:var(--fg)}\n.diagram .lane{fill:var(--lane)}\n.diagram .lane.alt{fill:var(--lane2)}\n.diagram .lname{font-weight:700;font-size:15px}\n.diagram .lstate{fill:var(--muted);font-size:12px;font-weight:700}\n.diagram .lstate.frozen{fill:var(--frz)}\n.diagram .grid{stroke:var(--grid);stroke-width:1}\n.diagram .tick{fill:var(--muted);font-size:13px}\n.diagram .lease{stroke:none}\n.diagram .lease.w0{fill:var(--w0)}.diagram .lease.w1{fill:var(--w1)}.diagram .lease.w2{fill:var(--w2)}.diagram .lease.w3{fill:var(--w3)}.diagram .lease.w4{fill:var(--w4)}.diagram .lease.w5{fill:var(--w5)}\n.diagram .belief{fill:var(--lane2);stroke-width:2}\n.diagram .belief.w0{stroke:var(--w0)}.diagram .belief.w1{stroke:var(--w1)}.diagram .belief.w2{stroke:var(--w2)}.diagram .belief.w3{stroke:var(--w3)}.diagram .belief.w4{stroke:var(--w4)}.diagram .belief.w5{stroke:var(--w5)}\n.diagram .stale{fill:var(--stalefill);stroke:#7f1d1d;stroke-width:1.5;stroke-dasharray:4 3}\n.diagram .blabel{fill:#fff;font-size:12px;font-weight:700}\n@media (prefers-color-scheme:dark){.diagram .blabel{fill:#0b0f17}}\n.diagram .bllabel{font-size:12px}\n.diagram .freeze{stroke:var(--frz);stroke-width:1}\n.diagram .flabel{fill:var(--frz);font-size:12px;font-weight:700}\n.diagram .msg{stroke:var(--muted);stroke-width:1;fill:none;opacity:.7}\n.diagram .msg.m-write{stroke:var(--fg);stroke-width:1.6;opacity:1}\n.diagram .msg.dropped{stroke:var(--harm);stroke-dasharray:3 3}\n.diagram .accept{fill:var(--ok)}\n.diagram .blocked{fill:var(--safe)}\n.diagram .blocked .mlabel{fill:var(--safe)}\n.diagram .harm{fill:var(--harm)}\n.diagram .harm .mlabel{fill:var(--harm)}\n.diagram .expire,.diagram .lost,.diagram .crash{fill:var(--harm);stroke:var(--harm)}\n.diagram .grant,.diagram .write{fill:var(--fg)}\n.diagram .mlabel{font-size:14px;font-weight:700}\n.diagram .mk line{stroke:var(--fg);stroke-width:1.5}\n.diagram .mk.deny line{stroke:var(--harm)}\n.diagram .mk.violation.warn line{stroke:var(--warn)}\n.diagram .mk.violation.harm line{stroke:var(--harm)}\n.diagram .glyph{stroke:#fff;stroke-width:2;fill:none}\n.diagram .hl{fill:none;stroke:#f59e0b;stroke-width:3}\n.diagram .now{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:3 3}\n.diagram .nowtext{fill:var(--fg);font-size:13px;font-weight:700}\n.diagram .pin{stroke-width:2}\n.diagram .pinned.harm .pin{stroke:var(--harm)}.diagram .pinned.harm circle,.diagram .pinned.harm .pintext{fill:var(--harm)}\n.diagram .pinned.safe .pin{stroke:var(--safe)}.diagram .pinned.safe circle,.diagram .pinned.safe .pintext{fill:var(--safe)}\n.diagram .pinned.warn .pin{stroke:var(--warn)}.diagram .pinned.warn circle,.diagram .pinned.warn .pintext{fill:var(--warn)}\n.diagram .pintext{font-size:14px;font-weight:600}\n.diagram .legend text{font-size:13px}\n.diagram .lanes-fixed .lbg{fill:var(--lane)}\n.diagram .lanes-fixed .lbg.alt{fill:var(--lane2)}\n.diagram .hatchbg{fill:var(--hatch)}.diagram .hatchln{stroke:var(--hatch2)}\n\t\t</style><defs><pattern id=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2072,279 +2072,292 @@ func DiagramSVG(d *Diagram) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 173, "</g> <g class=\"legend\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 173, "</g> <g class=\"legend\" display=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var136 string
+		templ_7745c5c3_Var136, templ_7745c5c3_Err = templruntime.NewAttributeExpression(legendDisplay(d)).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 182, Col: 46}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var136)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 174, "\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		for _, l := range d.Legend {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 174, "<g>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 175, "<g>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			switch l.Class {
 			case "lease":
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 175, "<rect class=\"lease w0\" x=\"")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				var templ_7745c5c3_Var136 string
-				templ_7745c5c3_Var136, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X)).Resolve(ctx)
-				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 187, Col: 43}
-				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var136)
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 176, "\" y=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 176, "<rect class=\"lease w0\" x=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var137 string
-				templ_7745c5c3_Var137, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y)).Resolve(ctx)
+				templ_7745c5c3_Var137, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 187, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 187, Col: 43}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var137)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 177, "\" width=\"22\" height=\"10\" rx=\"2\"></rect> ")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			case "belief":
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 178, "<rect class=\"belief w0\" x=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 177, "\" y=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var138 string
-				templ_7745c5c3_Var138, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X)).Resolve(ctx)
+				templ_7745c5c3_Var138, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 189, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 187, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var138)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 179, "\" y=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 178, "\" width=\"22\" height=\"10\" rx=\"2\"></rect> ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			case "belief":
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 179, "<rect class=\"belief w0\" x=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var139 string
-				templ_7745c5c3_Var139, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y)).Resolve(ctx)
+				templ_7745c5c3_Var139, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 189, Col: 60}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 189, Col: 44}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var139)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 180, "\" width=\"22\" height=\"10\" rx=\"2\"></rect> ")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			case "stale":
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 181, "<rect class=\"stale\" x=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 180, "\" y=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var140 string
-				templ_7745c5c3_Var140, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X)).Resolve(ctx)
+				templ_7745c5c3_Var140, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 191, Col: 40}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 189, Col: 60}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var140)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 182, "\" y=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 181, "\" width=\"22\" height=\"10\" rx=\"2\"></rect> ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			case "stale":
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 182, "<rect class=\"stale\" x=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var141 string
-				templ_7745c5c3_Var141, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y)).Resolve(ctx)
+				templ_7745c5c3_Var141, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 191, Col: 56}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 191, Col: 40}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var141)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 183, "\" width=\"22\" height=\"10\" rx=\"2\"></rect> ")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			case "freeze":
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 184, "<rect class=\"freeze\" x=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 183, "\" y=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var142 string
-				templ_7745c5c3_Var142, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X)).Resolve(ctx)
+				templ_7745c5c3_Var142, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 193, Col: 41}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 191, Col: 56}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var142)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 185, "\" y=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 184, "\" width=\"22\" height=\"10\" rx=\"2\"></rect> ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			case "freeze":
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 185, "<rect class=\"freeze\" x=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var143 string
-				templ_7745c5c3_Var143, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y)).Resolve(ctx)
+				templ_7745c5c3_Var143, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 193, Col: 57}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 193, Col: 41}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var143)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 186, "\" width=\"22\" height=\"10\" fill=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 186, "\" y=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var144 string
-				templ_7745c5c3_Var144, templ_7745c5c3_Err = templruntime.NewAttributeExpression("url(#" + d.ID + "-hatch)").Resolve(ctx)
+				templ_7745c5c3_Var144, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 193, Col: 116}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 193, Col: 57}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var144)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 187, "\"></rect> ")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			case "accept":
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 188, "<circle class=\"accept\" cx=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 187, "\" width=\"22\" height=\"10\" fill=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var145 string
-				templ_7745c5c3_Var145, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X + 8)).Resolve(ctx)
+				templ_7745c5c3_Var145, templ_7745c5c3_Err = templruntime.NewAttributeExpression("url(#" + d.ID + "-hatch)").Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 195, Col: 48}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 193, Col: 116}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var145)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 189, "\" cy=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 188, "\"></rect> ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			case "accept":
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 189, "<circle class=\"accept\" cx=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var146 string
-				templ_7745c5c3_Var146, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y + 5)).Resolve(ctx)
+				templ_7745c5c3_Var146, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X + 8)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 195, Col: 69}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 195, Col: 48}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var146)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 190, "\" r=\"6\"></circle> ")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			case "blocked":
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 191, "<circle class=\"blocked\" cx=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 190, "\" cy=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var147 string
-				templ_7745c5c3_Var147, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X + 8)).Resolve(ctx)
+				templ_7745c5c3_Var147, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y + 5)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 197, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 195, Col: 69}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var147)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 192, "\" cy=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 191, "\" r=\"6\"></circle> ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			case "blocked":
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 192, "<circle class=\"blocked\" cx=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var148 string
-				templ_7745c5c3_Var148, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y + 5)).Resolve(ctx)
+				templ_7745c5c3_Var148, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X + 8)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 197, Col: 70}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 197, Col: 49}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var148)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 193, "\" r=\"6\"></circle> ")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			case "harm":
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 194, "<path class=\"harm\" d=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 193, "\" cy=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var149 string
-				templ_7745c5c3_Var149, templ_7745c5c3_Err = templruntime.NewAttributeExpression("M" + itoa(l.X+8) + "," + itoa(l.Y-2) + " l7,13 h-14 z").Resolve(ctx)
+				templ_7745c5c3_Var149, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y + 5)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 199, Col: 85}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 197, Col: 70}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var149)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 195, "\"></path> ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 194, "\" r=\"6\"></circle> ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			case "harm":
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 195, "<path class=\"harm\" d=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var150 string
+				templ_7745c5c3_Var150, templ_7745c5c3_Err = templruntime.NewAttributeExpression("M" + itoa(l.X+8) + "," + itoa(l.Y-2) + " l7,13 h-14 z").Resolve(ctx)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 199, Col: 85}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var150)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 196, "\"></path> ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 196, "<text x=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var150 string
-			templ_7745c5c3_Var150, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X + 27)).Resolve(ctx)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 201, Col: 29}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var150)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 197, "\" y=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 197, "<text x=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var151 string
-			templ_7745c5c3_Var151, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y + 10)).Resolve(ctx)
+			templ_7745c5c3_Var151, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.X + 27)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 201, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 201, Col: 29}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var151)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 198, "\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 198, "\" y=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var152 string
-			templ_7745c5c3_Var152, templ_7745c5c3_Err = templ.JoinStringErrs(l.Label)
+			templ_7745c5c3_Var152, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(l.Y + 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 201, Col: 62}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 201, Col: 50}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var152))
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var152)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 199, "</text></g>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 199, "\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var153 string
+			templ_7745c5c3_Var153, templ_7745c5c3_Err = templ.JoinStringErrs(l.Label)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/diagram.templ`, Line: 201, Col: 62}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var153))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 200, "</text></g>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 200, "</g></svg>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 201, "</g></svg>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
