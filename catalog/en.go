@@ -6,6 +6,8 @@ package catalog
 // violation, msg, node, explain (what a goal still lacks), verdict, goal.
 func init() {
 	register("en", map[string]string{
+		"err.param":                        "«%s» is not an option of this challenge",
+		"err.value":                        "the value %q cannot be used for %s: check its unit (ms, s, m) and its bounds",
 		"challenge.counter":                "The shortest counterexample: run %d",
 		"challenge.fail":                   "Not yet: out of %d runs, safety violations: %d; leases lost to faults within bounds: %d.",
 		"challenge.intro":                  "Set %s's renewal policy, then let the engine play many fault schedules against it.",

@@ -6,6 +6,8 @@ package catalog
 // violation, msg, node, explain (what a goal still lacks), verdict, goal.
 func init() {
 	register("id", map[string]string{
+		"err.param":                        "«%s» bukan pilihan tantangan ini",
+		"err.value":                        "nilai %q tidak bisa dipakai untuk %s: periksa satuannya (ms, s, m) dan batasnya",
 		"challenge.counter":                "Contoh tandingan terpendek: jalannya simulasi ke-%d",
 		"challenge.fail":                   "Belum lulus: dari %d jalannya simulasi, pelanggaran keselamatan: %d; lease hilang padahal gangguannya masih dalam batas: %d.",
 		"challenge.intro":                  "Atur kebijakan renewal %s, lalu biarkan mesin memainkan banyak jadwal gangguan terhadapnya.",

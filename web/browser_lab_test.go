@@ -228,7 +228,6 @@ func axeScript(t *testing.T) string {
 func TestBrowserAxe(t *testing.T) {
 	findChromium(t)
 	axe := axeScript(t)
-	ctx := browser(t, 1280, 800)
 	_, ts := newTestServer(t, Config{})
 	pages := []string{
 		"/id/", "/en/", "/id/lessons/leases", "/id/labs/w1-w2", "/en/labs/w1-w2",
@@ -241,6 +240,7 @@ func TestBrowserAxe(t *testing.T) {
 		dark bool
 	}
 	for _, v := range []look{{phone, false}, {laptop, false}, {projector, false}, {phone, true}, {laptop, true}} {
+		ctx := browser(t, int(v.width), int(v.height)) // a browser each, within its time limit
 		emulate(t, ctx, v.viewport)
 		scheme := "light"
 		if v.dark {

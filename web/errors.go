@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"leaselab/engine"
+	"leaselab/labs"
 )
 
 // refusedError is a command of a session's address the world refused.
@@ -50,6 +51,13 @@ func errorText(lang string, err error) string {
 	var no *notOfferedError
 	if errors.As(err, &no) {
 		return fmt.Sprintf(T(lang, "err.not-offered"), commandText(lang, no.cmd.String()))
+	}
+	var ve *labs.ValueError
+	if errors.As(err, &ve) && lang != "en" {
+		if ve.Value == "" {
+			return fmt.Sprintf(T(lang, "err.param"), ve.Param)
+		}
+		return fmt.Sprintf(T(lang, "err.value"), ve.Value, ve.Param)
 	}
 	var le *limitError
 	if errors.As(err, &le) {

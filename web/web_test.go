@@ -460,6 +460,12 @@ func TestErrorTextSpeaksTheLanguage(t *testing.T) {
 			t.Errorf("%s in English: %q", tc.cmd, got)
 		}
 	}
+	ch := c.Lab("renew-policy")
+	if _, err := judge(ch, map[string]string{"renew-margin": "soon"}, "id"); err == nil {
+		t.Error("renew-margin=soon judged")
+	} else if got := errorText("id", err); !strings.Contains(got, `"soon"`) || !strings.Contains(got, "renew-margin") || strings.Contains(got, "duration") {
+		t.Errorf("a policy value refused in Indonesian: %q", got)
+	}
 	if _, err := parseCommand("fly W1"); err == nil {
 		t.Fatal("fly parsed")
 	} else if got := errorText("id", err); got != `perintah "fly" tidak dikenal` {
