@@ -454,6 +454,12 @@ func (l *live) frame(id int64) serverMsg {
 		{"diagram", liveDiagram("live", l.world, l.lang, nil)},
 		{"session", sessionPanel(l.page(), l.lab.ID, l.sess)},
 	}
+	if s := signalsFor(l.lab, "live-signals", l.world, l.lang); s != nil {
+		parts = append(parts, struct {
+			target string
+			comp   templ.Component
+		}{"signals", SignalsPanel(s)})
+	}
 	m := serverMsg{Type: "frame", ID: id, Query: l.sess.Query(), Now: l.world.Now().String()}
 	for _, p := range parts {
 		html, err := renderString(p.comp)
@@ -479,7 +485,7 @@ func (l *live) frame(id int64) serverMsg {
 	return m
 }
 
-func (l *live) page() *page { return &page{Lang: l.lang} }
+func (l *live) page() *page { return &page{Lang: l.lang, Base: l.srv.base} }
 
 // send queues a message for the writer. A client too slow to keep up is
 // dropped rather than waited on.
