@@ -14,6 +14,9 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"leaselab/content"
+	"leaselab/labs"
 )
 
 // viewport is a screen the lab page is held to.
@@ -188,7 +191,11 @@ func TestBrowserLabTeaches(t *testing.T) {
 				waitJS(t, ctx, "the goal kept", `!document.querySelector("#goal-reject-stale .kept").hidden`)
 			}
 			waitJS(t, ctx, "the English verdict", `document.querySelector("#verdict-storage-checks .summary").textContent.startsWith("Right")`)
-			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/lessons/leases")); err != nil {
+			c, err := labs.Load(content.FS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/lessons/"+c.Lab("w1-w2").Lesson)); err != nil {
 				t.Fatal(err)
 			}
 			waitJS(t, ctx, "progress on the lesson page", `document.querySelector('.lab-item[data-lab="w1-w2"] .progress').textContent.startsWith("✓ 2/")`)
@@ -230,7 +237,7 @@ func TestBrowserAxe(t *testing.T) {
 	axe := axeScript(t)
 	_, ts := newTestServer(t, Config{})
 	pages := []string{
-		"/id/", "/en/", "/id/lessons/leases", "/id/labs/w1-w2", "/en/labs/w1-w2",
+		"/id/", "/en/", "/id/lessons/leases", "/id/lessons/fencing", "/id/labs/w1-w2", "/en/labs/w1-w2",
 		"/id/labs/w1-w2?do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+3s&q=storage-blind&choice=overwrites&goal=reject-stale",
 		"/id/labs/w1-w2/at?do=fencing+on&do=until+4s&do=freeze+W1+for%3D25s&do=until+30s",
 		"/id/labs/renew-margin", "/id/no-such-page",
