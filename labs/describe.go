@@ -32,12 +32,18 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindDeny:
 		return fmt.Sprintf(pick("event.deny"), p, reason)
 	case engine.KindExtend:
+		if e.Reason == engine.ReasonRefresh {
+			return fmt.Sprintf(pick("event.extend.refresh"), p, tok, e.At)
+		}
 		return fmt.Sprintf(pick("event.extend"), p, tok, e.At)
 	case engine.KindRenewReject:
 		return fmt.Sprintf(pick("event.renew-reject"), p, tok)
 	case engine.KindUnavailable:
 		return fmt.Sprintf(pick("event.unavailable"), p, reason)
 	case engine.KindExpire:
+		if e.Reason == engine.ReasonTakeover {
+			return fmt.Sprintf(pick("event.expire.takeover"), p, tok)
+		}
 		return fmt.Sprintf(pick("event.expire"), p, tok)
 	case engine.KindRelease:
 		return fmt.Sprintf(pick("event.release"), p, tok)
@@ -135,6 +141,9 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("event.renew-error.2"), n, reason)
 	case engine.KindUncertain:
+		if e.Reason == engine.ReasonJeopardy {
+			return fmt.Sprintf(pick("event.uncertain.jeopardy"), n, e.At)
+		}
 		return fmt.Sprintf(pick("event.uncertain"), n, engine.Time(e.Value), e.At)
 	case engine.KindGiveUp:
 		return fmt.Sprintf(pick("event.give-up"), n, reason, e.At)

@@ -271,7 +271,11 @@ func newStatus(w *engine.World, lang string) *statusView {
 	v.Outcome = summarize(events)
 	v.OutcomeText = outcomeStatus(v.Outcome, events, lang)
 	if s.Coordinator.Holder != engine.NoNode {
-		v.Holder = w.Names().Of(s.Coordinator.Holder) + " (" + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Coordinator.Token, 10) + ", → " + s.Coordinator.Expires.String() + ")"
+		until := "→ " + s.Coordinator.Expires.String()
+		if s.Coordinator.Expires == engine.Never {
+			until = T(lang, "status.no-expiry") // a lock, or a lease record only candidates expire
+		}
+		v.Holder = w.Names().Of(s.Coordinator.Holder) + " (" + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Coordinator.Token, 10) + ", " + until + ")"
 	} else {
 		v.Holder = T(lang, "status.none")
 	}
