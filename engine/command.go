@@ -70,12 +70,12 @@ reset                     start the world again (the storage mode is kept)`
 func ParseCommand(s string) (Command, error) {
 	f := strings.Fields(s)
 	if len(f) == 0 {
-		return Command{}, fmt.Errorf("empty command")
+		return Command{}, refuse("empty", "empty command")
 	}
 	args := f[1:]
 	need := func(n int, form string) error {
 		if len(args) != n {
-			return fmt.Errorf("%s: expected %q", f[0], form)
+			return refuse("form", fmt.Sprintf("%s: expected %q", f[0], form), f[0], form)
 		}
 		return nil
 	}
@@ -285,7 +285,7 @@ func ParseCommand(s string) (Command, error) {
 		}
 		return Command{Kind: CmdReset}, nil
 	}
-	return c, fmt.Errorf("unknown command %q", f[0])
+	return c, refuse("unknown-name", fmt.Sprintf("unknown command %q", f[0]), f[0])
 }
 
 // String writes the command back in the form ParseCommand reads.

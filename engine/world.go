@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // ErrBudget is returned when one Apply would record more events than the
@@ -227,13 +229,13 @@ func (w *World) node(name string) (Node, error) {
 	if n, ok := w.Worker(name); ok {
 		return n, nil
 	}
-	return NoNode, fmt.Errorf("no node called %q (workers: %v, or coord, storage)", name, w.names.Nodes)
+	return NoNode, refuse("no-node", fmt.Sprintf("no node called %q (workers: %v, or coord, storage)", name, w.names.Nodes), name, strings.Join(w.names.Nodes, ", "))
 }
 
 func (w *World) worker(name string) (*worker, error) {
 	n, ok := w.Worker(name)
 	if !ok {
-		return nil, fmt.Errorf("no worker called %q (workers: %v)", name, w.names.Nodes)
+		return nil, refuse("no-worker", fmt.Sprintf("no worker called %q (workers: %v)", name, w.names.Nodes), name, strings.Join(w.names.Nodes, ", "))
 	}
 	return &w.workers[n], nil
 }
@@ -292,24 +294,24 @@ func (w *World) validate(c Command) error {
 	switch c.Kind {
 	case CmdAdvance:
 		if c.Dur <= 0 {
-			return fmt.Errorf("advance: duration must be positive")
+			return refuse("advance-positive", "advance: duration must be positive")
 		}
 		if c.Dur > w.limits.MaxTime-w.now {
-			return fmt.Errorf("advance: this world stops at %s of virtual time", w.limits.MaxTime)
+			return refuse("world-end", fmt.Sprintf("advance: this world stops at %s of virtual time", w.limits.MaxTime), w.limits.MaxTime.String())
 		}
 	case CmdUntil:
 		if c.At < w.now {
-			return fmt.Errorf("until %s: it is already %s", c.At, w.now)
+			return refuse("until-past", fmt.Sprintf("until %s: it is already %s", c.At, w.now), c.At.String(), w.now.String())
 		}
 		if c.At > w.limits.MaxTime {
-			return fmt.Errorf("until: this world stops at %s of virtual time", w.limits.MaxTime)
+			return refuse("world-end", fmt.Sprintf("until: this world stops at %s of virtual time", w.limits.MaxTime), w.limits.MaxTime.String())
 		}
 	case CmdStep:
 		if len(w.q) == 0 {
-			return fmt.Errorf("step: nothing more will happen")
+			return refuse("step-nothing", "step: nothing more will happen")
 		}
 		if w.q[0].at > w.limits.MaxTime {
-			return fmt.Errorf("step: the next event is after the world's end at %s", w.limits.MaxTime)
+			return refuse("world-end", fmt.Sprintf("step: the next event is after the world's end at %s", w.limits.MaxTime), w.limits.MaxTime.String())
 		}
 	case CmdReset:
 	case CmdFreeze, CmdThaw, CmdCrash, CmdRestart, CmdClock:
@@ -320,43 +322,43 @@ func (w *World) validate(c Command) error {
 		switch c.Kind {
 		case CmdFreeze:
 			if wk.crashed {
-				return fmt.Errorf("freeze: %s is crashed", c.A)
+				return refuse("freeze-crashed", fmt.Sprintf("freeze: %s is crashed", c.A), c.A)
 			}
 			if wk.frozen {
-				return fmt.Errorf("freeze: %s is already frozen", c.A)
+				return refuse("freeze-frozen", fmt.Sprintf("freeze: %s is already frozen", c.A), c.A)
 			}
 			if c.Dur < 0 || c.Dur > w.limits.MaxTime {
-				return fmt.Errorf("freeze: duration must be between 0 and %s", w.limits.MaxTime)
+				return refuse("freeze-duration", fmt.Sprintf("freeze: duration must be between 0 and %s", w.limits.MaxTime), w.limits.MaxTime.String())
 			}
 			if c.On != KindNone && c.On != KindCheck && c.On != KindWork && c.On != KindAcquired {
-				return fmt.Errorf("freeze on: want check, work or acquired")
+				return refuse("freeze-on", "freeze on: want check, work or acquired")
 			}
 		case CmdThaw:
 			if !wk.frozen && wk.freezeOn == KindNone {
-				return fmt.Errorf("thaw: %s is not frozen", c.A)
+				return refuse("thaw-not-frozen", fmt.Sprintf("thaw: %s is not frozen", c.A), c.A)
 			}
 		case CmdCrash:
 			if wk.crashed {
-				return fmt.Errorf("crash: %s is already crashed", c.A)
+				return refuse("crash-crashed", fmt.Sprintf("crash: %s is already crashed", c.A), c.A)
 			}
 		case CmdRestart:
 			if !wk.crashed {
-				return fmt.Errorf("restart: %s is running; crash it first", c.A)
+				return refuse("restart-running", fmt.Sprintf("restart: %s is running; crash it first", c.A), c.A)
 			}
 		case CmdClock:
 			if !c.HasSkew && !c.HasJump && !c.HasRate {
-				return fmt.Errorf("clock: say skew=, jump= or rate=")
+				return refuse("clock-what", "clock: say skew=, jump= or rate=")
 			}
 			if c.HasRate && (c.Rate < 1000 || c.Rate > 100_000_000) {
-				return fmt.Errorf("clock: rate out of range")
+				return refuse("clock-range", "clock: rate out of range")
 			}
 			if (c.HasSkew && (c.Skew > Hour || c.Skew < -Hour)) || (c.HasJump && (c.Jump > Hour || c.Jump < -Hour)) {
-				return fmt.Errorf("clock: skew and jump are at most an hour either way")
+				return refuse("clock-range", "clock: skew and jump are at most an hour either way")
 			}
 		}
 	case CmdStorage:
 		if c.Mode > StorageIdempotent {
-			return fmt.Errorf("storage: unknown mode")
+			return refuse("storage-mode", "storage: unknown mode")
 		}
 	case CmdPartition, CmdLink:
 		a, err := w.node(c.A)
@@ -369,16 +371,16 @@ func (w *World) validate(c Command) error {
 				return err
 			}
 			if a == b {
-				return fmt.Errorf("%s: a link joins two different nodes", map[CommandKind]string{CmdPartition: "partition", CmdLink: "link"}[c.Kind])
+				return refuse("link-same", fmt.Sprintf("%s: a link joins two different nodes", map[CommandKind]string{CmdPartition: "partition", CmdLink: "link"}[c.Kind]))
 			}
 		} else if c.Kind == CmdLink {
-			return fmt.Errorf("link: name both ends")
+			return refuse("link-ends", "link: name both ends")
 		}
 		if c.Kind == CmdLink && !c.HasDelay && !c.HasLoss {
-			return fmt.Errorf("link: say delay=D and/or loss=P")
+			return refuse("link-what", "link: say delay=D and/or loss=P")
 		}
 		if c.Kind == CmdLink && (c.Dur < 0 || c.Dur > Hour || c.LossPPM < 0 || c.LossPPM > 1_000_000) {
-			return fmt.Errorf("link: delay or loss out of range")
+			return refuse("link-range", "link: delay or loss out of range")
 		}
 	case CmdHeal:
 		if c.A != "" {
@@ -388,7 +390,7 @@ func (w *World) validate(c Command) error {
 		}
 		if c.B != "" {
 			if c.A == "" {
-				return fmt.Errorf("heal: name the first end too")
+				return refuse("link-ends", "heal: name the first end too")
 			}
 			if _, err := w.node(c.B); err != nil {
 				return err
@@ -396,17 +398,17 @@ func (w *World) validate(c Command) error {
 		}
 	case CmdReplica:
 		if c.Replica < 1 || c.Replica > len(w.coord.up) {
-			return fmt.Errorf("replica: there are replicas 1 to %d", len(w.coord.up))
+			return refuse("replica-range", fmt.Sprintf("replica: there are replicas 1 to %d", len(w.coord.up)), strconv.Itoa(len(w.coord.up)))
 		}
 		if w.coord.up[c.Replica-1] == c.Up {
 			state := "down"
 			if c.Up {
 				state = "up"
 			}
-			return fmt.Errorf("replica %d is already %s", c.Replica, state)
+			return refuse("replica-"+state, fmt.Sprintf("replica %d is already %s", c.Replica, state), strconv.Itoa(c.Replica))
 		}
 	default:
-		return fmt.Errorf("unknown command")
+		return refuse("unknown", "unknown command")
 	}
 	return nil
 }

@@ -99,11 +99,21 @@ func judge(spec engine.Challenge) (engine.Result, error) {
 	return spec.Tally(runs), nil
 }
 
+// ValueError is a policy value the challenge cannot take: Param names the
+// option, Value is what the student gave, Err says why (in English).
+type ValueError struct {
+	Param, Value string
+	Err          error
+}
+
+func (e *ValueError) Error() string { return e.Err.Error() }
+func (e *ValueError) Unwrap() error { return e.Err }
+
 // withPolicy builds the engine challenge for a set of values.
 func (c *Challenge) withPolicy(values map[string]string) (engine.Challenge, string, error) {
 	for name := range values {
 		if name != "preset" && !slices.ContainsFunc(c.Params, func(p Param) bool { return p.Name == name }) {
-			return engine.Challenge{}, "", fmt.Errorf("%q is not an option of this challenge", name)
+			return engine.Challenge{}, "", &ValueError{Param: name, Err: fmt.Errorf("%q is not an option of this challenge", name)}
 		}
 	}
 	spec := c.spec
@@ -113,7 +123,7 @@ func (c *Challenge) withPolicy(values map[string]string) (engine.Challenge, stri
 	var parts []string
 	if p := strings.TrimSpace(values["preset"]); p != "" {
 		if err := ws.Set("preset", p); err != nil {
-			return spec, "", err
+			return spec, "", &ValueError{Param: "preset", Value: p, Err: err}
 		}
 		parts = append(parts, "preset="+p)
 	}
@@ -127,10 +137,10 @@ func (c *Challenge) withPolicy(values map[string]string) (engine.Challenge, stri
 		}
 		v = strings.TrimSpace(v)
 		if len(v) > 32 {
-			return spec, "", fmt.Errorf("%s: value too long", p.Name)
+			return spec, "", &ValueError{Param: p.Name, Value: v[:32] + "…", Err: fmt.Errorf("%s: value too long", p.Name)}
 		}
 		if err := ws.Set(p.Name, v); err != nil {
-			return spec, "", err
+			return spec, "", &ValueError{Param: p.Name, Value: v, Err: err}
 		}
 		parts = append(parts, p.Name+"="+v)
 	}

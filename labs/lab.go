@@ -3,6 +3,7 @@ package labs
 import (
 	"fmt"
 	"html/template"
+	"leaselab/catalog"
 	"slices"
 	"strings"
 
@@ -81,6 +82,7 @@ type labText struct {
 	file      string
 	title     string
 	prose     template.HTML
+	steps     template.HTML // "## Langkah": what to try in the live world
 	questions map[string]*questionText
 	goals     map[string]template.HTML
 }
@@ -110,6 +112,18 @@ func (l *Lab) HTML(lang string) template.HTML {
 	}
 	if t := l.text[DefaultLang]; t != nil {
 		return t.prose
+	}
+	return ""
+}
+
+// Steps is the lab's list of what to try in the live world, in lang
+// (falling back to Indonesian), or "" when the lab has none.
+func (l *Lab) Steps(lang string) template.HTML {
+	if t := l.textFor(lang); t != nil && t.steps != "" {
+		return t.steps
+	}
+	if t := l.text[DefaultLang]; t != nil {
+		return t.steps
 	}
 	return ""
 }
@@ -279,9 +293,12 @@ func (g *Goal) Proof() []string {
 
 // Verdict is the engine's answer to a check.
 type Verdict struct {
-	Correct  bool
-	Right    string // predict: the id of the choice that holds
-	Summary  string // one sentence in the student's language
+	Correct bool
+	Right   string // predict: the id of the choice that holds
+	Summary string // one sentence in the student's language
+	// Missing says, for a goal not reached, which parts of it the log
+	// does not show yet, one sentence each in the student's language.
+	Missing  []string
 	Evidence []Evidence
 	World    *engine.World // the run that decided
 }
@@ -354,6 +371,8 @@ func (l *Lab) CheckGoal(gid string, w *engine.World, lang string) (*Verdict, err
 	v := &Verdict{Correct: ok, World: w}
 	if ok {
 		v.Evidence = evidenceOf(w, ev, lang)
+	} else {
+		v.Missing = g.pred.Unmet(w.Events(), w.Names(), lang)
 	}
 	v.Summary = goalSummary(lang, ok)
 	return v, nil
@@ -384,27 +403,18 @@ func evidenceOf(w *engine.World, idx []int, lang string) []Evidence {
 
 func summary(lang string, correct bool, right string) string {
 	right = strings.TrimRight(right, ".")
-	switch {
-	case lang == "en" && correct:
-		return "Right: in the engine's run, " + lowerFirst(right) + "."
-	case lang == "en":
-		return "Not quite: in the engine's run, " + lowerFirst(right) + "."
-	case correct:
-		return "Benar: dalam jalannya mesin, " + lowerFirst(right) + "."
+	key := "verdict.wrong"
+	if correct {
+		key = "verdict.right"
 	}
-	return "Belum tepat: dalam jalannya mesin, " + lowerFirst(right) + "."
+	return fmt.Sprintf(catalog.T(lang, key), lowerFirst(right))
 }
 
 func goalSummary(lang string, ok bool) string {
-	switch {
-	case lang == "en" && ok:
-		return "Goal reached: your run's log shows it."
-	case lang == "en":
-		return "Not yet: nothing in your run's log shows it so far."
-	case ok:
-		return "Tugas tercapai: log jalanan kamu menunjukkannya."
+	if ok {
+		return catalog.T(lang, "goal.reached")
 	}
-	return "Belum: sejauh ini log jalanan kamu belum menunjukkannya."
+	return catalog.T(lang, "goal.notyet")
 }
 
 // lowerFirst lowers a leading capital unless it starts a name like W1 or

@@ -98,7 +98,7 @@ func frontMatter(src string) (fm string, fmOffset int, body string, bodyLine int
 // section is a part of a lab's Markdown file, opened by a heading such as
 // "## Question storage-checks" or "### Hint".
 type section struct {
-	kind  string // "", question, goal, choice, hint, explanation
+	kind  string // "", question, goal, steps, choice, hint, explanation
 	id    string
 	at    pos
 	line  int // file line of the first body line
@@ -122,6 +122,7 @@ var headingWords = map[string]string{
 	"choice": "choice", "pilihan": "choice",
 	"hint": "hint", "petunjuk": "hint",
 	"explanation": "explanation", "pembahasan": "explanation",
+	"steps": "steps", "langkah": "steps",
 }
 
 // headingLevel is the level each heading keyword is written at.
@@ -223,6 +224,13 @@ func splitSections(r *report, file, body string, firstLine int) *section {
 		}
 		at := pos{file, lineNo, level + 2}
 		switch {
+		case level == 2 && kind == "steps":
+			if len(f) != 1 {
+				r.errorf(at, "\"## %s\" takes nothing after it", f[0])
+			}
+			top = &section{kind: kind, at: at, line: lineNo + 1}
+			root.subs = append(root.subs, top)
+			cur = top
 		case level == 2 && (kind == "question" || kind == "goal"):
 			if len(f) != 2 {
 				r.errorf(at, "a %s heading is \"## %s ID\" with the id used in lab.yaml", kind, f[0])

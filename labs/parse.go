@@ -585,6 +585,16 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 	t.prose = renderMarkdown(root.text(), lang, l.link)
 	for _, s := range root.subs {
 		switch s.kind {
+		case "steps":
+			if t.steps != "" {
+				r.errorf(s.at, "a lab has one steps section")
+				continue
+			}
+			if s.text() == "" {
+				r.errorf(s.at, "the steps section is empty: list what to try, as \"1. ...\"")
+				continue
+			}
+			t.steps = renderMarkdown(s.text(), lang, l.link)
 		case "question":
 			q := l.Question(s.id)
 			if q == nil && slices.Contains(l.broken, s.id) {

@@ -7,34 +7,73 @@ document.documentElement.classList.add("js");
 
 const PROGRESS = "leaselab.progress";
 
+// Progress, per lab: "q:ID" and "g:ID" and "challenge" are true once right
+// or reached; "a:ID" is the choice last sent for question ID; "h:ID" the
+// hints of question ID opened.
 function loadProgress() {
   try { return JSON.parse(localStorage.getItem(PROGRESS)) || {}; } catch { return {}; }
 }
 
-function saveVerdicts(labID, root) {
-  const p = loadProgress();
-  const lab = (p[labID] ||= {});
-  for (const v of root.querySelectorAll(".verdict[data-correct]")) {
-    const key = v.dataset.question ? "q:" + v.dataset.question : v.dataset.goal ? "g:" + v.dataset.goal : "challenge";
-    lab[key] = lab[key] || v.dataset.correct === "true";
-  }
+function storeProgress(p) {
   try { localStorage.setItem(PROGRESS, JSON.stringify(p)); } catch { /* private mode */ }
 }
 
+function labProgress(labID, change) {
+  const p = loadProgress();
+  const lab = (p[labID] ||= {});
+  change(lab);
+  storeProgress(p);
+}
+
+function saveVerdicts(labID, root) {
+  labProgress(labID, (lab) => {
+    for (const v of root.querySelectorAll(".verdict[data-correct]")) {
+      const key = v.dataset.question ? "q:" + v.dataset.question : v.dataset.goal ? "g:" + v.dataset.goal : "challenge";
+      lab[key] = lab[key] || v.dataset.correct === "true";
+    }
+  });
+}
+
+function done(lab) {
+  return Object.entries(lab || {}).filter(([k, v]) => v === true && (k.startsWith("q:") || k.startsWith("g:") || k === "challenge")).length;
+}
+
+// showProgress marks the labs in a list (home, lesson) with what is done.
 function showProgress() {
   const p = loadProgress();
   for (const item of document.querySelectorAll(".lab-item[data-lab]")) {
-    const done = Object.values(p[item.dataset.lab] || {}).filter(Boolean).length;
+    const n = done(p[item.dataset.lab]);
     const out = item.querySelector(".progress");
-    if (out && done > 0) out.textContent = `✓ ${done}/${out.dataset.total}`;
+    if (out && n > 0) out.textContent = `✓ ${n}/${out.dataset.total}`;
   }
 }
 
-// showNow scrolls a diagram too wide for a phone so that the present, at
-// its right end, is in view.
-function showNow(box) {
-  if (box && box.scrollWidth > box.clientWidth) box.scrollLeft = box.scrollWidth;
+// fitBox keeps a diagram readable in a box narrower than the picture: the
+// picture scrolls, the lane names stay at the left edge, and the box opens
+// on what matters (the present, or an answer's first deciding event).
+function fitBox(box) {
+  const svg = box.querySelector("svg.diagram");
+  if (!svg) return;
+  const units = Number(box.dataset.width) || svg.viewBox.baseVal.width;
+  const k = svg.getBoundingClientRect().width / units; // px per unit
+  const lanes = svg.querySelector(".lanes-fixed");
+  const stick = () => { if (lanes) lanes.setAttribute("transform", `translate(${box.scrollLeft / k},0)`); };
+  if (!box.dataset.fitted) {
+    box.dataset.fitted = "1";
+    box.addEventListener("scroll", stick, { passive: true });
+  }
+  if (box.scrollWidth > box.clientWidth + 1) {
+    const x = Number(box.dataset.focus) * k;
+    const zoomed = box.classList.contains("zoomed");
+    // The present near the right edge; an answer's outcome in the middle
+    // of what the lane names leave.
+    const names = 118 * k;
+    box.scrollLeft = zoomed ? Math.max(0, x - names - (box.clientWidth - names) / 2) : Math.max(0, x - box.clientWidth + 56);
+  }
+  stick();
 }
+
+function fitAll(root) { root.querySelectorAll(".diagram-box").forEach(fitBox); }
 
 function startLab(root) {
   const labID = root.dataset.lab;
@@ -42,12 +81,14 @@ function startLab(root) {
   const errBox = document.getElementById("cmd-error");
   const play = document.getElementById("play");
   const speed = document.getElementById("speed");
-  const freezeFor = document.getElementById("freeze-for");
   let query = root.dataset.query;
   let ws = null, seq = 0, nextID = 1, retry = 500, playing = false;
 
   saveVerdicts(labID, document);
-  document.querySelectorAll(".diagram-box").forEach(showNow);
+  fitAll(document);
+  addEventListener("resize", () => fitAll(document));
+  keepHints(labID);
+  keepAnswers(labID);
 
   // setConn shows the connection's state: on, off, idle or full.
   function setConn(state) {
@@ -67,6 +108,7 @@ function startLab(root) {
       retry = 500;
       setConn("on");
       if (resumePlay) send({ type: "play", speed: Number(speed.value) });
+      restoreVerdicts();
     };
     ws.onclose = (ev) => {
       ws = null;
@@ -103,10 +145,10 @@ function startLab(root) {
         el.innerHTML = o.html;
         if (o.target === "events") el.scrollTop = el.scrollHeight;
       }
-      if (o.target === "diagram") showNow(el);
+      if (o.target === "diagram") fitAll(el);
       if (o.target.includes("verdict")) {
         saveVerdicts(labID, el);
-        el.querySelectorAll(".diagram-box").forEach(showNow);
+        fitAll(el);
       }
     }
     if (m.type === "error") errBox.textContent = m.error;
@@ -138,21 +180,41 @@ function startLab(root) {
 
   function doCmd(cmd) { return send({ type: "do", cmd }); }
 
+  // withFor adds the duration chosen in the worker's own list to a freeze.
+  function withFor(cmd) {
+    const w = cmd.startsWith("freeze ") && !cmd.includes("for=") ? cmd.slice(7).trim() : "";
+    const sel = w && document.querySelector(`select.freeze-for[data-worker="${CSS.escape(w)}"]`);
+    return sel && sel.value ? cmd + " for=" + sel.value : cmd;
+  }
+
+  // restoreVerdicts asks the engine again for every answer this browser
+  // gave before (a reload, another visit, the other language), so its
+  // verdict shows with this page's words.
+  function restoreVerdicts() {
+    const lab = loadProgress()[labID] || {};
+    for (const f of document.querySelectorAll("form.answer")) {
+      const q = f.dataset.question, choice = lab["a:" + q];
+      const box = document.getElementById("verdict-" + q);
+      if (!choice || !box || box.querySelector(".verdict")) continue;
+      const input = f.querySelector(`input[name=choice][value="${CSS.escape(choice)}"]`);
+      if (!input) continue;
+      input.checked = true;
+      send({ type: "answer", question: q, choice });
+    }
+  }
+
   document.getElementById("controls").addEventListener("submit", (e) => {
     const b = e.submitter;
     if (!b) return;
     let ok;
     if (b.name === "replay") ok = send({ type: "replay" });
-    else {
-      let cmd = b.value;
-      if (cmd.startsWith("freeze ") && freezeFor.value) cmd += " for=" + freezeFor.value;
-      ok = doCmd(cmd);
-    }
+    else ok = doCmd(withFor(b.value));
     if (ok) e.preventDefault();
   });
   for (const f of document.querySelectorAll("form.answer")) {
     f.addEventListener("submit", (e) => {
       const c = f.querySelector("input[name=choice]:checked");
+      if (c) labProgress(labID, (lab) => { lab["a:" + f.dataset.question] = c.value; });
       if (c && send({ type: "answer", question: f.dataset.question, choice: c.value })) e.preventDefault();
     });
   }
@@ -175,9 +237,12 @@ function startLab(root) {
     if (playing) send({ type: "play", speed: Number(speed.value) });
   });
 
+  // Shortcuts never act while a form field has the keys, and the arrows
+  // scroll a focused diagram.
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (e.target.closest("input, select, textarea")) return;
+    if (e.target.closest("input, select, textarea, [contenteditable]")) return;
+    if (e.key.startsWith("Arrow") && e.target.closest(".diagram-box, .events")) return;
     const workers = [...document.querySelectorAll("#status [data-worker]")];
     let handled = true;
     if (e.key === " ") { if (e.target.closest("button, a, summary")) return; play.click(); }
@@ -189,9 +254,7 @@ function startLab(root) {
     } else if (e.key === "r" || e.key === "R") doCmd("reset");
     else if (/^[1-9]$/.test(e.key) && workers[Number(e.key) - 1]) {
       const w = workers[Number(e.key) - 1];
-      let cmd = (w.dataset.frozen === "true" ? "thaw " : "freeze ") + w.dataset.worker;
-      if (cmd.startsWith("freeze ") && freezeFor.value) cmd += " for=" + freezeFor.value;
-      doCmd(cmd);
+      doCmd(withFor((w.dataset.frozen === "true" ? "thaw " : "freeze ") + w.dataset.worker));
     } else handled = false;
     if (handled) e.preventDefault();
   });
@@ -225,6 +288,37 @@ document.addEventListener("click", async (e) => {
     setTimeout(() => { b.textContent = was; }, 2000);
   } else if (el.tagName === "INPUT") el.select();
 });
+
+// keepHints remembers which hints were opened and opens them again.
+function keepHints(labID) {
+  const lab = loadProgress()[labID] || {};
+  for (const q of document.querySelectorAll(".question[data-question]")) {
+    const hints = [...q.querySelectorAll("details.hint")];
+    const seen = Number(lab["h:" + q.dataset.question] || 0);
+    hints.forEach((h, i) => {
+      if (i < seen) h.open = true;
+      h.addEventListener("toggle", () => {
+        if (!h.open) return;
+        labProgress(labID, (l) => { l["h:" + q.dataset.question] = Math.max(Number(l["h:" + q.dataset.question] || 0), i + 1); });
+      });
+    });
+  }
+}
+
+// keepAnswers shows, before the engine answers again, what was kept: the
+// choice made and the goals reached.
+function keepAnswers(labID) {
+  const lab = loadProgress()[labID] || {};
+  for (const f of document.querySelectorAll("form.answer")) {
+    const choice = lab["a:" + f.dataset.question];
+    const input = choice && f.querySelector(`input[name=choice][value="${CSS.escape(choice)}"]`);
+    if (input && !f.querySelector("input[name=choice]:checked")) input.checked = true;
+  }
+  for (const g of document.querySelectorAll(".goal[data-goal]")) {
+    const out = g.querySelector(".kept");
+    if (out && lab["g:" + g.dataset.goal] === true) out.hidden = false;
+  }
+}
 
 showProgress();
 const lab = document.getElementById("lab");

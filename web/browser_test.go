@@ -292,8 +292,8 @@ func TestBrowserJourney(t *testing.T) {
 	waitJS(t, ctx, "W1 thawed", eventsContain("W1 bangun"))
 	click(t, ctx, `button[value="advance 5s"]`)
 	waitJS(t, ctx, "W1's write rejected in the list", eventsContain("penyimpanan menolak file dari W1 dengan token 7 (token usang: 7 < 8)"))
-	waitJS(t, ctx, "the rejected write in the diagram", `document.querySelector("#diagram .mk.reject") !== null && document.querySelector("#diagram .mk.reject .mlabel").textContent === "7<8"`)
-	waitJS(t, ctx, "the pinned violation", `document.querySelector("#diagram .pinned .pintext") !== null`)
+	waitJS(t, ctx, "the rejected write in the diagram", `document.querySelector("#diagram .mk.reject") !== null && document.querySelector("#diagram .mk.reject .mlabel").textContent.startsWith("7<8")`)
+	waitJS(t, ctx, "the blocked write pinned as safe", `document.querySelector("#diagram p.pin.safe") !== null && document.querySelector("#diagram .pinned.safe") !== null`)
 
 	// Check the goal against this very world.
 	click(t, ctx, `#goal-reject-stale button[type="submit"]`)
@@ -311,7 +311,8 @@ func TestBrowserJourney(t *testing.T) {
 	waitJS(t, ctx, "fencing off", `document.getElementById("storage-mode").dataset.mode === "none"`)
 	click(t, ctx, `#replay`)
 	waitJS(t, ctx, "W1's write accepted after replay", eventsContain("penyimpanan menerima file dari W1 dengan token 7"))
-	waitJS(t, ctx, "the accepted stale write in the diagram", `[...document.querySelectorAll("#diagram .mk.accept .mlabel")].some(m => m.textContent.trim() === "7")`)
+	waitJS(t, ctx, "the accepted stale write in the diagram, as harm", `[...document.querySelectorAll("#diagram .mk.accept.harm .mlabel")].some(m => m.textContent.trim().startsWith("7 "))`)
+	waitJS(t, ctx, "the harm pinned", `document.querySelector("#diagram p.pin.harm") !== null && document.getElementById("outcome").dataset.outcome === "harm"`)
 
 	// The three questions: choose, and see the engine's run decide.
 	answers := []struct{ q, choice, correct string }{
@@ -440,7 +441,7 @@ func TestBrowserWithoutScript(t *testing.T) {
 	}
 	clickNav(t, ctx, `button[value="fencing on"]`)
 	clickNav(t, ctx, `button[value="advance 1s"]`)
-	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#freeze-for"), "25s")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`select[name="for.W1"]`), "25s")); err != nil {
 		t.Fatal(err)
 	}
 	clickNav(t, ctx, `button[value="freeze W1"]`)

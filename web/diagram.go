@@ -14,16 +14,18 @@ import (
 // The diagram's geometry, in SVG user units. The picture scales to its
 // container through its viewBox, so these only fix proportions.
 const (
-	dWidth      = 760
-	dGutter     = 116 // lane names
-	dRight      = 16  // room for the last tick label
-	dTop        = 58  // the pinned violation's sentence lives here
-	dCoordH     = 40  // coordinator lane
-	dWorkerH    = 62  // real lease row, believed lease row, marks
-	dStorageH   = 44  // storage lane
-	dAxisH      = 26  // time axis
-	dMinSpan    = 20 * engine.Second
-	dPinLineLen = 84 // characters per line of the pinned sentence
+	dWidth     = 660 // drawn at 1 px per unit or more: text sizes are pixels
+	dZoomWidth = 520 // an answer's picture, zoomed to its deciding events
+	dGutter    = 118 // lane names
+	dRight     = 16  // room for the last tick label
+	dTop       = 58  // the pinned sentence lives here in a standalone picture
+	dTopPage   = 24  // on a page the sentence is text above the picture
+	dZoomPad   = 3 * engine.Second
+	dCoordH    = 40 // coordinator lane
+	dWorkerH   = 62 // real lease row, believed lease row, marks
+	dStorageH  = 44 // storage lane
+	dAxisH     = 26 // time axis
+	dMinSpan   = 20 * engine.Second
 )
 
 // Diagram is the space-time diagram of one world, laid out: everything the
@@ -47,6 +49,11 @@ type Diagram struct {
 	Legend        []dLegend
 	PlotX0        int
 	PlotX1        int
+	// PinInSVG draws the pinned sentence inside the picture (a standalone
+	// SVG); a page shows it as text above the picture instead, where it
+	// wraps to any width and never scrolls away.
+	PinInSVG bool
+	Zoomed   bool // the picture shows a window of the run, not all of it
 }
 
 type dLane struct {
@@ -55,6 +62,8 @@ type dLane struct {
 	Mid   int
 	Class string
 	State string // "frozen", "crashed", "done" or ""
+	// StateClass is the state's name for the style: frozen, crashed, done.
+	StateClass string
 }
 
 type dTick struct {
@@ -93,8 +102,10 @@ type dNow struct {
 
 type dPin struct {
 	X, Y1, Y2 int
+	Text      string // the whole sentence
 	Lines     []string
 	Index     int
+	Class     string // outcomeHarm, outcomeSafe or outcomeWarn
 }
 
 type dLegend struct {
@@ -118,58 +129,102 @@ func laneOf(n engine.Node, workers int) int {
 	return -1
 }
 
-// NewDiagram lays out world's events; id prefixes the SVG's ids. highlight marks events that decided a
-// verdict; they get a ring in the picture.
+// NewDiagram lays out world's events as a standalone picture; id prefixes
+// the SVG's ids. highlight marks events that decided a verdict; they get a
+// ring in the picture.
 func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
+	return newDiagram(id, w, lang, highlight, diagramOpts{PinInSVG: true})
+}
+
+// diagramOpts shape a picture for where it is shown.
+type diagramOpts struct {
+	PinInSVG bool
+	// Zoom shows only the time around the highlighted events, in a
+	// narrower picture: an answer's box.
+	Zoom bool
+}
+
+// pageDiagram is the picture as a page shows it: the pinned sentence is
+// text above it.
+func pageDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
+	return newDiagram(id, w, lang, highlight, diagramOpts{})
+}
+
+// zoomedDiagram is an answer's picture: the deciding events and a little
+// time around them.
+func zoomedDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
+	return newDiagram(id, w, lang, highlight, diagramOpts{Zoom: true})
+}
+
+func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool, opts diagramOpts) *Diagram {
 	snap := w.Snapshot()
 	events := w.Events()
 	names := w.Names()
 	nw := len(snap.Workers)
-	d := &Diagram{ID: id, Lang: lang, Width: dWidth, PlotX0: dGutter, PlotX1: dWidth - dRight}
+	width := dWidth
+	if opts.Zoom {
+		width = dZoomWidth
+	}
+	d := &Diagram{ID: id, Lang: lang, Width: width, PlotX0: dGutter, PlotX1: width - dRight, PinInSVG: opts.PinInSVG}
 	d.Title = T(lang, "diagram.title")
+	top := dTop
+	if !opts.PinInSVG {
+		top = dTopPage
+	}
 
 	// Lanes.
-	y := dTop
+	y := top
 	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.coord"), Y: y, H: dCoordH, Mid: y + dCoordH/2, Class: "coord"})
 	y += dCoordH
 	for i, ws := range snap.Workers {
-		state := ""
+		cls := ""
 		switch {
 		case ws.Crashed:
-			state = T(lang, "state.crashed")
+			cls = "crashed"
 		case ws.Frozen:
-			state = T(lang, "state.frozen")
+			cls = "frozen"
 		case ws.Done:
-			state = T(lang, "state.done")
+			cls = "done"
 		}
-		d.Lanes = append(d.Lanes, dLane{Name: ws.Name, Y: y, H: dWorkerH, Mid: y + dWorkerH/2, Class: "worker w" + strconv.Itoa(i%6), State: state})
+		state := ""
+		if cls != "" {
+			state = T(lang, "state."+cls)
+		}
+		d.Lanes = append(d.Lanes, dLane{Name: ws.Name, Y: y, H: dWorkerH, Mid: y + dWorkerH/2, Class: "worker w" + strconv.Itoa(i%6), State: state, StateClass: cls})
 		y += dWorkerH
 	}
 	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.storage"), Y: y, H: dStorageH, Mid: y + dStorageH/2, Class: "storage"})
 	y += dStorageH
 	d.AxisY = y
 
-	// Time scale: the whole run so far, with room to see what comes next.
+	// Time scale: the whole run so far, with room to see what comes next;
+	// zoomed, the deciding events with a little time either side.
+	from := engine.Time(0)
 	span := max(snap.Now+snap.Now/8, dMinSpan)
+	if lo, hi, ok := highlightRange(events, highlight); opts.Zoom && ok {
+		lo, hi = max(lo-dZoomPad, 0), min(hi+dZoomPad, snap.Now)
+		if hi-lo < 10*engine.Second {
+			hi = lo + 10*engine.Second
+		}
+		from, span = lo, hi-lo
+		d.Zoomed = true
+	}
 	step := tickStep(span)
+	from = from / step * step
 	span = (span + step - 1) / step * step
+	end := from + span
 	plotW := d.PlotX1 - d.PlotX0
 	x := func(t engine.Time) int {
-		if t > span {
-			t = span
-		}
-		if t < 0 {
-			t = 0
-		}
-		return d.PlotX0 + int(int64(t)*int64(plotW)/int64(span))
+		t = min(max(t, from), end)
+		return d.PlotX0 + int(int64(t-from)*int64(plotW)/int64(span))
 	}
 	clip := func(t engine.Time) engine.Time {
-		if t == engine.Never || t > span {
-			return span
+		if t == engine.Never || t > end {
+			return end
 		}
 		return t
 	}
-	for t := engine.Time(0); t <= span; t += step {
+	for t := from; t <= end; t += step {
 		d.Ticks = append(d.Ticks, dTick{X: x(t), Label: t.String()})
 	}
 
@@ -180,9 +235,12 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 			continue
 		}
 		ln := d.Lanes[li]
-		end := clip(l.End)
+		lend := clip(l.End)
+		if lend < from {
+			continue
+		}
 		d.Leases = append(d.Leases, dBar{
-			X: x(l.Start), Y: ln.Y + 6, W: max(x(end)-x(l.Start), 1), H: 14,
+			X: x(l.Start), Y: ln.Y + 6, W: max(x(lend)-x(l.Start), 1), H: 14,
 			Class: "lease w" + strconv.Itoa(int(l.Worker)%6), Label: T(lang, "diagram.token") + " " + strconv.FormatInt(l.Token, 10),
 			Title: fmt.Sprintf(T(lang, "diagram.real"), names.Of(l.Worker), l.Token, l.Start, l.End),
 		})
@@ -195,6 +253,9 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 		}
 		ln := d.Lanes[li]
 		until := min(clip(b.Until), clip(b.End))
+		if b.End != engine.Never && b.End < from {
+			continue
+		}
 		d.Beliefs = append(d.Beliefs, dBar{
 			X: x(b.Start), Y: ln.Y + 24, W: max(x(until)-x(b.Start), 1), H: 12,
 			Class: "belief w" + strconv.Itoa(int(b.Worker)%6), Label: strconv.FormatInt(b.Token, 10),
@@ -206,7 +267,7 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 		if end == engine.Never {
 			end = snap.Now
 		}
-		if b.Until < end && b.Until < span {
+		if b.Until < end && b.Until < span+from && end > from {
 			d.Stale = append(d.Stale, dBar{
 				X: x(b.Until), Y: ln.Y + 24, W: max(x(clip(end))-x(b.Until), 1), H: 12,
 				Class: "stale", Title: fmt.Sprintf(T(lang, "diagram.stale"), names.Of(b.Worker), b.Token),
@@ -219,14 +280,17 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 			continue
 		}
 		ln := d.Lanes[li]
-		end := f.End
-		if end == engine.Never {
-			end = snap.Now
+		fend := f.End
+		if fend == engine.Never {
+			fend = snap.Now
+		}
+		if fend < from {
+			continue
 		}
 		d.Freezes = append(d.Freezes, dBar{
-			X: x(f.Start), Y: ln.Y + 2, W: max(x(clip(end))-x(f.Start), 2), H: ln.H - 4,
+			X: x(f.Start), Y: ln.Y + 2, W: max(x(clip(fend))-x(f.Start), 2), H: ln.H - 4,
 			Class: "freeze", Label: T(lang, "diagram.frozen"),
-			Title: fmt.Sprintf(T(lang, "diagram.freeze"), names.Of(f.Worker), f.Start, end),
+			Title: fmt.Sprintf(T(lang, "diagram.freeze"), names.Of(f.Worker), f.Start, fend),
 		})
 	}
 
@@ -253,14 +317,14 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 			}
 			s := events[q[0]]
 			pending[k] = q[1:]
-			from, to := laneOf(s.Node, nw), laneOf(s.Peer, nw)
-			if from < 0 || to < 0 {
+			fromLane, toLane := laneOf(s.Node, nw), laneOf(s.Peer, nw)
+			if fromLane < 0 || toLane < 0 || e.T < from {
 				continue
 			}
-			m := dMsg{X1: x(s.T), Y1: d.Lanes[from].Mid, X2: x(e.T), Y2: d.Lanes[to].Mid, Class: "msg m-" + s.Msg.String()}
-			m.Title = s.Msg.String() + " " + names.Of(s.Node) + "→" + names.Of(s.Peer)
+			m := dMsg{X1: x(s.T), Y1: d.Lanes[fromLane].Mid, X2: x(e.T), Y2: d.Lanes[toLane].Mid, Class: "msg m-" + s.Msg.String()}
+			m.Title = labs.MsgName(s.Msg, lang) + " " + labs.NodeName(names, s.Node, lang) + "→" + labs.NodeName(names, s.Peer, lang)
 			if s.Token != 0 {
-				m.Title += " token=" + strconv.FormatInt(s.Token, 10)
+				m.Title += ", " + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Token, 10)
 			}
 			if e.Kind == engine.KindDrop {
 				m.Class += " dropped"
@@ -271,11 +335,16 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 		}
 	}
 
-	// Marks for the events that matter to the story.
-	var firstViolation = -1
+	// Marks for the events that matter to the story, in the colours of
+	// their outcome: a blocked write is safe, an accepted one that did harm
+	// is not.
+	harm := harmRefs(events)
 	for i, e := range events {
-		if e.T > span {
+		if e.T > end {
 			break
+		}
+		if e.T < from {
+			continue
 		}
 		mk := dMark{Index: i, X: x(e.T), Highlight: highlight[i]}
 		li := laneOf(e.Node, nw)
@@ -290,12 +359,17 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 			mk.Shape, mk.Class = "tick", "deny"
 		case engine.KindAccept:
 			mk.Shape, mk.Class, mk.Label = "ok", "accept", strconv.FormatInt(e.Token, 10)
+			if harm[i] {
+				mk.Shape, mk.Class = "harm", "accept harm"
+				mk.Label += " " + T(lang, "diagram.harm")
+			}
 		case engine.KindReject:
-			mk.Shape, mk.Class = "no", "reject"
+			mk.Shape, mk.Class = "blocked", "reject blocked"
 			mk.Label = strconv.FormatInt(e.Token, 10)
 			if e.Reason == engine.ReasonStaleToken {
 				mk.Label += "<" + strconv.FormatInt(e.Value, 10)
 			}
+			mk.Label += " " + T(lang, "diagram.blocked")
 		case engine.KindWrite:
 			mk.Shape, mk.Class, mk.Label = "write", "write", names.Key(e.Key)+" "+strconv.FormatInt(e.Token, 10)
 		case engine.KindAcquired, engine.KindRenewed:
@@ -309,13 +383,10 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 		case engine.KindCheck:
 			mk.Shape, mk.Class = "tick", "check"
 		case engine.KindViolation:
-			if firstViolation < 0 {
-				firstViolation = i
-			}
 			if !highlight[i] {
 				continue
 			}
-			mk.Shape, mk.Class = "tick", "violation"
+			mk.Shape, mk.Class = "tick", "violation "+eventOutcome(e, harm, i)
 			li = laneOf(e.Peer, nw)
 		default:
 			if !highlight[i] {
@@ -333,18 +404,30 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 		mk.Title = e.T.String() + " " + labs.DescribeEvent(e, names, lang)
 		d.Marks = append(d.Marks, mk)
 	}
-	if firstViolation >= 0 {
-		e := events[firstViolation]
-		d.Pin = &dPin{X: x(e.T), Y1: dTop - 4, Y2: d.AxisY, Index: firstViolation,
-			Lines: wrap(e.T.String()+": "+violationSentence(e, events, names, lang), dPinLineLen)}
+	// The pinned sentence: the run's outcome, worst first (see summarize).
+	if o := summarize(events); o.Event >= 0 {
+		e := events[o.Event]
+		text := e.T.String() + ": " + outcomeSentence(o, events, names, lang)
+		line := text
+		if o.Class == outcomeSafe {
+			line = T(lang, "outcome.safe") + " — " + text
+		}
+		d.Pin = &dPin{X: x(e.T), Y1: top - 4, Y2: d.AxisY, Index: o.Event, Class: o.Class, Text: text,
+			Lines: wrap(line, (width-16)/8)}
+		if e.T < from || e.T > end {
+			d.Pin.X = -1
+		}
 	}
-	d.Now = dNow{X: x(snap.Now), Y1: dTop - 6, Y2: d.AxisY, Label: T(lang, "diagram.now") + " " + snap.Now.String()}
+	d.Now = dNow{X: x(snap.Now), Y1: top - 6, Y2: d.AxisY, Label: T(lang, "diagram.now") + " " + snap.Now.String()}
+	if snap.Now > end {
+		d.Now.X = -1
+	}
 
 	// The legend flows in rows, each entry as wide as its words.
 	lx, ly := 8, d.AxisY+dAxisH+4
-	for _, k := range []string{"lease", "belief", "stale", "freeze", "accept", "reject"} {
+	for _, k := range []string{"lease", "belief", "stale", "freeze", "accept", "blocked", "harm"} {
 		label := T(lang, "legend."+k)
-		w := 36 + 7*len([]rune(label))
+		w := 36 + 8*len([]rune(label))
 		if lx+w > d.Width {
 			lx, ly = 8, ly+20
 		}
@@ -352,7 +435,59 @@ func NewDiagram(id string, w *engine.World, lang string, highlight map[int]bool)
 		lx += w
 	}
 	d.Height = ly + 18
+	if !opts.PinInSVG {
+		// A page lists the legend as text under the picture, where it wraps.
+		d.Height = d.AxisY + dAxisH
+	}
 	return d
+}
+
+// FocusX is where a narrow screen should look first: in a zoomed picture
+// the pinned outcome, else the last deciding event; else the present.
+func (d *Diagram) FocusX() int {
+	if d.Zoomed {
+		if d.Pin != nil && d.Pin.X >= 0 {
+			return d.Pin.X
+		}
+		x := -1
+		for _, m := range d.Marks {
+			if m.Highlight && m.X > x {
+				x = m.X
+			}
+		}
+		if x >= 0 {
+			return x
+		}
+	}
+	return d.Now.X
+}
+
+// highlightRange is the time span of the highlighted events.
+func highlightRange(events []engine.Event, hl map[int]bool) (lo, hi engine.Time, ok bool) {
+	for i := range hl {
+		if !hl[i] || i < 0 || i >= len(events) {
+			continue
+		}
+		t := events[i].T
+		if !ok || t < lo {
+			lo = t
+		}
+		if !ok || t > hi {
+			hi = t
+		}
+		ok = true
+	}
+	return lo, hi, ok
+}
+
+// outcomeSentence says what the run's outcome event means: the harm done,
+// the stale write blocked, or the stale owner acting.
+func outcomeSentence(o runOutcome, events []engine.Event, names engine.Names, lang string) string {
+	e := events[o.Event]
+	if o.Class == outcomeSafe {
+		return labs.DescribeEvent(e, names, lang) + "."
+	}
+	return violationSentence(e, events, names, lang)
 }
 
 // violationSentence explains a violation in one sentence, with the time
@@ -412,6 +547,21 @@ func RenderDiagramSVG(w io.Writer, world *engine.World, lang string) error {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// legendDisplay hides the SVG's own legend where the page lists it.
+func legendDisplay(d *Diagram) string {
+	if d.PinInSVG {
+		return "inline"
+	}
+	return "none"
+}
+
+func altClass(i int) string {
+	if i%2 == 1 {
+		return " alt"
+	}
+	return ""
+}
 
 func laneClass(i int) string {
 	if i%2 == 1 {

@@ -52,12 +52,12 @@ func (s *Server) labFor(c echo.Context) (string, *labs.Course, *labs.Lab, error)
 
 // replaySession rebuilds the session a URL describes. A command that is
 // not valid is left out and reported; the rest still apply.
-func replaySession(lab *labs.Lab, q url.Values) (session, *engine.World, string, error) {
+func replaySession(lab *labs.Lab, q url.Values) (session, *engine.World, error, error) {
 	sess := session{Seed: defaultSeed}
 	if s := q.Get("seed"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
-			return sess, nil, "", &pageError{status: http.StatusBadRequest, lang: labs.DefaultLang, key: "error.notfound"}
+			return sess, nil, nil, &pageError{status: http.StatusBadRequest, lang: labs.DefaultLang, key: "error.notfound"}
 		}
 		sess.Seed = n
 	}
@@ -67,24 +67,32 @@ func replaySession(lab *labs.Lab, q url.Values) (session, *engine.World, string,
 	}
 	// Without script, the freeze duration comes as its own field and belongs
 	// to a freeze the same form just added.
-	if d := q.Get("for"); d != "" && len(dos) > 0 {
+	// Each worker has its own duration list (for.W1); "for" is the older
+	// single list.
+	if len(dos) > 0 {
 		last := dos[len(dos)-1]
-		if strings.HasPrefix(last, "freeze ") && !strings.Contains(last, "for=") {
-			dos = append(dos[:len(dos)-1:len(dos)-1], last+" for="+d)
+		if w, ok := strings.CutPrefix(last, "freeze "); ok && !strings.Contains(last, "for=") {
+			d := q.Get("for." + strings.TrimSpace(w))
+			if d == "" {
+				d = q.Get("for")
+			}
+			if d != "" {
+				dos = append(dos[:len(dos)-1:len(dos)-1], last+" for="+d)
+			}
 		}
 	}
 	w, err := lab.NewWorld(sess.Seed)
 	if err != nil {
-		return sess, nil, "", fmt.Errorf("lab %s: %w", lab.ID, err)
+		return sess, nil, nil, fmt.Errorf("lab %s: %w", lab.ID, err)
 	}
-	var cmdErr string
+	var cmdErr error
 	apply := func(src string) {
 		cmd, err := parseCommand(src)
 		if err == nil {
 			err = applyCommand(lab, w, cmd)
 		}
 		if err != nil {
-			cmdErr = fmt.Sprintf("%q: %v", src, err)
+			cmdErr = &refusedError{src: src, err: err}
 			return
 		}
 		sess.add(cmd)
@@ -110,7 +118,11 @@ const (
 
 // limitError is a command refused because the session is as big as it may
 // grow.
-type limitError struct{ msg string }
+type limitError struct {
+	msg string
+	key string // the catalog's text, with arg
+	arg any
+}
 
 func (e *limitError) Error() string { return e.msg }
 
@@ -129,10 +141,10 @@ func checkLimits(w *engine.World, cmd engine.Command) error {
 		to = cmd.At
 	}
 	if to > maxVirtual || cmd.Kind == engine.CmdStep && to >= maxVirtual {
-		return &limitError{fmt.Sprintf("a session stops at %s of virtual time; reset to start again", maxVirtual)}
+		return &limitError{fmt.Sprintf("a session stops at %s of virtual time; reset to start again", maxVirtual), "err.limit.time", maxVirtual}
 	}
 	if len(w.Events()) >= maxEvents {
-		return &limitError{fmt.Sprintf("a session holds at most %d events; reset to start again", maxEvents)}
+		return &limitError{fmt.Sprintf("a session holds at most %d events; reset to start again", maxEvents), "err.limit.events", maxEvents}
 	}
 	return nil
 }
@@ -142,7 +154,7 @@ func checkLimits(w *engine.World, cmd engine.Command) error {
 // commands.
 func applyCommand(lab *labs.Lab, w *engine.World, cmd engine.Command) error {
 	if err := lab.Refusal(cmd); err != nil {
-		return err
+		return &notOfferedError{cmd: cmd, err: err}
 	}
 	if err := checkLimits(w, cmd); err != nil {
 		return err
@@ -180,7 +192,7 @@ func answer(lab *labs.Lab, qid, choice, lang string) (*answerView, error) {
 	}
 	return &answerView{
 		Lang: lang, Lab: lab, Question: lab.Question(qid), Choice: choice, Verdict: v,
-		Diagram: NewDiagram("q-"+qid, v.World, lang, hl),
+		Diagram: zoomedDiagram("q-"+qid, v.World, lang, hl),
 		Events:  &eventsView{ID: "evidence-" + qid, Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl},
 	}, nil
 }

@@ -25,14 +25,16 @@ func (s *Server) labShow(c echo.Context) error {
 	}
 	v := &labView{
 		page:   s.newPage(lang, "/labs/"+lab.ID, lab.Title(lang), "lab"),
-		Course: course, Lab: lab, Session: sess, World: world, Error: cmdErr,
+		Course: course, Lab: lab, Session: sess, World: world, Error: errorText(lang, cmdErr),
 		Answered: map[string]*answerView{}, Goals: map[string]*goalView{},
 	}
 	v.page.Query = sess.Query()
+	v.Lead, v.Rest = splitLead(lab.HTML(lang))
+	v.Controls = controlsOf(lab)
 	if qid, choice := q.Get("q"), q.Get("choice"); qid != "" && choice != "" {
 		a, err := answer(lab, qid, choice, lang)
 		if err != nil {
-			v.Error = err.Error()
+			v.Error = errorText(lang, err)
 		} else {
 			v.Answered[qid] = a
 		}
@@ -40,7 +42,7 @@ func (s *Server) labShow(c echo.Context) error {
 	if gid := q.Get("goal"); gid != "" {
 		g, err := checkGoal(lab, gid, world, lang)
 		if err != nil {
-			v.Error = err.Error()
+			v.Error = errorText(lang, err)
 		} else {
 			v.Goals[gid] = g
 		}
@@ -50,7 +52,7 @@ func (s *Server) labShow(c echo.Context) error {
 		if q.Get("challenge") != "" {
 			j, err := judge(lab, v.Policy, lang)
 			if err != nil {
-				v.Error = err.Error()
+				v.Error = errorText(lang, err)
 			} else {
 				v.Judged = j
 			}

@@ -335,7 +335,7 @@ func (l *live) fail(id int64, err error) serverMsg {
 		kind = errLimit
 	}
 	l.srv.metrics.error(kind)
-	return serverMsg{Type: "error", ID: id, Error: err.Error()}
+	return serverMsg{Type: "error", ID: id, Error: errorText(l.lang, err)}
 }
 
 // handle answers one client message with an ack carrying the frame it

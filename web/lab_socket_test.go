@@ -100,7 +100,7 @@ func TestLiveLab(t *testing.T) {
 	if !strings.Contains(events, "the storage rejects file from W1 with token 7 (stale token: 7 &lt; 8)") {
 		t.Errorf("no rejected write in the appended events:\n%s", events)
 	}
-	if !strings.Contains(opHTML(r2, "diagram"), `class="mk reject"`) {
+	if !strings.Contains(opHTML(r2, "diagram"), `class="mk reject blocked"`) {
 		t.Error("no rejected write in the diagram")
 	}
 	if r2.Query != "seed=1&do=fencing+on&do=until+4s&do=freeze+W1&do=advance+19s&do=thaw+W1&do=advance+1s" &&

@@ -21,7 +21,7 @@ func (s *Server) snapshotShow(c echo.Context) error {
 	}
 	v := &labView{
 		page:   s.newPage(lang, "/labs/"+lab.ID+"/at", lab.Title(lang)+" · "+T(lang, "snap.title"), "snapshot"),
-		Course: course, Lab: lab, Session: sess, World: world, Error: cmdErr,
+		Course: course, Lab: lab, Session: sess, World: world, Error: errorText(lang, cmdErr),
 	}
 	v.page.Query = sess.Query()
 	link := c.Scheme() + "://" + c.Request().Host + v.Href("/labs/"+lab.ID+"/at?"+sess.Query())

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"html/template"
 	"net/url"
 	"strconv"
 	"strings"
@@ -65,10 +66,34 @@ type labView struct {
 	World   *engine.World
 	Error   string // a command that was refused (pages without script)
 
+	Lead     template.HTML // the prose's first paragraph: the short intro
+	Rest     template.HTML // the rest of the prose
+	Controls *labControls
+
 	Answered map[string]*answerView // question id → verdict shown
 	Goals    map[string]*goalView
 	Policy   map[string]string // the design challenge's values in the form
 	Judged   *challengeView
+}
+
+// HasSteps reports whether the lab has a steps panel: goals to reach or
+// steps to try in the live world.
+func (v *labView) HasSteps() bool {
+	return len(v.Lab.Goals) > 0 || v.Lab.Steps(v.Lang) != ""
+}
+
+// splitLead cuts rendered prose after its first paragraph.
+func splitLead(h template.HTML) (lead, rest template.HTML) {
+	s := string(h)
+	if !strings.HasPrefix(s, "<p>") {
+		return "", h
+	}
+	i := strings.Index(s, "</p>")
+	if i < 0 {
+		return h, ""
+	}
+	i += len("</p>")
+	return template.HTML(s[:i]), template.HTML(strings.TrimLeft(s[i:], "\n")) //nolint:gosec // cut from goldmark's output at a tag boundary
 }
 
 // challengeView is the engine's judgement of a student's renewal policy.
@@ -147,7 +172,7 @@ func judge(lab *labs.Lab, values map[string]string, lang string) (*challengeView
 	cv := &challengeView{Lang: lang, Verdict: v}
 	if v.World != nil && v.Counterexample != nil {
 		hl := map[int]bool{v.Counterexample.Event: true}
-		cv.Diagram = NewDiagram("challenge", v.World, lang, hl)
+		cv.Diagram = zoomedDiagram("challenge", v.World, lang, hl)
 		cv.Events = &eventsView{ID: "challenge-events", Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl}
 	}
 	return cv, nil
@@ -195,6 +220,12 @@ type eventRow struct {
 // draws them, and in words they drown the story.
 func (v *eventsView) Rows() []eventRow {
 	var rows []eventRow
+	harm := map[int]bool{}
+	for _, e := range v.Events {
+		if e.Kind == engine.KindViolation && harmful(e.Reason) {
+			harm[int(e.Ref)] = true
+		}
+	}
 	for i, e := range v.Events {
 		idx := v.From + i
 		if v.Only != nil && !v.Only[idx] {
@@ -207,6 +238,9 @@ func (v *eventsView) Rows() []eventRow {
 		if e.Kind == engine.KindViolation {
 			cls += " violation"
 		}
+		if o := eventOutcome(e, harm, idx); o != outcomeNone {
+			cls += " o-" + o
+		}
 		hl := v.Highlight[idx]
 		if hl {
 			cls += " hl"
@@ -218,19 +252,24 @@ func (v *eventsView) Rows() []eventRow {
 
 // statusView is the world's state at a glance.
 type statusView struct {
-	Lang       string
-	Now        string
-	Holder     string
-	Storage    string // the mode's name, for scripts
-	StorageIn  string // the mode in words
-	Highest    int64
-	Violations int
-	Workers    []engine.WorkerState
+	Lang      string
+	Now       string
+	Holder    string
+	Storage   string // the mode's name, for scripts
+	StorageIn string // the mode in words
+	Highest   int64
+	Workers   []engine.WorkerState
+	// Outcome is the run so far in one word and colour: harm, safe, warn.
+	Outcome     runOutcome
+	OutcomeText string
 }
 
 func newStatus(w *engine.World, lang string) *statusView {
 	s := w.Snapshot()
-	v := &statusView{Lang: lang, Now: s.Now.String(), Storage: s.Storage.Mode.String(), StorageIn: T(lang, "mode."+s.Storage.Mode.String()), Highest: s.Storage.Highest, Violations: len(s.Violations), Workers: s.Workers}
+	v := &statusView{Lang: lang, Now: s.Now.String(), Storage: s.Storage.Mode.String(), StorageIn: T(lang, "mode."+s.Storage.Mode.String()), Highest: s.Storage.Highest, Workers: s.Workers}
+	events := w.Events()
+	v.Outcome = summarize(events)
+	v.OutcomeText = outcomeStatus(v.Outcome, events, lang)
 	if s.Coordinator.Holder != engine.NoNode {
 		until := "→ " + s.Coordinator.Expires.String()
 		if s.Coordinator.Expires == engine.Never {
@@ -241,6 +280,21 @@ func newStatus(w *engine.World, lang string) *statusView {
 		v.Holder = T(lang, "status.none")
 	}
 	return v
+}
+
+// outcomeStatus says the run's outcome in a few words.
+func outcomeStatus(o runOutcome, events []engine.Event, lang string) string {
+	if o.Class == outcomeNone {
+		return T(lang, "outcome.none.status")
+	}
+	s := T(lang, "outcome."+o.Class) + ": " + T(lang, "outcome."+o.Class+".short")
+	if o.Class == outcomeHarm {
+		s = T(lang, "outcome.harm") + ": " + T(lang, "harm."+events[o.Event].Reason.String())
+		if o.Harm > 1 {
+			s += fmt.Sprintf(" (+%d)", o.Harm-1)
+		}
+	}
+	return s
 }
 
 // session is a lab run as the student drove it: replaying its commands on

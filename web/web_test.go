@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"leaselab/catalog"
 	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
@@ -47,24 +48,12 @@ func get(t testing.TB, u string) (int, string, http.Header) {
 	return resp.StatusCode, string(b), resp.Header
 }
 
-func TestMessagesHaveEveryKeyInEveryLanguage(t *testing.T) {
+// TestEveryLanguageHasACatalog: each language the site offers has its
+// catalog of texts (the catalog's own test checks they have the same keys).
+func TestEveryLanguageHasACatalog(t *testing.T) {
 	for _, lang := range labs.Langs {
-		if messages[lang] == nil {
-			t.Fatalf("no UI texts for %s", lang)
-		}
-	}
-	for key := range messages[labs.DefaultLang] {
-		for _, lang := range labs.Langs {
-			if _, ok := messages[lang][key]; !ok {
-				t.Errorf("%s: no %q", lang, key)
-			}
-		}
-	}
-	for _, lang := range labs.Langs {
-		for key := range messages[lang] {
-			if _, ok := messages[labs.DefaultLang][key]; !ok {
-				t.Errorf("%s has %q, which %s lacks", lang, key, labs.DefaultLang)
-			}
+		if !slices.Contains(catalog.Langs(), lang) {
+			t.Errorf("no catalog of texts for %s", lang)
 		}
 	}
 }
@@ -249,7 +238,7 @@ func TestLabPageReplaysTheSession(t *testing.T) {
 	}
 	for _, want := range []string{
 		"the storage rejects file from W1 with token 7 (stale token: 7 &lt; 8)",
-		`class="mk reject"`,
+		`class="mk reject blocked"`,
 		// advances in a row are folded into one
 		`<input type="hidden" name="do" value="advance 18s">`,
 	} {
@@ -383,7 +372,7 @@ func TestRenderDiagramSVG(t *testing.T) {
 		if err := xml.NewDecoder(strings.NewReader(svg)).Decode(new(struct{ XMLName xml.Name })); err != nil {
 			t.Fatalf("%s: not XML: %v", lang, err)
 		}
-		for _, want := range []string{`xmlns="http://www.w3.org/2000/svg"`, `class="mk reject"`, `class="mk accept"`, `class="freeze"`, `class="pinned"`, "7&lt;8", "token 8"} {
+		for _, want := range []string{`xmlns="http://www.w3.org/2000/svg"`, `class="mk reject blocked"`, `class="mk accept"`, `class="freeze"`, `class="pinned safe"`, "7&lt;8", "token 8"} {
 			if !strings.Contains(svg, want) {
 				t.Errorf("%s: SVG lacks %q", lang, want)
 			}
@@ -440,5 +429,51 @@ func BenchmarkLabPage(b *testing.B) {
 		if rec.Code != 200 {
 			b.Fatal(rec.Code)
 		}
+	}
+}
+
+// TestErrorTextSpeaksTheLanguage: a refused command reads in the page's
+// language, with no English from the engine on an Indonesian page.
+func TestErrorTextSpeaksTheLanguage(t *testing.T) {
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := c.Lab("w1-w2")
+	w, err := lab.NewWorld(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cmd, id, en string }{
+		{"thaw W1", "cairkan: W1 tidak sedang beku", "thaw: W1 is not frozen"},
+		{"freeze W9", `tidak ada worker bernama "W9"`, `no worker called "W9"`},
+		{"restart W2", "mulai lagi: W2 masih berjalan", "restart: W2 is running"},
+		{"replica 1 down", "lab ini tidak menawarkan perintah «matikan replika 1»", "this lab does not offer «replica 1 down»"},
+	} {
+		cmd, err := parseCommand(tc.cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = applyCommand(lab, w, cmd)
+		if err == nil {
+			t.Fatalf("%s: no error", tc.cmd)
+		}
+		if got := errorText("id", err); !strings.Contains(got, tc.id) || englishFromEngine.MatchString(got) {
+			t.Errorf("%s in Indonesian: %q", tc.cmd, got)
+		}
+		if got := errorText("en", err); !strings.Contains(got, tc.en) {
+			t.Errorf("%s in English: %q", tc.cmd, got)
+		}
+	}
+	ch := c.Lab("renew-policy")
+	if _, err := judge(ch, map[string]string{"renew-margin": "soon"}, "id"); err == nil {
+		t.Error("renew-margin=soon judged")
+	} else if got := errorText("id", err); !strings.Contains(got, `"soon"`) || !strings.Contains(got, "renew-margin") || strings.Contains(got, "duration") {
+		t.Errorf("a policy value refused in Indonesian: %q", got)
+	}
+	if _, err := parseCommand("fly W1"); err == nil {
+		t.Fatal("fly parsed")
+	} else if got := errorText("id", err); got != `perintah "fly" tidak dikenal` {
+		t.Errorf("unknown command in Indonesian: %q", got)
 	}
 }

@@ -1,0 +1,65 @@
+package catalog
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+)
+
+// TestEveryKeyInEveryLanguage fails on a key one language has and another
+// lacks.
+func TestEveryKeyInEveryLanguage(t *testing.T) {
+	langs := Langs()
+	if len(langs) < 2 {
+		t.Fatalf("catalogs: %v", langs)
+	}
+	for _, a := range langs {
+		for _, k := range Keys(a) {
+			for _, b := range langs {
+				if _, ok := texts[b][k]; !ok {
+					t.Errorf("%s has %q, %s lacks it", a, k, b)
+				}
+			}
+		}
+	}
+}
+
+var verbs = regexp.MustCompile(`%(\[\d+\])?[-+# 0]*\d*(\.\d+)?[a-zA-Z%]`)
+
+// TestSameArguments: a text's translations take the same fmt arguments,
+// so that one call fills any language.
+func TestSameArguments(t *testing.T) {
+	for _, k := range Keys(Default) {
+		want := argKinds(texts[Default][k])
+		for _, l := range Langs() {
+			if got := argKinds(texts[l][k]); got != want {
+				t.Errorf("%s %q takes %s, %s takes %s", l, k, got, Default, want)
+			}
+		}
+	}
+}
+
+// argKinds is the verbs of a format by argument position.
+func argKinds(f string) string {
+	byArg := map[int]byte{}
+	n := 0
+	for _, m := range verbs.FindAllStringSubmatch(f, -1) {
+		v := m[0][len(m[0])-1]
+		if v == '%' {
+			continue
+		}
+		if m[1] != "" {
+			fmt.Sscanf(m[1], "[%d]", &n)
+			n--
+		}
+		byArg[n] = v
+		n++
+	}
+	s := ""
+	for i := 0; i < len(byArg)+1; i++ {
+		if v, ok := byArg[i]; ok {
+			s += string(v)
+		}
+	}
+	return s
+}

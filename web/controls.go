@@ -1,0 +1,145 @@
+package web
+
+import (
+	"strconv"
+
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+// labControls is what a lab's live page offers, as the lab declares it
+// (lab.yaml controls:).
+type labControls = labs.Controls
+
+// controlsOf is the lab's declared controls; absent, the default set.
+func controlsOf(l *labs.Lab) *labControls { return l.Controls() }
+
+// ctlButton is one control: the command it sends, the words on it, and
+// the accessible name that says whom it acts on ("Bekukan W1").
+type ctlButton struct {
+	Cmd   string
+	Text  string
+	Label string
+	Key   string // aria-keyshortcuts, or ""
+	Class string
+}
+
+// workerRow is one worker's controls.
+type workerRow struct {
+	Name    string
+	Index   int
+	Freeze  bool
+	For     []ctlOption // "until thawed" (chosen at first), then the lab's durations
+	Buttons []ctlButton // thaw, crash, restart, cuts, links, clocks
+}
+
+type ctlOption struct {
+	Value, Text string
+}
+
+// worldRows builds every worker's controls from the lab's declaration.
+func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
+	var rows []workerRow
+	for i, name := range workerNames(w) {
+		r := workerRow{Name: name, Index: i + 1, Freeze: c.HasFreeze || len(c.Freeze) > 0}
+		named := func(key string) string { return T(lang, key) + " " + name }
+		if r.Freeze {
+			r.For = append(r.For, ctlOption{Value: "", Text: T(lang, "ctl.forever")})
+			for _, d := range c.Freeze {
+				r.For = append(r.For, ctlOption{Value: d.String(), Text: d.String()})
+			}
+			r.Buttons = append(r.Buttons, ctlButton{Cmd: "thaw " + name, Text: T(lang, "ctl.thaw"), Label: named("ctl.thaw")})
+		}
+		if c.Crash {
+			r.Buttons = append(r.Buttons,
+				ctlButton{Cmd: "crash " + name, Text: T(lang, "ctl.crash"), Label: named("ctl.crash")},
+				ctlButton{Cmd: "restart " + name, Text: T(lang, "ctl.restart"), Label: named("ctl.restart")})
+		}
+		for _, to := range c.Cut {
+			cmd := engine.Command{Kind: engine.CmdPartition, A: name}
+			if to != "everyone" {
+				cmd.B = to
+			}
+			text := T(lang, "ctl.partition")
+			if len(c.Cut) > 1 {
+				text = T(lang, "ctl.cut."+to)
+			}
+			r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: text, Label: T(lang, "ctl.partition") + " " + name + " " + T(lang, "ctl.cutfrom."+to)})
+		}
+		if l := c.Link; l != nil {
+			for _, to := range l.To {
+				where := name + "→" + T(lang, "node."+to)
+				for _, d := range l.Delay {
+					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, Dur: d}
+					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " +" + d.String(), Label: T(lang, "ctl.delay") + " " + where + " " + d.String()})
+				}
+				for _, p := range l.Loss {
+					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasLoss: true, LossPPM: p}
+					pct := strconv.FormatFloat(float64(p)/1e4, 'f', -1, 64) + "%"
+					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + pct, Label: T(lang, "ctl.loss") + " " + where + " " + pct})
+				}
+				undo := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, HasLoss: true}
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: undo.String(), Text: where + " " + T(lang, "ctl.linkok"), Label: T(lang, "ctl.linkok.long") + " " + where})
+			}
+		}
+		if k := c.Clock; k != nil {
+			for _, d := range k.Skew {
+				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasSkew: true, Skew: d}
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + signedTime(d), Label: T(lang, "ctl.skew") + " " + name + " " + signedTime(d)})
+			}
+			for _, d := range k.Jump {
+				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasJump: true, Jump: d}
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + signedTime(d), Label: T(lang, "ctl.jump") + " " + name + " " + signedTime(d)})
+			}
+			for _, rt := range k.Rate {
+				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}
+				x := strconv.FormatFloat(float64(rt)/1e6, 'f', -1, 64) + "×"
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.rate") + " " + x, Label: T(lang, "ctl.rate") + " " + name + " " + x})
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// worldButtons are the controls that act on the whole world.
+func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
+	var out []ctlButton
+	if c.Fencing {
+		out = append(out,
+			ctlButton{Cmd: "fencing on", Text: T(lang, "ctl.fencing.on"), Label: T(lang, "ctl.fencing.on"), Key: "F"},
+			ctlButton{Cmd: "fencing off", Text: T(lang, "ctl.fencing.off"), Label: T(lang, "ctl.fencing.off")})
+	}
+	for _, m := range c.Storage {
+		cmd := engine.Command{Kind: engine.CmdStorage, Mode: m}
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "mode."+m.String()), Label: T(lang, "status.storage") + ": " + T(lang, "mode."+m.String())})
+	}
+	if len(c.Cut) > 0 || c.Link != nil {
+		out = append(out, ctlButton{Cmd: "heal", Text: T(lang, "ctl.heal"), Label: T(lang, "ctl.heal")})
+	}
+	if c.Replica {
+		for n := 1; n <= len(w.Snapshot().Coordinator.Replicas); n++ {
+			for _, up := range []bool{false, true} {
+				cmd := engine.Command{Kind: engine.CmdReplica, Replica: n, Up: up}
+				key := "ctl.replica.down"
+				if up {
+					key = "ctl.replica.up"
+				}
+				text := T(lang, key) + " " + strconv.Itoa(n)
+				out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: text})
+			}
+		}
+	}
+	for _, t := range c.Until {
+		text := T(lang, "ctl.until") + " " + t.String()
+		out = append(out, ctlButton{Cmd: "until " + t.String(), Text: text, Label: text})
+	}
+	return out
+}
+
+func signedTime(d engine.Time) string {
+	if d >= 0 {
+		return "+" + d.String()
+	}
+	return "−" + (-d).String()
+}

@@ -1,0 +1,98 @@
+package web
+
+import "leaselab/engine"
+
+// One visual language for what a run did, everywhere a student reads it
+// (diagram, status, pinned sentence, event list, verdicts):
+//
+//	harm — a stale write accepted, a lost update, a double effect, a split
+//	       brain: red.
+//	safe — a stale write the storage blocked: green.
+//	warn — the stale owner acted after its lease expired; whether that did
+//	       harm depends on the storage: amber.
+const (
+	outcomeNone = ""
+	outcomeSafe = "safe"
+	outcomeWarn = "warn"
+	outcomeHarm = "harm"
+)
+
+// harmful reports whether a violation reason is harm.
+func harmful(r engine.Reason) bool { return r.IsHarm() }
+
+// blocked reports whether an event is a write the storage refused: the
+// check in the resource did its job.
+func blocked(e engine.Event) bool { return e.Kind == engine.KindReject }
+
+// eventOutcome classes one event of a log.
+func eventOutcome(e engine.Event, harmRefs map[int]bool, i int) string {
+	switch {
+	case e.Kind == engine.KindViolation && harmful(e.Reason):
+		return outcomeHarm
+	case e.Kind == engine.KindViolation:
+		return outcomeWarn
+	case blocked(e):
+		return outcomeSafe
+	case e.Kind == engine.KindAccept && harmRefs[i]:
+		return outcomeHarm
+	}
+	return outcomeNone
+}
+
+// harmRefs is the set of events a harmful violation points at as its
+// proof: the accepted writes that did the harm.
+func harmRefs(events []engine.Event) map[int]bool {
+	out := map[int]bool{}
+	for _, e := range events {
+		if e.Kind == engine.KindViolation && harmful(e.Reason) {
+			out[int(e.Ref)] = true
+		}
+	}
+	return out
+}
+
+// runOutcome sums a run up: the worst class seen, with the event that
+// shows it (-1 when nothing happened worth a word). Harm outranks a
+// blocked write, which outranks a warning: a stale owner that acted and
+// was blocked is the safe story the labs teach.
+type runOutcome struct {
+	Class        string
+	Event        int
+	Harm, Warn   int // violations of each class
+	Blocked      int // writes the storage refused
+	FirstBlocked int
+	FirstWarn    int
+}
+
+func summarize(events []engine.Event) runOutcome {
+	o := runOutcome{Event: -1, FirstBlocked: -1, FirstWarn: -1}
+	firstHarm := -1
+	for i, e := range events {
+		switch {
+		case e.Kind == engine.KindViolation && harmful(e.Reason):
+			o.Harm++
+			if firstHarm < 0 {
+				firstHarm = i
+			}
+		case e.Kind == engine.KindViolation:
+			o.Warn++
+			if o.FirstWarn < 0 {
+				o.FirstWarn = i
+			}
+		case blocked(e):
+			o.Blocked++
+			if o.FirstBlocked < 0 {
+				o.FirstBlocked = i
+			}
+		}
+	}
+	switch {
+	case firstHarm >= 0:
+		o.Class, o.Event = outcomeHarm, firstHarm
+	case o.FirstBlocked >= 0:
+		o.Class, o.Event = outcomeSafe, o.FirstBlocked
+	case o.FirstWarn >= 0:
+		o.Class, o.Event = outcomeWarn, o.FirstWarn
+	}
+	return o
+}
