@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -53,7 +54,8 @@ type Diagram struct {
 	// SVG); a page shows it as text above the picture instead, where it
 	// wraps to any width and never scrolls away.
 	PinInSVG bool
-	Zoomed   bool // the picture shows a window of the run, not all of it
+	Zoomed   bool        // the picture shows a window of the run, not all of it
+	From     engine.Time // the time at the picture's left edge
 }
 
 type dLane struct {
@@ -142,6 +144,64 @@ type diagramOpts struct {
 	// Zoom shows only the time around the highlighted events, in a
 	// narrower picture: an answer's box.
 	Zoom bool
+	// Window, when set, shows only the last Window of a longer run: a
+	// live session's picture, redrawn every play frame, costs what its
+	// recent past costs, however long the run. Permalinks and answers
+	// draw the whole run.
+	Window engine.Time
+	// Sentences, when set, keeps each mark's sentence from frame to frame.
+	Sentences *sentenceCache
+}
+
+// liveWindow is how much of a long run a live picture shows.
+const liveWindow = 2 * engine.Minute
+
+// windowDiagram is a live session's picture: the last liveWindow of the
+// run, with the marks' sentences kept in cache (nil: none kept).
+func windowDiagram(id string, w *engine.World, lang string, cache *sentenceCache) *Diagram {
+	return newDiagram(id, w, lang, nil, diagramOpts{Window: liveWindow, Sentences: cache})
+}
+
+// sentenceCache keeps the sentence of each mark a live picture drew, by
+// event index. An entry holds its event, so a log that started again
+// (a reset, a replay) never gets a sentence of an event it does not have.
+type sentenceCache struct {
+	lang string
+	m    map[int]cachedSentence
+}
+
+type cachedSentence struct {
+	e engine.Event
+	s string
+}
+
+// sentence is event i's mark title, computed once while i stays in view.
+func (c *sentenceCache) sentence(i int, e engine.Event, names engine.Names, lang string) string {
+	if c == nil {
+		return e.T.String() + " " + labs.DescribeEvent(e, names, lang)
+	}
+	if c.m == nil || c.lang != lang {
+		c.m, c.lang = map[int]cachedSentence{}, lang
+	}
+	if cs, ok := c.m[i]; ok && cs.e == e {
+		return cs.s
+	}
+	s := e.T.String() + " " + labs.DescribeEvent(e, names, lang)
+	c.m[i] = cachedSentence{e, s}
+	return s
+}
+
+// forget drops the sentences of events before index first: the picture
+// no longer shows them.
+func (c *sentenceCache) forget(first int) {
+	if c == nil {
+		return
+	}
+	for i := range c.m {
+		if i < first {
+			delete(c.m, i)
+		}
+	}
 }
 
 // pageDiagram is the picture as a page shows it: the pinned sentence is
@@ -209,10 +269,20 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 		from, span = lo, hi-lo
 		d.Zoomed = true
 	}
+	if opts.Window > 0 && !d.Zoomed && snap.Now > opts.Window {
+		// The last Window, with the same room ahead a whole run gets.
+		step := tickStep(opts.Window + opts.Window/8)
+		from = (snap.Now - opts.Window) / step * step
+		span = snap.Now + opts.Window/8 - from
+	}
 	step := tickStep(span)
 	from = from / step * step
 	span = (span + step - 1) / step * step
 	end := from + span
+	// The log is in time order: the picture starts at the first event it
+	// shows, however long the run before it.
+	first := sort.Search(len(events), func(i int) bool { return events[i].T >= from })
+	d.From = from
 	plotW := d.PlotX1 - d.PlotX0
 	x := func(t engine.Time) int {
 		t = min(max(t, from), end)
@@ -294,29 +364,15 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 		})
 	}
 
-	// Messages: a send is paired with the receive or drop of the same kind
-	// on the same link, first in first out.
-	type link struct {
-		from, to engine.Node
-		msg      engine.MsgKind
-	}
-	pending := map[link][]int{}
-	for i, e := range events {
+	// Messages: a receive or a drop points at its send (Ref).
+	for i := first; i < len(events); i++ {
+		e := events[i]
 		switch e.Kind {
-		case engine.KindSend:
-			k := link{e.Node, e.Peer, e.Msg}
-			pending[k] = append(pending[k], i)
 		case engine.KindRecv, engine.KindDrop:
-			k := link{e.Peer, e.Node, e.Msg}
-			if e.Kind == engine.KindDrop {
-				k = link{e.Node, e.Peer, e.Msg}
-			}
-			q := pending[k]
-			if len(q) == 0 {
+			if e.Ref < 0 || int(e.Ref) >= i || events[e.Ref].Kind != engine.KindSend {
 				continue
 			}
-			s := events[q[0]]
-			pending[k] = q[1:]
+			s := events[e.Ref]
 			fromLane, toLane := laneOf(s.Node, nw), laneOf(s.Peer, nw)
 			if fromLane < 0 || toLane < 0 || e.T < from {
 				continue
@@ -339,12 +395,10 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 	// their outcome: a blocked write is safe, an accepted one that did harm
 	// is not.
 	harm := harmRefs(events)
-	for i, e := range events {
+	for i := first; i < len(events); i++ {
+		e := events[i]
 		if e.T > end {
 			break
-		}
-		if e.T < from {
-			continue
 		}
 		mk := dMark{Index: i, X: x(e.T), Highlight: highlight[i]}
 		li := laneOf(e.Node, nw)
@@ -401,8 +455,11 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 		if e.Node >= 0 && e.Kind != engine.KindViolation {
 			mk.Y = d.Lanes[li].Y + d.Lanes[li].H - 12 // under the two lease rows
 		}
-		mk.Title = e.T.String() + " " + labs.DescribeEvent(e, names, lang)
+		mk.Title = opts.Sentences.sentence(i, e, names, lang)
 		d.Marks = append(d.Marks, mk)
+	}
+	if c := opts.Sentences; c != nil && len(c.m) > 2*len(d.Marks)+64 {
+		c.forget(first)
 	}
 	// The pinned sentence: the run's outcome, worst first (see summarize).
 	if o := summarize(events); o.Event >= 0 {

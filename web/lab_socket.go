@@ -110,6 +110,8 @@ type live struct {
 	out     chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
 	playing bool
 	speed   float64
+	// sentences keeps the live picture's mark sentences while playing.
+	sentences *sentenceCache
 }
 
 // sameOrigin accepts a websocket only from a page of this site, so another
@@ -451,7 +453,7 @@ func (l *live) frame(id int64) serverMsg {
 		comp   templ.Component
 	}{
 		{"status", statusPanel(newStatus(l.world, l.lang))},
-		{"diagram", liveDiagram("live", l.world, l.lang, nil)},
+		{"diagram", l.picture(l.world)},
 		{"session", sessionPanel(l.page(), l.lab.ID, l.sess)},
 	}
 	if s := signalsFor(l.lab, "live-signals", l.world, l.lang); s != nil {

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"testing"
+
+	"leaselab/content"
+	"leaselab/labs"
+)
+
+// A live picture of a long run shows its last liveWindow, with every mark
+// and message a whole picture shows there; a permalink's shows it all.
+func TestLiveDiagramWindowsLongRuns(t *testing.T) {
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Lab("renew-load").NewWorld(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Do("until 5m"); err != nil {
+		t.Fatal(err)
+	}
+	whole := pageDiagram("p", w, "en", nil)
+	cache := &sentenceCache{}
+	win := windowDiagram("p", w, "en", cache)
+	if whole.Ticks[0].Label != "0s" || win.Ticks[0].Label == "0s" {
+		t.Fatalf("whole starts at %s, window at %s", whole.Ticks[0].Label, win.Ticks[0].Label)
+	}
+	from := win.From
+	if from <= 0 || from > w.Now()-liveWindow {
+		t.Fatalf("the window starts at %s, now is %s", from, w.Now())
+	}
+	if len(win.Marks) == 0 || len(win.Marks) >= len(whole.Marks) || len(win.Msgs) == 0 || len(win.Msgs) >= len(whole.Msgs) {
+		t.Fatalf("window: %d marks, %d messages; whole run: %d, %d", len(win.Marks), len(win.Msgs), len(whole.Marks), len(whole.Msgs))
+	}
+	events := w.Events()
+	inWindow := map[int]string{}
+	for _, m := range whole.Marks {
+		if events[m.Index].T >= from {
+			inWindow[m.Index] = m.Title
+		}
+	}
+	for _, m := range win.Marks {
+		if events[m.Index].T < from {
+			t.Errorf("mark of event %d at %s, before the window", m.Index, events[m.Index].T)
+		}
+		title, ok := inWindow[m.Index]
+		if !ok || title != m.Title {
+			t.Errorf("mark %d: %q in the window, %q (%v) in the whole picture", m.Index, m.Title, title, ok)
+		}
+		delete(inWindow, m.Index)
+	}
+	if len(inWindow) > 0 {
+		t.Errorf("%d marks of the window's time only in the whole picture", len(inWindow))
+	}
+	// Sentences come from the cache the second time, and stay right after
+	// the log starts again.
+	again := windowDiagram("p", w, "en", cache)
+	if len(again.Marks) != len(win.Marks) || again.Marks[0].Title != win.Marks[0].Title || len(cache.m) == 0 {
+		t.Fatalf("a second frame differs or kept nothing")
+	}
+	if err := w.Do("reset"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Do("until 10s"); err != nil {
+		t.Fatal(err)
+	}
+	fresh, cached := pageDiagram("p", w, "en", nil), windowDiagram("p", w, "en", cache)
+	if len(fresh.Marks) != len(cached.Marks) {
+		t.Fatalf("after a reset: %d marks, %d with the cache", len(fresh.Marks), len(cached.Marks))
+	}
+	for i := range fresh.Marks {
+		if fresh.Marks[i].Title != cached.Marks[i].Title {
+			t.Errorf("after a reset, mark %d: %q, cached %q", i, cached.Marks[i].Title, fresh.Marks[i].Title)
+		}
+	}
+}
+
+// A live session's picture of a run shorter than the window is the page's
+// picture, byte for byte, whether it plays (sentences cached) or not.
+func TestLivePictureIsThePagePicture(t *testing.T) {
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := c.Lab("w1-w2")
+	w, err := lab.NewWorld(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &live{lab: lab, lang: "en", world: w}
+	for _, cmd := range []string{"fencing on", "until 4s", "freeze W1", "advance 18s", "thaw W1", "advance 6s"} {
+		if err := w.Do(cmd); err != nil {
+			t.Fatal(err)
+		}
+		want, err := renderString(liveDiagram("live", w, "en", nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, playing := range []bool{true, true, false} {
+			l.playing = playing
+			got, err := renderString(l.picture(w))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("after %q (playing %v) the live picture differs from the page's", cmd, playing)
+			}
+			if (l.sentences != nil) != playing {
+				t.Fatalf("playing %v, sentences kept: %v", playing, l.sentences != nil)
+			}
+		}
+	}
+}
