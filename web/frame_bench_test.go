@@ -1,0 +1,60 @@
+package web
+
+import (
+	"testing"
+
+	"leaselab/content"
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+// BenchmarkPlayFrame measures one play tick as a playing session pays it:
+// the world advances one second (speed 5) and the frame is built. The
+// session starts again from its lab every four virtual minutes, outside
+// the timer, as a student's reset would; so the long runs' frames, past
+// the live picture's window, count too.
+func BenchmarkPlayFrame(b *testing.B) {
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	for _, id := range []string{"w1-w2", "renew-load"} {
+		b.Run(id, func(b *testing.B) {
+			lab := c.Lab(id)
+			if lab == nil {
+				b.Fatalf("no lab %s", id)
+			}
+			start := func() *live {
+				w, err := lab.NewWorld(1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				l := &live{srv: srv, lab: lab, lang: "en", world: w, playing: true, shown: -1}
+				if m := l.frame(0); m.Type != "frame" {
+					b.Fatal(m.Error)
+				}
+				return l
+			}
+			l := start()
+			b.ReportAllocs()
+			for b.Loop() {
+				if l.world.Now() >= 4*engine.Minute {
+					b.StopTimer()
+					l = start()
+					b.StartTimer()
+				}
+				if err := l.world.Advance(engine.Second); err != nil {
+					b.Fatal(err)
+				}
+				if m := l.frame(0); m.Type != "frame" {
+					b.Fatal(m.Error)
+				}
+			}
+		})
+	}
+}
