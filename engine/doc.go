@@ -93,6 +93,16 @@
 // replica N down|up, reset. A session is its scenario, seed and
 // [World.Commands]; replaying them rebuilds it exactly.
 //
+// The log is one slice of flat events without pointers: a lease or a
+// storage key is a [KeyID] that [Names.Key] turns back into its name, so
+// the garbage collector never scans the log. A caller running many worlds
+// one after another ([Challenge] runs) builds each in the last one's
+// arrays with [World.Reuse]. A World belongs to one goroutine; separate
+// worlds share nothing, so a caller may run many at once (labs judges a
+// challenge's runs on every core through [Challenge.PlayRun] and
+// [Challenge.Tally], in the same order and with the same verdict as
+// [Challenge.Judge]).
+//
 // Scenario tests live in testdata/ and read like etcd's raft tests: a
 // "world" directive with options and one worker per line, then "do" blocks
 // of commands whose expected output is the trace.
