@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,10 +143,43 @@ func mb(b int64) float64 { return float64(b) / (1 << 20) }
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 
 // controls are what each session sends in turn, as a student clicking
-// through a lab would; a reset now and then keeps the world young.
+// through a lab would; a reset now and then keeps the world young. W1 and
+// W2 stand for the lab's first two workers, read from its first frame.
 var controls = []string{
 	"fencing on", "freeze W1 for=5s", "advance 1s", "step", "thaw W1",
 	"fencing off", "crash W2", "restart W2", "advance 5s", "reset",
+}
+
+// workerAttr finds the workers in a frame's status panel.
+var workerAttr = regexp.MustCompile(`data-worker="([^"]+)"`)
+
+// labControls is controls with W1 and W2 replaced by the first two
+// workers a frame names (its one worker twice when it has one).
+func labControls(frame []byte) []string {
+	var m struct {
+		Ops []struct {
+			HTML string `json:"html"`
+		} `json:"ops"`
+	}
+	var workers []string
+	if json.Unmarshal(frame, &m) == nil {
+		for _, o := range m.Ops {
+			for _, w := range workerAttr.FindAllStringSubmatch(o.HTML, -1) {
+				if !slices.Contains(workers, w[1]) {
+					workers = append(workers, w[1])
+				}
+			}
+		}
+	}
+	if len(workers) == 0 {
+		return controls
+	}
+	r := strings.NewReplacer("W1", workers[0], "W2", workers[min(1, len(workers)-1)])
+	out := make([]string, len(controls))
+	for i, c := range controls {
+		out[i] = r.Replace(c)
+	}
+	return out
 }
 
 // Run opens the sessions, plays them for cfg.Hold, closes them and
@@ -334,10 +369,12 @@ type session struct {
 	res     *Result // nil for an idle session
 	frames  *atomic.Int64
 	closedN *atomic.Int64
-	pending atomic.Int64 // the id of the command awaiting its answer
-	answer  chan struct{}
-	done    chan struct{}
-	closed  atomic.Bool
+	// controls are what a playing session sends, with the lab's workers.
+	controls []string
+	pending  atomic.Int64 // the id of the command awaiting its answer
+	answer   chan struct{}
+	done     chan struct{}
+	closed   atomic.Bool
 }
 
 func dial(ctx context.Context, d *websocket.Dialer, u string, res *Result, frames, closed *atomic.Int64) (*session, error) {
@@ -360,7 +397,11 @@ func dial(ctx context.Context, d *websocket.Dialer, u string, res *Result, frame
 		return nil, fmt.Errorf("first message is %q, not a frame", h.typ)
 	}
 	conn.SetReadDeadline(time.Time{})
-	s := &session{conn: conn, res: res, frames: frames, closedN: closed, answer: make(chan struct{}, 1), done: make(chan struct{})}
+	var ctl []string
+	if res != nil { // a playing session: it will send controls
+		ctl = labControls(data)
+	}
+	s := &session{conn: conn, res: res, controls: ctl, frames: frames, closedN: closed, answer: make(chan struct{}, 1), done: make(chan struct{})}
 	go s.read()
 	return s, nil
 }
@@ -409,7 +450,7 @@ func (s *session) play(ctx context.Context, cfg Config, res *Result) []time.Dura
 	}
 	wait := time.NewTimer(rand.N(cfg.Every))
 	defer wait.Stop()
-	for k := rand.IntN(len(controls)); ; k++ {
+	for k := rand.IntN(len(s.controls)); ; k++ {
 		select {
 		case <-ctx.Done():
 			return out
@@ -424,7 +465,7 @@ func (s *session) play(ctx context.Context, cfg Config, res *Result) []time.Dura
 		default:
 		}
 		start := time.Now()
-		if !send(`{"id":` + strconv.FormatInt(id, 10) + `,"type":"do","cmd":"` + controls[k%len(controls)] + `"}`) {
+		if !send(`{"id":` + strconv.FormatInt(id, 10) + `,"type":"do","cmd":"` + s.controls[k%len(s.controls)] + `"}`) {
 			return out
 		}
 		select {

@@ -105,3 +105,23 @@ func TestParseHead(t *testing.T) {
 		}
 	}
 }
+
+func TestLabControlsNameTheLabsWorkers(t *testing.T) {
+	frame := []byte(`{"seq":1,"type":"frame","ops":[{"op":"replace","target":"status","html":"<div data-worker=\"A\" data-frozen=\"false\"></div><div data-worker=\"B\"></div><div data-worker=\"C\"></div>"}]}`)
+	got := strings.Join(labControls(frame), "|")
+	for _, want := range []string{"freeze A for=5s", "thaw A", "crash B", "restart B"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("controls %q lack %q", got, want)
+		}
+	}
+	if strings.Contains(got, "W1") || strings.Contains(got, "W2") {
+		t.Errorf("controls %q still name W1 or W2", got)
+	}
+	one := strings.Join(labControls([]byte(`{"ops":[{"html":"<div data-worker=\"H\">"}]}`)), "|")
+	if !strings.Contains(one, "crash H") || !strings.Contains(one, "freeze H") {
+		t.Errorf("one worker: %q", one)
+	}
+	if got := labControls([]byte("not json")); len(got) != len(controls) || got[1] != controls[1] {
+		t.Errorf("no workers: %q", got)
+	}
+}
