@@ -153,8 +153,14 @@ type diagramOpts struct {
 	Sentences *sentenceCache
 }
 
-// liveWindow is how much of a long run a live picture shows.
-const liveWindow = 2 * engine.Minute
+// A live picture shows at most liveWindow of a long run, narrowed in a
+// busy world to the time of its last liveEvents events, but never to less
+// than liveMinWindow: what a frame costs follows what it draws.
+const (
+	liveWindow    = 2 * engine.Minute
+	liveEvents    = 400
+	liveMinWindow = 30 * engine.Second
+)
 
 // windowDiagram is a live session's picture: the last liveWindow of the
 // run, with the marks' sentences kept in cache (nil: none kept).
@@ -269,11 +275,15 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 		from, span = lo, hi-lo
 		d.Zoomed = true
 	}
-	if opts.Window > 0 && !d.Zoomed && snap.Now > opts.Window {
-		// The last Window, with the same room ahead a whole run gets.
-		step := tickStep(opts.Window + opts.Window/8)
-		from = (snap.Now - opts.Window) / step * step
-		span = snap.Now + opts.Window/8 - from
+	win := opts.Window
+	if n := len(events); win > 0 && n > liveEvents {
+		win = min(win, max(snap.Now-events[n-liveEvents].T, liveMinWindow))
+	}
+	if win > 0 && !d.Zoomed && snap.Now > win {
+		// The last win, with the same room ahead a whole run gets.
+		step := tickStep(win + win/8)
+		from = (snap.Now - win) / step * step
+		span = snap.Now + win/8 - from
 	}
 	step := tickStep(span)
 	from = from / step * step

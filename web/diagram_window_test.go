@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"leaselab/content"
+	"leaselab/engine"
 	"leaselab/labs"
 )
 
@@ -28,8 +29,11 @@ func TestLiveDiagramWindowsLongRuns(t *testing.T) {
 		t.Fatalf("whole starts at %s, window at %s", whole.Ticks[0].Label, win.Ticks[0].Label)
 	}
 	from := win.From
-	if from <= 0 || from > w.Now()-liveWindow {
+	if from <= 0 || from < w.Now()-liveWindow-30*engine.Second || from > w.Now()-liveMinWindow {
 		t.Fatalf("the window starts at %s, now is %s", from, w.Now())
+	}
+	if n := len(win.Marks); n > liveEvents {
+		t.Errorf("a busy world's window draws %d marks", n)
 	}
 	if len(win.Marks) == 0 || len(win.Marks) >= len(whole.Marks) || len(win.Msgs) == 0 || len(win.Msgs) >= len(whole.Msgs) {
 		t.Fatalf("window: %d marks, %d messages; whole run: %d, %d", len(win.Marks), len(win.Msgs), len(whole.Marks), len(whole.Msgs))
