@@ -166,6 +166,8 @@ const (
 	ReasonNoTime
 	ReasonTries
 	ReasonAgain // a grant repeated to its holder
+	// Storage.
+	ReasonSameValue // an accepted write that put the result already there
 	// Violations.
 	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
 	ViolationDoubleEffect     // the same effect was accepted twice
@@ -182,6 +184,7 @@ var reasonNames = [reasonCount]string{
 	"partition", "loss", "down",
 	"ok", "up", "no-quorum", "no-leader",
 	"timeout", "stale-generation", "no-time", "tries", "again",
+	"same-value",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update",
 }
 
@@ -204,6 +207,18 @@ func ParseReason(s string) (Reason, bool) {
 
 // IsViolation reports whether r names a violation.
 func (r Reason) IsViolation() bool { return r >= ViolationStaleWrite && r < reasonCount }
+
+// IsHarm reports whether r names a violation that did harm: a stale write
+// the storage accepted, a lost update, an effect done twice, or two
+// workers acting as holder at once. Acting after expiry is a warning, not
+// harm: whether it harms depends on what the storage does with the act.
+func (r Reason) IsHarm() bool {
+	switch r {
+	case ViolationStaleWrite, ViolationLostUpdate, ViolationDoubleEffect, ViolationSplitBrain:
+		return true
+	}
+	return false
+}
 
 // Event is one thing that happened. It is a flat value so that the log is
 // one slice and recording an event allocates nothing.
@@ -371,7 +386,11 @@ func (n Names) describe(e Event) string {
 	case KindDone:
 		return "done"
 	case KindAccept:
-		return "accept " + e.Key + " from " + n.Of(e.Peer) + tok() + " highest=" + strconv.FormatInt(e.Value, 10)
+		s := "accept " + e.Key + " from " + n.Of(e.Peer) + tok() + " highest=" + strconv.FormatInt(e.Value, 10)
+		if e.Reason == ReasonSameValue {
+			s += " (same-value)"
+		}
+		return s
 	case KindReject:
 		s := "reject " + e.Key + " from " + n.Of(e.Peer) + tok() + " (" + e.Reason.String()
 		switch e.Reason {

@@ -20,7 +20,7 @@ func (w *World) observeAccept(m message, accept int32, ks *keyState) {
 	if ks.lastAccept >= 0 && m.real < ks.lastToken {
 		w.emit(Event{Kind: KindViolation, Reason: ViolationLostUpdate, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: ks.lastAccept})
 	}
-	ks.lastToken, ks.lastAccept = m.real, accept
+	ks.lastToken, ks.lastAccept, ks.lastValue = m.real, accept, m.value
 }
 
 // observeWrite runs when a worker acts on the storage.

@@ -33,6 +33,7 @@ type message struct {
 	gen     uint32 // renewal: the generation of the worker state that sent it
 	lease   uint8  // which lease at the coordinator
 	key     string
+	value   string // write: a fixed result, or "" for the holder's own
 }
 
 type item struct {

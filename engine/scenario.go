@@ -158,6 +158,10 @@ type Op struct {
 	Arg  Time   // work/sleep duration, acquire poll period (0: wait in line)
 	Need Time   // work: refuse to start with less of the lease left than this
 	Key  string // write/send key
+	// Value is what a write puts: "" for the holder's own result (every
+	// holder's differs, so an older one over a newer one is harm), or a
+	// fixed result that is the same whoever makes it (a thumbnail).
+	Value string
 }
 
 func (o Op) String() string {
@@ -173,6 +177,9 @@ func (o Op) String() string {
 		}
 		return "acquire"
 	case OpWrite, OpSend:
+		if o.Value != "" {
+			return o.Kind.String() + " " + o.Key + " value=" + o.Value
+		}
 		return o.Kind.String() + " " + o.Key
 	}
 	return o.Kind.String()
@@ -259,7 +266,17 @@ func parseOp(f []string) (Op, error) {
 		}
 		return op, nil
 	case OpWrite, OpSend:
+		if len(args) == 2 && k == OpWrite {
+			v, ok := strings.CutPrefix(args[1], "value=")
+			if !ok || v == "" || len(v) > 32 {
+				return Op{}, fmt.Errorf("write takes a key and optionally value=V (a word of at most 32 characters), not %q", args[1])
+			}
+			return Op{Kind: k, Key: args[0], Value: v}, nil
+		}
 		if len(args) != 1 {
+			if k == OpWrite {
+				return Op{}, fmt.Errorf("write takes one key and optionally value=V, such as write thumb value=v1")
+			}
 			return Op{}, fmt.Errorf("%s takes one key, such as %s report", f[0], f[0])
 		}
 		return Op{Kind: k, Key: args[0]}, nil

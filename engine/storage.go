@@ -10,12 +10,13 @@ type storage struct {
 
 // keyState is what the storage and the observers remember per key.
 type keyState struct {
-	used       bool  // idempotency: accepted once
-	highest    int64 // highest token seen on this key, in every mode
-	lastToken  int64 // token of the last accepted put
-	lastAccept int32 // log index of the last accepted put
-	firstSend  int32 // log index of the first accepted send, -1 if none
-	doubled    bool  // a double effect on this key was reported already
+	used       bool   // idempotency: accepted once
+	highest    int64  // highest token seen on this key, in every mode
+	lastToken  int64  // token of the last accepted put
+	lastAccept int32  // log index of the last accepted put
+	firstSend  int32  // log index of the first accepted send, -1 if none
+	doubled    bool   // a double effect on this key was reported already
+	lastValue  string // value of the last accepted put ("" for a holder's own result)
 }
 
 // Write is one entry of the storage ledger.
@@ -93,9 +94,17 @@ func (s *storage) write(w *World, m message) {
 	}
 	s.version++
 	ks.used = true
-	idx = w.emit(Event{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Value: ks.highest, Effect: m.effect, Ref: m.ev, Ref2: -1})
+	// The same fixed result written again changes nothing: no harm.
+	same := !m.effect && m.value != "" && ks.lastAccept >= 0 && ks.lastValue == m.value
+	why := ReasonNone
+	if same {
+		why = ReasonSameValue
+	}
+	idx = w.emit(Event{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: why, Value: ks.highest, Effect: m.effect, Ref: m.ev, Ref2: -1})
 	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: m.key, Effect: m.effect, Accepted: true, Highest: ks.highest, Event: idx})
-	w.observeAccept(m, idx, &ks)
+	if !same {
+		w.observeAccept(m, idx, &ks)
+	}
 	s.keys[m.key] = ks
 	w.send(message{kind: MsgWriteOK, from: Storage, to: m.from, req: m.req, token: m.token, version: s.version})
 }

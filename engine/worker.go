@@ -169,7 +169,7 @@ func (w *World) runOp(wk *worker) {
 		}
 		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: op.Key, Effect: op.Kind == OpSend})
 		w.observeWrite(wk, idx)
-		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: op.Key, effect: op.Kind == OpSend, version: wk.version, lease: wk.lease, ev: idx})
+		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: op.Key, value: op.Value, effect: op.Kind == OpSend, version: wk.version, lease: wk.lease, ev: idx})
 	case OpRead:
 		w.request(wk, message{kind: MsgRead, to: Storage})
 	case OpRelease:

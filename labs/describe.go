@@ -84,6 +84,9 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindDone:
 		return fmt.Sprintf(pick("%s selesai", "%s is done"), n)
 	case engine.KindAccept:
+		if e.Reason == engine.ReasonSameValue {
+			return fmt.Sprintf(pick("penyimpanan menerima %s dari %s dengan token %s: isinya sama dengan yang sudah ada, jadi tidak ada yang rusak", "the storage accepts %s from %s with token %s: the same content as already there, so nothing is harmed"), e.Key, p, tok)
+		}
 		return fmt.Sprintf(pick("penyimpanan menerima %s dari %s dengan token %s (tertinggi: %d)", "the storage accepts %s from %s with token %s (highest: %d)"), e.Key, p, tok, e.Value)
 	case engine.KindReject:
 		why := reason

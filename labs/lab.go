@@ -19,7 +19,8 @@ type Lab struct {
 	Goals     []*Goal
 
 	challenge *Challenge
-	file      string // lab.yaml, as named in the content
+	controls  *Controls // nil: the default set
+	file      string    // lab.yaml, as named in the content
 	dir       string
 	at        pos
 	scenario  engine.Scenario
@@ -41,6 +42,8 @@ type Question struct {
 	scenario engine.Scenario
 	run      []command
 	hints    int
+	answer   string // the choice the author intends; check holds the engine to it
+	answerAt pos
 }
 
 // Choice is one answer to a predict question.

@@ -3,6 +3,7 @@ package labs
 import (
 	"errors"
 	"io/fs"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,6 +127,14 @@ func TestVariantDecides(t *testing.T) {
 	} {
 		m := courseCopy(t)
 		replaceIn(t, m, tt.file, tt.old, tt.new)
+		// The pinned answer no longer holds: check says so, naming both.
+		_, err := Load(m)
+		if err == nil || !strings.Contains(err.Error(), "question "+tt.question+": answer: ") || !strings.Contains(err.Error(), "choice "+tt.right+" holds") {
+			t.Fatalf("%s: a variant that makes another choice hold is not refused against its pin: %v", tt.question, err)
+		}
+		// With the pin moved, the engine's run decides for the new choice.
+		pin := regexp.MustCompile(`(- id: ` + tt.question + `\n(?:\s*#.*\n)*\s+answer: )\S+`)
+		m[tt.file] = &fstest.MapFile{Data: pin.ReplaceAll(m[tt.file].Data, []byte("${1}"+tt.right))}
 		c, err := Load(m)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.question, err)

@@ -41,7 +41,7 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a lab file", "id", "scenario", "setup", "horizon", "questions", "goals", "challenge")
+	knownKeys(r, kvs, "a lab file", "id", "scenario", "setup", "horizon", "controls", "questions", "goals", "challenge")
 	l := &Lab{file: file, at: pos{file, 1, 1}, horizon: 60 * engine.Second}
 	fields := map[string]ynode{}
 	for _, e := range kvs {
@@ -74,6 +74,9 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 		}
 	}
 	l.setup = parseCommands(r, fields["setup"], "setup")
+	if v, ok := fields["controls"]; ok {
+		l.controls = parseControls(r, v)
+	}
 	if v, ok := fields["questions"]; ok {
 		items, _ := v.seq(r, "questions")
 		for _, it := range items {
@@ -248,7 +251,7 @@ func parseQuestion(r *report, l *Lab, y ynode) *Question {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a question", "id", "variant", "run", "choices", "hints")
+	knownKeys(r, kvs, "a question", "id", "variant", "run", "choices", "hints", "answer")
 	q := &Question{lab: l, at: y.pos(), scenario: l.scenario}
 	f := map[string]ynode{}
 	for _, e := range kvs {
@@ -293,6 +296,14 @@ func parseQuestion(r *report, l *Lab, y ynode) *Question {
 				continue
 			}
 			q.Choices = append(q.Choices, c)
+		}
+	}
+	if v, ok := f["answer"]; ok {
+		if s, ok := v.str(r, "answer"); ok {
+			q.answer, q.answerAt = s, v.pos()
+			if q.Choice(s) == nil && good {
+				r.errorf(v.pos(), "answer %q: question %s has no such choice (choices: %s)", s, q.ID, idList(q.Choices))
+			}
 		}
 	}
 	if len(q.Choices) < 2 && good {
@@ -426,6 +437,12 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 		switch len(holds) {
 		case 1:
 			out[q.ID] = decided{w: w, evidence: ev}
+			switch {
+			case q.answer == "":
+				r.warnf(q.at, "question %s: pin the intended answer with answer: %s, so that a changed variant cannot silently make its explanation false", q.ID, holds[0])
+			case q.answer != holds[0]:
+				r.errorf(q.answerAt, "question %s: answer: %s, but in the engine's run choice %s holds", q.ID, q.answer, holds[0])
+			}
 		case 0:
 			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s)", q.ID, w.Now(), violationList(w))
 		default:
@@ -442,6 +459,16 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 			}
 		}
 		if len(g.proof) == 0 {
+			continue
+		}
+		offered := true
+		for _, c := range g.proof {
+			if err := l.Refusal(c.cmd); err != nil {
+				r.errorf(c.at, "goal %s proof: %q: %v, so a student cannot reach the goal (add it to controls:)", g.ID, c.src, err)
+				offered = false
+			}
+		}
+		if !offered {
 			continue
 		}
 		w, err := l.NewWorld(0)

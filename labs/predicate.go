@@ -33,6 +33,7 @@ import (
 //	          | the KEY is (sent|written|accepted|rejected) COUNT
 //	          | violation NAME [by W]
 //	          | no violation [NAME]
+//	          | harm [by W] | no harm      (stale-write, lost-update, double-effect, split-brain)
 //	COUNT     = never | once | twice | N times | at least (once|twice|N times)
 //
 // After "after" or "before", a bare "W's" repeats the left fact for W,
@@ -330,6 +331,7 @@ type fact struct {
 	reason   engine.Reason
 	count    int64
 	atLeast  bool
+	harm     bool // violation, no violation: only the harmful ones
 }
 
 var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update"}
@@ -351,6 +353,18 @@ func (p *pparser) fact() (*fact, error) {
 			f.worker, f.wnode = w, p.node(w)
 		}
 		return f, nil
+	case p.accept("harm"):
+		f := &fact{kind: factViolation, harm: true}
+		if p.accept("by") {
+			w, err := p.worker()
+			if err != nil {
+				return nil, err
+			}
+			f.worker, f.wnode = w, p.node(w)
+		}
+		return f, nil
+	case p.accept("no", "harm"):
+		return &fact{kind: factNoViolate, harm: true}, nil
 	case p.accept("no", "violation") || p.accept("no", "violations"):
 		f := &fact{kind: factNoViolate}
 		if !p.done() && !p.is("and") && !p.is("or") && !p.is(")") && !p.is("after") && !p.is("before") {
@@ -751,7 +765,7 @@ func (f *fact) matchAt(ev []engine.Event, i int, e engine.Event) (match, bool) {
 			return match{}, false
 		}
 	case factViolation, factNoViolate:
-		if e.Kind != engine.KindViolation || (f.reason != engine.ReasonNone && e.Reason != f.reason) || !f.isWorker(e.Peer) {
+		if e.Kind != engine.KindViolation || (f.reason != engine.ReasonNone && e.Reason != f.reason) || (f.harm && !e.Reason.IsHarm()) || !f.isWorker(e.Peer) {
 			return match{}, false
 		}
 		return violationMatch(ev, i, e), true

@@ -141,6 +141,9 @@ func checkLimits(w *engine.World, cmd engine.Command) error {
 // starts a new world, and every new world of a lab gets the lab's setup
 // commands.
 func applyCommand(lab *labs.Lab, w *engine.World, cmd engine.Command) error {
+	if err := lab.Refusal(cmd); err != nil {
+		return err
+	}
 	if err := checkLimits(w, cmd); err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func (s *student) do(cmds ...string) {
 
 var (
 	labBefore = []string{"fencing on", "until 4s", "freeze W1", "advance 18s"}
-	labAfter  = []string{"thaw W1", "advance 1s", "step", "replica 1 down", "advance 3s"}
+	labAfter  = []string{"thaw W1", "advance 1s", "step", "crash W2", "advance 3s"}
 )
 
 // reference is the world of a student whose connection never dropped.
