@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -44,8 +43,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("content", "", "serve the course from this folder instead of the embedded one, reloading it when files change")
 	maxSessions := fs.Int("max-sessions", 2000, "live lab sessions at once; past it a lab page says the server is full")
 	idle := fs.Duration("idle-timeout", 15*time.Minute, "close a live session whose student sent nothing this long")
+	publicURL := fs.String("public-url", "", "the address students use (https://host[:port]); requests for any other host are refused")
+	perAddr := fs.Int("max-conns-per-addr", 512, "connections one client address may hold; behind a proxy, the proxy is one address")
+	trustProxy := fs.Bool("trust-proxy", false, "count work budgets by X-Forwarded-For (only behind a proxy that sets it)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: leaselab [serve] [--addr HOST:PORT] [--content DIR] [--max-sessions N] [--idle-timeout D]\n\n")
+		fmt.Fprintf(stderr, "usage: leaselab [serve] [--addr HOST:PORT] [--content DIR] [--max-sessions N] [--idle-timeout D] [--public-url URL] [--max-conns-per-addr N] [--trust-proxy]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -67,11 +69,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		debug.SetGCPercent(50)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	if *maxSessions < 1 || *idle <= 0 {
-		fmt.Fprintln(stderr, "leaselab serve: --max-sessions and --idle-timeout must be positive")
+	if *maxSessions < 1 || *idle <= 0 || *perAddr < 1 {
+		fmt.Fprintln(stderr, "leaselab serve: --max-sessions, --idle-timeout and --max-conns-per-addr must be positive")
 		return 2
 	}
-	cfg := web.Config{Logger: log, MaxSessions: *maxSessions, IdleTimeout: *idle}
+	cfg := web.Config{Logger: log, MaxSessions: *maxSessions, IdleTimeout: *idle, PublicURL: *publicURL, TrustProxy: *trustProxy}
+	if *publicURL == "" && loopback(*addr) {
+		// Only this machine can reach it: answer only to its names, so a
+		// page whose name an attacker points here (DNS rebinding) cannot.
+		cfg.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+	}
 	if *dir != "" {
 		info, err := os.Stat(*dir)
 		if err != nil || !info.IsDir() {
@@ -91,7 +98,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		srv.Close()
 		return 1
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// Timeouts for plain requests, and caps on connections under the file
+	// limit: idle connections cannot starve the students (web/guard.go).
+	hs := srv.HTTPServer()
+	ln = srv.LimitListener(ln, web.ConnLimits{PerAddr: *perAddr})
 	fmt.Fprintf(stdout, "leaselab: serving on http://%s/\n", displayAddr(ln.Addr()))
 	if *dir != "" {
 		fmt.Fprintf(stdout, "leaselab: course from %s, reloaded when its files change\n", *dir)
@@ -114,6 +124,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// loopback reports whether a listen address is reachable from this
+// machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // displayAddr is the listen address as a person would type it.
