@@ -579,6 +579,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 					if strings.Contains(md, "{{evidence}}") {
 						md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(runs[q.ID], lang))
 					}
+					md = expandCompare(r, sub.at, q, md, lang)
 					qt.explanation = renderMarkdown(md, lang, l.link)
 				}
 			}

@@ -119,7 +119,7 @@ func TestCheckReportsProblems(t *testing.T) {
 	}
 	for _, want := range []string{
 		lab + ":17:9: question storage-checks: 2 choices hold in the engine's run (rejected, silent); exactly one must\n",
-		lab + ":67:30: predicate: expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
+		lab + ":70:30: predicate: expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
 		filepath.Join(dir, "labs", "monthly-report", "en.md") + ": warning: missing English translation of lab monthly-report",
 	} {
 		if !strings.Contains(out, want) {

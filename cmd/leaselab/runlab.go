@@ -32,8 +32,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	format := fl.String("format", "text", "output: text, json (one event per line), svg (the space-time diagram) or chart (lease time left at each renewal, SVG)")
 	question := fl.String("question", "", "run this question's variant and commands first")
 	lang := fl.String("lang", "", "text output as sentences in this language (id or en) instead of the trace format")
+	vs := fl.String("vs", "", "what if: run B is the same run with this command applied (such as \"fencing on\"); prints where the runs first differ")
+	vsAt := fl.String("vs-at", "", "with --vs: the virtual time the change lands (default: where the --do commands end)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--format text|json|svg|chart] [--lang id|en]")
+		fmt.Fprintln(stderr, "usage: leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--format text|json|svg|chart] [--lang id|en] [--vs CMD [--vs-at TIME]]")
 		fmt.Fprintln(stderr, "\nLAB is a lab id from the embedded course; FILE is a lab.yaml or its directory.\nCommands:")
 		fmt.Fprintln(stderr, engine.CommandHelp)
 		fmt.Fprintln(stderr, "\nFlags:")
@@ -68,10 +70,21 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	if *vsAt != "" && *vs == "" {
+		fmt.Fprintln(stderr, "leaselab run: --vs-at goes with --vs")
+		return 2
+	}
 	lab, err := findLab(target)
 	if err != nil {
 		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
 		return 1
+	}
+	if *vs != "" {
+		if *question != "" || *format == "chart" {
+			fmt.Fprintln(stderr, "leaselab run: --vs compares two live runs of the lab; it goes with neither --question nor --format chart")
+			return 2
+		}
+		return runPair(lab, *seed, dos, *vs, *vsAt, *format, *lang, stdout, stderr)
 	}
 	var w *engine.World
 	var cmds []string
@@ -255,4 +268,124 @@ func seedSet(fl *flag.FlagSet) bool {
 	set := false
 	fl.Visit(func(f *flag.Flag) { set = set || f.Name == "seed" })
 	return set
+}
+
+// runPair runs a what-if: run A applies the --do commands, run B the same
+// with one change at one moment; it prints where they first differ.
+func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang string, stdout, stderr io.Writer) int {
+	fail := func(code int, f string, args ...any) int {
+		fmt.Fprintf(stderr, "leaselab run: "+f+"\n", args...)
+		return code
+	}
+	var cmds []engine.Command
+	for _, d := range dos {
+		c, err := engine.ParseCommand(d)
+		if err != nil {
+			return fail(2, "--do %q: %v", d, err)
+		}
+		cmds = append(cmds, c)
+	}
+	ch, err := engine.ParseCommand(change)
+	if err != nil {
+		return fail(2, "--vs %q: %v", change, err)
+	}
+	f := engine.Fork{Change: ch, At: -1}
+	if at != "" {
+		if f.At, err = engine.ParseTime(at); err != nil || f.At < 0 {
+			return fail(2, "--vs-at %q: want a time such as 4s", at)
+		}
+	}
+	if f.At < 0 {
+		// At the end of the --do commands: find where they end.
+		w, err := lab.NewWorld(seed)
+		if err != nil {
+			return fail(1, "%s: %v", lab.ID, err)
+		}
+		for _, c := range cmds {
+			if err := lab.Apply(w, c); err != nil {
+				return fail(1, "%q: %v", c, err)
+			}
+		}
+		f.At = w.Now()
+	}
+	p, err := lab.NewPair(seed, f)
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	if err := p.Replay(cmds); err != nil {
+		return fail(1, "%v", err)
+	}
+	// Without commands after the change, run both to the lab's horizon so
+	// the change has time to show.
+	if p.A.Now() < lab.Horizon() && (len(cmds) == 0 || f.At >= p.A.Now()) {
+		if err := p.Apply(engine.Command{Kind: engine.CmdUntil, At: lab.Horizon()}); err != nil {
+			return fail(1, "%v", err)
+		}
+	}
+	d, found := engine.FirstDifference(p.A.Events(), p.B.Events())
+	l := lang
+	if l == "" {
+		l = labs.DefaultLang
+	}
+	sentence := labs.DescribeDifference(p, d, found, l)
+	labelB := fmt.Sprintf("B: %s @ %s", ch, f.At)
+	switch format {
+	case "svg":
+		err = web.RenderPairSVG(stdout, p.A, p.B, d, found, l, "A", labelB, sentence)
+	case "json":
+		type side struct {
+			Events []jsonEvent `json:"events"`
+		}
+		out := struct {
+			Change string `json:"change"`
+			At     int64  `json:"at"` // virtual ms
+			A      side   `json:"a"`
+			B      side   `json:"b"`
+			First  *struct {
+				A    int    `json:"a"` // index in A's events, -1: A had ended
+				B    int    `json:"b"`
+				Text string `json:"text"`
+			} `json:"first_difference"` // null: no difference
+		}{Change: ch.String(), At: int64(f.At)}
+		for _, x := range []struct {
+			w  *engine.World
+			to *side
+		}{{p.A, &out.A}, {p.B, &out.B}} {
+			x.to.Events = []jsonEvent{}
+			for i, e := range x.w.Events() {
+				x.to.Events = append(x.to.Events, toJSON(i, e, x.w.Names(), lang))
+			}
+		}
+		if found {
+			out.First = &struct {
+				A    int    `json:"a"`
+				B    int    `json:"b"`
+				Text string `json:"text"`
+			}{d.A, d.B, sentence}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(out)
+	default:
+		fmt.Fprintf(stdout, "A: %s\nB: the same, with %q at %s\n", strings.Join(dos, "; "), ch.String(), f.At)
+		if found {
+			for _, x := range []struct {
+				name string
+				w    *engine.World
+				i    int
+			}{{"A", p.A, d.A}, {"B", p.B, d.B}} {
+				if x.i < 0 {
+					fmt.Fprintf(stdout, "%s  (the log has ended)\n", x.name)
+					continue
+				}
+				fmt.Fprintf(stdout, "%s #%-3d%s\n", x.name, x.i, x.w.Names().Format(x.w.Events()[x.i]))
+			}
+		}
+		fmt.Fprintln(stdout, sentence)
+	}
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	return 0
 }

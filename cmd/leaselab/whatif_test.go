@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var w1w2Freeze = []string{"run", "w1-w2", "--do", "until 4s", "--do", "freeze W1 for=25s", "--do", "until 30s"}
+
+// TestRunVs forks W1/W2 at 4 s with fencing switched on in B: the first
+// difference is W1's stale write at 29 s, accepted in A, rejected in B.
+func TestRunVs(t *testing.T) {
+	code, out, errs := runCLI(append(w1w2Freeze, "--vs", "fencing on", "--vs-at", "4s", "--lang", "en")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"storage accept file from W1 token=7 highest=8",
+		"storage reject file from W1 token=7 (stale-token: 7 < 8)",
+		"At 29s the runs part: in A, the storage accepts file from W1 with token 7",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = runCLI(append(w1w2Freeze, "--vs", "fencing on", "--vs-at", "4s", "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var got struct {
+		A, B struct {
+			Events []struct {
+				Kind, Actor, Peer, Outcome string
+				T                          int64
+			}
+		}
+		First *struct{ A, B int } `json:"first_difference"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.First == nil {
+		t.Fatal("no first difference")
+	}
+	a, b := got.A.Events[got.First.A], got.B.Events[got.First.B]
+	if a.Outcome != "accepted" || b.Outcome != "rejected" || a.Peer != "W1" || a.T != 29000 || b.T != 29000 {
+		t.Errorf("first difference A %+v, B %+v", a, b)
+	}
+	code, out, errs = runCLI(append(w1w2Freeze, "--vs", "fencing on", "--vs-at", "4s", "--format", "svg")...)
+	if code != 0 || !strings.HasPrefix(out, "<?xml") || strings.Count(out, `class="diagram"`) != 2 {
+		t.Errorf("svg: exit %d, %d diagrams: %s", code, strings.Count(out, `class="diagram"`), errs)
+	}
+}
+
+func TestRunVsRefuses(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "w1-w2", "--vs-at", "4s"},
+		{"run", "w1-w2", "--vs", "advance 3s"},
+		{"run", "w1-w2", "--vs", "fly away"},
+		{"run", "w1-w2", "--vs", "fencing on", "--vs-at", "soon"},
+		{"run", "w1-w2", "--vs", "fencing on", "--question", "storage-checks"},
+	} {
+		if code, _, errs := runCLI(args...); code != 2 || errs == "" {
+			t.Errorf("%v: exit %d, %q; want 2 with a reason", args, code, errs)
+		}
+	}
+	// A fork later than the run reaches is an error, not a panic.
+	if code, _, errs := runCLI("run", "w1-w2", "--do", "until 4s", "--vs", "fencing on", "--vs-at", "9s"); code != 1 || !strings.Contains(errs, "has not reached 9s") {
+		t.Errorf("fork in the future: exit %d, %q", code, errs)
+	}
+}

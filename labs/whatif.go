@@ -1,0 +1,183 @@
+package labs
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"leaselab/engine"
+)
+
+// Apply applies one command to a world of this lab: after a reset the new
+// world gets the lab's setup commands, as NewWorld's do.
+func (l *Lab) Apply(w *engine.World, c engine.Command) error {
+	if err := w.Apply(c); err != nil {
+		return err
+	}
+	if c.Kind != engine.CmdReset {
+		return nil
+	}
+	for _, s := range l.setup {
+		if err := w.Apply(s.cmd); err != nil {
+			return fmt.Errorf("lab %s setup %q after reset: %w", l.ID, s.src, err)
+		}
+	}
+	return nil
+}
+
+// NewPair starts a what-if of this lab: two new worlds with the same seed,
+// run B taking change f at its moment. Replay the session's commands on it.
+func (l *Lab) NewPair(seed uint64, f engine.Fork) (*engine.Pair, error) {
+	a, err := l.NewWorld(seed)
+	if err != nil {
+		return nil, err
+	}
+	b, err := l.NewWorld(seed)
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewPair(a, b, f, l.Apply)
+}
+
+// DescribeDifference is one sentence, in lang, for where a pair's runs
+// first part: "At 29s: in A, the storage accepts …; in B, the storage
+// rejects …".
+func DescribeDifference(p *engine.Pair, d engine.Difference, found bool, lang string) string {
+	return DescribeDifferenceAs(p, d, found, lang, "A", "B")
+}
+
+// DescribeDifferenceAs is DescribeDifference with the runs named: "in
+// nameA, …; in nameB, …".
+func DescribeDifferenceAs(p *engine.Pair, d engine.Difference, found bool, lang, nameA, nameB string) string {
+	en := lang == "en"
+	if !found {
+		if en {
+			return "So far the two runs are the same: the change has made no difference yet."
+		}
+		return "Sejauh ini kedua jalannya simulasi sama persis: perubahan itu belum membuat perbedaan."
+	}
+	side := func(w *engine.World, i int) string {
+		if i < 0 {
+			if en {
+				return "nothing more happens"
+			}
+			return "tidak terjadi apa-apa lagi"
+		}
+		e := w.Events()[i]
+		return DescribeEvent(e, w.Names(), lang)
+	}
+	var at engine.Time
+	switch {
+	case d.A >= 0 && d.B >= 0:
+		at = min(p.A.Events()[d.A].T, p.B.Events()[d.B].T)
+	case d.A >= 0:
+		at = p.A.Events()[d.A].T
+	default:
+		at = p.B.Events()[d.B].T
+	}
+	sa, sb := side(p.A, d.A), side(p.B, d.B)
+	if d.A >= 0 && d.B >= 0 && p.A.Events()[d.A].T != p.B.Events()[d.B].T {
+		// The runs part in time: say when each side happens.
+		sa = fmt.Sprintf("%s %s", timeWord(p.A.Events()[d.A].T, en), sa)
+		sb = fmt.Sprintf("%s %s", timeWord(p.B.Events()[d.B].T, en), sb)
+	}
+	if en {
+		return fmt.Sprintf("At %s the runs part: in %s, %s; in %s, %s.", at, nameA, sa, nameB, sb)
+	}
+	return fmt.Sprintf("Pada %s kedua jalannya simulasi berpisah: di %s, %s; di %s, %s.", at, nameA, sa, nameB, sb)
+}
+
+func timeWord(t engine.Time, en bool) string {
+	if en {
+		return "at " + t.String() + ","
+	}
+	return "pada " + t.String() + ","
+}
+
+// compareRE finds {{compare CMD}} and {{compare CMD at TIME}} in an
+// explanation.
+var compareRE = regexp.MustCompile(`\{\{\s*compare\s+([^{}]*?)\s*\}\}`)
+
+// Comparison is a question's run beside the same run with one change.
+type Comparison struct {
+	Fork  engine.Fork
+	Pair  *engine.Pair
+	Diff  engine.Difference
+	Found bool
+}
+
+// Compare builds the question's run and the same run with change f.
+func (q *Question) Compare(f engine.Fork) (*Comparison, error) {
+	a, err := engine.New(q.Variant())
+	if err != nil {
+		return nil, err
+	}
+	b, err := engine.New(q.Variant())
+	if err != nil {
+		return nil, err
+	}
+	p, err := engine.NewPair(a, b, f, q.lab.Apply)
+	if err != nil {
+		return nil, err
+	}
+	var cmds []engine.Command
+	for _, c := range q.run {
+		cmds = append(cmds, c.cmd)
+	}
+	if err := p.Replay(cmds); err != nil {
+		return nil, err
+	}
+	d, found := engine.FirstDifference(a.Events(), b.Events())
+	return &Comparison{Fork: f, Pair: p, Diff: d, Found: found}, nil
+}
+
+// parseFork reads "CMD" or "CMD at TIME" (the moment defaults to 0s).
+func parseFork(src string) (engine.Fork, error) {
+	f := engine.Fork{}
+	cmd := src
+	if i := strings.LastIndex(src, " at "); i >= 0 {
+		t, err := engine.ParseTime(strings.TrimSpace(src[i+4:]))
+		if err != nil || t < 0 {
+			return f, fmt.Errorf("compare %q: after \"at\" comes a time such as 4s", src)
+		}
+		f.At, cmd = t, src[:i]
+	}
+	c, err := engine.ParseCommand(strings.TrimSpace(cmd))
+	if err != nil {
+		return f, fmt.Errorf("compare %q: %v", src, err)
+	}
+	f.Change = c
+	return f, f.Validate()
+}
+
+// expandCompare replaces each {{compare …}} in an explanation with the
+// sentence for where the question's run and its changed twin part, and
+// both runs' events there. A change that cannot be applied is an error;
+// one that makes no difference is a warning.
+func expandCompare(r *report, at pos, q *Question, md, lang string) string {
+	return compareRE.ReplaceAllStringFunc(md, func(m string) string {
+		src := compareRE.FindStringSubmatch(m)[1]
+		f, err := parseFork(src)
+		if err != nil {
+			r.errorf(at, "question %s: %v", q.ID, err)
+			return ""
+		}
+		c, err := q.Compare(f)
+		if err != nil {
+			r.errorf(at, "question %s: compare %q: %v", q.ID, src, err)
+			return ""
+		}
+		if !c.Found {
+			r.warnf(at, "question %s: compare %q: the changed run is the same as the question's; the comparison shows nothing", q.ID, src)
+		}
+		var b strings.Builder
+		b.WriteString("\n> ")
+		nameA, nameB := "jalannya soal ini", fmt.Sprintf("jalannya dengan `%s` pada %s", f.Change, f.At)
+		if lang == "en" {
+			nameA, nameB = "this question's run", fmt.Sprintf("the run with `%s` at %s", f.Change, f.At)
+		}
+		b.WriteString(DescribeDifferenceAs(c.Pair, c.Diff, c.Found, lang, nameA, nameB))
+		b.WriteString("\n")
+		return b.String()
+	})
+}
