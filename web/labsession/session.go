@@ -8,9 +8,10 @@
 // and drive sessions through this package, so a command is parsed,
 // checked, applied and recorded in one place, under one set of caps:
 //
-//   - at most MaxCommands commands, and a reset drops the commands before
-//     it (keeping only the storage mode it leaves), so the query stays as
-//     short as the run it rebuilds and replaying a run cannot grow it;
+//   - at most MaxCommands commands since the last reset, and a reset drops
+//     the commands before it (keeping only the storage mode it leaves), so
+//     the query stays as short as the run it rebuilds and replaying a run
+//     cannot grow it;
 //   - at most MaxEvents events in the log: every command, time-moving or
 //     not, counts against it, and a command that would pass it is refused;
 //   - at most MaxVirtual of virtual time;
@@ -34,9 +35,12 @@ import (
 
 // The caps of every session.
 const (
-	// MaxCommands is how many commands a session holds: what a link
-	// carries and a reconnect replays.
+	// MaxCommands is how many commands a session holds since its last
+	// reset. What a link carries, and a reconnect replays, is these and
+	// the two a reset leaves before them (the storage mode and the reset).
 	MaxCommands = 2000
+	// maxHead is how many commands a reset leaves before the run.
+	maxHead = 2
 	// MaxCommandLen bounds one command's text: the longest legal one is
 	// well under a hundred characters.
 	MaxCommandLen = 200
@@ -116,9 +120,9 @@ func FromQuery(lab *labs.Lab, q url.Values) (s *Session, refused error, err erro
 		return nil, nil, err
 	}
 	dos := q["do"]
-	if len(dos) > MaxCommands {
-		refused = &LimitError{fmt.Sprintf("a link carries at most %d commands; the rest were left out", MaxCommands)}
-		dos = dos[:MaxCommands]
+	if len(dos) > MaxCommands+maxHead {
+		refused = &LimitError{fmt.Sprintf("a link carries at most %d commands; the rest were left out", MaxCommands+maxHead)}
+		dos = dos[:MaxCommands+maxHead]
 	}
 	// Without script, the freeze duration comes as its own field and belongs
 	// to a freeze the same form just added.
@@ -255,7 +259,7 @@ func (s *Session) applyCounted(c engine.Command, work *int) error {
 // check refuses a command that would take the session past its caps of
 // commands or virtual time.
 func (s *Session) check(c engine.Command) error {
-	if !s.merges(c) && len(s.cmds) >= MaxCommands {
+	if !s.merges(c) && len(s.cmds)-s.since >= MaxCommands {
 		return &LimitError{fmt.Sprintf("a session holds at most %d commands; reset to start again", MaxCommands)}
 	}
 	now := s.world.Now()

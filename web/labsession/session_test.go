@@ -185,6 +185,13 @@ func TestCommandCap(t *testing.T) {
 	if !errors.As(err2, &le) || len(s.Commands()) != MaxCommands {
 		t.Fatalf("refused with %v at %d commands; want the cap at %d", err2, len(s.Commands()), MaxCommands)
 	}
+	// At the cap, a replay still fits: it replaces the run.
+	if err := s.Replay(); err != nil {
+		t.Fatalf("replay at the command cap: %v", err)
+	}
+	if n := len(s.Commands()); n > MaxCommands+maxHead {
+		t.Fatalf("after replay at the cap the session holds %d commands", n)
+	}
 	// Advances merge into the last advance only.
 	if err := s.Do("advance 1s"); !errors.As(err, &le) {
 		t.Fatalf("a new advance at the cap: %v", err)
