@@ -56,7 +56,7 @@ func openSession(lab *labs.Lab, q url.Values) (sess *labsession.Session, refused
 
 // answerKey names a predict question's verdict in the cache.
 type answerKey struct {
-	lab                  *labs.Lab // a reload makes new labs: old verdicts age out
+	lab                    *labs.Lab // a reload makes new labs: old verdicts age out
 	question, choice, lang string
 }
 

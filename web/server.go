@@ -84,7 +84,7 @@ type Server struct {
 	answers  *lru[answerKey, *labs.Verdict]
 	pages    *lru[pageKey, []byte]
 
-	upgrader    websocket.Upgrader
+	upgrader websocket.Upgrader
 	// renders is where live sessions render their frames: a few goroutines
 	// whose stacks grow deep in templ once, instead of every session's.
 	renders chan func()
