@@ -91,6 +91,11 @@ func TestOrigins(t *testing.T) {
 			t.Errorf("Origin %q: %v %v, want 403", origin, err, resp)
 		}
 	}
+	// Refused before the session is rebuilt: a query that cannot be
+	// replayed still gets the origin's 403, not the replay's 400.
+	if _, resp, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws?seed=x", http.Header{"Origin": {"http://evil.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("another site with a bad query: %v %v, want 403 before any replay", err, resp)
+	}
 	// Two Origin headers.
 	if _, resp, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", http.Header{"Origin": {"http://" + host, "http://evil.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("two Origin headers: %v, want 403", err)
@@ -159,6 +164,24 @@ func TestPublicURLRefusesOtherHosts(t *testing.T) {
 	}
 	if _, err := New(Config{PublicURL: "leases.example.edu"}); err == nil {
 		t.Error("a public URL without a scheme was accepted")
+	}
+}
+
+// TestHugeCommandNotEchoed: a command of half a megabyte in a link is
+// refused and named in a line, not copied whole into the page.
+func TestHugeCommandNotEchoed(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	huge := strings.Repeat("A", 500_000)
+	status, body, _ := get(t, ts.URL+"/en/labs/w1-w2?do=advance+1s&do="+huge)
+	if status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	if strings.Contains(body, strings.Repeat("A", 1000)) || len(body) > 200_000 {
+		t.Errorf("the page (%d bytes) echoes the huge command", len(body))
+	}
+	status, body, _ = get(t, ts.URL+"/en/labs/w1-w2?q="+huge+"&choice=x")
+	if status != http.StatusOK || strings.Contains(body, strings.Repeat("A", 1000)) {
+		t.Errorf("a huge question id: status %d, page %d bytes", status, len(body))
 	}
 }
 

@@ -122,7 +122,11 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		b := s.addrBudgets.get(s.clientAddr(c.Request()))
-		if err := waitFor(b); err != nil {
+		err := waitFor(b)
+		if err == nil && !b.take(slotWait) {
+			err = &busyError{retry: time.Second}
+		}
+		if err != nil {
 			s.metrics.error(errBudget)
 			var retry = 1
 			if be, ok := err.(*busyError); ok {
@@ -131,8 +135,12 @@ func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(retry))
 			return &pageError{status: http.StatusTooManyRequests, lang: langOf(c), key: "busy.text", title: "busy.title"}
 		}
-		start := time.Now()
-		defer charge(start, b)
+		defer b.give()
+		factor := 1
+		if c.QueryParam("challenge") != "" {
+			factor = verdictFactor
+		}
+		defer chargeTimes(time.Now(), factor, b)
 		return next(c)
 	}
 }

@@ -126,13 +126,18 @@ func (s *Server) labSocket(c echo.Context) error {
 		}
 	}()
 	addr := s.addrBudgets.get(s.clientAddr(c.Request()))
-	if err := waitFor(addr); err != nil {
+	err = waitFor(addr)
+	if err == nil && !addr.take(slotWait) {
+		err = &busyError{retry: time.Second}
+	}
+	if err != nil {
 		s.metrics.error(errBudget)
 		return s.refuseLive(c, websocket.CloseTryAgainLater, err.Error())
 	}
 	start := time.Now()
 	sess, _, err := openSession(lab, c.QueryParams())
 	charge(start, addr)
+	addr.give()
 	if err != nil {
 		return err
 	}

@@ -166,13 +166,13 @@ func (l *live) run() {
 			// time keeps its speed and only the frame rate drops.
 			behind += engine.Time(float64(playTick/time.Millisecond) * l.speed)
 			cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(behind, 1)}
-			if waitFor(l.work, l.addr) != nil {
+			if waitFor(l.work, l.addr) != nil || !l.addr.take(0) {
 				l.srv.metrics.skipped.Add(1)
 				continue
 			}
 			var msg serverMsg
 			start := time.Now()
-			if !l.srv.tryRendered(func() {
+			ok := l.srv.tryRendered(func() {
 				msg = l.safely(0, func() serverMsg {
 					if err := l.sess.Apply(cmd); err != nil {
 						return l.fail(0, err)
@@ -180,7 +180,9 @@ func (l *live) run() {
 					l.srv.metrics.commands.Add(1)
 					return l.frame(0)
 				})
-			}) {
+			})
+			l.addr.give()
+			if !ok {
 				l.srv.metrics.skipped.Add(1)
 				continue
 			}
@@ -203,14 +205,22 @@ func (l *live) costly(m clientMsg) serverMsg {
 	if !m.kind.costly() {
 		return l.handle(m) // an unknown or invalid message: an error, at once
 	}
-	if err := waitFor(l.work, l.addr); err != nil {
+	err := waitFor(l.work, l.addr)
+	if err == nil && !l.addr.take(slotWait) {
+		err = &busyError{retry: time.Second}
+	}
+	if err != nil {
 		l.srv.metrics.error(errBudget)
 		var be *busyError
 		errors.As(err, &be)
 		return serverMsg{Type: "error", ID: m.ID, Error: err.Error(), Retry: be.retry.Seconds()}
 	}
-	start := time.Now()
-	defer charge(start, l.work, l.addr)
+	defer l.addr.give()
+	factor := 1
+	if m.kind == msgChallenge {
+		factor = verdictFactor
+	}
+	defer chargeTimes(time.Now(), factor, l.work, l.addr)
 	var reply serverMsg
 	switch m.kind {
 	case msgDo, msgReplay:
