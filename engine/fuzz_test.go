@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -550,5 +552,27 @@ func TestBudgetRefusalChangesNothing(t *testing.T) {
 	}
 	if msg := sameAsRebuilt(w); msg != "" {
 		t.Fatal(msg)
+	}
+}
+
+// TestSaveKnowsEveryField: a command refused half way is undone by
+// restoring what save kept. A field added to World (or to the state it
+// holds) that save does not know would survive the undo; this list makes
+// whoever adds one look at save and restore.
+func TestSaveKnowsEveryField(t *testing.T) {
+	known := map[string][]string{
+		"World":       {"sc", "names", "leaseNames", "mode", "limits", "now", "seq", "q", "rnd", "log", "cmds", "budget", "coord", "store", "workers", "links", "beliefs", "freezes", "splitSeen", "undo"},
+		"coordinator": {"ttl", "lockDelay", "election", "service", "renewToken", "up", "leader", "electing", "electionID", "busyUntil", "nextToken", "leases", "lastEnd", "spans"},
+		"storage":     {"highest", "version", "ledger", "keys"},
+	}
+	for _, v := range []any{World{}, coordinator{}, storage{}} {
+		typ := reflect.TypeOf(v)
+		var got []string
+		for i := range typ.NumField() {
+			got = append(got, typ.Field(i).Name)
+		}
+		if !slices.Equal(got, known[typ.Name()]) {
+			t.Errorf("%s's fields are now %v (were %v): make save and restore (world.go) keep what a command may change, then update this list", typ.Name(), got, known[typ.Name()])
+		}
 	}
 }
