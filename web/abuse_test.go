@@ -329,3 +329,18 @@ func metricsText(s *Server) string {
 	s.metrics.write(&b)
 	return b.String()
 }
+
+// TestInternalKindsCannotBeSent: the reader's own kinds, refused and
+// invalid, are unknown types when a client sends them: not counted as over
+// the rate, and their text not echoed as an error.
+func TestInternalKindsCannotBeSent(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
+	for _, typ := range []string{"refused", "invalid"} {
+		r := c.call(clientMsg{Type: typ, Cmd: "<b>echo me</b>"})
+		if r.Type != "error" || !strings.Contains(r.Error, "unknown message type") || strings.Contains(r.Error, "echo me") {
+			t.Errorf("a client's %q: %s %q", typ, r.Type, r.Error)
+		}
+	}
+	c.do("advance 1s")
+}
