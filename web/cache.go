@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"leaselab/labs"
 )
 
 // lru keeps the results of deterministic work (a challenge verdict for a
@@ -82,16 +84,22 @@ type pageKey struct {
 }
 
 // cachedPage answers with the page the request's URL names: from the
-// cache, or made by build and kept. Only a whole, successful page is kept.
-func (s *Server) cachedPage(c echo.Context, contentType string, build func() ([]byte, error)) error {
+// cache, or made by build and kept. lab is the lab the page shows. Only a
+// whole, successful page is kept, and only when the course did not change
+// while the page was made: a page of the old course must not be kept
+// under the new one.
+func (s *Server) cachedPage(c echo.Context, lab *labs.Lab, contentType string, build func() ([]byte, error)) error {
 	r := c.Request()
-	key := pageKey{s.course.get(), r.URL.Path, digest(r.URL.RawQuery)}
-	body, ok := s.pages.get(key)
-	if !ok {
-		var err error
-		if body, err = build(); err != nil {
-			return err
-		}
+	cur := s.course.get()
+	key := pageKey{cur, r.URL.Path, digest(r.URL.RawQuery)}
+	if body, ok := s.pages.get(key); ok {
+		return c.Blob(http.StatusOK, contentType, body)
+	}
+	body, err := build()
+	if err != nil {
+		return err
+	}
+	if cur.course != nil && cur.course.Lab(lab.ID) == lab && s.course.get() == cur {
 		s.pages.put(key, body)
 	}
 	return c.Blob(http.StatusOK, contentType, body)

@@ -12,7 +12,7 @@ func (s *Server) diagramShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.cachedPage(c, "image/svg+xml; charset=utf-8", func() ([]byte, error) {
+	return s.cachedPage(c, lab, "image/svg+xml; charset=utf-8", func() ([]byte, error) {
 		sess, _, err := openSession(lab, c.QueryParams())
 		if err != nil {
 			return nil, err

@@ -13,7 +13,7 @@ func (s *Server) snapshotShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.cachedPage(c, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
+	return s.cachedPage(c, lab, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
 		sess, cmdErr, err := openSession(lab, c.QueryParams())
 		if err != nil {
 			return nil, err
