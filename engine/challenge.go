@@ -28,12 +28,18 @@ type FaultLimits struct {
 	Pause     Time  // how long the holder freezes
 	Partition Time  // how long the holder is cut off from the coordinator
 	DriftPPM  int64 // how far the holder's clock rate strays, either way
+	// Outage cuts the holder off from the coordinator for longer than the
+	// lease: from the TTL up to Outage. No margin outlasts it, so the
+	// holder always loses the lease, and such a run is judged on safety
+	// only: a policy that retries past its deadline or does not stop at
+	// expiry acts without its lease. Meaningless in Survive.
+	Outage Time
 }
 
 // Fault is one fault of a schedule.
 type Fault struct {
 	At    Time
-	Kind  string // spike, drop, pause, partition, drift
+	Kind  string // spike, drop, pause, partition, drift, outage
 	Size  Time   // delay, or duration
 	Rate  int64  // drift: the clock rate in ppm
 	Hold  Time   // spike: how long the extra delay lasts
@@ -86,7 +92,7 @@ func (c Challenge) Schedule(i int) Run {
 		max  Time
 	}
 	var kinds []kind
-	for _, k := range []kind{{"spike", c.Faults.Spike}, {"drop", c.Faults.Drop}, {"pause", c.Faults.Pause}, {"partition", c.Faults.Partition}, {"drift", Time(c.Faults.DriftPPM)}} {
+	for _, k := range []kind{{"spike", c.Faults.Spike}, {"drop", c.Faults.Drop}, {"pause", c.Faults.Pause}, {"partition", c.Faults.Partition}, {"drift", Time(c.Faults.DriftPPM)}, {"outage", c.Faults.Outage}} {
 		if k.max > 0 {
 			kinds = append(kinds, k)
 		}
@@ -121,6 +127,18 @@ func (c Challenge) Schedule(i int) Run {
 			f.Size = size
 			f.Cmds = []Command{{Kind: CmdPartition, A: h, B: "coord"}}
 			f.Heals = []Command{{Kind: CmdHeal, A: h, B: "coord"}}
+		case "outage":
+			// From just over the lease up to the limit: longer than any
+			// margin a policy could choose.
+			ttl := c.Scenario.TTL
+			f.Size = ttl + 100 + Time(r.upTo(int64(k.max-ttl-100)))
+			f.Size -= f.Size % 100
+			if f.At+f.Size > c.Horizon { // healed by the end of the run
+				f.At = c.Horizon - f.Size
+				f.At -= f.At % 100
+			}
+			f.Cmds = []Command{{Kind: CmdPartition, A: h, B: "coord"}}
+			f.Heals = []Command{{Kind: CmdHeal, A: h, B: "coord"}}
 		case "drift":
 			d := 1 + r.upTo(c.Faults.DriftPPM-1)
 			if r.upTo(1) == 0 {
@@ -128,6 +146,13 @@ func (c Challenge) Schedule(i int) Run {
 			}
 			f.Rate = 1_000_000 + d
 			f.Cmds = []Command{{Kind: CmdClock, A: h, HasRate: true, Rate: f.Rate}}
+		}
+		if f.Kind == "outage" {
+			// An outage is its run's only fault, so the verdict is about
+			// whether the policy stops when its margin is gone, not about
+			// a pause landing on top (which only fencing could answer).
+			run.Faults, run.Survive = []Fault{f}, false
+			break
 		}
 		run.Survive = run.Survive && c.survivable(f)
 		run.Faults = append(run.Faults, f)
@@ -152,7 +177,7 @@ func (c Challenge) survivable(f Fault) bool {
 		d := f.Rate - 1_000_000
 		return max(d, -d) <= s.DriftPPM
 	}
-	return false
+	return false // an outage outlasts every lease: never survivable
 }
 
 // commands lays a schedule out as one command list: run until each fault
@@ -226,10 +251,32 @@ func (c Challenge) Play(run *Run) (*World, error) {
 	return w, nil
 }
 
+// validFaults reports limits a schedule cannot be drawn from.
+func (c Challenge) validFaults() error {
+	if o := c.Faults.Outage; o > 0 {
+		if c.Scenario.TTL == 0 {
+			return fmt.Errorf("an outage outlasts the lease, but the scenario's lease never expires (ttl 0s)")
+		}
+		if o <= c.Scenario.TTL+100 {
+			return fmt.Errorf("outage %s must be longer than the lease (%s): it is the fault no margin outlasts", o, c.Scenario.TTL)
+		}
+		if o > c.Horizon-10*Second {
+			return fmt.Errorf("outage %s does not fit in a run of %s", o, c.Horizon)
+		}
+	}
+	if c.Survive.Outage > 0 {
+		return fmt.Errorf("survive cannot hold an outage: no policy keeps a lease through one")
+	}
+	return nil
+}
+
 // Judge runs every schedule and returns the verdict.
 func (c Challenge) Judge() (Result, error) {
 	c.defaults()
 	if err := c.Scenario.Validate(); err != nil {
+		return Result{}, err
+	}
+	if err := c.validFaults(); err != nil {
 		return Result{}, err
 	}
 	res := Result{Runs: c.Runs}

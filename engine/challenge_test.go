@@ -121,3 +121,40 @@ func BenchmarkChallenge(b *testing.B) {
 	}
 	b.ReportMetric(float64(c.Runs)*float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 }
+
+// An outage outlasts the lease: it is the only fault of its run, and the
+// run is judged on safety alone.
+func TestChallengeOutageOutlastsTheLease(t *testing.T) {
+	c := designChallenge(t, safePolicy)
+	c.Faults.Outage = 20 * Second
+	c.defaults()
+	outages := 0
+	for i := range c.Runs {
+		run := c.Schedule(i)
+		for _, f := range run.Faults {
+			if f.Kind != "outage" {
+				continue
+			}
+			outages++
+			if len(run.Faults) != 1 || run.Survive {
+				t.Fatalf("run %d: an outage shares its run or must be survived: %+v", i, run.Faults)
+			}
+			if f.Size <= c.Scenario.TTL || f.At+f.Size > c.Horizon {
+				t.Fatalf("run %d: outage of %s at %s: not longer than the %s lease, or past the run's end", i, f.Size, f.At, c.Scenario.TTL)
+			}
+		}
+	}
+	if outages == 0 {
+		t.Fatal("no run holds an outage")
+	}
+	for _, bad := range []FaultLimits{{Outage: 10 * Second}, {Outage: 5 * Minute}} {
+		c.Faults = bad
+		if _, err := c.Judge(); err == nil {
+			t.Errorf("outage %s: want an error", bad.Outage)
+		}
+	}
+	c.Faults, c.Survive = FaultLimits{Outage: 20 * Second}, FaultLimits{Outage: 20 * Second}
+	if _, err := c.Judge(); err == nil {
+		t.Error("an outage to survive: want an error")
+	}
+}

@@ -141,7 +141,7 @@ func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
 			}
 			c.spec.Horizon = d
 		case "faults", "survive":
-			lim, ok := parseFaultLimits(r, e.val, e.key)
+			lim, ok := parseFaultLimits(r, l, e.val, e.key)
 			good = good && ok
 			if e.key == "faults" {
 				c.spec.Faults = lim
@@ -184,7 +184,7 @@ func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
 		good = false
 	}
 	if (c.spec.Faults == engine.FaultLimits{}) && good {
-		r.errorf(c.at, "a challenge needs faults: at least one of spike, drop, pause, partition, drift")
+		r.errorf(c.at, "a challenge needs faults: at least one of spike, drop, pause, partition, drift, outage")
 		good = false
 	}
 	if !good {
@@ -193,13 +193,13 @@ func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
 	return c
 }
 
-func parseFaultLimits(r *report, y ynode, what string) (engine.FaultLimits, bool) {
+func parseFaultLimits(r *report, l *Lab, y ynode, what string) (engine.FaultLimits, bool) {
 	var lim engine.FaultLimits
 	kvs, ok := y.mapping(r, what)
 	if !ok {
 		return lim, false
 	}
-	knownKeys(r, kvs, what, "spike", "drop", "pause", "partition", "drift")
+	knownKeys(r, kvs, what, "spike", "drop", "pause", "partition", "drift", "outage")
 	good := true
 	for _, e := range kvs {
 		s, _ := e.val.str(r, e.key)
@@ -229,6 +229,18 @@ func parseFaultLimits(r *report, y ynode, what string) (engine.FaultLimits, bool
 			lim.Pause = d
 		case "partition":
 			lim.Partition = d
+		case "outage":
+			if what == "survive" {
+				r.errorf(e.keyAt.pos(), "survive: no policy keeps its lease through an outage; list it under faults only")
+				good = false
+				continue
+			}
+			if ttl := l.scenario.TTL; d <= ttl+100*engine.Millisecond || d > 60*engine.Second {
+				r.errorf(e.val.pos(), "faults outage %q: want a duration longer than the lease (%s) and at most 1m", s, ttl)
+				good = false
+				continue
+			}
+			lim.Outage = d
 		}
 	}
 	return lim, good

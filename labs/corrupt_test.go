@@ -42,8 +42,8 @@ func TestCorruptContent(t *testing.T) {
 		{name: "no choice holds", file: w1w2, old: "holds: W1's write with token 7 is rejected", new: "holds: W1's write with token 9 is rejected", at: "- id: storage-checks", col: 9, msg: "no choice holds"},
 		{name: "duplicate lab id", file: monthly, old: "id: monthly-report", new: "id: w1-w2", wantFile: w1w2, at: "id: w1-w2", col: 5, msg: `duplicate lab id "w1-w2": labs/monthly-report/lab.yaml has it too`},
 		{name: "duplicate choice id", file: w1w2, old: "      - id: silent", new: "      - id: rejected", at: "- id: rejected\n        holds: not W1", col: 13, msg: `duplicate choice id "rejected"`},
-		{name: "unknown lab in the course", file: "course.yaml", old: "monthly-report]", new: "monthly-reprot]", at: "monthly-reprot", col: 19, msg: `unknown lab "monthly-reprot"`},
-		{name: "broken link in a lesson", file: leases, old: "(lab:w1-w2)", new: "(lab:w1-w3)", at: "lab:w1-w3", msg: `broken link: no lab "w1-w3"`},
+		{name: "unknown lab in the course", file: "course.yaml", old: "[monthly-report,", new: "[monthly-reprot,", at: "monthly-reprot", col: 12, msg: `unknown lab "monthly-reprot"`},
+		{name: "broken link in a lesson", file: leases, old: "(lab:lock-vs-lease)", new: "(lab:lock-vs-leas)", at: "lab:lock-vs-leas", msg: `broken link: no lab "lock-vs-leas"`},
 		{name: "unknown lesson link in a lab", file: w1w2en, old: "(lesson:leases)", new: "(lesson:leasing)", at: "lesson:leasing", msg: `broken link: no lesson "leasing"`},
 		{name: "missing translation file", file: w1w2en, old: "", new: "", at: "", msg: "missing English translation of lab w1-w2", warning: true},
 		{name: "missing default language file", file: w1w2id, old: "", new: "", at: "", msg: "missing file: lab w1-w2 needs its Indonesian words"},
@@ -53,7 +53,7 @@ func TestCorruptContent(t *testing.T) {
 		{name: "unknown question in the words", file: w1w2id, old: "## Pertanyaan storage-blind", new: "## Pertanyaan storage-blnd", at: "storage-blnd", msg: `unknown question "storage-blnd"`},
 		{name: "goal already holds", file: w1w2, old: "    holds: W1's write with token 7 is rejected\n    proof:", new: "    holds: W2 gets token 8\n    proof:", at: "- id: reject-stale", col: 9, msg: "goal reject-stale already holds when nobody touches the world"},
 		{name: "goal proof does not reach it", file: monthly, old: "      - fencing on\n", new: "", at: "- id: reject-stale", col: 9, msg: "goal reject-stale: its proof run does not reach it"},
-		{name: "lab in no lesson", file: "course.yaml", old: "labs: [w1-w2, monthly-report]", new: "labs: [w1-w2]", wantFile: monthly, problemAt: monthly, at: "id: monthly-report", col: 5, msg: "lab monthly-report is in no lesson"},
+		{name: "lab in no lesson", file: "course.yaml", old: "labs: [monthly-report, ", new: "labs: [", wantFile: monthly, problemAt: monthly, at: "id: monthly-report", col: 5, msg: "lab monthly-report is in no lesson"},
 		{name: "front matter YAML", file: w1w2en, old: "title: W1, W2, and token 7 against 8", new: "title: [W1", at: "title: [W1", msg: "YAML:"},
 	}
 	for _, tt := range tests {

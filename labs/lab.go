@@ -26,6 +26,7 @@ type Lab struct {
 	scenario  engine.Scenario
 	setup     []command
 	horizon   engine.Time
+	panels    []string
 	text      map[string]*labText
 	link      LinkFunc
 	broken    []string // ids of questions and goals that did not parse
@@ -123,6 +124,10 @@ func (l *Lab) Scenario() engine.Scenario { return copyScenario(l.scenario) }
 
 // Horizon is how far a headless run of the lab goes when given no commands.
 func (l *Lab) Horizon() engine.Time { return l.horizon }
+
+// HasPanel reports whether the lab's page shows the named panel beside its
+// live world and in its answers (lab.yaml panels:, such as signals).
+func (l *Lab) HasPanel(name string) bool { return slices.Contains(l.panels, name) }
 
 // Setup is the lab's setup commands, which NewWorld applies.
 func (l *Lab) Setup() []string {
@@ -259,6 +264,16 @@ func (g *Goal) Prompt(lang string) template.HTML {
 
 // Predicate is what must hold, as written in lab.yaml.
 func (g *Goal) Predicate() string { return g.pred.String() }
+
+// Proof is the commands that reach the goal, as written in lab.yaml (nil
+// when the lab gives none). They test the content; a page never shows them.
+func (g *Goal) Proof() []string {
+	var out []string
+	for _, c := range g.proof {
+		out = append(out, c.src)
+	}
+	return out
+}
 
 // Verdict is the engine's answer to a check.
 type Verdict struct {

@@ -41,7 +41,7 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a lab file", "id", "scenario", "setup", "horizon", "controls", "questions", "goals", "challenge")
+	knownKeys(r, kvs, "a lab file", "id", "scenario", "setup", "horizon", "controls", "panels", "questions", "goals", "challenge")
 	l := &Lab{file: file, at: pos{file, 1, 1}, horizon: 60 * engine.Second}
 	fields := map[string]ynode{}
 	for _, e := range kvs {
@@ -77,6 +77,7 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if v, ok := fields["controls"]; ok {
 		l.controls = parseControls(r, v)
 	}
+	l.panels = parsePanels(r, fields["panels"])
 	if v, ok := fields["questions"]; ok {
 		items, _ := v.seq(r, "questions")
 		for _, it := range items {
@@ -115,6 +116,32 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 		return nil
 	}
 	return l
+}
+
+// Panels a lab may show beside its live world (and in its answers).
+var knownPanels = []string{"signals"}
+
+func parsePanels(r *report, y ynode) []string {
+	if y.n == nil {
+		return nil
+	}
+	items, _ := y.seq(r, "panels")
+	var out []string
+	for _, it := range items {
+		s, ok := it.str(r, "a panel")
+		if !ok {
+			continue
+		}
+		switch {
+		case !slices.Contains(knownPanels, s):
+			r.errorf(it.pos(), "unknown panel %q (panels: %s)", s, strings.Join(knownPanels, ", "))
+		case slices.Contains(out, s):
+			r.errorf(it.pos(), "panel %q is listed twice", s)
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // idOf is the id: of an item that did not parse, so that its words are

@@ -339,6 +339,12 @@ func (l *live) frame(id int64) serverMsg {
 		{"diagram", liveDiagram("live", w, l.lang, nil)},
 		{"session", sessionPanel(l.page(), l.lab.ID, session{Seed: l.sess.Seed(), Do: l.sess.Strings(), query: query})},
 	}
+	if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
+		parts = append(parts, struct {
+			target string
+			comp   templ.Component
+		}{"signals", SignalsPanel(s)})
+	}
 	m := serverMsg{Type: "frame", ID: id, Query: query, Now: w.Now().String()}
 	for _, p := range parts {
 		html, err := renderString(p.comp)

@@ -87,7 +87,7 @@ func TestMessagesForEngineNames(t *testing.T) {
 	for m := engine.StorageNone; m <= engine.StorageIdempotent; m++ {
 		keys = append(keys, "mode."+m.String())
 	}
-	for _, f := range []string{"spike", "drop", "pause", "partition", "drift"} {
+	for _, f := range []string{"spike", "drop", "pause", "partition", "drift", "outage"} {
 		keys = append(keys, "fault."+f)
 	}
 	for _, lang := range labs.Langs {

@@ -80,7 +80,7 @@ func TestRunErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"run", "w1-w2", "--format", "xml"}, 2, "unknown format"},
-		{[]string{"run", "no-such-lab"}, 1, "no lab or file \"no-such-lab\" (labs: w1-w2, monthly-report, renew-margin, renew-load, renew-policy)"},
+		{[]string{"run", "no-such-lab"}, 1, "no lab or file \"no-such-lab\" (labs: monthly-report, lock-vs-lease, "},
 		{[]string{"run", "w1-w2", "--do", "freeze W9 for=1s"}, 1, "no worker called \"W9\""},
 		{[]string{"run", "w1-w2", "--do", "dance"}, 1, "unknown command"},
 		{[]string{"run", "w1-w2", "--question", "nope"}, 1, "has no question \"nope\""},

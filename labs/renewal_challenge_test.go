@@ -1,0 +1,65 @@
+package labs_test
+
+import (
+	"testing"
+
+	"leaselab/content"
+	"leaselab/labs"
+)
+
+// The renew-policy challenge holds outages longer than the lease, judged on
+// safety alone: a policy that retries past its deadline or does not stop at
+// expiry fails there, and the safe policy the renewal lessons quote passes.
+func TestRenewPolicyChallengeJudgesStopping(t *testing.T) {
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := course.Lab("renew-policy")
+	if lab == nil || lab.Challenge() == nil {
+		t.Fatal("no renew-policy challenge")
+	}
+	ch := lab.Challenge()
+	if ch.Spec().Faults.Outage <= ch.Spec().Scenario.TTL {
+		t.Fatalf("the challenge has no outage longer than its %s lease", ch.Spec().Scenario.TTL)
+	}
+	safe := map[string]string{
+		"renew-margin": "6s", "renew-attempt": "2500ms", "renew-retry": "500ms", "renew-backoff": "1",
+		"renew-give-up": "9s", "belief": "send", "stop-at-expiry": "on", "retry-past-deadline": "off",
+	}
+	with := func(k, v string) map[string]string {
+		m := map[string]string{}
+		for a, b := range safe {
+			m[a] = b
+		}
+		m[k] = v
+		return m
+	}
+	for _, tc := range []struct {
+		name   string
+		policy map[string]string
+		pass   bool
+	}{
+		{"the safe policy of the lesson", safe, true},
+		{"retry past the deadline", with("retry-past-deadline", "on"), false},
+		{"no stop at expiry", with("stop-at-expiry", "off"), false},
+		{"both", map[string]string{"renew-margin": "6s", "renew-attempt": "2500ms", "renew-retry": "500ms", "renew-give-up": "9s", "stop-at-expiry": "off", "retry-past-deadline": "on"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := ch.Judge(tc.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Pass != tc.pass {
+				t.Fatalf("%s: pass=%v, want %v (safety failures %d, liveness %d)", v.Policy, v.Pass, tc.pass, v.SafetyFailures, v.LivenessFailures)
+			}
+			if tc.pass {
+				return
+			}
+			ce := v.Counterexample
+			if !ce.Safety {
+				t.Fatalf("%s: the shortest failure is not a safety one: %+v", v.Policy, ce.Why)
+			}
+		})
+	}
+}
