@@ -8,8 +8,9 @@ import (
 	"io/fs"
 )
 
-//go:embed course.yaml lessons labs
+//go:embed course.yaml course.schema.json lab.schema.json lessons labs
 var files embed.FS
 
-// FS is the course, rooted at course.yaml.
+// FS is the course, rooted at course.yaml, with the JSON Schemas of
+// course.yaml and lab.yaml beside it (for editors; see leaselab schema).
 var FS fs.FS = files

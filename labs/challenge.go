@@ -107,7 +107,7 @@ func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "challenge", "holder", "runs", "seed", "horizon", "faults", "survive", "policy")
+	knownKeys(r, kvs, "challenge", challengeKeys...)
 	c := &Challenge{lab: l, at: y.pos()}
 	c.spec.Scenario = l.scenario
 	good := true

@@ -76,10 +76,10 @@ func TestDefaultControls(t *testing.T) {
 // at file:line:col.
 func TestControlsErrors(t *testing.T) {
 	for _, tt := range []struct{ controls, want string }{
-		{"controls:\n  fly:\n", `labs/w1-w2/lab.yaml:15:3: unknown key "fly" in controls`},
-		{"controls:\n  cut: [sideways]\n", `labs/w1-w2/lab.yaml:15:9: controls.cut: want everyone, coord or storage, not "sideways"`},
-		{"controls:\n  freeze: [soon]\n", `labs/w1-w2/lab.yaml:15:12: controls.freeze: "soon": want a duration`},
-		{"controls:\n  storage: [paper]\n", `labs/w1-w2/lab.yaml:15:13: controls.storage:`},
+		{"controls:\n  fly:\n", `labs/w1-w2/lab.yaml:16:3: unknown key "fly" in controls`},
+		{"controls:\n  cut: [sideways]\n", `labs/w1-w2/lab.yaml:16:9: controls.cut: want everyone, coord or storage, not "sideways"`},
+		{"controls:\n  freeze: [soon]\n", `labs/w1-w2/lab.yaml:16:12: controls.freeze: "soon": want a duration`},
+		{"controls:\n  storage: [paper]\n", `labs/w1-w2/lab.yaml:16:13: controls.storage:`},
 		{"controls:\n  link: {delay: [1s]}\n", `controls.link needs to:`},
 		{"controls:\n  clock: {rate: [fast]}\n", `controls.clock.rate:`},
 		// The goal's proof needs fencing on and a 25 s freeze: a page with

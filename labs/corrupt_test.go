@@ -49,7 +49,7 @@ func TestCorruptContent(t *testing.T) {
 		{name: "missing default language file", file: w1w2id, old: "", new: "", at: "", msg: "missing file: lab w1-w2 needs its Indonesian words"},
 		{name: "missing lesson file", file: leases, old: "", new: "", wantFile: "course.yaml", at: "id: leases", col: 9, msg: "lesson leases: missing file lessons/leases/id.md"},
 		{name: "missing choice text", file: w1w2id, old: "### Pilihan silent\nW1 tidak menulis sama sekali.\n\n### Petunjuk\nToken", new: "### Petunjuk\nToken", at: "## Pertanyaan storage-checks", col: 15, msg: "no text for choice silent"},
-		{name: "missing English hint", file: w1w2en, old: "### Hint\nWhen W1", new: "When W1", at: "## Question storage-blind", col: 13, msg: "has 0 hints here, lab.yaml says hints: 1", warning: true},
+		{name: "missing English hint", file: w1w2en, old: "### Hint\nWhen W1", new: "When W1", at: "## Question storage-blind", col: 13, msg: "has 0 hints here, id.md has 1", warning: true},
 		{name: "unknown question in the words", file: w1w2id, old: "## Pertanyaan storage-blind", new: "## Pertanyaan storage-blnd", at: "storage-blnd", msg: `unknown question "storage-blnd"`},
 		{name: "goal already holds", file: w1w2, old: "    holds: W1's write with token 7 is rejected\n    proof:", new: "    holds: W2 gets token 8\n    proof:", at: "- id: reject-stale", col: 9, msg: "goal reject-stale already holds when nobody touches the world"},
 		{name: "goal proof does not reach it", file: monthly, old: "      - fencing on\n", new: "", at: "- id: reject-stale", col: 9, msg: "goal reject-stale: its proof run does not reach it"},

@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"bytes"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -79,6 +80,9 @@ func (l *Lesson) HTML(lang string) template.HTML {
 // Options change how Load renders content.
 type Options struct {
 	Link LinkFunc // URLs for lab: and lesson: links; DefaultLink when nil
+	// Root is the content folder as the author named it (leaselab check
+	// DIR), so that a command a message suggests names the right file.
+	Root string
 }
 
 // Load reads the course from fsys: course.yaml, lessons/ID/LANG.md and
@@ -103,10 +107,21 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 		}
 	}
 	var refs []lessonRef
-	data, err := fs.ReadFile(fsys, CourseFile)
+	data, err := readContent(fsys, CourseFile)
+	// When course.yaml does not load, every lab is in no lesson and every
+	// lesson link is broken: those follow from its error, listed after it.
+	courseProblem := len(r.ps)
+	courseLoaded := false
+	followsCourse := func(n int) {
+		if !courseLoaded && courseProblem < len(r.ps) && n < len(r.ps) {
+			c := r.ps[courseProblem]
+			r.causedBy(n, pos{c.File, c.Line, c.Col}, "follows from the error at")
+		}
+	}
 	if err != nil {
 		r.errorf(pos{file: CourseFile}, "missing file: the course file orders lessons and labs (%v)", unwrapPathErr(err))
 	} else if root, ok := parseYAML(r, CourseFile, data, 0); ok {
+		courseLoaded = true
 		y := ynode{n: root, file: CourseFile}
 		kvs, _ := y.mapping(r, "the course file")
 		knownKeys(r, kvs, "the course file", "lessons")
@@ -159,7 +174,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	broken := map[string]bool{} // lab directories whose lab.yaml did not load
 	var labs []*Lab
 	for _, file := range labFiles {
-		data, err := fs.ReadFile(fsys, file)
+		data, err := readContent(fsys, file)
 		if err != nil {
 			r.errorf(pos{file: file}, "cannot read: %v", unwrapPathErr(err))
 			continue
@@ -170,7 +185,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 			broken[path.Base(path.Dir(file))] = true
 			continue
 		}
-		l.dir, l.link = path.Dir(file), opt.Link
+		l.dir, l.link, l.root = path.Dir(file), opt.Link, opt.Root
 		if other := byID[l.ID]; other != nil {
 			r.errorf(l.at, "duplicate lab id %q: %s has it too", l.ID, other.file)
 			continue
@@ -209,14 +224,18 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	}
 	for _, l := range labs {
 		if !placed[l.ID] {
+			n := len(r.ps)
 			r.errorf(l.at, "lab %s is in no lesson of %s, so nothing leads to it", l.ID, CourseFile)
+			followsCourse(n)
 			c.Labs = append(c.Labs, l)
 		}
 	}
 	if dirs, err := fs.ReadDir(fsys, "lessons"); err == nil {
 		for _, d := range dirs {
 			if d.IsDir() && c.Lesson(d.Name()) == nil {
+				n := len(r.ps)
 				r.errorf(pos{file: "lessons/" + d.Name()}, "lesson %s is not in %s", d.Name(), CourseFile)
+				followsCourse(n)
 			}
 		}
 	}
@@ -231,14 +250,18 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	checkLinks := func(src, file string, line int) {
 		for _, ln := range contentLinks(src, file, line) {
 			if !known(ln.kind, ln.id) {
+				n := len(r.ps)
 				r.errorf(ln.at, "broken link: no %s %q", ln.kind, ln.id)
+				if ln.kind == "lesson" {
+					followsCourse(n)
+				}
 			}
 		}
 	}
 	for i, ls := range c.Lessons {
 		for _, lang := range Langs {
 			file := "lessons/" + ls.ID + "/" + lang + ".md"
-			data, err := fs.ReadFile(fsys, file)
+			data, err := readContent(fsys, file)
 			if err != nil {
 				if lang == DefaultLang {
 					r.errorf(refs[i].at, "lesson %s: missing file %s", ls.ID, file)
@@ -275,7 +298,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 		l.text = map[string]*labText{}
 		for _, lang := range Langs {
 			file := l.dir + "/" + lang + ".md"
-			data, err := fs.ReadFile(fsys, file)
+			data, err := readContent(fsys, file)
 			if err != nil {
 				if lang == DefaultLang {
 					r.errorf(pos{file: file}, "missing file: lab %s needs its %s words here", l.ID, langNames[lang])
@@ -295,6 +318,15 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	}
 	return c, nil
 }
+
+// readContent reads a content file without the UTF-8 byte order mark
+// some editors put first: it is not part of the text.
+func readContent(fsys fs.FS, name string) ([]byte, error) {
+	data, err := fs.ReadFile(fsys, name)
+	return stripBOM(data), err
+}
+
+func stripBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\ufeff")) }
 
 func unwrapPathErr(err error) error {
 	var pe *fs.PathError
@@ -317,7 +349,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // course, for running its scenario headless. Its questions are not run.
 func LoadLabFile(name string, data []byte) (*Lab, error) {
 	r := &report{}
-	l := parseLabFile(r, name, data)
+	l := parseLabFile(r, name, stripBOM(data))
 	if ps := r.ps.sorted(); ps.Errors() > 0 {
 		return l, ps
 	}

@@ -29,6 +29,7 @@ type Lab struct {
 	panels    []string
 	text      map[string]*labText
 	link      LinkFunc
+	root      string   // Options.Root
 	broken    []string // ids of questions and goals that did not parse
 }
 
@@ -38,13 +39,14 @@ type Question struct {
 	ID      string
 	Choices []*Choice
 
-	lab      *Lab
-	at       pos
-	scenario engine.Scenario
-	run      []command
-	hints    int
-	answer   string // the choice the author intends; check holds the engine to it
-	answerAt pos
+	lab       *Lab
+	at        pos
+	scenario  engine.Scenario
+	run       []command
+	hints     int    // hints each translation gives; -1 until known
+	hintsFrom string // where hints was learnt: "" for lab.yaml, else a Markdown file
+	answer    string // the choice the author intends; check holds the engine to it
+	answerAt  pos
 }
 
 // Choice is one answer to a predict question.

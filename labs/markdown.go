@@ -105,6 +105,9 @@ type section struct {
 	body  []string
 	subs  []*section
 	title string
+	// unknown are misspelt headings inside this section: what they would
+	// have held is missing, and that is their fault.
+	unknown []pos
 }
 
 func (s *section) text() string { return strings.TrimSpace(strings.Join(s.body, "\n")) }
@@ -119,6 +122,67 @@ var headingWords = map[string]string{
 	"choice": "choice", "pilihan": "choice",
 	"hint": "hint", "petunjuk": "hint",
 	"explanation": "explanation", "pembahasan": "explanation",
+}
+
+// headingLevel is the level each heading keyword is written at.
+var headingLevel = map[string]int{"question": 2, "goal": 2, "choice": 3, "hint": 3, "explanation": 3}
+
+// headingNames are the keywords as an author writes them, for messages.
+var headingNames = map[string][2]string{
+	"question": {"Pertanyaan", "Question"}, "goal": {"Tugas", "Goal"}, "choice": {"Pilihan", "Choice"},
+	"hint": {"Petunjuk", "Hint"}, "explanation": {"Pembahasan", "Explanation"},
+}
+
+// keyword is the heading word for a section kind in a language's file:
+// Indonesian in id.md, English elsewhere.
+func keyword(lang, kind string) string {
+	if lang == "id" {
+		return headingNames[kind][0]
+	}
+	return headingNames[kind][1]
+}
+
+// nearHeading is the heading keyword a misspelt word was most likely
+// meant to be, if it is within two typing mistakes of one.
+func nearHeading(word string) (keyword string, ok bool) {
+	w := strings.ToLower(word)
+	if len(w) < 4 {
+		return "", false
+	}
+	best, bestD := "", 3
+	for k := range headingWords {
+		if d := editDistance(w, k); d < bestD || d == bestD && k < best {
+			best, bestD = k, d
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance counts the letters to insert, delete, change or swap to
+// turn a into b.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			c := 1
+			if x[i-1] == y[j-1] {
+				c = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+c)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 // splitSections cuts a lab's Markdown body into the prose and its
@@ -188,9 +252,46 @@ func splitSections(r *report, file, body string, firstLine int) *section {
 			}
 			top.subs = append(top.subs, s)
 			cur = s
+		case kind != "":
+			// A keyword at the wrong level: "## Pilihan x" or "### Pertanyaan q".
+			hashes := strings.Repeat("#", headingLevel[kind])
+			r.errorf(at, "%q: a %s heading is written %s %s", strings.TrimSpace(l), strings.ToLower(headingNames[kind][1]), hashes, strings.Join(f, " "))
+			markUnknown(root, top, headingLevel[kind], at)
+			cur = &section{}
 		default:
+			if len(f) > 0 {
+				if k, ok := nearHeading(f[0]); ok {
+					word := headingNames[headingWordKind(k)]
+					suggest := strings.Repeat("#", headingLevel[headingWordKind(k)]) + " " + strings.Join(append([]string{matchCase(f[0], k)}, f[1:]...), " ")
+					r.errorf(at, "unknown heading %q: did you mean %q (%s/%s)?", strings.TrimSpace(l), suggest, word[0], word[1])
+					markUnknown(root, top, headingLevel[headingWordKind(k)], at)
+					cur = &section{}
+					continue
+				}
+			}
 			cur.body = append(cur.body, l)
 		}
 	}
 	return root
+}
+
+// headingWordKind is the section kind of a heading keyword.
+func headingWordKind(word string) string { return headingWords[word] }
+
+// matchCase writes keyword capitalised as the author wrote word.
+func matchCase(word, keyword string) string {
+	if word != "" && strings.ToUpper(word[:1]) == word[:1] {
+		return strings.ToUpper(keyword[:1]) + keyword[1:]
+	}
+	return keyword
+}
+
+// markUnknown notes a heading that did not open its section (of the
+// given level) on the section whose content it would have been part of.
+func markUnknown(root, top *section, level int, at pos) {
+	if level == 3 && top != nil {
+		top.unknown = append(top.unknown, at)
+		return
+	}
+	root.unknown = append(root.unknown, at)
 }

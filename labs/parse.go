@@ -3,6 +3,8 @@ package labs
 import (
 	"fmt"
 	"html/template"
+	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,6 +21,16 @@ func checkID(r *report, y ynode, id, what string) bool {
 	}
 	return true
 }
+
+// The keys each part of a lab file may have. lab.schema.json offers the
+// same (a test holds them together).
+var (
+	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "controls", "panels", "questions", "goals", "challenge"}
+	questionKeys  = []string{"id", "variant", "run", "choices", "hints", "answer"}
+	choiceKeys    = []string{"id", "holds"}
+	goalKeys      = []string{"id", "holds", "proof"}
+	challengeKeys = []string{"holder", "runs", "seed", "horizon", "faults", "survive", "policy"}
+)
 
 // knownKeys reports keys that are not among want.
 func knownKeys(r *report, kvs []kv, what string, want ...string) {
@@ -41,7 +53,7 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a lab file", "id", "scenario", "setup", "horizon", "controls", "panels", "questions", "goals", "challenge")
+	knownKeys(r, kvs, "a lab file", labFileKeys...)
 	l := &Lab{file: file, at: pos{file, 1, 1}, horizon: 60 * engine.Second}
 	fields := map[string]ynode{}
 	for _, e := range kvs {
@@ -278,8 +290,8 @@ func parseQuestion(r *report, l *Lab, y ynode) *Question {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a question", "id", "variant", "run", "choices", "hints", "answer")
-	q := &Question{lab: l, at: y.pos(), scenario: l.scenario}
+	knownKeys(r, kvs, "a question", questionKeys...)
+	q := &Question{lab: l, at: y.pos(), scenario: l.scenario, hints: -1}
 	f := map[string]ynode{}
 	for _, e := range kvs {
 		f[e.key] = e.val
@@ -347,7 +359,7 @@ func parseChoice(r *report, q *Question, y ynode, workers []string) *Choice {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a choice", "id", "holds")
+	knownKeys(r, kvs, "a choice", choiceKeys...)
 	c := &Choice{q: q, at: y.pos()}
 	var holds ynode
 	for _, e := range kvs {
@@ -399,7 +411,7 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "a goal", "id", "holds", "proof")
+	knownKeys(r, kvs, "a goal", goalKeys...)
 	g := &Goal{lab: l, at: y.pos()}
 	var holds ynode
 	for _, e := range kvs {
@@ -455,15 +467,16 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 		}
 		var holds []string
 		var ev []int
+		var winner *Choice
 		for _, c := range q.Choices {
 			if ok, e := c.pred.Eval(w.Events()); ok {
 				holds = append(holds, c.ID)
-				ev = e
+				ev, winner = e, c
 			}
 		}
 		switch len(holds) {
 		case 1:
-			out[q.ID] = decided{w: w, evidence: ev}
+			out[q.ID] = decided{w: w, evidence: ev, choice: winner}
 			switch {
 			case q.answer == "":
 				r.warnf(q.at, "question %s: pin the intended answer with answer: %s, so that a changed variant cannot silently make its explanation false", q.ID, holds[0])
@@ -471,7 +484,7 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 				r.errorf(q.answerAt, "question %s: answer: %s, but in the engine's run choice %s holds", q.ID, q.answer, holds[0])
 			}
 		case 0:
-			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s)", q.ID, w.Now(), violationList(w))
+			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), filepath.ToSlash(filepath.Join(l.root, filepath.FromSlash(l.file))), q.ID)
 		default:
 			r.errorf(q.at, "question %s: %d choices hold in the engine's run (%s); exactly one must", q.ID, len(holds), strings.Join(holds, ", "))
 		}
@@ -523,6 +536,7 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 type decided struct {
 	w        *engine.World
 	evidence []int
+	choice   *Choice // the choice that holds
 }
 
 func violationList(w *engine.World) string {
@@ -567,6 +581,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 		}
 	}
 	root := splitSections(r, file, body, bodyLine)
+	rootProblems := len(r.ps)
 	t.prose = renderMarkdown(root.text(), lang, l.link)
 	for _, s := range root.subs {
 		switch s.kind {
@@ -584,6 +599,7 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 				continue
 			}
 			qt := &questionText{choices: map[string]string{}, prompt: renderMarkdown(s.text(), lang, l.link)}
+			before := len(r.ps)
 			if s.text() == "" {
 				missing(s.at, "question %s has no prompt", s.id)
 			}
@@ -604,7 +620,11 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 				case "explanation":
 					md := sub.text()
 					if strings.Contains(md, "{{evidence}}") {
-						md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(runs[q.ID], lang))
+						d := runs[q.ID]
+						if d.w != nil && len(d.evidence) == 0 {
+							r.warnf(sub.at, "question %s: {{evidence}} renders nothing: the choice that holds, %s (%q), names no event that happened (a \"not …\" predicate holds by an absence); say in words what did not happen, or quote the events another way", q.ID, d.choice.ID, d.choice.Predicate())
+						}
+						md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(d, lang))
 					}
 					md = expandCompare(r, sub.at, q, md, lang)
 					qt.explanation = renderMarkdown(md, lang, l.link)
@@ -612,14 +632,24 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 			}
 			for _, c := range q.Choices {
 				if qt.choices[c.ID] == "" {
-					missing(s.at, "question %s: no text for choice %s (add \"### Choice %s\")", q.ID, c.ID, c.ID)
+					missing(s.at, "question %s: no text for choice %s (add \"### %s %s\")", q.ID, c.ID, keyword(lang, "choice"), c.ID)
 				}
 			}
-			if len(qt.hints) != q.hints {
+			switch {
+			case q.hints >= 0 && q.hintsFrom == "" && len(qt.hints) != q.hints:
 				missing(s.at, "question %s has %d hints here, lab.yaml says hints: %d", q.ID, len(qt.hints), q.hints)
+			case q.hints >= 0 && len(qt.hints) != q.hints:
+				missing(s.at, "question %s has %d hints here, %s has %d", q.ID, len(qt.hints), q.hintsFrom, q.hints)
+			case q.hints < 0 && lang == DefaultLang && len(s.unknown) == 0:
+				// Without hints: in lab.yaml, the default language's
+				// count is the one every translation must give.
+				q.hints, q.hintsFrom = len(qt.hints), path.Base(file)
 			}
 			if qt.explanation == "" {
-				missing(s.at, "question %s has no \"### Explanation\"", q.ID)
+				missing(s.at, "question %s has no \"### %s\"", q.ID, keyword(lang, "explanation"))
+			}
+			if len(s.unknown) > 0 {
+				r.causedBy(before, s.unknown[0], "see the unknown heading at")
 			}
 			t.questions[s.id] = qt
 		case "goal":
@@ -635,12 +665,26 @@ func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[st
 	}
 	for _, q := range l.Questions {
 		if t.questions[q.ID] == nil {
-			missing(pos{file, 1, 1}, "no section for question %s (add \"## Question %s\")", q.ID, q.ID)
+			missing(pos{file, 1, 1}, "no section for question %s (add \"## %s %s\")", q.ID, keyword(lang, "question"), q.ID)
 		}
 	}
 	for _, g := range l.Goals {
 		if t.goals[g.ID] == "" && !slices.Contains(l.broken, g.ID) {
-			missing(pos{file, 1, 1}, "no section for goal %s (add \"## Goal %s\")", g.ID, g.ID)
+			missing(pos{file, 1, 1}, "no section for goal %s (add \"## %s %s\")", g.ID, keyword(lang, "goal"), g.ID)
+		}
+	}
+	if len(root.unknown) > 0 {
+		// Only the sections missing from the whole file follow from a
+		// misspelt "##" heading; problems inside sections are their own.
+		var mine []int
+		for i := rootProblems; i < len(r.ps); i++ {
+			if strings.HasPrefix(r.ps[i].Msg, "no section for ") {
+				mine = append(mine, i)
+			}
+		}
+		for _, i := range mine {
+			tmp := report{ps: r.ps[i : i+1]}
+			tmp.causedBy(0, root.unknown[0], "see the unknown heading at")
 		}
 	}
 	return t

@@ -14,6 +14,11 @@ type Problem struct {
 	Line, Col int
 	Msg       string
 	Warning   bool // a missing translation: the content still works
+
+	// A knock-on problem follows from another (its cause, at causeAt):
+	// it is listed right after the cause, wherever it is itself.
+	knockOn bool
+	causeAt pos
 }
 
 func (p Problem) String() string {
@@ -63,8 +68,16 @@ func (ps Problems) Err() error {
 
 func (ps Problems) sorted() Problems {
 	out := slices.Clone(ps)
+	key := func(p Problem) (string, int, int, int) {
+		if p.knockOn {
+			return p.causeAt.file, p.causeAt.line, p.causeAt.col, 1
+		}
+		return p.File, p.Line, p.Col, 0
+	}
 	slices.SortStableFunc(out, func(a, b Problem) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+		af, al, ac, ak := key(a)
+		bf, bl, bc, bk := key(b)
+		return cmp.Or(cmp.Compare(af, bf), cmp.Compare(al, bl), cmp.Compare(ac, bc), cmp.Compare(ak, bk))
 	})
 	return out
 }
@@ -82,6 +95,15 @@ type report struct {
 
 func (r *report) errorf(at pos, format string, args ...any) {
 	r.ps = append(r.ps, Problem{File: at.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, args...)})
+}
+
+// causedBy marks the problems reported since the n-th as knock-on
+// effects of a problem at cause, so that they are listed after it.
+func (r *report) causedBy(n int, cause pos, why string) {
+	for i := n; i < len(r.ps); i++ {
+		r.ps[i].knockOn, r.ps[i].causeAt = true, cause
+		r.ps[i].Msg += fmt.Sprintf(" (%s %s:%d)", why, cause.file, cause.line)
+	}
 }
 
 func (r *report) warnf(at pos, format string, args ...any) {

@@ -79,6 +79,7 @@ func digest(s string) [sha256.Size]byte { return sha256.Sum256([]byte(s)) }
 // pageKey names a page that depends only on its URL and the course.
 type pageKey struct {
 	course *loaded // a reload makes a new one: old pages age out
+	author bool    // the author sees the content's problems
 	path   string
 	query  [sha256.Size]byte
 }
@@ -91,7 +92,7 @@ type pageKey struct {
 func (s *Server) cachedPage(c echo.Context, lab *labs.Lab, contentType string, build func() ([]byte, error)) error {
 	r := c.Request()
 	cur := s.course.get()
-	key := pageKey{cur, r.URL.Path, digest(r.URL.RawQuery)}
+	key := pageKey{cur, isAuthor(r.Context()), r.URL.Path, digest(r.URL.RawQuery)}
 	if body, ok := s.pages.get(key); ok {
 		return c.Blob(http.StatusOK, contentType, body)
 	}

@@ -2,11 +2,14 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,19 +20,25 @@ import (
 type loaded struct {
 	course   *labs.Course // the last good course; nil if none has loaded yet
 	problems []string     // why the latest load failed, file:line:col first
+	err      error        // the latest load's error: a labs.Problems
+	version  string       // names the files' state this load read
 }
 
 // courseHolder keeps the last good course serving while a broken edit
 // shows its errors in the page.
 type courseHolder struct {
 	fsys fs.FS
+	opt  labs.Options
 	cur  atomic.Pointer[loaded]
 	sig  string
 	log  *slog.Logger
+
+	mu      sync.Mutex
+	changed chan struct{} // closed at the next load, then replaced
 }
 
-func newCourseHolder(fsys fs.FS, log *slog.Logger) *courseHolder {
-	h := &courseHolder{fsys: fsys, log: log}
+func newCourseHolder(fsys fs.FS, log *slog.Logger, opt labs.Options) *courseHolder {
+	h := &courseHolder{fsys: fsys, log: log, opt: opt, changed: make(chan struct{})}
 	h.cur.Store(&loaded{})
 	h.reload()
 	return h
@@ -37,18 +46,38 @@ func newCourseHolder(fsys fs.FS, log *slog.Logger) *courseHolder {
 
 func (h *courseHolder) get() *loaded { return h.cur.Load() }
 
+// next is closed when the content loads again.
+func (h *courseHolder) next() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.changed
+}
+
+// store publishes a load and wakes whoever waits for one.
+func (h *courseHolder) store(l *loaded) {
+	h.cur.Store(l)
+	h.mu.Lock()
+	close(h.changed)
+	h.changed = make(chan struct{})
+	h.mu.Unlock()
+}
+
 // reload loads the content again and reports whether it is good.
 func (h *courseHolder) reload() bool {
 	h.sig = signature(h.fsys)
-	c, err := labs.Load(h.fsys)
+	sum := sha256.Sum256([]byte(h.sig))
+	version := hex.EncodeToString(sum[:8])
+	c, err := labs.LoadWith(h.fsys, h.opt)
 	prev := h.cur.Load()
 	if err != nil {
-		next := &loaded{course: prev.course, problems: problemLines(err)}
-		h.cur.Store(next)
-		h.log.Warn("content has errors; the last good version keeps serving", "problems", strings.Join(next.problems, "; "))
+		next := &loaded{course: prev.course, problems: problemLines(err), err: err, version: version}
+		h.store(next)
+		if prev.course != nil {
+			h.log.Warn("content has errors; the last good version keeps serving", "problems", strings.Join(next.problems, "; "))
+		}
 		return false
 	}
-	h.cur.Store(&loaded{course: c})
+	h.store(&loaded{course: c, version: version})
 	if prev.course != nil {
 		h.log.Info("content reloaded")
 	}

@@ -370,4 +370,4 @@ func (l *live) frame(id int64) serverMsg {
 	return m
 }
 
-func (l *live) page() *page { return &page{Lang: l.lang} }
+func (l *live) page() *page { return &page{Lang: l.lang, Base: l.srv.base} }

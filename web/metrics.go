@@ -2,12 +2,15 @@ package web
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +51,50 @@ type metrics struct {
 	errors        []atomic.Int64 // by errorKinds' index
 	answers       histogram      // a client message's arrival to its answer written
 	plays         histogram      // a play tick to its frame written
+
+	mu       sync.Mutex
+	requests map[routeStatus]*atomic.Int64 // HTTP requests by route pattern and status
+}
+
+// routeStatus labels leaselab_http_requests_total. Routes are the
+// server's own patterns, so the label set stays small whatever clients ask.
+type routeStatus struct {
+	route  string
+	status int
+}
+
+// processStart is when this process started, near enough: package
+// variables are set before main runs.
+var processStart = time.Now()
+
+func (m *metrics) request(route string, status int) {
+	k := routeStatus{route, status}
+	m.mu.Lock()
+	n := m.requests[k]
+	if n == nil {
+		n = new(atomic.Int64)
+		m.requests[k] = n
+	}
+	m.mu.Unlock()
+	n.Add(1)
+}
+
+func (m *metrics) writeRequests(w io.Writer) {
+	m.mu.Lock()
+	keys := make([]routeStatus, 0, len(m.requests))
+	counts := make(map[routeStatus]int64, len(m.requests))
+	for k, n := range m.requests {
+		keys = append(keys, k)
+		counts[k] = n.Load()
+	}
+	m.mu.Unlock()
+	slices.SortFunc(keys, func(a, b routeStatus) int {
+		return cmp.Or(cmp.Compare(a.route, b.route), cmp.Compare(a.status, b.status))
+	})
+	fmt.Fprintf(w, "# HELP leaselab_http_requests_total HTTP requests answered, by route pattern and status code.\n# TYPE leaselab_http_requests_total counter\n")
+	for _, k := range keys {
+		fmt.Fprintf(w, "leaselab_http_requests_total{route=%q,code=\"%d\"} %d\n", k.route, k.status, counts[k])
+	}
 }
 
 // histogram counts durations into frameBuckets.
@@ -80,7 +127,7 @@ func (h *histogram) write(w io.Writer, name, kind string) {
 }
 
 func newMetrics() *metrics {
-	return &metrics{errors: make([]atomic.Int64, len(errorKinds)), answers: newHistogram(), plays: newHistogram()}
+	return &metrics{errors: make([]atomic.Int64, len(errorKinds)), answers: newHistogram(), plays: newHistogram(), requests: map[routeStatus]*atomic.Int64{}}
 }
 
 func (m *metrics) error(kind string) {
@@ -134,6 +181,10 @@ func residentBytes() (int64, bool) {
 
 func (s *Server) metricsShow(c echo.Context) error {
 	var b strings.Builder
+	bi := s.build
+	fmt.Fprintf(&b, "# HELP leaselab_build_info The running binary's version, VCS revision and Go version; the value is always 1.\n# TYPE leaselab_build_info gauge\nleaselab_build_info{version=%q,revision=%q,goversion=%q} 1\n", bi.Version, bi.Revision, cmp.Or(bi.GoVersion, runtime.Version()))
+	fmt.Fprintf(&b, "# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.3f\n", float64(processStart.UnixMilli())/1000)
+	s.metrics.writeRequests(&b)
 	s.metrics.write(&b)
 	return c.Blob(200, "text/plain; version=0.0.4; charset=utf-8", []byte(b.String()))
 }

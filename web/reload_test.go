@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"leaselab/content"
+	"leaselab/labs"
 )
 
 // copyContent writes the embedded course into a folder an author can edit.
@@ -96,14 +98,16 @@ func TestContentFolderReloads(t *testing.T) {
 	})
 }
 
+// TestBrokenContentFromTheStart: with no good version to serve, New
+// refuses, naming the problems, instead of serving error pages.
 func TestBrokenContentFromTheStart(t *testing.T) {
 	dir := copyContent(t)
 	if err := os.WriteFile(filepath.Join(dir, "course.yaml"), []byte("lessons: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, ts := newTestServer(t, Config{Content: os.DirFS(dir)})
-	code, body, _ := get(t, ts.URL+"/id/")
-	if code != 503 || !strings.Contains(body, "course.yaml:") {
-		t.Errorf("got %d, want 503 naming course.yaml:\n%s", code, body)
+	s, err := New(Config{Content: os.DirFS(dir), Watch: true})
+	var ps labs.Problems
+	if s != nil || !errors.As(err, &ps) || !strings.Contains(err.Error(), "course.yaml:1:") {
+		t.Errorf("New = %v, %v; want a Problems error naming course.yaml", s, err)
 	}
 }

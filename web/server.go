@@ -5,10 +5,12 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -56,14 +58,59 @@ type Config struct {
 	// core: what one live session, and everything of one client address
 	// together, may make the server do. Defaults 0.25 and 0.5.
 	SessionWork, AddrWork float64
+
+	// BasePath serves the site under a path such as "/leaselab": every
+	// link, asset, socket URL and redirect carries it, and requests
+	// outside it are not found. See CleanBasePath.
+	BasePath string
+	// AccessLog logs every request at level Info.
+	AccessLog bool
+	// ShowProblems says who sees the banner listing content errors:
+	// "loopback" (the default: a client on this machine that did not come
+	// through a proxy, that is the author), "all" or "none".
+	ShowProblems string
+	// Build is this binary's version, shown in /metrics.
+	Build BuildInfo
+}
+
+// BuildInfo is what a binary knows of its own build.
+type BuildInfo struct {
+	Version   string // module version, or "(devel)"
+	Revision  string // VCS revision, when built from a checkout
+	Time      string // the revision's commit time, RFC 3339
+	Modified  bool   // the checkout had changes
+	GoVersion string
+}
+
+// CleanBasePath checks a base path and writes it as Config.BasePath wants
+// it: "" or a path that starts with "/" and does not end with one.
+func CleanBasePath(p string) (string, error) {
+	p = strings.TrimRight(p, "/")
+	if p == "" {
+		return "", nil
+	}
+	if !strings.HasPrefix(p, "/") {
+		return "", fmt.Errorf("%q: start it with /, such as /leaselab", p)
+	}
+	if u, err := url.Parse(p); err != nil || u.Path != p || strings.Contains(p, "//") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") {
+		return "", fmt.Errorf("%q: want a plain path such as /leaselab", p)
+	}
+	return p, nil
 }
 
 // Server is the web app. It is an http.Handler.
 type Server struct {
-	log    *slog.Logger
-	course *courseHolder
-	assets *assets
-	echo   *echo.Echo
+	log     *slog.Logger
+	course  *courseHolder
+	assets  *assets
+	echo    *echo.Echo
+	handler http.Handler // echo, under the base path
+
+	base         string // Config.BasePath
+	watch        bool
+	accessLog    bool
+	showProblems string
+	build        BuildInfo
 
 	// ctx ends every live session when the server closes: http.Server's
 	// Shutdown does not wait for hijacked connections.
@@ -93,8 +140,10 @@ type Server struct {
 	beforeHandle func(clientMsg)
 }
 
-// New builds a server. It fails only when the static assets cannot be read;
-// broken content is shown in the pages instead.
+// New builds a server. It fails when the static assets cannot be read or
+// the content has errors (a labs.Problems error). Content that breaks
+// later, while Watch reloads it, keeps the last good version serving and
+// shows its problems in the pages.
 func New(cfg Config) (*Server, error) {
 	if cfg.Content == nil {
 		cfg.Content = content.FS
@@ -124,7 +173,20 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AddrWork <= 0 {
 		cfg.AddrWork = defaultAddrWork
 	}
-	s := &Server{log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, metrics: newMetrics(),
+	base, err := CleanBasePath(cfg.BasePath)
+	if err != nil {
+		return nil, fmt.Errorf("base path: %w", err)
+	}
+	switch cfg.ShowProblems {
+	case "":
+		cfg.ShowProblems = "loopback"
+	case "loopback", "all", "none":
+	default:
+		return nil, fmt.Errorf("ShowProblems %q: want loopback, all or none", cfg.ShowProblems)
+	}
+	s := &Server{
+		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, metrics: newMetrics(),
+		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, showProblems: cfg.ShowProblems, build: cfg.Build,
 		trustProxy: cfg.TrustProxy, sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
 		answers:  newLRU[answerKey](1024, 1<<20, func(*labs.Verdict) int { return 1 }),
@@ -145,7 +207,13 @@ func New(cfg Config) (*Server, error) {
 		},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.course = newCourseHolder(cfg.Content, cfg.Logger)
+	s.course = newCourseHolder(cfg.Content, cfg.Logger, labs.Options{Link: func(lang, kind, id string) string {
+		return base + labs.DefaultLink(lang, kind, id)
+	}})
+	if cur := s.course.get(); cur.course == nil {
+		s.cancel()
+		return nil, cur.err
+	}
 	s.renders = make(chan func())
 	for range max(8, 4*runtime.GOMAXPROCS(0)) {
 		go s.renderLoop()
@@ -154,6 +222,10 @@ func New(cfg Config) (*Server, error) {
 		go s.course.watch(s.ctx, cfg.PollEvery)
 	}
 	s.echo = s.routes()
+	s.handler = s.echo
+	if base != "" {
+		s.handler = http.StripPrefix(base, s.echo)
+	}
 	return s, nil
 }
 
@@ -161,17 +233,20 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.Use(s.observe) // outermost: it counts what Recover answers too
 	e.Use(middleware.Recover())
 	e.Use(s.checkHost)
 	e.Use(securityHeaders)
+	e.Use(s.markAuthor)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		Skipper: func(c echo.Context) bool {
 			p := c.Request().URL.Path
-			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws")
+			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || p == reloadPath
 		},
 	}))
 	e.GET("/", func(c echo.Context) error {
-		return c.Redirect(http.StatusFound, "/"+labs.DefaultLang+"/")
+		c.Response().Header().Add("Vary", "Accept-Language")
+		return c.Redirect(http.StatusFound, s.base+"/"+preferredLang(c.Request().Header.Get("Accept-Language"))+"/")
 	})
 	e.GET("/static/:file", func(c echo.Context) error {
 		s.assets.serve(c.Response(), c.Request(), c.Param("file"))
@@ -183,8 +258,11 @@ func (s *Server) routes() *echo.Echo {
 		if !knownLang(c.Param("lang")) {
 			return notFound(labs.DefaultLang)
 		}
-		return c.Redirect(http.StatusFound, "/"+c.Param("lang")+"/")
+		return c.Redirect(http.StatusFound, s.base+"/"+c.Param("lang")+"/")
 	})
+	if s.watch {
+		e.GET(reloadPath, s.contentChanges)
+	}
 	e.GET("/:lang/", s.homeShow)
 	e.GET("/:lang/lessons/:id", s.lessonShow)
 	e.GET("/:lang/labs/:id", s.labShow, s.heavy)
@@ -256,7 +334,13 @@ func (s *Server) rendered(f func()) {
 }
 
 // ServeHTTP serves the site.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.base != "" && r.URL.Path == s.base {
+		http.Redirect(w, r, s.base+"/", http.StatusFound)
+		return
+	}
+	s.handler.ServeHTTP(w, r)
+}
 
 // Close ends every live session and stops watching the content.
 func (s *Server) Close() {
@@ -266,8 +350,13 @@ func (s *Server) Close() {
 
 // newPage fills what every page needs.
 func (s *Server) newPage(lang, path, title, kind string) *page {
-	p := &page{Lang: lang, Path: path, Title: title, Kind: kind, CSS: s.assets.URL("app.css"), JS: s.assets.URL("app.js"), Icon: s.assets.URL("icon.svg")}
-	p.Problems = s.course.get().problems
+	b := s.base
+	p := &page{Lang: lang, Base: b, Path: path, Title: title, Kind: kind, CSS: b + s.assets.URL("app.css"), JS: b + s.assets.URL("app.js"), Icon: b + s.assets.URL("icon.svg")}
+	cur := s.course.get()
+	p.Problems = cur.problems
+	if s.watch {
+		p.Reload, p.ReloadJS = b+reloadPath+"?since="+cur.version, b+s.assets.URL("reload.js")
+	}
 	return p
 }
 

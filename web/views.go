@@ -15,6 +15,7 @@ import (
 // page is what every page's layout needs.
 type page struct {
 	Lang     string
+	Base     string // the site's base path, "" or such as "/leaselab"
 	Title    string
 	Path     string // this page's path without the language prefix, e.g. "/labs/w1-w2"
 	Query    string // the query that reproduces the page's state, without "?"
@@ -22,11 +23,14 @@ type page struct {
 	Icon     string
 	Problems []string
 	Kind     string // "home", "lesson", "lab", "error": the body's class
+	// Reload, in --content mode, is the URL that tells the page when the
+	// content changed (static/reload.js); ReloadJS is that script.
+	Reload, ReloadJS string
 }
 
 // SwitchURL is the same place in the other language.
 func (p *page) SwitchURL() string {
-	u := "/" + otherLang(p.Lang) + p.Path
+	u := p.Base + "/" + otherLang(p.Lang) + p.Path
 	if p.Query != "" {
 		u += "?" + p.Query
 	}
@@ -35,7 +39,10 @@ func (p *page) SwitchURL() string {
 
 func (p *page) T(key string) string { return T(p.Lang, key) }
 
-func (p *page) Href(path string) string { return "/" + p.Lang + path }
+// Href is the URL of a path of this site in the page's language. Every
+// link, form and socket URL of a page goes through it, so that a base path
+// (--base-path) holds everywhere.
+func (p *page) Href(path string) string { return p.Base + "/" + p.Lang + path }
 
 // homeView is the course home.
 type homeView struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,32 +15,30 @@ import (
 // question run in the engine. It prints one line per problem as
 // file:line:col: message and fails when any is an error.
 func checkCmd(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("check", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: leaselab check [-v] [-lang id|en] [DIR]\n\nValidates the course in DIR (default: the embedded course) and runs every question.")
-		fl.PrintDefaults()
-	}
+	fl := newFlags("check", "leaselab check [DIR] [-v] [-lang id|en]", `
+Validates the course in DIR (default: the embedded course): every file,
+every scenario, every question run in the engine. Prints one line per
+problem as file:line:col: message; exits 1 when any is an error.`)
 	verbose := fl.Bool("v", false, "for every question, print the choice the engine's run makes true and the events that show it")
-	lang := fl.String("lang", labs.DefaultLang, "language of -v's event sentences (id or en)")
-	if err := fl.Parse(args); err != nil {
-		return 2
+	lang := newOneOf(labs.DefaultLang, labs.Langs...)
+	fl.Var(lang, "lang", "language of -v's event sentences (id or en)")
+	pos, code, ok := fl.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if fl.NArg() > 1 {
-		fl.Usage()
-		return 2
+	if len(pos) > 1 {
+		return usageError(stderr, "check", "takes one folder, got %d arguments", len(pos))
 	}
 	fsys, prefix := content.FS, ""
-	if fl.NArg() == 1 {
-		dir := fl.Arg(0)
+	if len(pos) == 1 {
+		dir := pos[0]
 		st, err := os.Stat(dir)
 		if err != nil || !st.IsDir() {
-			fmt.Fprintf(stderr, "leaselab check: %s is not a directory\n", dir)
-			return 2
+			return usageError(stderr, "check", "%s is not a folder", dir)
 		}
 		fsys, prefix = os.DirFS(dir), dir
 	}
-	c, err := labs.Load(fsys)
+	c, err := labs.LoadWith(fsys, labs.Options{Root: prefix})
 	problems := c.Problems
 	var ps labs.Problems
 	if errors.As(err, &ps) {
@@ -65,7 +62,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	for _, l := range c.Labs {
 		questions += len(l.Questions)
 		if *verbose {
-			printAnswers(stdout, l, *lang)
+			printAnswers(stdout, l, lang.val)
 		}
 	}
 	fmt.Fprintf(stderr, "leaselab check: ok: %d lessons, %d labs, %d questions run, %d warning(s)\n", len(c.Lessons), len(c.Labs), questions, len(problems))

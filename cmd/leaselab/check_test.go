@@ -119,8 +119,10 @@ func edit(t *testing.T, file, old, new string) {
 func TestCheckReportsProblems(t *testing.T) {
 	dir := copyContent(t)
 	lab := filepath.Join(dir, "labs", "w1-w2", "lab.yaml")
-	edit(t, lab, "holds: not W1 writes file", "holds: W1 writes file")            // two choices hold: question at line 17
-	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate (line 67)
+	edit(t, lab, "holds: not W1 writes file", "holds: W1 writes file")            // two choices hold
+	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate
+	src, _ := os.ReadFile(lab)
+	lineOf := func(s string) int { return strings.Count(string(src[:bytes.Index(src, []byte(s))]), "\n") + 1 }
 	if err := os.Remove(filepath.Join(dir, "labs", "monthly-report", "en.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +131,8 @@ func TestCheckReportsProblems(t *testing.T) {
 		t.Errorf("exit %d, want 1", code)
 	}
 	for _, want := range []string{
-		lab + ":17:9: question storage-checks: 2 choices hold in the engine's run (rejected, silent); exactly one must\n",
-		lab + ":70:30: predicate: expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
+		fmt.Sprintf("%s:%d:9: question storage-checks", lab, lineOf("- id: storage-checks")) + ": 2 choices hold in the engine's run (rejected, silent); exactly one must\n",
+		fmt.Sprintf("%s:%d:30: predicate", lab, lineOf("W1's write is rejectd")) + ": expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
 		filepath.Join(dir, "labs", "monthly-report", "en.md") + ": warning: missing English translation of lab monthly-report",
 	} {
 		if !strings.Contains(out, want) {
@@ -152,7 +154,7 @@ func TestCheckReportsProblems(t *testing.T) {
 }
 
 func TestCheckBadArguments(t *testing.T) {
-	if code, _, errs := runCLI("check", "/no/such/dir"); code != 2 || !strings.Contains(errs, "not a directory") {
+	if code, _, errs := runCLI("check", "/no/such/dir"); code != 2 || !strings.Contains(errs, "not a folder") {
 		t.Errorf("missing dir: exit %d %s", code, errs)
 	}
 	if code, _, _ := runCLI("check", "a", "b"); code != 2 {

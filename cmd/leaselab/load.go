@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,8 +15,10 @@ import (
 // loadCmd opens many live lab sessions against a server on this machine
 // and prints what they cost it.
 func loadCmd(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("load", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("load", "leaselab load [--sessions N] [--url http://127.0.0.1:PORT] [--pid PID] [flags]", `
+Opens N live lab sessions against a server on this machine that play and
+send controls, holds them, and prints sessions held, the server's memory per
+session and command-to-frame latency.`)
 	var cfg load.Config
 	fl.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server, on a loopback address")
 	fl.IntVar(&cfg.Sessions, "sessions", 100, fmt.Sprintf("live sessions to open and hold (at most %d)", load.MaxSessions))
@@ -29,20 +29,12 @@ func loadCmd(args []string, stdout, stderr io.Writer) int {
 	fl.Float64Var(&cfg.Speed, "speed", 5, "play speed, virtual seconds per real second")
 	fl.IntVar(&cfg.Dialers, "dialers", 50, "sessions being opened at once")
 	fl.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory from /proc (default: the server's /metrics)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: leaselab load [--sessions N] [--url http://127.0.0.1:PORT] [--pid PID] [flags]")
-		fmt.Fprintln(stderr, "\nOpens N live lab sessions that play and send controls, holds them, and prints\nsessions held, the server's memory per session and command-to-frame latency.\n\nFlags:")
-		fl.PrintDefaults()
+	pos, code, ok := fl.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "leaselab load: unexpected argument %q\n", fl.Arg(0))
-		return 2
+	if len(pos) > 0 {
+		return usageError(stderr, "load", "unexpected argument %q", pos[0])
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

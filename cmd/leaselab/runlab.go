@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,55 +23,36 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // runCmd runs a lab's scenario headless and prints its trace.
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("run", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("run", "leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--format text|json|svg|chart] [--lang id|en] [--vs CMD [--vs-at TIME]]", `
+Runs a lab's scenario headless and prints its trace. LAB is a lab id from
+the embedded course; FILE is a lab.yaml or its folder. Without --do it runs
+to the lab's horizon; --question Q runs that question's variant and commands
+first, with the seed check uses (0).`)
+	fl.after = "commands (for --do):\n" + engine.CommandHelp
 	seed := fl.Uint64("seed", 0, "the world's random seed")
 	var dos stringList
 	fl.Var(&dos, "do", "a command to apply, such as \"freeze W1 for=25s\" (repeatable; default: until the lab's horizon)")
-	format := fl.String("format", "text", "output: text, json (one event per line), svg (the space-time diagram) or chart (lease time left at each renewal, SVG)")
+	format := newOneOf("text", "text", "json", "svg", "chart")
+	fl.Var(format, "format", "output: text, json (one event per line), svg (the space-time diagram) or chart (lease time left at each renewal, SVG)")
 	question := fl.String("question", "", "run this question's variant and commands first")
-	lang := fl.String("lang", "", "text output as sentences in this language (id or en) instead of the trace format")
+	lang := newOneOf("", labs.Langs...)
+	fl.Var(lang, "lang", "text output as sentences in this language (id or en) instead of the trace format")
 	vs := fl.String("vs", "", "what if: run B is the same run with this command applied (such as \"fencing on\"); prints where the runs first differ")
 	vsAt := fl.String("vs-at", "", "with --vs: the virtual time the change lands (default: where the --do commands end)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--format text|json|svg|chart] [--lang id|en] [--vs CMD [--vs-at TIME]]")
-		fmt.Fprintln(stderr, "\nLAB is a lab id from the embedded course; FILE is a lab.yaml or its directory.\nCommands:")
-		fmt.Fprintln(stderr, engine.CommandHelp)
-		fmt.Fprintln(stderr, "\nFlags:")
-		fl.PrintDefaults()
+	pos, code, ok := fl.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	// The lab may come before or after the flags.
-	var target string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		target, args = args[0], args[1:]
+	switch {
+	case len(pos) == 0:
+		return usageError(stderr, "run", "which lab? give a lab id or a lab.yaml")
+	case len(pos) > 1:
+		return usageError(stderr, "run", "takes one lab, got %q and %q", pos[0], pos[1])
 	}
-	if err := fl.Parse(args); err != nil {
-		return 2
-	}
-	if target == "" && fl.NArg() > 0 {
-		target = fl.Arg(0)
-		if err := fl.Parse(fl.Args()[1:]); err != nil {
-			return 2
-		}
-	}
-	if target == "" || fl.NArg() > 0 {
-		fl.Usage()
-		return 2
-	}
-	switch *format {
-	case "text", "json", "svg", "chart":
-	default:
-		fmt.Fprintf(stderr, "leaselab run: unknown format %q (want text, json, svg or chart)\n", *format)
-		return 2
-	}
-	if *lang != "" && *lang != "id" && *lang != "en" {
-		fmt.Fprintf(stderr, "leaselab run: unknown language %q (want id or en)\n", *lang)
-		return 2
-	}
+	target := pos[0]
 
 	if *vsAt != "" && *vs == "" {
-		fmt.Fprintln(stderr, "leaselab run: --vs-at goes with --vs")
-		return 2
+		return usageError(stderr, "run", "--vs-at goes with --vs")
 	}
 	lab, err := findLab(target)
 	if err != nil {
@@ -80,11 +60,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *vs != "" {
-		if *question != "" || *format == "chart" {
+		if *question != "" || format.val == "chart" {
 			fmt.Fprintln(stderr, "leaselab run: --vs compares two live runs of the lab; it goes with neither --question nor --format chart")
 			return 2
 		}
-		return runPair(lab, *seed, dos, *vs, *vsAt, *format, *lang, stdout, stderr)
+		return runPair(lab, *seed, dos, *vs, *vsAt, format.val, lang.val, stdout, stderr)
 	}
 	var w *engine.World
 	var cmds []string
@@ -95,7 +75,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		sc := q.Variant()
-		if seedSet(fl) {
+		if fl.given("seed") {
 			sc.Seed = *seed
 		}
 		w, err = engine.New(sc)
@@ -118,11 +98,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	l := *lang
+	l := lang.val
 	if l == "" {
 		l = labs.DefaultLang
 	}
-	switch *format {
+	switch format.val {
 	case "svg":
 		// The same space-time diagram component the web pages use.
 		err = web.RenderDiagramSVG(stdout, w, l)
@@ -133,7 +113,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		err = web.RenderChartSVG(stdout, "c", l, []web.ChartRun{{Label: label, World: w}})
 	default:
-		err = printTrace(stdout, w, *format, *lang)
+		err = printTrace(stdout, w, format.val, lang.val)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
@@ -170,6 +150,13 @@ func findLab(target string) (*labs.Lab, error) {
 	}
 	if l := c.Lab(target); l != nil {
 		return l, nil
+	}
+	// labs/ID/lab.yaml or labs/ID, as check names a lab of the embedded
+	// course, when no such file is here.
+	if id, ok := strings.CutPrefix(strings.TrimSuffix(filepath.ToSlash(target), "/lab.yaml"), "labs/"); ok {
+		if l := c.Lab(id); l != nil {
+			return l, nil
+		}
 	}
 	var ids []string
 	for _, l := range c.Labs {
@@ -260,14 +247,6 @@ func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
 		j.Text = labs.DescribeEvent(e, names, lang)
 	}
 	return j
-}
-
-// seedSet reports whether --seed was given, so that a lab's own seed is
-// kept otherwise.
-func seedSet(fl *flag.FlagSet) bool {
-	set := false
-	fl.Visit(func(f *flag.Flag) { set = set || f.Name == "seed" })
-	return set
 }
 
 // runPair runs a what-if: run A applies the --do commands, run B the same

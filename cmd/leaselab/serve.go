@@ -3,26 +3,98 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
 
+	"leaselab/labs"
 	"leaselab/web"
 )
 
-// addrEnv names the environment variable that sets the listen address when
-// no --addr flag is given.
-const addrEnv = "LEASELAB_ADDR"
-
 // shutdownWait is how long open requests get to finish after a signal.
 const shutdownWait = 5 * time.Second
+
+const serveAbout = `
+Serves the course: lessons, labs and their live worlds, at the address it
+prints once it listens. With --content DIR it serves the course in DIR
+instead of the embedded one, reloads it when a file changes, and open pages
+refresh themselves.
+
+Everything it says goes to stderr through one structured log (--log-format).
+Content with errors at start is listed and the server does not start
+(exit 1); a broken edit while serving keeps the last good version serving
+and shows its errors to the author (--show-problems).`
+
+// serveOptions is what serve's flags and environment ask for.
+type serveOptions struct {
+	addr, dir   string
+	maxSessions int
+	idle        time.Duration
+	accessLog   bool
+	logFormat   *oneOf
+	basePath    string
+	problems    *oneOf
+	publicURL   string
+	perAddr     int
+	trustProxy  bool
+}
+
+// parseServe reads serve's flags; ok false carries the exit code.
+func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code int, ok bool) {
+	f := newFlags("serve", "leaselab [serve] [flags]", serveAbout)
+	f.env = true
+	f.StringVar(&o.addr, "addr", "localhost:8080", "listen address, host:port (port 0 picks a free one)")
+	f.StringVar(&o.dir, "content", "", "serve the course from this folder instead of the embedded one, reloading it when files change")
+	f.IntVar(&o.maxSessions, "max-sessions", 2000, "live lab sessions at once; past it a lab page says the server is full")
+	f.DurationVar(&o.idle, "idle-timeout", 15*time.Minute, "close a live session whose student sent nothing this long")
+	f.BoolVar(&o.accessLog, "access-log", false, "log every request: method, path, route, status, bytes, duration")
+	o.logFormat = newOneOf("text", "text", "json")
+	f.Var(o.logFormat, "log-format", "log as text or json (one object per line)")
+	f.StringVar(&o.basePath, "base-path", "", "serve under this path, such as /leaselab, behind a proxy that forwards it unchanged")
+	o.problems = newOneOf("loopback", "loopback", "all", "none")
+	f.Var(o.problems, "show-problems", "who sees the banner of content errors: loopback (the author on this machine, not through a proxy), all, or none")
+	f.StringVar(&o.publicURL, "public-url", "", "the address students use (https://host[:port]); requests for any other host are refused")
+	f.IntVar(&o.perAddr, "max-conns-per-addr", 512, "connections one client address may hold; behind a proxy, the proxy is one address")
+	f.BoolVar(&o.trustProxy, "trust-proxy", false, "count work budgets by X-Forwarded-For (only behind a proxy that sets it)")
+	pos, code, ok := f.parse(args, stdout, stderr)
+	if !ok {
+		return o, code, false
+	}
+	switch {
+	case len(pos) > 0:
+		return o, usageError(stderr, "serve", "unexpected argument %q", pos[0]), false
+	case o.maxSessions < 1:
+		return o, usageError(stderr, "serve", "--max-sessions must be at least 1"), false
+	case o.idle <= 0:
+		return o, usageError(stderr, "serve", "--idle-timeout must be positive"), false
+	case o.perAddr < 1:
+		return o, usageError(stderr, "serve", "--max-conns-per-addr must be at least 1"), false
+	}
+	if o.dir != "" {
+		if info, err := os.Stat(o.dir); err != nil || !info.IsDir() {
+			return o, usageError(stderr, "serve", "--content %s: not a folder", o.dir), false
+		}
+	}
+	if _, err := web.CleanBasePath(o.basePath); err != nil {
+		return o, usageError(stderr, "serve", "--base-path: %v", err), false
+	}
+	return o, 0, true
+}
+
+// newLogger is the one log every line of serve goes through.
+func newLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
 
 // serveCmd serves the course until SIGINT or SIGTERM.
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -33,33 +105,11 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 
 // serve serves the course until ctx ends, then shuts down gracefully.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	defAddr := "localhost:8080"
-	if a := os.Getenv(addrEnv); a != "" {
-		defAddr = a
+	o, code, ok := parseServe(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	addr := fs.String("addr", defAddr, "listen address, host:port (env "+addrEnv+")")
-	dir := fs.String("content", "", "serve the course from this folder instead of the embedded one, reloading it when files change")
-	maxSessions := fs.Int("max-sessions", 2000, "live lab sessions at once; past it a lab page says the server is full")
-	idle := fs.Duration("idle-timeout", 15*time.Minute, "close a live session whose student sent nothing this long")
-	publicURL := fs.String("public-url", "", "the address students use (https://host[:port]); requests for any other host are refused")
-	perAddr := fs.Int("max-conns-per-addr", 512, "connections one client address may hold; behind a proxy, the proxy is one address")
-	trustProxy := fs.Bool("trust-proxy", false, "count work budgets by X-Forwarded-For (only behind a proxy that sets it)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: leaselab [serve] [--addr HOST:PORT] [--content DIR] [--max-sessions N] [--idle-timeout D] [--public-url URL] [--max-conns-per-addr N] [--trust-proxy]\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "leaselab serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
+	log := newLogger(stderr, o.logFormat.val)
 	// A live session keeps little (about 40 KB) but renders a lot of
 	// short-lived frames; the default GC target, twice the live heap, would
 	// make garbage the larger part of the server's memory. 50 costs a
@@ -68,59 +118,54 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	if *maxSessions < 1 || *idle <= 0 || *perAddr < 1 {
-		fmt.Fprintln(stderr, "leaselab serve: --max-sessions, --idle-timeout and --max-conns-per-addr must be positive")
-		return 2
+	base, _ := web.CleanBasePath(o.basePath)
+	cfg := web.Config{
+		Logger: log, MaxSessions: o.maxSessions, IdleTimeout: o.idle,
+		AccessLog: o.accessLog, BasePath: base, ShowProblems: o.problems.val, Build: buildInfo(),
+		PublicURL: o.publicURL, TrustProxy: o.trustProxy,
 	}
-	cfg := web.Config{Logger: log, MaxSessions: *maxSessions, IdleTimeout: *idle, PublicURL: *publicURL, TrustProxy: *trustProxy}
-	if *publicURL == "" && loopback(*addr) {
+	if o.publicURL == "" && loopback(o.addr) {
 		// Only this machine can reach it: answer only to its names, so a
 		// page whose name an attacker points here (DNS rebinding) cannot.
 		cfg.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
 	}
-	if *dir != "" {
-		info, err := os.Stat(*dir)
-		if err != nil || !info.IsDir() {
-			fmt.Fprintf(stderr, "leaselab serve: --content %s: not a folder\n", *dir)
-			return 2
-		}
-		cfg.Content, cfg.Watch = os.DirFS(*dir), true
+	if o.dir != "" {
+		cfg.Content, cfg.Watch = os.DirFS(o.dir), true
 	}
 	srv, err := web.New(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab serve: %v\n", err)
+		logStartError(log, o.dir, err)
 		return 1
 	}
-	ln, err := net.Listen("tcp", *addr)
+	defer srv.Close()
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab serve: %v\n", err)
-		srv.Close()
+		log.Error("cannot listen", "addr", o.addr, "err", err)
 		return 1
 	}
 	// Timeouts for plain requests, and caps on connections under the file
 	// limit: idle connections cannot starve the students (web/guard.go).
 	hs := srv.HTTPServer()
-	ln = srv.LimitListener(ln, web.ConnLimits{PerAddr: *perAddr})
-	fmt.Fprintf(stdout, "leaselab: serving on http://%s/\n", displayAddr(ln.Addr()))
-	if *dir != "" {
-		fmt.Fprintf(stdout, "leaselab: course from %s, reloaded when its files change\n", *dir)
+	ln = srv.LimitListener(ln, web.ConnLimits{PerAddr: o.perAddr})
+	if o.dir != "" {
+		log.Info("course from a folder, reloaded when its files change", "content", o.dir)
 	}
+	// The address printed is the one bound: port 0 shows the port picked.
+	log.Info("serving", "url", "http://"+ln.Addr().String()+base+"/", "version", versionLine(cfg.Build))
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
-		srv.Close()
-		fmt.Fprintf(stderr, "leaselab serve: %v\n", err)
+		log.Error("server stopped", "err", err)
 		return 1
 	case <-ctx.Done():
 	}
-	fmt.Fprintln(stdout, "leaselab: shutting down")
+	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 	defer cancel()
 	srv.Close() // live sessions are hijacked connections: Shutdown does not wait for them
 	if err := hs.Shutdown(sctx); err != nil {
-		fmt.Fprintf(stderr, "leaselab serve: shutdown: %v\n", err)
+		log.Error("shutdown", "err", err)
 		return 1
 	}
 	return 0
@@ -140,17 +185,25 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// displayAddr is the listen address as a person would type it.
-func displayAddr(a net.Addr) string {
-	tcp, ok := a.(*net.TCPAddr)
-	if !ok {
-		return a.String()
+// logStartError says why the server did not start: for broken content,
+// one line per problem, as leaselab check prints them.
+func logStartError(log *slog.Logger, dir string, err error) {
+	var ps labs.Problems
+	if !errors.As(err, &ps) {
+		log.Error("cannot start", "err", err)
+		return
 	}
-	if tcp.IP.IsUnspecified() || tcp.IP.IsLoopback() && tcp.IP.To4() == nil {
-		return net.JoinHostPort("localhost", fmt.Sprint(tcp.Port))
+	src := "the embedded course"
+	if dir != "" {
+		src = dir
 	}
-	if tcp.IP.IsLoopback() {
-		return net.JoinHostPort("localhost", fmt.Sprint(tcp.Port))
+	for _, p := range ps {
+		if !p.Warning {
+			if dir != "" {
+				p.File = filepath.Join(dir, filepath.FromSlash(p.File))
+			}
+			log.Error("content error", "problem", p.String())
+		}
 	}
-	return tcp.String()
+	log.Error(fmt.Sprintf("the course has %d error(s); fix them and start again (leaselab check lists them)", ps.Errors()), "content", src)
 }

@@ -3,33 +3,67 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestServePrintsURLAndShutsDown(t *testing.T) {
+// startServe runs serve with args and JSON logs, and returns the URL it
+// logs once it listens, a stop function that returns the exit code, and
+// the log lines read so far.
+func startServe(t *testing.T, args ...string) (url string, stop func() int, logs *[]map[string]any) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	pr, pw := io.Pipe()
-	var stderr strings.Builder
 	done := make(chan int, 1)
 	go func() {
-		done <- serve(ctx, []string{"--addr", "127.0.0.1:0"}, pw, &stderr)
+		done <- serve(ctx, append([]string{"--log-format", "json"}, args...), io.Discard, pw)
 		pw.Close()
 	}()
-	lines := bufio.NewScanner(pr)
-	if !lines.Scan() {
-		t.Fatal("no output")
+	var lines []map[string]any
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		var rec map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("a log line is not JSON: %v\n%s", err, sc.Text())
+		}
+		lines = append(lines, rec)
+		if rec["msg"] == "serving" {
+			url, _ = rec["url"].(string)
+			break
+		}
 	}
-	line := lines.Text()
-	const prefix = "leaselab: serving on "
-	if !strings.HasPrefix(line, prefix) {
-		t.Fatalf("first line %q", line)
+	if url == "" {
+		cancel()
+		t.Fatalf("serve exited with %d before serving; log: %v", <-done, lines)
 	}
-	url := strings.TrimPrefix(line, prefix)
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	stop = func() int {
+		cancel()
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve did not shut down")
+			return -1
+		}
+	}
+	return url, stop, &lines
+}
+
+func TestServeLogsTheBoundURLAndShutsDown(t *testing.T) {
+	url, stop, _ := startServe(t, "--addr", "127.0.0.1:0")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || strings.HasSuffix(url, ":0/") {
+		t.Errorf("url %q: want the bound address, port picked", url)
+	}
 	resp, err := http.Get(url + "id/")
 	if err != nil {
 		t.Fatal(err)
@@ -38,15 +72,8 @@ func TestServePrintsURLAndShutsDown(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Errorf("GET %sid/: %d", url, resp.StatusCode)
 	}
-	go io.Copy(io.Discard, pr)
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d: %s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not shut down")
+	if code := stop(); code != 0 {
+		t.Errorf("exit %d", code)
 	}
 }
 
@@ -56,31 +83,92 @@ func TestServeFlags(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"--nope"}, 2, "flag provided but not defined"},
+		{[]string{"--nope"}, 2, "flag provided but not defined: -nope"},
 		{[]string{"--content", "/does/not/exist"}, 2, "not a folder"},
-		{[]string{"extra"}, 2, "unexpected argument"},
-		{[]string{"--addr", "256.0.0.1:99999"}, 1, "leaselab serve:"},
-		{[]string{"-h"}, 0, "--content"},
+		{[]string{"extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"--max-sessions", "0"}, 2, "--max-sessions must be at least 1"},
+		{[]string{"--log-format", "xml"}, 2, "want one of text, json"},
+		{[]string{"--show-problems", "students"}, 2, "want one of loopback, all, none"},
+		{[]string{"--base-path", "leaselab"}, 2, "start it with /"},
+		{[]string{"--addr", "256.0.0.1:99999"}, 1, "cannot listen"},
 	} {
 		var out, errOut strings.Builder
 		code := serve(context.Background(), tc.args, &out, &errOut)
 		if code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want %d with %q", tc.args, code, errOut.String(), tc.code, tc.msg)
 		}
+		if out.Len() > 0 {
+			t.Errorf("%v: wrote to stdout: %q", tc.args, out.String())
+		}
 	}
 }
 
-func TestServeAddressFromEnvironment(t *testing.T) {
-	t.Setenv(addrEnv, "127.0.0.1:0")
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() { done <- serve(ctx, nil, pw, io.Discard); pw.Close() }()
-	lines := bufio.NewScanner(pr)
-	if !lines.Scan() || !strings.Contains(lines.Text(), "http://localhost:") {
-		t.Errorf("first line %q", lines.Text())
+// TestServeEnvironment sets every serve flag from its variable.
+func TestServeEnvironment(t *testing.T) {
+	dir := copyContent(t)
+	t.Setenv("LEASELAB_ADDR", "127.0.0.1:0")
+	t.Setenv("LEASELAB_CONTENT", dir)
+	t.Setenv("LEASELAB_MAX_SESSIONS", "7")
+	t.Setenv("LEASELAB_IDLE_TIMEOUT", "3m")
+	t.Setenv("LEASELAB_ACCESS_LOG", "true")
+	t.Setenv("LEASELAB_BASE_PATH", "/course")
+	t.Setenv("LEASELAB_SHOW_PROBLEMS", "none")
+	t.Setenv("LEASELAB_LOG_FORMAT", "text") // the command line's json wins
+	url, stop, logs := startServe(t)
+	if !strings.HasSuffix(url, "/course/") {
+		t.Errorf("url %q does not carry LEASELAB_BASE_PATH", url)
 	}
-	go io.Copy(io.Discard, pr)
-	cancel()
-	<-done
+	sawContent := false
+	for _, l := range *logs {
+		sawContent = sawContent || l["content"] == dir
+	}
+	if !sawContent {
+		t.Errorf("LEASELAB_CONTENT not used; log: %v", *logs)
+	}
+	if code, _ := httpGet(t, url+"id/"); code != 200 {
+		t.Errorf("GET under the base path: %d", code)
+	}
+	if stop() != 0 {
+		t.Error("exit not 0")
+	}
+
+	// Every flag has its variable, and a bad value is a usage error.
+	o, code, ok := parseServe(nil, io.Discard, io.Discard)
+	if !ok || o.maxSessions != 7 || o.idle != 3*time.Minute || !o.accessLog || o.problems.val != "none" || o.logFormat.val != "text" {
+		t.Errorf("from the environment: %+v (code %d)", o, code)
+	}
+	t.Setenv("LEASELAB_MAX_SESSIONS", "many")
+	var errs strings.Builder
+	if _, code, _ := parseServe(nil, io.Discard, &errs); code != 2 || !strings.Contains(errs.String(), `LEASELAB_MAX_SESSIONS="many"`) {
+		t.Errorf("bad variable: exit %d, %q", code, errs.String())
+	}
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestServeRefusesBrokenContent: broken content at start is listed and the
+// server does not start.
+func TestServeRefusesBrokenContent(t *testing.T) {
+	dir := copyContent(t)
+	lab := filepath.Join(dir, "labs", "w1-w2", "lab.yaml")
+	b, _ := os.ReadFile(lab)
+	os.WriteFile(lab, []byte(strings.Replace(string(b), "ttl: 15s", "ttl: fifteen", 1)), 0o644)
+	var errs strings.Builder
+	code := serve(context.Background(), []string{"--addr", "127.0.0.1:0", "--content", dir}, io.Discard, &errs)
+	want := filepath.Join(dir, "labs", "w1-w2", "lab.yaml") + ":"
+	if code != 1 || !strings.Contains(errs.String(), want) || !strings.Contains(errs.String(), "fix them and start again") {
+		t.Errorf("exit %d; want 1 naming %s:\n%s", code, want, errs.String())
+	}
+	if strings.Contains(errs.String(), "msg=serving") {
+		t.Error("it served")
+	}
 }

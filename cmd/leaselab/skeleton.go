@@ -1,0 +1,128 @@
+package main
+
+// The skeletons "leaselab new" writes. Each passes "leaselab check" as it
+// stands, so an author starts from something that works and changes one
+// thing at a time. %s is the new id.
+
+const lessonID = `---
+title: Pelajaran baru (%s)
+---
+Tulis bacaan pelajaran ini di sini, dalam Markdown. Untuk menautkan sebuah
+lab, pakai alamat lab: diikuti id lab itu; untuk pelajaran lain, lesson:
+diikuti id-nya. leaselab check memeriksa setiap tautan semacam itu.
+`
+
+const lessonEN = `---
+title: New lesson (%s)
+---
+Write this lesson's reading here, in Markdown. To link a lab, use the
+address lab: followed by the lab's id; for another lesson, lesson:
+followed by its id. leaselab check checks every such link.
+`
+
+// labYAML is a two-worker story: W1 is frozen past its lease's expiry,
+// W2 takes over, and the one question asks what the fencing storage does
+// with W1's late write.
+const labYAML = `# yaml-language-server: $schema=../../lab.schema.json
+# A new lab. W1 holds the lease (token 1) and is frozen past its expiry;
+# W2 gets token 2 and writes; then W1 wakes and writes with token 1.
+id: %s
+scenario:
+  ttl: 10s
+  first-token: 1
+  storage: fencing
+  workers:
+    W1: acquire; work 4s; write report; release
+    W2 start=1s: acquire; work 4s; write report; release
+horizon: 40s
+# The buttons the live page offers; time controls are always there.
+controls:
+  freeze: [5s, 25s]
+  crash:
+
+questions:
+  - id: late-write
+    answer: rejected
+    run:
+      - until 2s
+      - freeze W1 for=25s
+      - until 30s
+    choices:
+      - id: rejected
+        holds: W1's write with token 1 is rejected
+      - id: accepted
+        holds: W1's write with token 1 is accepted
+
+goals:
+  - id: stale-rejected
+    holds: W1's write with token 1 is rejected
+    proof:
+      - until 2s
+      - freeze W1 for=25s
+      - until 30s
+`
+
+const labMDID = `---
+title: Lab baru
+---
+Ceritakan di sini apa yang terjadi di dunia lab ini. W1 memegang lease
+dengan token 1 lalu dibekukan melewati kedaluwarsanya; W2 mendapat token 2
+dan menulis laporan. Penyimpanan memeriksa token fencing.
+
+## Pertanyaan late-write
+
+W1 bangun setelah W2 menulis, lalu mencoba menulis laporannya sendiri.
+Apa yang dilakukan penyimpanan?
+
+### Pilihan rejected
+Penyimpanan menolak tulisan W1.
+
+### Pilihan accepted
+Penyimpanan menerima tulisan W1.
+
+### Petunjuk
+Bandingkan token yang dibawa W1 dengan token tertinggi yang sudah dilihat
+penyimpanan.
+
+### Pembahasan
+Penyimpanan sudah menerima token 2, jadi token 1 milik W1 sudah usang:
+
+{{evidence}}
+
+## Tugas stale-rejected
+
+Bekukan W1 cukup lama sampai lease-nya kedaluwarsa, lalu biarkan ia
+menulis: penyimpanan harus menolaknya.
+`
+
+const labMDEN = `---
+title: New lab
+---
+Tell here what happens in this lab's world. W1 holds the lease with
+token 1 and is frozen past its expiry; W2 gets token 2 and writes the
+report. The storage checks fencing tokens.
+
+## Question late-write
+
+W1 wakes up after W2 has written, and tries to write its own report.
+What does the storage do?
+
+### Choice rejected
+The storage rejects W1's write.
+
+### Choice accepted
+The storage accepts W1's write.
+
+### Hint
+Compare W1's token with the highest token the storage has seen.
+
+### Explanation
+The storage has accepted token 2 already, so W1's token 1 is stale:
+
+{{evidence}}
+
+## Goal stale-rejected
+
+Freeze W1 long enough for its lease to expire, then let it write: the
+storage must reject it.
+`

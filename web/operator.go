@@ -1,0 +1,141 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"leaselab/labs"
+)
+
+// observe counts every request by route and status for /metrics, and
+// logs it when the access log is on.
+func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		if err := next(c); err != nil {
+			c.Error(err) // write the error page now, so its status is counted
+		}
+		route := c.Path()
+		if route == "" || route == "/*" {
+			route = "unmatched" // a fixed label: clients cannot grow the metrics
+		}
+		res := c.Response()
+		s.metrics.request(route, res.Status)
+		if s.accessLog {
+			r := c.Request()
+			s.log.Info("request", "method", r.Method, "path", s.base+r.URL.Path, "route", route, "status", res.Status,
+				"bytes", res.Size, "duration", time.Since(start), "remote", c.RealIP())
+		}
+		return nil
+	}
+}
+
+type authorKey struct{}
+
+// markAuthor notes in the request's context whether the client is the
+// author, who sees the banner of content errors. On "loopback" that is a
+// client on this machine whose request came through no proxy: behind a
+// proxy on the same host, every student's request comes from loopback too.
+func (s *Server) markAuthor(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		author := false
+		switch s.showProblems {
+		case "all":
+			author = true
+		case "loopback":
+			host, _, err := net.SplitHostPort(r.RemoteAddr)
+			ip := net.ParseIP(host)
+			proxied := r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" || r.Header.Get("X-Real-Ip") != ""
+			author = err == nil && ip != nil && ip.IsLoopback() && !proxied
+		}
+		if author {
+			c.SetRequest(r.WithContext(context.WithValue(r.Context(), authorKey{}, true)))
+		}
+		return next(c)
+	}
+}
+
+// isAuthor reports whether a page is rendered for the content's author.
+func isAuthor(ctx context.Context) bool {
+	v, _ := ctx.Value(authorKey{}).(bool)
+	return v
+}
+
+// preferredLang is the course language an Accept-Language header prefers
+// most, or the default language.
+func preferredLang(header string) string {
+	type pref struct {
+		lang string
+		q    float64
+		i    int
+	}
+	var prefs []pref
+	for i, part := range strings.Split(header, ",") {
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		base, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+		if knownLang(base) && q > 0 {
+			prefs = append(prefs, pref{base, q, i})
+		}
+	}
+	if len(prefs) == 0 {
+		return labs.DefaultLang
+	}
+	sort.SliceStable(prefs, func(a, b int) bool { return prefs[a].q > prefs[b].q })
+	return prefs[0].lang
+}
+
+// reloadPath is where, in --content mode, a page learns that the content
+// changed: a server-sent event stream (static/reload.js listens).
+const reloadPath = "/_reload"
+
+// reloadPing keeps an idle stream from being closed by a proxy.
+const reloadPing = 25 * time.Second
+
+// contentChanges sends the event "reload" as soon as the content differs
+// from the version the page was rendered from (?since=), at once if it
+// already does. A browser's EventSource reconnects by itself after a drop.
+func (s *Server) contentChanges(c echo.Context) error {
+	since := c.QueryParam("since")
+	w := c.Response()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: pass events on as they come
+	w.WriteHeader(http.StatusOK)
+	ping := time.NewTicker(reloadPing)
+	defer ping.Stop()
+	fmt.Fprint(w, "retry: 1000\n\n")
+	for {
+		next := s.course.next()
+		if v := s.course.get().version; v != since {
+			fmt.Fprintf(w, "event: reload\ndata: %s\n\n", v)
+			w.Flush()
+			return nil
+		}
+		w.Flush()
+		select {
+		case <-next:
+		case <-ping.C:
+			fmt.Fprint(w, ": ping\n\n")
+		case <-c.Request().Context().Done():
+			return nil
+		case <-s.ctx.Done():
+			return nil
+		}
+	}
+}
