@@ -256,3 +256,31 @@ func TestLabControls(t *testing.T) {
 		t.Fatalf("replica 1 down on w1-w2: %v", err)
 	}
 }
+
+// TestOpenMatchesTheQuery: a session opened from typed commands is the one
+// its query rebuilds, and Open names the command it refuses.
+func TestOpenMatchesTheQuery(t *testing.T) {
+	lab := courseLab(t, "w1-w2")
+	var cmds []engine.Command
+	for _, src := range []string{"fencing on", "until 4s", "freeze W1 for=25s", "advance 10s", "advance 16s"} {
+		c, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	s, err := Open(lab, 5, cmds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Strings(); !slices.Equal(got, []string{"fencing on", "until 4s", "freeze W1 for=25s", "advance 26s"}) {
+		t.Errorf("commands %q", got)
+	}
+	if !stateOf(rebuilt(t, s)).equal(stateOf(s)) {
+		t.Error("the query does not rebuild the opened session")
+	}
+	bad, _ := Parse("thaw W2")
+	if _, err := Open(lab, 5, append(cmds, bad)); err == nil || !strings.Contains(err.Error(), "command 6") {
+		t.Errorf("Open with a command the world refuses: %v", err)
+	}
+}
