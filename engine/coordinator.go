@@ -9,6 +9,7 @@ type coordinator struct {
 	election   Time
 	service    Time
 	renewToken bool
+	candidate  bool // the lease is a record; candidates judge its expiry
 	up         []bool
 	leader     int // index of the leader replica, -1 while there is none
 	electing   bool
@@ -31,6 +32,8 @@ type lease struct {
 	freeID     uint32
 	waiters    []waiter
 	lastChange int32 // log index of the latest grant, expiry or release
+	version    int64 // the record's version: changes with every grant, renewal and release
+	tenure     int64 // the first token of the current holder's uninterrupted holding
 	open       int   // index in spans of the current grant, -1 if none
 }
 
@@ -45,6 +48,7 @@ func (c *coordinator) init(sc Scenario, names []string) {
 	c.election = sc.ElectionDelay
 	c.service = sc.ServiceTime
 	c.renewToken = sc.NewTokenOnRenew
+	c.candidate = sc.CandidateExpiry
 	c.up = make([]bool, sc.Replicas)
 	for i := range c.up {
 		c.up[i] = true
@@ -113,7 +117,7 @@ func (c *coordinator) process(w *World, m message) {
 		c.renew(w, l, m)
 	case MsgRelease:
 		if l.holder == m.from && l.token == m.token {
-			c.end(w, l, KindRelease, 0)
+			c.end(w, l, KindRelease, 0, ReasonNone)
 		}
 	}
 }
@@ -134,6 +138,14 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 		c.grant(w, l, m.from, m.req)
 		return
 	}
+	if c.candidate && m.takeover && l.holder != NoNode && m.version == l.version {
+		// The candidate saw this very record unchanged for a TTL by its
+		// own clock and overwrites it: the compare-and-set succeeds, and
+		// whether the holder has stopped is nobody's concern here.
+		c.end(w, l, KindExpire, 0, ReasonTakeover)
+		c.grant(w, l, m.from, m.req)
+		return
+	}
 	if m.wait {
 		for i := range l.waiters {
 			if l.waiters[i].node == m.from {
@@ -149,20 +161,44 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 	if l.holder == NoNode {
 		r = ReasonLockDelay
 	}
-	w.emit(Event{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r, Key: l.name})
-	c.reply(w, m, message{kind: MsgDeny, reason: r})
+	w.emit(Event{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r, Key: l.name, Value: c.recordVersion(l)})
+	c.reply(w, m, message{kind: MsgDeny, reason: r, version: c.recordVersion(l)})
+}
+
+// recordVersion is what a denied candidate learns of the lease record:
+// its version when candidates judge expiry, else nothing.
+func (c *coordinator) recordVersion(l *lease) int64 {
+	if !c.candidate {
+		return 0
+	}
+	return l.version
+}
+
+// serverTTL is how long the coordinator keeps holder's lease from now: the
+// TTL, plus the server-side grace of the holder's system (Consul: 2 × TTL).
+func (c *coordinator) serverTTL(w *World, holder Node) Time {
+	return c.ttl + w.workers[holder].spec.ServerGrace
+}
+
+// setExpiry moves l's expiry to at and schedules it, unless candidates
+// judge expiry (then the record never expires by itself).
+func (c *coordinator) setExpiry(w *World, l *lease, at Time) {
+	if c.ttl == 0 || c.candidate {
+		l.expires = Never
+		return
+	}
+	l.expires = at
+	w.schedule(item{at: at, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: l.index}})
 }
 
 func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 	l.holder = to
 	l.token = c.nextToken
+	l.tenure = l.token
+	l.version++
 	c.nextToken++
-	l.expires = Never
 	li := l.index
-	if c.ttl > 0 {
-		l.expires = w.now + c.ttl
-		w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: li}})
-	}
+	c.setExpiry(w, l, w.now+c.serverTTL(w, to))
 	l.lastChange = w.emit(Event{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.name})
 	c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
 	l.open = len(c.spans) - 1
@@ -184,10 +220,8 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 		c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: m.from, Token: l.token, Start: w.now, Open: true})
 		l.open = len(c.spans) - 1
 	}
-	if c.ttl > 0 {
-		l.expires = w.now + c.ttl
-		w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: m.lease}})
-	}
+	l.version++
+	c.setExpiry(w, l, w.now+c.serverTTL(w, m.from))
 	c.spans[l.open].End = l.expires
 	idx := w.emit(Event{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.name})
 	if c.renewToken {
@@ -203,13 +237,20 @@ func (c *coordinator) expireDue(w *World, li uint8, token int64) {
 	if l.holder == NoNode || l.token != token || l.expires != w.now {
 		return
 	}
-	c.end(w, l, KindExpire, c.lockDelay)
+	spec := w.workers[l.holder].spec
+	if spec.ElectionRefresh && c.unavailable() != ReasonNone {
+		// etcd: a lessor that is not the leader revokes nothing; the next
+		// leader gives the lease a fresh TTL.
+		return
+	}
+	c.end(w, l, KindExpire, max(c.lockDelay, spec.LockDelay), ReasonNone)
 }
 
 // end frees the lease after an expiry or a release.
-func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time) {
-	idx := w.emit(Event{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.name})
+func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time, why Reason) {
+	idx := w.emit(Event{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.name, Reason: why})
 	l.lastChange = idx
+	l.version++
 	c.lastEnd[l.holder] = idx
 	c.spans[l.open].End = w.now
 	c.spans[l.open].Open = false
@@ -243,6 +284,31 @@ func (c *coordinator) wakeAll(w *World) {
 	for i := range c.leases {
 		c.wakeWaiters(w, &c.leases[i])
 	}
+}
+
+// refresh runs when a new coordinator leader takes over: leases of
+// systems that do it (etcd's lessor Promote) get their full TTL again plus
+// the election time.
+func (c *coordinator) refresh(w *World) {
+	for i := range c.leases {
+		l := &c.leases[i]
+		if l.holder == NoNode || !w.workers[l.holder].spec.ElectionRefresh || c.ttl == 0 || c.candidate {
+			continue
+		}
+		c.setExpiry(w, l, w.now+c.serverTTL(w, l.holder)+c.election)
+		c.spans[l.open].End = l.expires
+		w.emit(Event{Kind: KindExtend, Node: Coord, Peer: l.holder, Token: l.token, At: l.expires, Key: l.name, Reason: ReasonRefresh})
+	}
+}
+
+// holding reports whether worker n's holding that token belongs to is
+// still current at the coordinator: n is the holder, token was handed to
+// it since it last took the lease (a renewal may hand out newer ones), and
+// the lease has not expired. The observers use it; storage in equality
+// mode uses the stricter live.
+func (c *coordinator) holding(li uint8, n Node, token int64, now Time) bool {
+	l := &c.leases[li]
+	return l.holder == n && token >= l.tenure && token <= l.token && now < l.expires
 }
 
 // live reports whether worker n holds token of lease li at the coordinator
@@ -289,5 +355,6 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 		}
 	}
 	w.emit(Event{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
+	c.refresh(w)
 	c.wakeAll(w)
 }

@@ -22,7 +22,12 @@
 //     a lock without expiry (TTL 0), lock-delay after an expiry, an
 //     election delay when its leader replica fails, a service time per
 //     request (so load becomes latency), a new token on every renewal.
-//     Without a quorum or a leader it answers "unavailable".
+//     Without a quorum or a leader it answers "unavailable". With
+//     candidate-side expiry (the scenario's expiry=candidate, as
+//     Kubernetes' leader election) it never expires a lease: the lease is
+//     a record whose version changes with every grant and renewal, and a
+//     candidate that has seen the same version for a TTL by its own clock
+//     overwrites it.
 //   - The storage records every write attempt in a ledger and judges it by
 //     its mode: none (accepts anything), fencing (rejects a token lower than
 //     the highest it has seen), equality with the current lease,
@@ -37,7 +42,11 @@
 //     frozen worker does nothing; everything that falls due meanwhile waits,
 //     and on thawing it carries on exactly where it stopped, with the belief
 //     it had — that is the stale owner. A crash loses its memory; a restart
-//     runs the program from the top.
+//     runs the program from the top. A preset (etcd, kubernetes, zookeeper,
+//     consul, chubby, redlock) stands for a real system: its client's
+//     renewal policy and what its server does with the worker's lease (a
+//     later expiry than the client is told, lock-delay, a fresh TTL on a
+//     leader change). Options written on the worker win over its preset.
 //   - The network delivers every message after a delay (fixed plus seeded
 //     jitter), may lose it, and can be cut per link and per direction.
 //
@@ -45,7 +54,9 @@
 // prove them ([Event.Ref], [Event.Ref2]): a stale write accepted, an effect
 // done twice, a worker acting after its lease expired at the coordinator,
 // two workers believing they hold the lease at the same true time (split
-// brain), and a write with an older token overwriting a newer one.
+// brain), and a write with an older token overwriting a newer one. A
+// holder's token stays its own for as long as its holding lasts, even when
+// a renewal has handed out a newer one meanwhile.
 //
 // # Using it
 //

@@ -168,6 +168,10 @@ const (
 	ReasonAgain // a grant repeated to its holder
 	// Storage.
 	ReasonSameValue // an accepted write that put the result already there
+	// Real systems.
+	ReasonTakeover // a candidate overwrote a record it judged expired by its own clock
+	ReasonRefresh  // a new coordinator leader gave the lease a fresh TTL
+	ReasonJeopardy // the holder's own lease ran out; it keeps trying for a grace period
 	// Violations.
 	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
 	ViolationDoubleEffect     // the same effect was accepted twice
@@ -185,6 +189,7 @@ var reasonNames = [reasonCount]string{
 	"ok", "up", "no-quorum", "no-leader",
 	"timeout", "stale-generation", "no-time", "tries", "again",
 	"same-value",
+	"takeover", "refresh", "jeopardy",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update",
 }
 
@@ -311,15 +316,25 @@ func (n Names) describe(e Event) string {
 	case KindQueue:
 		return "queue " + n.Of(e.Peer)
 	case KindDeny:
-		return "deny " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
+		s := "deny " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
+		if e.Value > 0 {
+			s += " record=" + strconv.FormatInt(e.Value, 10)
+		}
+		return s
 	case KindExtend:
 		s := "extend " + n.Of(e.Peer) + tok() + " until=" + e.At.String()
+		if e.Reason == ReasonRefresh {
+			s += " (refresh)"
+		}
 		return s
 	case KindRenewReject:
 		return "renew-reject " + n.Of(e.Peer) + tok()
 	case KindUnavailable:
 		return "unavailable -> " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
 	case KindExpire:
+		if e.Reason == ReasonTakeover {
+			return "expire " + n.Of(e.Peer) + tok() + " (takeover)"
+		}
 		return "expire " + n.Of(e.Peer) + tok()
 	case KindRelease:
 		return "release " + n.Of(e.Peer) + tok()

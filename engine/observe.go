@@ -5,7 +5,7 @@ package engine
 
 // observeAccept runs when the storage accepts a write.
 func (w *World) observeAccept(m message, accept int32, ks *keyState) {
-	if !w.coord.live(m.lease, m.from, m.real, w.now) {
+	if !w.coord.holding(m.lease, m.from, m.real, w.now) {
 		w.emit(Event{Kind: KindViolation, Reason: ViolationStaleWrite, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: w.leaseEnd(m.from)})
 	}
 	if m.effect {
@@ -25,7 +25,7 @@ func (w *World) observeAccept(m message, accept int32, ks *keyState) {
 
 // observeWrite runs when a worker acts on the storage.
 func (w *World) observeWrite(wk *worker, write int32) {
-	if !w.coord.live(wk.lease, wk.id, wk.token, w.now) {
+	if !w.coord.holding(wk.lease, wk.id, wk.token, w.now) {
 		w.emit(Event{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: write, Ref2: w.leaseEnd(wk.id)})
 	}
 	if wk.holds {

@@ -17,23 +17,25 @@ const (
 
 // message is a network message. It is carried by value inside a queue item.
 type message struct {
-	kind    MsgKind
-	from    Node
-	to      Node
-	wait    bool // acquire: wait in line rather than be denied
-	effect  bool // write: an effect (send), not a put
-	reason  Reason
-	token   int64 // the token the message carries (0: none)
-	real    int64 // write: the token the writer holds, even when it sends none
-	ttl     Time  // grant/renew-ok: the lease duration
-	version int64
-	req     uint32 // the request this message belongs to
-	ev      int32  // write: the log index of the worker's write event
-	sent    int32  // the log index of this message's send event
-	gen     uint32 // renewal: the generation of the worker state that sent it
-	lease   uint8  // which lease at the coordinator
-	key     string
-	value   string // write: a fixed result, or "" for the holder's own
+	kind MsgKind
+	from Node
+	to   Node
+	wait bool // acquire: wait in line rather than be denied
+	// acquire: the candidate judged the record (of version) expired
+	takeover bool
+	effect   bool // write: an effect (send), not a put
+	reason   Reason
+	token    int64 // the token the message carries (0: none)
+	real     int64 // write: the token the writer holds, even when it sends none
+	ttl      Time  // grant/renew-ok: the lease duration
+	version  int64
+	req      uint32 // the request this message belongs to
+	ev       int32  // write: the log index of the worker's write event
+	sent     int32  // the log index of this message's send event
+	gen      uint32 // renewal: the generation of the worker state that sent it
+	lease    uint8  // which lease at the coordinator
+	key      string
+	value    string // write: a fixed result, or "" for the holder's own
 }
 
 type item struct {

@@ -123,7 +123,7 @@ func (w *World) renewAttempt(wk *worker, loop int) {
 	p := &wk.spec.Renew
 	now := wk.clk.local(w.now)
 	budget := wk.attemptBudget()
-	if !p.PastDeadline && now+budget > wk.believedEnd {
+	if !p.PastDeadline && now+budget > wk.believedEnd+wk.spec.Grace {
 		// No attempt can finish before the deadline: stop trying, stay
 		// uncertain, and let the deadline end it.
 		w.giveUp(wk, ReasonNoTime)
@@ -222,6 +222,7 @@ func (w *World) renewOK(wk *worker, m message) {
 	}
 	prev := wk.believedEnd
 	remaining := prev - now
+	wk.jeopardy = false
 	wk.believedEnd = wk.beliefEnd(base, m.ttl)
 	r.startCycle(wk)
 	if m.token != wk.token {
@@ -277,6 +278,19 @@ func (w *World) deadline(wk *worker) {
 		return
 	}
 	if wk.hidesExpiry() {
+		return
+	}
+	if g := wk.spec.Grace; g > 0 && !wk.jeopardy && wk.renews() {
+		// Chubby's jeopardy: the local lease is over, so the holder no
+		// longer trusts its lock, but the session may yet be saved: keep
+		// trying for the grace period.
+		wk.jeopardy = true
+		w.emit(Event{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: ReasonJeopardy, Token: wk.token, At: wk.believedEnd + g, Value: int64(g), Gen: wk.renewal.gen})
+		wk.renewal.gaveUp = false
+		if !wk.renewal.loops[0].inflight && !wk.timers[slotRenew].on {
+			w.renewAttempt(wk, 0)
+		}
+		w.setTimer(wk, slotDeadline, wk.believedEnd+g)
 		return
 	}
 	w.lose(wk, ReasonDeadline)

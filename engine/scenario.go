@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,6 +60,11 @@ type Scenario struct {
 	ElectionDelay   Time // a new coordinator leader needs this long after failover
 	ServiceTime     Time // each request occupies the coordinator this long
 	NewTokenOnRenew bool // a renewal hands out a new, higher token
+	// CandidateExpiry makes the lease a record in a store, as Kubernetes'
+	// leader election keeps it: the coordinator never expires it; a
+	// candidate that sees the record unchanged for a TTL by its own clock
+	// overwrites it (compare-and-set on the record's version).
+	CandidateExpiry bool
 
 	// Storage.
 	Storage StorageMode
@@ -126,6 +132,23 @@ type WorkerSpec struct {
 	StopAtExpiry bool // drop the lease and stop work when the local belief runs out
 	Renew        RenewPolicy
 	Timeout      Time // request timeout; 0 waits forever
+
+	// AcquireJitter, in thousandths, lengthens each acquire retry by up to
+	// this share of its period (client-go: 1.2, so 2 s becomes 2–4.4 s).
+	AcquireJitter int64
+	// Grace is how long a holder whose own deadline has passed keeps trying
+	// to renew before it gives the lease up (Chubby's jeopardy, 45 s).
+	// Meanwhile it does not believe it holds the lease.
+	Grace Time
+	// What the coordinator does for this worker's lease, as the real
+	// system's server does it:
+	ServerGrace     Time // it expires the lease this much after the TTL it tells the holder (Consul: one TTL more)
+	LockDelay       Time // after this lease expires, nobody may acquire it for this long (per session, as Consul and Chubby)
+	ElectionRefresh bool // a new coordinator leader gives the lease its full TTL again plus the election time, and no lease expires meanwhile (etcd)
+
+	// set is every option given by name (Set), in order, so that an option
+	// written on the worker wins over its preset.
+	set []string
 }
 
 // OpKind is one step of a worker program.
@@ -291,7 +314,7 @@ func parseOp(f []string) (Op, error) {
 
 // Set assigns one scenario option by name, as written in scenario files:
 // ttl, first-token, replicas, lock-delay, election, service, renew-token,
-// storage, delay, jitter, loss, seed, max-events, max-time.
+// expiry, storage, delay, jitter, loss, seed, max-events, max-time.
 func (sc *Scenario) Set(key, val string) error {
 	var err error
 	switch key {
@@ -321,6 +344,15 @@ func (sc *Scenario) Set(key, val string) error {
 		sc.ServiceTime, err = parseNonNeg(val)
 	case "renew-token":
 		sc.NewTokenOnRenew, err = parseBool(val)
+	case "expiry":
+		switch val {
+		case "coordinator":
+			sc.CandidateExpiry = false
+		case "candidate":
+			sc.CandidateExpiry = true
+		default:
+			err = fmt.Errorf("want coordinator or candidate")
+		}
 	case "storage":
 		sc.Storage, err = ParseStorageMode(val)
 	case "fencing":
@@ -353,8 +385,24 @@ func (sc *Scenario) Set(key, val string) error {
 }
 
 // Set assigns one worker option by name: start, skew, drift, belief,
-// token, stop-at-expiry, renew, renew-retry, timeout.
+// token, stop-at-expiry, renew, renew-retry, timeout, acquire-jitter,
+// grace, server-grace, session-lock-delay, election-refresh, preset, ...
+// The options the worker's line names win over its preset.
 func (ws *WorkerSpec) Set(key, val string) error {
+	if err := ws.set1(key, val); err != nil {
+		return err
+	}
+	if key != "preset" {
+		ws.set = append(slices.Clip(ws.set), key+"="+val)
+	}
+	return nil
+}
+
+// Explicit lists the options given by name on the worker, in order, as
+// key=value. They win over the worker's preset.
+func (ws *WorkerSpec) Explicit() []string { return slices.Clip(ws.set) }
+
+func (ws *WorkerSpec) set1(key, val string) error {
 	var err error
 	switch key {
 	case "start":
@@ -425,6 +473,19 @@ func (ws *WorkerSpec) Set(key, val string) error {
 		ws.Preset = val
 	case "timeout":
 		ws.Timeout, err = parseNonNeg(val)
+	case "acquire-jitter":
+		ws.AcquireJitter, err = parseFactor(val)
+		if err == nil && ws.AcquireJitter > 10_000 {
+			err = fmt.Errorf("at most 10")
+		}
+	case "grace":
+		ws.Grace, err = parseNonNeg(val)
+	case "server-grace":
+		ws.ServerGrace, err = parseNonNeg(val)
+	case "session-lock-delay":
+		ws.LockDelay, err = parseNonNeg(val)
+	case "election-refresh":
+		ws.ElectionRefresh, err = parseBool(val)
 	case "lease":
 		if e := validName(val); e != nil {
 			err = fmt.Errorf("a lease name uses letters, digits, - and _")
@@ -478,7 +539,7 @@ func (sc *Scenario) Validate() error {
 		if ws.Drift != 0 && ws.Drift < 1000 {
 			return fmt.Errorf("worker %s: a clock rate below 0.001 is not a clock", ws.Name)
 		}
-		if ws.Renew.Every < 0 || ws.Renew.Retry < 0 || ws.Timeout < 0 || ws.Start < 0 {
+		if ws.Renew.Every < 0 || ws.Renew.Retry < 0 || ws.Timeout < 0 || ws.Start < 0 || ws.Grace < 0 || ws.ServerGrace < 0 || ws.LockDelay < 0 || ws.AcquireJitter < 0 {
 			return fmt.Errorf("worker %s: durations cannot be negative", ws.Name)
 		}
 		if p := ws.Program; p[len(p)-1].Kind == OpRepeat && !waits(p) {

@@ -73,6 +73,8 @@ func runScenarioFile(t *testing.T, path string) {
 				return formatState(w)
 			case "metrics":
 				return formatMetrics(w.Metrics())
+			case "overlap":
+				return formatOverlap(w)
 			case "violations":
 				var b strings.Builder
 				for _, e := range w.Events() {
@@ -193,4 +195,29 @@ func formatMetrics(m Metrics) string {
 	}
 	fmt.Fprintf(&b, "most retries for one renewal=%d\n", most)
 	return b.String()
+}
+
+// formatOverlap reports, for every two beliefs of different workers, the
+// true time during which both believed they held the lease: the overlap
+// REFERENCE.md's scenarios talk about.
+func formatOverlap(w *World) string {
+	s := w.Snapshot()
+	n := w.Names()
+	end := func(b BeliefSpan) Time { return min(b.Until, b.End, s.Now) }
+	var out strings.Builder
+	for i, a := range s.Beliefs {
+		for _, b := range s.Beliefs[i+1:] {
+			if a.Worker == b.Worker {
+				continue
+			}
+			from, to := max(a.Start, b.Start), min(end(a), end(b))
+			if to > from {
+				fmt.Fprintf(&out, "%s token=%d and %s token=%d both believe from %s to %s: %s\n", n.Of(a.Worker), a.Token, n.Of(b.Worker), b.Token, from, to, to-from)
+			}
+		}
+	}
+	if out.Len() == 0 {
+		return "no overlap\n"
+	}
+	return out.String()
 }

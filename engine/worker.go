@@ -72,6 +72,12 @@ type worker struct {
 	acqSent   Time
 	acquiring bool
 
+	// What a candidate knows of the lease record (expiry=candidate): the
+	// version it last saw and when, by its own clock, it first saw it.
+	seenVersion int64
+	seenAt      Time
+	jeopardy    bool // its own lease ran out; renewing within its grace
+
 	holds       bool
 	token       int64
 	believedEnd Time // local
@@ -253,6 +259,10 @@ func (w *World) workerReceive(wk *worker, m message) {
 	case MsgDeny:
 		if wk.waiting == MsgAcquire && m.req == wk.progReq {
 			w.refusedAcquire(wk)
+			if w.coord.candidate && m.version > 0 && w.judgeRecord(wk, m.version) {
+				w.request(wk, message{kind: MsgAcquire, to: Coord, takeover: true, version: m.version})
+				return
+			}
 			w.retryAcquire(wk)
 		}
 	case MsgUnavailable:
@@ -302,10 +312,26 @@ func (w *World) refusedAcquire(wk *worker) {
 	wk.acquiring = false
 }
 
+// judgeRecord is a candidate's look at the lease record (client-go's
+// observedRecord and observedTime): a record it has not seen before starts
+// its count now, by its own clock; one it has seen unchanged for a TTL is
+// expired, and the candidate may overwrite it.
+func (w *World) judgeRecord(wk *worker, version int64) bool {
+	now := wk.clk.local(w.now)
+	if version != wk.seenVersion {
+		wk.seenVersion, wk.seenAt = version, now
+		return false
+	}
+	return now-wk.seenAt >= w.sc.TTL
+}
+
 func (w *World) retryAcquire(wk *worker) {
 	d := Second
 	if wk.pc < len(wk.spec.Program) && wk.spec.Program[wk.pc].Arg > 0 {
 		d = wk.spec.Program[wk.pc].Arg
+	}
+	if j := wk.spec.AcquireJitter; j > 0 {
+		d += Time(w.rnd.upTo(int64(d) * j / 1000))
 	}
 	w.setTimer(wk, slotProgram, wk.clk.local(w.now)+d)
 }
@@ -319,6 +345,8 @@ func (w *World) acquired(wk *worker, m message) {
 	}
 	wk.holds = true
 	wk.token = m.token
+	wk.seenVersion = 0
+	wk.jeopardy = false
 	wk.believedEnd = wk.beliefEnd(base, m.ttl)
 	wk.renewal.startCycle(wk)
 	wk.acquiredEv = w.emit(Event{Kind: KindAcquired, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
@@ -336,6 +364,7 @@ func (w *World) acquired(wk *worker, m message) {
 // dropLease forgets the lease without a word: used by release.
 func (w *World) dropLease(wk *worker) {
 	wk.holds = false
+	wk.jeopardy = false
 	wk.renewal.stop(wk)
 	wk.clearTimer(slotDeadline)
 	if wk.belief >= 0 {

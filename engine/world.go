@@ -59,16 +59,18 @@ func New(sc Scenario) (*World, error) {
 	if sc.FirstToken == 0 {
 		sc.FirstToken = 1
 	}
+	sc.Workers = append([]WorkerSpec(nil), sc.Workers...)
 	for i := range sc.Workers {
 		if sc.Workers[i].Lease == "" {
 			sc.Workers[i].Lease = DefaultLease
 		}
-		sc.Workers[i].resolvePreset(sc.TTL)
+		if err := sc.Workers[i].resolvePreset(sc.TTL); err != nil {
+			return nil, err
+		}
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
-	sc.Workers = append([]WorkerSpec(nil), sc.Workers...)
 	for i := range sc.Workers {
 		ws := &sc.Workers[i]
 		ws.Program = append([]Op(nil), ws.Program...)

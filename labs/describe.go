@@ -37,12 +37,18 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindDeny:
 		return fmt.Sprintf(pick("koordinator menolak memberi lease ke %s (%s)", "the coordinator denies %s the lease (%s)"), p, reason)
 	case engine.KindExtend:
+		if e.Reason == engine.ReasonRefresh {
+			return fmt.Sprintf(pick("leader koordinator yang baru memberi lease %s (token %s) TTL penuh lagi, sampai %s", "the coordinator's new leader gives %s's lease (token %s) its full TTL again, until %s"), p, tok, e.At)
+		}
 		return fmt.Sprintf(pick("koordinator memperpanjang lease %s (token %s) sampai %s", "the coordinator extends %s's lease (token %s) until %s"), p, tok, e.At)
 	case engine.KindRenewReject:
 		return fmt.Sprintf(pick("koordinator menolak perpanjangan dari %s: ia bukan pemegang token %s", "the coordinator refuses %s's renewal: it does not hold token %s"), p, tok)
 	case engine.KindUnavailable:
 		return fmt.Sprintf(pick("koordinator tidak bisa melayani %s (%s)", "the coordinator cannot serve %s (%s)"), p, reason)
 	case engine.KindExpire:
+		if e.Reason == engine.ReasonTakeover {
+			return fmt.Sprintf(pick("catatan lease %s (token %s) ditimpa kandidat yang, menurut jamnya sendiri, melihatnya tak berubah selama satu TTL", "%s's lease record (token %s) is overwritten by a candidate that, by its own clock, saw it unchanged for a TTL"), p, tok)
+		}
 		return fmt.Sprintf(pick("lease %s dengan token %s habis di koordinator", "%s's lease with token %s expires at the coordinator"), p, tok)
 	case engine.KindRelease:
 		return fmt.Sprintf(pick("%s melepas lease dengan token %s", "%s releases the lease with token %s"), p, tok)
@@ -140,6 +146,9 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("perpanjangan %s gagal sementara (%s)", "%s's renewal failed for now (%s)"), n, reason)
 	case engine.KindUncertain:
+		if e.Reason == engine.ReasonJeopardy {
+			return fmt.Sprintf(pick("lease lokal %s habis: sesinya dalam jeopardy, ia tidak memercayai lock-nya dan terus mencoba sampai %s", "%s's local lease has run out: its session is in jeopardy; it stops trusting its lock and keeps trying until %s"), n, e.At)
+		}
 		return fmt.Sprintf(pick("%s tidak yakin masih memegang lease: tersisa %s sampai batas %s", "%s is unsure it still holds the lease: %s left before its deadline %s"), n, engine.Time(e.Value), e.At)
 	case engine.KindGiveUp:
 		return fmt.Sprintf(pick("%s berhenti mencoba memperpanjang (%s), batasnya %s", "%s stops trying to renew (%s); its deadline is %s"), n, reason, e.At)
@@ -203,6 +212,9 @@ var reasonTexts = map[engine.Reason]reasonPair{
 	engine.ReasonStaleGen:   {"generasi usang", "stale generation"},
 	engine.ReasonNoTime:     {"tak ada waktu untuk mencoba lagi", "no time left to try"},
 	engine.ReasonTries:      {"percobaan habis", "out of tries"},
+	engine.ReasonTakeover:   {"diambil alih kandidat", "taken over by a candidate"},
+	engine.ReasonRefresh:    {"diberi TTL baru oleh leader baru", "refreshed by a new leader"},
+	engine.ReasonJeopardy:   {"jeopardy", "jeopardy"},
 }
 
 func reasonText(r engine.Reason, en bool) string {

@@ -258,7 +258,11 @@ func newStatus(w *engine.World, lang string) *statusView {
 	s := w.Snapshot()
 	v := &statusView{Lang: lang, Now: s.Now.String(), Storage: s.Storage.Mode.String(), StorageIn: T(lang, "mode."+s.Storage.Mode.String()), Highest: s.Storage.Highest, Violations: len(s.Violations), Workers: s.Workers}
 	if s.Coordinator.Holder != engine.NoNode {
-		v.Holder = w.Names().Of(s.Coordinator.Holder) + " (" + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Coordinator.Token, 10) + ", → " + s.Coordinator.Expires.String() + ")"
+		until := "→ " + s.Coordinator.Expires.String()
+		if s.Coordinator.Expires == engine.Never {
+			until = T(lang, "status.no-expiry") // a lock, or a lease record only candidates expire
+		}
+		v.Holder = w.Names().Of(s.Coordinator.Holder) + " (" + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Coordinator.Token, 10) + ", " + until + ")"
 	} else {
 		v.Holder = T(lang, "status.none")
 	}
