@@ -562,10 +562,12 @@ func TestBudgetRefusalChangesNothing(t *testing.T) {
 func TestSaveKnowsEveryField(t *testing.T) {
 	known := map[string][]string{
 		"World":       {"sc", "names", "leaseNames", "mode", "limits", "now", "seq", "q", "rnd", "log", "cmds", "budget", "coord", "store", "workers", "links", "beliefs", "freezes", "splitSeen", "undo"},
-		"coordinator": {"ttl", "lockDelay", "election", "service", "renewToken", "up", "leader", "electing", "electionID", "busyUntil", "nextToken", "leases", "lastEnd", "spans"},
+		"coordinator": {"ttl", "lockDelay", "election", "service", "renewToken", "candidate", "up", "leader", "electing", "electionID", "busyUntil", "nextToken", "leases", "lastEnd", "spans"},
 		"storage":     {"highest", "version", "ledger", "keys"},
+		"lease":       {"index", "name", "holder", "token", "expires", "freeAt", "freeID", "waiters", "lastChange", "version", "tenure", "open"},
+		"worker":      {"id", "spec", "lease", "inc", "crashed", "frozen", "done", "freezeOn", "freezeFor", "thawID", "deferred", "pc", "waiting", "req", "progReq", "reqSent", "acqSent", "acquiring", "seenVersion", "seenAt", "jeopardy", "holds", "token", "believedEnd", "acquiredEv", "version", "renewal", "refused", "clk", "timers", "belief", "freeze"},
 	}
-	for _, v := range []any{World{}, coordinator{}, storage{}} {
+	for _, v := range []any{World{}, coordinator{}, storage{}, lease{}, worker{}} {
 		typ := reflect.TypeOf(v)
 		var got []string
 		for i := range typ.NumField() {
