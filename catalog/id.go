@@ -6,6 +6,8 @@ package catalog
 // violation, msg, node, explain (what a goal still lacks), verdict, goal.
 func init() {
 	register("id", map[string]string{
+		"busy.title":                       "Server sedang sibuk",
+		"busy.text":                        "Dari alamatmu baru saja datang banyak permintaan berat. Tunggu beberapa detik, lalu muat ulang halaman ini; pekerjaanmu tersimpan di alamat halaman dan tidak hilang.",
 		"challenge.counter":                "Contoh tandingan terpendek: jalannya simulasi ke-%d",
 		"challenge.fail":                   "Belum lulus: dari %d jalannya simulasi, pelanggaran keselamatan: %d; lease hilang padahal gangguannya masih dalam batas: %d.",
 		"challenge.intro":                  "Atur kebijakan perpanjangan %s, lalu biarkan mesin memainkan banyak jadwal gangguan terhadapnya.",
@@ -109,6 +111,10 @@ func init() {
 		"err.freeze-frozen":                "bekukan: %s sudah beku",
 		"err.freeze-on":                    "bekukan: pemicunya harus check, work, atau acquired",
 		"err.generic":                      "perintah ini tidak bisa dijalankan",
+		"err.busy":                         "server sedang sibuk melayani alamatmu; dicoba lagi dalam %s",
+		"err.limit.commands":               "satu sesi menampung paling banyak %d perintah; ulang dari awal untuk mulai lagi",
+		"err.limit.link":                   "satu tautan memuat paling banyak %d perintah; sisanya diabaikan",
+		"err.limit.open":                   "membuka sesi ini butuh lebih dari %d kejadian kerja",
 		"err.limit.events":                 "satu sesi menampung paling banyak %d kejadian; ulang dari awal untuk mulai lagi",
 		"err.limit.time":                   "satu sesi berhenti pada %s waktu virtual; ulang dari awal untuk mulai lagi",
 		"err.link-ends":                    "jalur: sebutkan kedua ujungnya",
