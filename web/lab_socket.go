@@ -141,15 +141,18 @@ func (s *Server) labSocket(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if !s.startSession() {
+		return s.refuseLive(c, websocket.CloseGoingAway, "server shutting down")
+	}
 	conn, err := s.upgrader.Upgrade(c.Response(), c.Request(), nil)
 	if err != nil {
+		s.sessions.Done()
 		return nil // the upgrader has answered
 	}
 	opened = true
 	s.metrics.sessionsTotal.Add(1)
 	l := &live{srv: s, conn: conn, lab: lab, lang: lang, sess: sess, out: make(chan *serverMsg, sendQueue), speed: 1,
 		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr}
-	s.sessions.Add(1)
 	go func() {
 		defer s.sessions.Done()
 		defer s.metrics.sessionsOpen.Add(-1)

@@ -117,6 +117,8 @@ type Server struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	sessions sync.WaitGroup
+	closeMu  sync.Mutex // orders startSession before Close's wait
+	closed   bool
 
 	maxSessions int
 	idleTimeout time.Duration
@@ -344,8 +346,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Close ends every live session and stops watching the content.
 func (s *Server) Close() {
+	s.closeMu.Lock()
+	s.closed = true
+	s.closeMu.Unlock()
 	s.cancel()
 	s.sessions.Wait()
+}
+
+// startSession counts a live session about to start, unless the server is
+// closing: a WaitGroup must not grow from zero while Close waits on it.
+func (s *Server) startSession() bool {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.sessions.Add(1)
+	return true
 }
 
 // newPage fills what every page needs.
