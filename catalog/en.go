@@ -6,6 +6,8 @@ package catalog
 // violation, msg, node, explain (what a goal still lacks), verdict, goal.
 func init() {
 	register("en", map[string]string{
+		"busy.title":                       "The server is busy",
+		"busy.text":                        "Your address has just asked for a lot of heavy work. Wait a few seconds, then reload this page; your work is kept in the page's address and is not lost.",
 		"challenge.counter":                "The shortest counterexample: run %d",
 		"challenge.fail":                   "Not yet: out of %d runs, safety violations: %d; leases lost to faults within bounds: %d.",
 		"challenge.intro":                  "Set %s's renewal policy, then let the engine play many fault schedules against it.",
@@ -109,6 +111,10 @@ func init() {
 		"err.freeze-frozen":                "freeze: %s is already frozen",
 		"err.freeze-on":                    "freeze on: want check, work or acquired",
 		"err.generic":                      "this command cannot be carried out",
+		"err.busy":                         "busy: this uses more of the server than one student may; try again in %s",
+		"err.limit.commands":               "a session holds at most %d commands; reset to start again",
+		"err.limit.link":                   "a link carries at most %d commands; the rest were left out",
+		"err.limit.open":                   "opening this session takes more than %d events of work",
 		"err.limit.events":                 "a session holds at most %d events; reset to start again",
 		"err.limit.time":                   "a session stops at %s of virtual time; reset to start again",
 		"err.link-ends":                    "link: name both ends",

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// ErrBudget is returned when one Apply would record more events than the
-// scenario's limit allows. The world stays consistent: it has run up to the
-// last event it recorded.
+// ErrBudget is returned when one Apply would record more events than its
+// budget allows. Like every refused command it changes nothing: the world
+// is as it was before the command.
 var ErrBudget = errors.New("event budget for one command used up")
 
 // World is one simulated run. It is not safe for concurrent use: one
@@ -29,7 +29,7 @@ type World struct {
 	rnd        rng
 	log        []Event
 	cmds       []Command
-	budget     int
+	budget     int // events this Apply may still record; below 0: too many
 	coord      coordinator
 	store      storage
 	workers    []worker
@@ -38,6 +38,8 @@ type World struct {
 	beliefs   []BeliefSpan
 	freezes   []FreezeSpan
 	splitSeen [][2]int64
+
+	undo saved // the state before the command being applied
 }
 
 const maxNodes = MaxWorkers + 2
@@ -241,27 +243,56 @@ func (w *World) worker(name string) (*worker, error) {
 }
 
 // Apply carries out one command. A command that is not valid in the
-// current state returns an error and changes nothing.
-func (w *World) Apply(c Command) error {
+// current state, or that would record more events than the scenario's
+// MaxEventsPerApply, returns an error and changes nothing.
+func (w *World) Apply(c Command) error { return w.ApplyWithin(c, w.limits.MaxEventsPerApply) }
+
+// ApplyWithin is Apply with a budget of its own: the command may record at
+// most events events (a reset counts the events of the new log). A command
+// that would record more returns an error wrapping ErrBudget and, like
+// every refused command, leaves the world, its log and its command list as
+// they were. Callers that cap a whole run pass what is left of the cap.
+func (w *World) ApplyWithin(c Command, events int) error {
 	if err := w.validate(c); err != nil {
 		return err
 	}
-	w.record(c)
-	w.budget = w.limits.MaxEventsPerApply
-	switch c.Kind {
-	case CmdAdvance:
-		return w.runUntil(w.now + c.Dur)
-	case CmdUntil:
-		return w.runUntil(c.At)
-	case CmdStep:
-		return w.step()
-	case CmdReset:
+	events = min(events, w.limits.MaxEventsPerApply)
+	if c.Kind == CmdReset {
+		// A reset cannot fail: the new log holds one event.
+		if events < 1 {
+			return fmt.Errorf("%w: a reset records one event (budget %d)", ErrBudget, events)
+		}
+		w.record(c)
 		w.init()
+		w.budget = events
 		w.emit(Event{Kind: KindReset, Node: NoNode, Peer: NoNode})
 		return nil
 	}
-	w.command(c)
-	return nil
+	w.save()
+	w.record(c)
+	w.budget = events
+	var err error
+	switch c.Kind {
+	case CmdAdvance:
+		err = w.runUntil(w.now + c.Dur)
+	case CmdUntil:
+		err = w.runUntil(c.At)
+	case CmdStep:
+		err = w.step()
+	default:
+		w.command(c)
+		if w.budget < 0 {
+			err = w.overBudget(events)
+		}
+	}
+	if err != nil {
+		w.restore()
+	}
+	return err
+}
+
+func (w *World) overBudget(events int) error {
+	return fmt.Errorf("%w at %s (limit %d)", ErrBudget, w.now, events)
 }
 
 // record appends c to the command list. Consecutive advances merge: a
@@ -529,13 +560,24 @@ func slot(n Node) int { return int(n) + 2 }
 // linkIndex is where the link a→b lives in the table.
 func (w *World) linkIndex(a, b Node) int { return slot(a)*(len(w.sc.Workers)+2) + slot(b) }
 
+// itemsPerEvent bounds the queue items one Apply may process for each
+// event it may record: items that record nothing (a timer that finds its
+// worker crashed) are cheap but not free, and a bug that schedules them
+// forever must still end.
+const itemsPerEvent = 64
+
 // runUntil processes every item due at or before t, then sets the clock to t.
 func (w *World) runUntil(t Time) error {
+	events := w.budget
+	items := itemsPerEvent*max(events, 0) + 1024
 	for len(w.q) > 0 && w.q[0].at <= t {
-		if w.budget <= 0 {
-			return fmt.Errorf("%w at %s (limit %d)", ErrBudget, w.now, w.limits.MaxEventsPerApply)
+		if items--; items < 0 {
+			return w.overBudget(events)
 		}
 		w.process(w.q.pop())
+		if w.budget < 0 {
+			return w.overBudget(events)
+		}
 	}
 	w.now = t
 	return nil
@@ -543,15 +585,20 @@ func (w *World) runUntil(t Time) error {
 
 // step processes items until one of them records an event.
 func (w *World) step() error {
+	events := w.budget
+	items := itemsPerEvent*max(events, 0) + 1024
 	n := len(w.log)
 	for len(w.q) > 0 && len(w.log) == n {
-		if w.budget <= 0 {
-			return fmt.Errorf("%w at %s (limit %d)", ErrBudget, w.now, w.limits.MaxEventsPerApply)
-		}
 		if w.q[0].at > w.limits.MaxTime {
 			break
 		}
+		if items--; items < 0 {
+			return w.overBudget(events)
+		}
 		w.process(w.q.pop())
+		if w.budget < 0 {
+			return w.overBudget(events)
+		}
 	}
 	return nil
 }
@@ -590,7 +637,6 @@ func (w *World) emit(e Event) int32 {
 
 func (w *World) process(it item) {
 	w.now = it.at
-	w.budget--
 	switch it.kind {
 	case itDeliver:
 		w.deliver(it)
@@ -683,4 +729,101 @@ func (w *World) deliver(it item) {
 	default:
 		w.workerReceive(&w.workers[m.to], m)
 	}
+}
+
+// saved is what a command may change, kept so that a command refused half
+// way (over its budget) can be undone. Its slices are reused from command
+// to command, so saving allocates nothing once they have grown. The log and
+// the storage ledger only grow during a command: their lengths suffice.
+type saved struct {
+	mode      StorageMode
+	now       Time
+	seq       uint64
+	q         queue
+	rnd       rng
+	nlog      int
+	ncmds     int
+	lastCmd   Command
+	coord     coordinator
+	up        []bool
+	leases    []lease
+	waiters   [][]waiter
+	spans     []LeaseSpan
+	store     storage
+	keys      []keyState
+	workers   []worker
+	deferred  [][]item
+	links     []link
+	beliefs   []BeliefSpan
+	freezes   []FreezeSpan
+	splitSeen [][2]int64
+}
+
+// save keeps the world's state in w.undo.
+func (w *World) save() {
+	u := &w.undo
+	u.mode, u.now, u.seq, u.rnd = w.mode, w.now, w.seq, w.rnd
+	u.q = append(u.q[:0], w.q...)
+	u.nlog, u.ncmds = len(w.log), len(w.cmds)
+	if u.ncmds > 0 {
+		u.lastCmd = w.cmds[u.ncmds-1]
+	}
+	u.coord = w.coord
+	u.up = append(u.up[:0], w.coord.up...)
+	u.leases = append(u.leases[:0], w.coord.leases...)
+	u.waiters = grow(u.waiters, len(w.coord.leases))
+	for i := range w.coord.leases {
+		u.waiters[i] = append(u.waiters[i][:0], w.coord.leases[i].waiters...)
+	}
+	u.spans = append(u.spans[:0], w.coord.spans...)
+	u.store = w.store
+	u.keys = append(u.keys[:0], w.store.keys...)
+	u.workers = append(u.workers[:0], w.workers...)
+	u.deferred = grow(u.deferred, len(w.workers))
+	for i := range w.workers {
+		u.deferred[i] = append(u.deferred[i][:0], w.workers[i].deferred...)
+	}
+	u.links = append(u.links[:0], w.links...)
+	u.beliefs = append(u.beliefs[:0], w.beliefs...)
+	u.freezes = append(u.freezes[:0], w.freezes...)
+	u.splitSeen = append(u.splitSeen[:0], w.splitSeen...)
+}
+
+// restore puts back the state save kept.
+func (w *World) restore() {
+	u := &w.undo
+	w.mode, w.now, w.seq, w.rnd = u.mode, u.now, u.seq, u.rnd
+	w.q = append(w.q[:0], u.q...)
+	w.log = w.log[:u.nlog]
+	w.cmds = w.cmds[:u.ncmds]
+	if u.ncmds > 0 {
+		w.cmds[u.ncmds-1] = u.lastCmd
+	}
+	w.coord = u.coord
+	w.coord.up = append([]bool(nil), u.up...)
+	w.coord.leases = append([]lease(nil), u.leases...)
+	for i := range w.coord.leases {
+		w.coord.leases[i].waiters = append([]waiter(nil), u.waiters[i]...)
+	}
+	w.coord.spans = append([]LeaseSpan(nil), u.spans...)
+	ledger := w.store.ledger[:len(u.store.ledger)]
+	w.store = u.store
+	w.store.ledger = ledger
+	w.store.keys = append([]keyState(nil), u.keys...)
+	w.workers = append([]worker(nil), u.workers...)
+	for i := range w.workers {
+		w.workers[i].deferred = append([]item(nil), u.deferred[i]...)
+	}
+	w.links = append(w.links[:0], u.links...)
+	w.beliefs = append(w.beliefs[:0], u.beliefs...)
+	w.freezes = append(w.freezes[:0], u.freezes...)
+	w.splitSeen = append(w.splitSeen[:0], u.splitSeen...)
+}
+
+// grow returns s with length n, keeping the inner slices it had for reuse.
+func grow[T any](s [][]T, n int) [][]T {
+	if cap(s) < n {
+		s = append(s[:cap(s)], make([][]T, n-cap(s))...)
+	}
+	return s[:n]
 }

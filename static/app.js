@@ -151,8 +151,11 @@ function startLab(root) {
         fitAll(el);
       }
     }
-    if (m.type === "error") errBox.textContent = m.error;
+    if (m.type === "error" && m.retry > 0 && resend(m)) {
+      // Over the work budget: the server says when to ask again.
+    } else if (m.type === "error") errBox.textContent = m.error;
     else if (m.type === "ack") errBox.textContent = "";
+    if (m.id) sent.delete(m.id);
     if (m.query !== undefined && m.query !== query) {
       query = m.query;
       const url = `${location.pathname}${query ? "?" + query : ""}${location.hash}`;
@@ -171,10 +174,21 @@ function startLab(root) {
 
   // send returns false when there is no connection, so the caller lets the
   // form submit the ordinary way.
-  function send(msg) {
+  // sent keeps the messages not yet answered, so that one refused as over
+  // the work budget (an error with retry) is sent again when the server
+  // says, a few times at most.
+  const sent = new Map();
+  function send(msg, tries = 0) {
     if (!ws || ws.readyState !== WebSocket.OPEN) return false;
     msg.id = nextID++;
+    sent.set(msg.id, { msg, tries });
     ws.send(JSON.stringify(msg));
+    return true;
+  }
+  function resend(m) {
+    const s = sent.get(m.id);
+    if (!s || s.tries >= 5) return false;
+    setTimeout(() => send({ ...s.msg }, s.tries + 1), Math.min(m.retry, 8) * 1000);
     return true;
   }
 

@@ -283,7 +283,7 @@ func TestBrowserJourney(t *testing.T) {
 		click(t, ctx, `button[value="advance 5s"]`)
 	}
 	waitJS(t, ctx, "23s", `document.getElementById("now").textContent === "23s"`)
-	waitJS(t, ctx, "W1's lease expired", eventsContain("lease W1 dengan token 7 habis di koordinator"))
+	waitJS(t, ctx, "W1's lease expired", eventsContain("lease W1 dengan token 7 kedaluwarsa di koordinator"))
 	waitJS(t, ctx, "W2 wrote", eventsContain("penyimpanan menerima file dari W2 dengan token 8"))
 
 	// Thaw W1: it finishes the 2 s of work it was frozen in, and then its

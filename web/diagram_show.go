@@ -1,25 +1,26 @@
 package web
 
 import (
-	"net/http"
-	"strings"
+	"bytes"
 
 	"github.com/labstack/echo/v4"
 )
 
-// diagramShow is the permalink picture of a session.
+// diagramShow is the permalink picture of a session, cached by its URL.
 func (s *Server) diagramShow(c echo.Context) error {
 	lang, _, lab, err := s.labFor(c)
 	if err != nil {
 		return err
 	}
-	_, world, _, err := replaySession(lab, c.QueryParams())
-	if err != nil {
-		return err
-	}
-	var b strings.Builder
-	if err := RenderDiagramSVG(&b, world, lang); err != nil {
-		return err
-	}
-	return c.Blob(http.StatusOK, "image/svg+xml; charset=utf-8", []byte(b.String()))
+	return s.cachedPage(c, lab, "image/svg+xml; charset=utf-8", func() ([]byte, error) {
+		sess, _, err := openSession(lab, c.QueryParams())
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		if err := RenderDiagramSVG(&b, sess.World(), lang); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	})
 }

@@ -93,7 +93,7 @@ func TestLivePictureIsThePagePicture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &live{lab: lab, lang: "en", world: w}
+	l := &live{lab: lab, lang: "en"}
 	for _, cmd := range []string{"fencing on", "until 4s", "freeze W1", "advance 18s", "thaw W1", "advance 6s"} {
 		if err := w.Do(cmd); err != nil {
 			t.Fatal(err)

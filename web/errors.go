@@ -3,28 +3,12 @@ package web
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"leaselab/engine"
 	"leaselab/labs"
+	"leaselab/web/labsession"
 )
-
-// refusedError is a command of a session's address the world refused.
-type refusedError struct {
-	src string
-	err error
-}
-
-func (e *refusedError) Error() string { return fmt.Sprintf("%q: %v", e.src, e.err) }
-func (e *refusedError) Unwrap() error { return e.err }
-
-// notOfferedError is a command the lab's page does not offer.
-type notOfferedError struct {
-	cmd engine.Command
-	err error
-}
-
-func (e *notOfferedError) Error() string { return e.err.Error() }
-func (e *notOfferedError) Unwrap() error { return e.err }
 
 // errorText says err in lang. The engine's refusals and the session's
 // limits have catalog texts; anything else is said in English only to an
@@ -34,9 +18,13 @@ func errorText(lang string, err error) string {
 	if err == nil {
 		return ""
 	}
-	var re *refusedError
+	var re *labsession.RefusedError
 	if errors.As(err, &re) {
-		return fmt.Sprintf("«%s»: %s", commandText(lang, re.src), errorText(lang, re.err))
+		src := re.Src
+		if len(src) > 60 {
+			src = labsession.Clip(src)
+		}
+		return fmt.Sprintf("«%s»: %s", commandText(lang, src), errorText(lang, re.Err))
 	}
 	var ce *engine.CommandError
 	if errors.As(err, &ce) {
@@ -48,9 +36,9 @@ func errorText(lang string, err error) string {
 			return fmt.Sprintf(f, args...)
 		}
 	}
-	var no *notOfferedError
+	var no *labsession.NotOfferedError
 	if errors.As(err, &no) {
-		return fmt.Sprintf(T(lang, "err.not-offered"), commandText(lang, no.cmd.String()))
+		return fmt.Sprintf(T(lang, "err.not-offered"), commandText(lang, no.Cmd.String()))
 	}
 	var ve *labs.ValueError
 	if errors.As(err, &ve) && lang != "en" {
@@ -59,9 +47,13 @@ func errorText(lang string, err error) string {
 		}
 		return fmt.Sprintf(T(lang, "err.value"), ve.Value, ve.Param)
 	}
-	var le *limitError
-	if errors.As(err, &le) {
-		return fmt.Sprintf(T(lang, le.key), le.arg)
+	var be *busyError
+	if errors.As(err, &be) {
+		return fmt.Sprintf(T(lang, "err.busy"), be.retry.Round(100*time.Millisecond))
+	}
+	var le *labsession.LimitError
+	if errors.As(err, &le) && le.Key != "" {
+		return fmt.Sprintf(T(lang, le.Key), le.Arg)
 	}
 	if lang == "en" {
 		return err.Error()

@@ -6,6 +6,7 @@ import (
 	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
+	"leaselab/web/labsession"
 )
 
 // BenchmarkPlayFrame measures one play tick as a playing session pays it:
@@ -30,11 +31,11 @@ func BenchmarkPlayFrame(b *testing.B) {
 				b.Fatalf("no lab %s", id)
 			}
 			start := func() *live {
-				w, err := lab.NewWorld(1)
+				sess, err := labsession.New(lab, 1)
 				if err != nil {
 					b.Fatal(err)
 				}
-				l := &live{srv: srv, lab: lab, lang: "en", world: w, playing: true, shown: -1}
+				l := &live{srv: srv, lab: lab, lang: "en", sess: sess, playing: true, shown: -1}
 				if m := l.frame(0); m.Type != "frame" {
 					b.Fatal(m.Error)
 				}
@@ -43,12 +44,12 @@ func BenchmarkPlayFrame(b *testing.B) {
 			l := start()
 			b.ReportAllocs()
 			for b.Loop() {
-				if l.world.Now() >= 4*engine.Minute {
+				if l.sess.World().Now() >= 4*engine.Minute {
 					b.StopTimer()
 					l = start()
 					b.StartTimer()
 				}
-				if err := l.world.Advance(engine.Second); err != nil {
+				if err := l.sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
 					b.Fatal(err)
 				}
 				if m := l.frame(0); m.Type != "frame" {

@@ -7,6 +7,7 @@ import (
 	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
+	"leaselab/web/labsession"
 )
 
 // pageModel is the part of a lab page frames change: each target's
@@ -44,36 +45,36 @@ func TestFramesAddUpToAFreshRender(t *testing.T) {
 	defer srv.Close()
 	for _, id := range []string{"w1-w2", "renew-load"} {
 		lab := c.Lab(id)
-		w, err := lab.NewWorld(1)
+		sess, err := labsession.New(lab, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := &live{srv: srv, lab: lab, lang: "en", world: w, shown: -1, playing: true}
+		l := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1, playing: true}
 		page := pageModel{}
 		page.apply(t, l.frame(0))
 		tick := func(n int) {
 			for range n {
-				if err := w.Advance(engine.Second); err != nil {
+				if err := sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
 					t.Fatal(err)
 				}
 				page.apply(t, l.frame(0))
 			}
 		}
 		do := func(cmd string) {
-			if err := w.Do(cmd); err != nil {
+			if err := sess.Do(cmd); err != nil {
 				t.Fatalf("%s: %s: %v", id, cmd, err)
 			}
 			page.apply(t, l.frame(0))
 		}
 		tick(30)
 		l.playing = false
-		do("fencing on")
+		do("advance 2s")
 		l.playing = true
 		tick(150) // past the live picture's window
 		do("reset")
 		tick(20)
 
-		fresh := &live{srv: srv, lab: lab, lang: "en", world: w, shown: -1}
+		fresh := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1}
 		want := pageModel{}
 		want.apply(t, fresh.frame(0))
 		for target, html := range want {

@@ -8,7 +8,9 @@ import (
 
 // labShow renders a lab with its world in the state the URL's session
 // reaches. Without script, every control is a link to such a URL, and a
-// question's or goal's form asks for its verdict in the same page.
+// question's or goal's form asks for its verdict in the same page. The
+// page depends on its URL only, so it is cached: a link shared with a
+// class is worked out once.
 func (s *Server) labShow(c echo.Context) error {
 	lang, course, lab, err := s.labFor(c)
 	if err != nil {
@@ -18,45 +20,63 @@ func (s *Server) labShow(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "30")
 		return &pageError{status: http.StatusServiceUnavailable, lang: lang, key: "full.text", title: "full.title"}
 	}
-	q := c.QueryParams()
-	sess, world, cmdErr, err := replaySession(lab, q)
-	if err != nil {
-		return err
-	}
-	v := &labView{
-		page:   s.newPage(lang, "/labs/"+lab.ID, lab.Title(lang), "lab"),
-		Course: course, Lab: lab, Session: sess, World: world, Error: errorText(lang, cmdErr),
-		Answered: map[string]*answerView{}, Goals: map[string]*goalView{},
-	}
-	v.page.Query = sess.Query()
-	v.Lead, v.Rest = splitLead(lab.HTML(lang))
-	v.Controls = controlsOf(lab)
-	if qid, choice := q.Get("q"), q.Get("choice"); qid != "" && choice != "" {
-		a, err := answer(lab, qid, choice, lang)
+	return s.cachedPage(c, lab, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
+		q := c.QueryParams()
+		sess, cmdErr, err := openSession(lab, q)
 		if err != nil {
-			v.Error = errorText(lang, err)
-		} else {
-			v.Answered[qid] = a
+			return nil, err
 		}
-	}
-	if gid := q.Get("goal"); gid != "" {
-		g, err := checkGoal(lab, gid, world, lang)
-		if err != nil {
-			v.Error = errorText(lang, err)
-		} else {
-			v.Goals[gid] = g
+		world := sess.World()
+		v := &labView{
+			page:   s.newPage(lang, "/labs/"+lab.ID, lab.Title(lang), "lab"),
+			Course: course, Lab: lab, Session: sessionOf(sess), World: world, Error: errorText(lang, cmdErr),
+			Answered: map[string]*answerView{}, Goals: map[string]*goalView{},
 		}
-	}
-	if ch := lab.Challenge(); ch != nil {
-		v.Policy = policyValues(ch, q.Get)
-		if q.Get("challenge") != "" {
-			j, err := judge(lab, v.Policy, lang)
+		v.page.Query = sess.Query()
+		v.Lead, v.Rest = splitLead(lab.HTML(lang))
+		v.Controls = controlsOf(lab)
+		// Errors name what the URL asked for, briefly: a megabyte in a
+		// parameter is not echoed back.
+		if qid, choice := q.Get("q"), q.Get("choice"); qid != "" && choice != "" {
+			a, err := s.answer(lab, qid, choice, lang)
 			if err != nil {
-				v.Error = errorText(lang, err)
+				v.Error = clipText(errorText(lang, err))
 			} else {
-				v.Judged = j
+				v.Answered[qid] = a
 			}
 		}
+		if gid := q.Get("goal"); gid != "" {
+			g, err := checkGoal(lab, gid, world, lang)
+			if err != nil {
+				v.Error = clipText(errorText(lang, err))
+			} else {
+				v.Goals[gid] = g
+			}
+		}
+		if ch := lab.Challenge(); ch != nil {
+			v.Policy = policyValues(ch, q.Get)
+			if q.Get("challenge") != "" {
+				j, err := s.judge(lab, v.Policy, lang)
+				if err != nil {
+					v.Error = clipText(errorText(lang, err))
+				} else {
+					v.Judged = j
+				}
+			}
+		}
+		return renderBytes(c, labPage(v))
+	})
+}
+
+// clipText shortens an error for a page: at most a few lines.
+func clipText(s string) string {
+	const n = 300
+	if len(s) <= n {
+		return s
 	}
-	return render(c, http.StatusOK, labPage(v))
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -27,13 +27,16 @@ const (
 	errRate    = "rate"    // over the per-connection message rate
 	errOrigin  = "origin"  // a websocket from another site
 	errFull    = "full"    // refused: the server holds MaxSessions already
-	errSlow    = "slow"    // dropped: could not keep up with its frames
+	errSlow    = "slow"    // dropped: could not keep up with its frames, or a write timed out
 	errIdle    = "idle"    // closed: no message for IdleTimeout
-	errLimit   = "limit"   // the session's virtual time or event limit
+	errLimit   = "limit"   // the session's virtual time, event or command cap
+	errBudget  = "budget"  // refused: the session or its address used its work budget
+	errHost    = "host"    // a request for a host name this server is not (DNS rebinding)
+	errConns   = "conns"   // a connection refused: too many from its address, or in all
 	errPanic   = "panic"   // a bug, contained to its session
 )
 
-var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errPanic}
+var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errPanic}
 
 // frameBuckets are the upper bounds, in seconds, of the frame latency
 // histograms.

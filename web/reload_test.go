@@ -37,10 +37,12 @@ func copyContent(t *testing.T) string {
 	return dir
 }
 
-// eventually polls until cond holds or a few seconds pass.
+// eventually polls until cond holds, or gives up after 30 s. A reload
+// checks every question of the course with the engine, which under -race
+// on a busy machine takes several seconds: 5 s failed every time there.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if cond() {
 			return
 		}

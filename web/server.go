@@ -42,6 +42,23 @@ type Config struct {
 	// long (play mode does not count). Default 15 minutes.
 	IdleTimeout time.Duration
 
+	// PublicURL is the address students use, such as
+	// https://leases.example.edu. When set, a request for any other host
+	// name is refused (against DNS rebinding), and so is a websocket whose
+	// page is not on it.
+	PublicURL string
+	// AllowedHosts are more host names (or host:port) the server answers
+	// to, besides PublicURL's. Empty, with no PublicURL: any.
+	AllowedHosts []string
+	// TrustProxy counts budgets against the last address in
+	// X-Forwarded-For instead of the peer's: set it only behind a proxy
+	// that sets that header.
+	TrustProxy bool
+	// SessionWork and AddrWork are the work budgets, as a share of one
+	// core: what one live session, and everything of one client address
+	// together, may make the server do. Defaults 0.25 and 0.5.
+	SessionWork, AddrWork float64
+
 	// BasePath serves the site under a path such as "/leaselab": every
 	// link, asset, socket URL and redirect carries it, and requests
 	// outside it are not found. See CleanBasePath.
@@ -100,11 +117,23 @@ type Server struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	sessions sync.WaitGroup
+	closeMu  sync.Mutex // orders startSession before Close's wait
+	closed   bool
 
 	maxSessions int
 	idleTimeout time.Duration
 	metrics     *metrics
-	upgrader    websocket.Upgrader
+
+	allowedHosts []string // empty: any
+	trustProxy   bool
+	sessionWork  float64
+	addrBudgets  *addrBudgets
+	// Deterministic results, kept so that asking again costs nothing.
+	verdicts *lru[verdictKey, *labs.ChallengeVerdict]
+	answers  *lru[answerKey, *labs.Verdict]
+	pages    *lru[pageKey, []byte]
+
+	upgrader websocket.Upgrader
 	// renders is where live sessions render their frames: a few goroutines
 	// whose stacks grow deep in templ once, instead of every session's.
 	renders chan func()
@@ -140,6 +169,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 15 * time.Minute
 	}
+	if cfg.SessionWork <= 0 {
+		cfg.SessionWork = defaultSessionWork
+	}
+	if cfg.AddrWork <= 0 {
+		cfg.AddrWork = defaultAddrWork
+	}
 	base, err := CleanBasePath(cfg.BasePath)
 	if err != nil {
 		return nil, fmt.Errorf("base path: %w", err)
@@ -154,12 +189,21 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, metrics: newMetrics(),
 		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, showProblems: cfg.ShowProblems, build: cfg.Build,
+		trustProxy: cfg.TrustProxy, sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
+		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
+		answers:  newLRU[answerKey](1024, 1<<20, func(*labs.Verdict) int { return 1 }),
+		pages:    newLRU[pageKey](512, 64<<20, func(b []byte) int { return len(b) }),
 	}
+	hosts, err := allowedHosts(cfg.PublicURL, cfg.AllowedHosts)
+	if err != nil {
+		return nil, err
+	}
+	s.allowedHosts = hosts
 	s.upgrader = websocket.Upgrader{
 		ReadBufferSize: 1024, WriteBufferSize: 8192,
 		// An idle session holds no write buffer; most are idle most of the time.
 		WriteBufferPool: &sync.Pool{},
-		CheckOrigin:     s.sameOrigin,
+		CheckOrigin:     func(r *http.Request) bool { return s.checkOrigin(r) == nil },
 		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
 			http.Error(w, "leaselab: not a live lab connection: "+reason.Error(), status)
 		},
@@ -193,6 +237,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.observe) // outermost: it counts what Recover answers too
 	e.Use(middleware.Recover())
+	e.Use(s.checkHost)
 	e.Use(securityHeaders)
 	e.Use(s.markAuthor)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
@@ -222,9 +267,9 @@ func (s *Server) routes() *echo.Echo {
 	}
 	e.GET("/:lang/", s.homeShow)
 	e.GET("/:lang/lessons/:id", s.lessonShow)
-	e.GET("/:lang/labs/:id", s.labShow)
-	e.GET("/:lang/labs/:id/diagram.svg", s.diagramShow)
-	e.GET("/:lang/labs/:id/at", s.snapshotShow)
+	e.GET("/:lang/labs/:id", s.labShow, s.heavy)
+	e.GET("/:lang/labs/:id/diagram.svg", s.diagramShow, s.heavy)
+	e.GET("/:lang/labs/:id/at", s.snapshotShow, s.heavy)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
 	return e
 }
@@ -301,8 +346,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Close ends every live session and stops watching the content.
 func (s *Server) Close() {
+	s.closeMu.Lock()
+	s.closed = true
+	s.closeMu.Unlock()
 	s.cancel()
 	s.sessions.Wait()
+}
+
+// startSession counts a live session about to start, unless the server is
+// closing: a WaitGroup must not grow from zero while Close waits on it.
+func (s *Server) startSession() bool {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.sessions.Add(1)
+	return true
 }
 
 // newPage fills what every page needs.
@@ -320,11 +380,20 @@ func (s *Server) newPage(lang, path, title, kind string) *page {
 // render writes a component only once it has rendered in full, so a failed
 // render never sends half a page.
 func render(c echo.Context, status int, comp templ.Component) error {
-	var buf bytes.Buffer
-	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+	b, err := renderBytes(c, comp)
+	if err != nil {
 		return err
 	}
-	return c.HTMLBlob(status, buf.Bytes())
+	return c.HTMLBlob(status, b)
+}
+
+// renderBytes renders a whole page into memory.
+func renderBytes(c echo.Context, comp templ.Component) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // renderString renders a fragment for a websocket frame.

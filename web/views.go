@@ -3,12 +3,14 @@ package web
 import (
 	"fmt"
 	"html/template"
-	"net/url"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	"leaselab/engine"
 	"leaselab/labs"
+	"leaselab/web/labsession"
 )
 
 // page is what every page's layout needs.
@@ -159,15 +161,39 @@ func policyValues(ch *labs.Challenge, get func(string) string) map[string]string
 	return out
 }
 
-// judge asks the engine to play the challenge against a policy.
-func judge(lab *labs.Lab, values map[string]string, lang string) (*challengeView, error) {
+// verdictKey names a design challenge's verdict on a policy in the cache.
+type verdictKey struct {
+	lab    *labs.Lab // a reload makes new labs: old verdicts age out
+	policy string    // the values, sorted by name
+}
+
+func policyKey(values map[string]string) string {
+	names := slices.Sorted(maps.Keys(values))
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(strconv.Quote(n))
+		b.WriteByte('=')
+		b.WriteString(strconv.Quote(values[n]))
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// judge asks the engine to play the challenge against a policy, once per
+// lab and policy: the verdict is the same every time.
+func (s *Server) judge(lab *labs.Lab, values map[string]string, lang string) (*challengeView, error) {
 	ch := lab.Challenge()
 	if ch == nil {
 		return nil, fmt.Errorf("lab %s has no design challenge", lab.ID)
 	}
-	v, err := ch.Judge(values)
-	if err != nil {
-		return nil, err
+	key := verdictKey{lab, policyKey(values)}
+	v, ok := s.verdicts.get(key)
+	if !ok {
+		var err error
+		if v, err = ch.Judge(values); err != nil {
+			return nil, err
+		}
+		s.verdicts.put(key, v)
 	}
 	cv := &challengeView{Lang: lang, Verdict: v}
 	if v.World != nil && v.Counterexample != nil {
@@ -297,57 +323,20 @@ func outcomeStatus(o runOutcome, events []engine.Event, lang string) string {
 	return s
 }
 
-// session is a lab run as the student drove it: replaying its commands on
-// the lab's world with its seed rebuilds it exactly.
+// session is what a page shows of a labsession.Session: its seed, its
+// commands as text, and the query that rebuilds it.
 type session struct {
-	Seed uint64
-	Do   []string
+	Seed  uint64
+	Do    []string
+	query string
+}
+
+func sessionOf(s *labsession.Session) session {
+	return session{Seed: s.Seed(), Do: s.Strings(), query: s.Query()}
 }
 
 // Query writes the session as URL parameters.
-func (s session) Query() string {
-	q := url.Values{}
-	if s.Seed != 0 {
-		q.Set("seed", strconv.FormatUint(s.Seed, 10))
-	}
-	for _, c := range s.Do {
-		q.Add("do", c)
-	}
-	return q.Encode()
-}
-
-// add records cmd, folding a run of advances into one so that a link made
-// after minutes of play stays short.
-func (s *session) add(cmd engine.Command) {
-	if cmd.Kind == engine.CmdAdvance && len(s.Do) > 0 {
-		if prev, err := engine.ParseCommand(s.Do[len(s.Do)-1]); err == nil && prev.Kind == engine.CmdAdvance {
-			prev.Dur += cmd.Dur
-			s.Do[len(s.Do)-1] = prev.String()
-			return
-		}
-	}
-	s.Do = append(s.Do, cmd.String())
-}
-
-// replayable is the commands of the last run, without storage changes, so
-// that the same faults meet the storage as it is set now.
-func (s *session) replayable() []string {
-	start := 0
-	for i, c := range s.Do {
-		if c == "reset" {
-			start = i + 1
-		}
-	}
-	var out []string
-	for _, c := range s.Do[start:] {
-		cmd, err := engine.ParseCommand(c)
-		if err != nil || cmd.Kind == engine.CmdStorage || cmd.Kind == engine.CmdReset {
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
+func (s session) Query() string { return s.query }
 
 // Freeze durations offered next to each worker.
 var freezeFor = []string{"", "5s", "10s", "25s", "40s"}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -42,6 +41,9 @@ type serveOptions struct {
 	logFormat   *oneOf
 	basePath    string
 	problems    *oneOf
+	publicURL   string
+	perAddr     int
+	trustProxy  bool
 }
 
 // parseServe reads serve's flags; ok false carries the exit code.
@@ -58,6 +60,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.StringVar(&o.basePath, "base-path", "", "serve under this path, such as /leaselab, behind a proxy that forwards it unchanged")
 	o.problems = newOneOf("loopback", "loopback", "all", "none")
 	f.Var(o.problems, "show-problems", "who sees the banner of content errors: loopback (the author on this machine, not through a proxy), all, or none")
+	f.StringVar(&o.publicURL, "public-url", "", "the address students use (https://host[:port]); requests for any other host are refused")
+	f.IntVar(&o.perAddr, "max-conns-per-addr", 512, "connections one client address may hold; behind a proxy, the proxy is one address")
+	f.BoolVar(&o.trustProxy, "trust-proxy", false, "count work budgets by X-Forwarded-For (only behind a proxy that sets it)")
 	pos, code, ok := f.parse(args, stdout, stderr)
 	if !ok {
 		return o, code, false
@@ -69,6 +74,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 		return o, usageError(stderr, "serve", "--max-sessions must be at least 1"), false
 	case o.idle <= 0:
 		return o, usageError(stderr, "serve", "--idle-timeout must be positive"), false
+	case o.perAddr < 1:
+		return o, usageError(stderr, "serve", "--max-conns-per-addr must be at least 1"), false
 	}
 	if o.dir != "" {
 		if info, err := os.Stat(o.dir); err != nil || !info.IsDir() {
@@ -115,6 +122,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := web.Config{
 		Logger: log, MaxSessions: o.maxSessions, IdleTimeout: o.idle,
 		AccessLog: o.accessLog, BasePath: base, ShowProblems: o.problems.val, Build: buildInfo(),
+		PublicURL: o.publicURL, TrustProxy: o.trustProxy,
+	}
+	if o.publicURL == "" && loopback(o.addr) {
+		// Only this machine can reach it: answer only to its names, so a
+		// page whose name an attacker points here (DNS rebinding) cannot.
+		cfg.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
 	}
 	if o.dir != "" {
 		cfg.Content, cfg.Watch = os.DirFS(o.dir), true
@@ -130,7 +143,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error("cannot listen", "addr", o.addr, "err", err)
 		return 1
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// Timeouts for plain requests, and caps on connections under the file
+	// limit: idle connections cannot starve the students (web/guard.go).
+	hs := srv.HTTPServer()
+	ln = srv.LimitListener(ln, web.ConnLimits{PerAddr: o.perAddr})
 	if o.dir != "" {
 		log.Info("course from a folder, reloaded when its files change", "content", o.dir)
 	}
@@ -153,6 +169,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// loopback reports whether a listen address is reachable from this
+// machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // logStartError says why the server did not start: for broken content,

@@ -1,0 +1,282 @@
+package web
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"leaselab/web/labsession"
+)
+
+// What keeps one client, or many idle connections, from taking the server
+// from everyone else: HTTP timeouts, a cap on connections per address and
+// in all, the host names the server answers to, and the work budget of
+// heavy pages.
+
+// The HTTP server's timeouts. An upgraded live connection is not bound by
+// them: the upgrade clears its deadlines, and its ping and pong keep it.
+const (
+	// readHeaderTimeout: a request's header must arrive within this.
+	readHeaderTimeout = 10 * time.Second
+	// readTimeout: the whole request; requests here carry no body to
+	// speak of.
+	readTimeout = 30 * time.Second
+	// writeTimeout: a page to a slow reader; the largest page (a session
+	// at its caps) is about a megabyte.
+	writeTimeout = 60 * time.Second
+	// httpIdleTimeout closes a keep-alive connection that sends nothing.
+	httpIdleTimeout = 60 * time.Second
+	// maxHeaderBytes leaves room for a link with a session at its caps in
+	// the URL (2,000 commands, usually well under 100 KB).
+	maxHeaderBytes = 1 << 20
+)
+
+// HTTPServer is an http.Server for s with the timeouts a public server
+// needs. The caller sets Addr or serves a listener (see LimitListener).
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       httpIdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// allowedHosts is the list a request's host must be in: PublicURL's host
+// and the extra names. Empty: any host.
+func allowedHosts(publicURL string, extra []string) ([]string, error) {
+	var out []string
+	if publicURL != "" {
+		u, err := url.Parse(publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
+			return nil, fmt.Errorf("public URL %q: want http(s)://host[:port]", publicURL)
+		}
+		out = append(out, u.Host)
+	}
+	for _, h := range extra {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// hostAllowed reports whether host (a Host header) is one the server
+// answers to. An allowed name without a port allows any port.
+func (s *Server) hostAllowed(host string) bool {
+	if len(s.allowedHosts) == 0 {
+		return true
+	}
+	hn, hp, err := net.SplitHostPort(host)
+	if err != nil {
+		hn, hp = strings.Trim(host, "[]"), ""
+	}
+	for _, a := range s.allowedHosts {
+		an, ap, err := net.SplitHostPort(a)
+		if err != nil {
+			an, ap = strings.Trim(a, "[]"), ""
+		}
+		if strings.EqualFold(strings.TrimSuffix(an, "."), strings.TrimSuffix(hn, ".")) && (ap == "" || ap == hp) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkHost refuses a request for a host name the server does not answer
+// to: a page of another site whose name an attacker pointed at this
+// server (DNS rebinding) reads nothing and drives nothing. Behind a proxy
+// that keeps its own Host, X-Forwarded-Host names the site. Health and
+// metrics are answered whatever the name, for probes that use an address.
+func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if len(s.allowedHosts) == 0 || r.URL.Path == "/healthz" || r.URL.Path == "/metrics" {
+			return next(c)
+		}
+		for _, h := range s.siteHosts(r) {
+			if s.hostAllowed(h) {
+				return next(c)
+			}
+		}
+		s.metrics.error(errHost)
+		return c.String(http.StatusMisdirectedRequest, "leaselab: this server does not answer to the host "+labsession.Clip(r.Host)+"\n")
+	}
+}
+
+// heavy bounds the work of a page that runs the engine (a lab with a
+// session, a permalink, a verdict) by the client address's work budget.
+// A cached page costs next to nothing, so repeats are free.
+func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		b := s.addrBudgets.get(s.clientAddr(c.Request()))
+		err := waitFor(b)
+		if err == nil && !b.take(slotWait) {
+			err = &busyError{retry: time.Second}
+		}
+		if err != nil {
+			s.metrics.error(errBudget)
+			var retry = 1
+			if be, ok := err.(*busyError); ok {
+				retry = max(1, int(be.retry.Seconds()+0.999))
+			}
+			c.Response().Header().Set("Retry-After", strconv.Itoa(retry))
+			return &pageError{status: http.StatusTooManyRequests, lang: langOf(c), key: "busy.text", title: "busy.title"}
+		}
+		defer b.give()
+		factor := 1
+		if c.QueryParam("challenge") != "" {
+			factor = verdictFactor
+		}
+		defer chargeTimes(time.Now(), factor, b)
+		return next(c)
+	}
+}
+
+// ConnLimits caps the connections a server holds: from one address, and in
+// all. Past them a connection gets a short page saying so and is closed.
+type ConnLimits struct {
+	PerAddr int // default 512: a classroom behind one NAT opens a few each
+	Total   int // default: the process's file limit, less a reserve
+}
+
+// DefaultConnLimits are caps under the process's limit of open files
+// (RLIMIT_NOFILE), leaving room for the files and sockets the server
+// opens itself.
+func DefaultConnLimits() ConnLimits {
+	lim := ConnLimits{PerAddr: 512, Total: 4096}
+	if n := fileLimit(); n > 0 {
+		lim.Total = max(16, n-max(64, n/10))
+	}
+	lim.PerAddr = min(lim.PerAddr, lim.Total)
+	return lim
+}
+
+// LimitListener accepts from ln within lim (zero fields take
+// DefaultConnLimits'). Each connection counts until it is closed, a
+// websocket's too.
+func (s *Server) LimitListener(ln net.Listener, lim ConnLimits) net.Listener {
+	def := DefaultConnLimits()
+	if lim.Total <= 0 {
+		lim.Total = def.Total
+	}
+	if lim.PerAddr <= 0 {
+		lim.PerAddr = min(def.PerAddr, lim.Total)
+	}
+	return &limitListener{Listener: ln, lim: lim, byAddr: map[string]int{}, metrics: s.metrics}
+}
+
+type limitListener struct {
+	net.Listener
+	lim     ConnLimits
+	metrics *metrics
+
+	mu       sync.Mutex
+	total    int
+	byAddr   map[string]int
+	refusing atomic.Int32 // refusal pages being written
+}
+
+// maxRefusing bounds the refusal pages written at once; past it a
+// connection is just closed.
+const maxRefusing = 64
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		addr := hostOf(c.RemoteAddr().String())
+		if l.admit(addr) {
+			return &limitConn{Conn: c, l: l, addr: addr}, nil
+		}
+		l.metrics.error(errConns)
+		l.refuse(c)
+	}
+}
+
+func (l *limitListener) admit(addr string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.total >= l.lim.Total || l.byAddr[addr] >= l.lim.PerAddr {
+		return false
+	}
+	l.total++
+	l.byAddr[addr]++
+	return true
+}
+
+func (l *limitListener) release(addr string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.total--
+	if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
+		delete(l.byAddr, addr)
+	}
+}
+
+// refusedPage is what a connection past the caps reads. It is written
+// before the request is read, so it cannot know the language: it says it
+// in both.
+const refusedPage = `<!doctype html>
+<html lang="id"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>leaselab: server penuh / server full</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5">
+<h1>Server sedang penuh</h1>
+<p>Server ini sedang memegang terlalu banyak koneksi, dari alamatmu atau dari semua orang. Coba lagi sebentar lagi; pekerjaanmu tersimpan di alamat halaman dan tidak hilang.</p>
+<h1 lang="en">The server is full</h1>
+<p lang="en">This server holds too many connections right now, from your address or from everyone. Try again in a moment; your work is kept in the page's address and is not lost.</p>
+</body></html>
+`
+
+var refusedResponse = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/html; charset=utf-8\r\nRetry-After: 10\r\nConnection: close\r\nContent-Length: " +
+	strconv.Itoa(len(refusedPage)) + "\r\n\r\n" + refusedPage)
+
+// refuse writes the refusal page and closes c, off the accepting
+// goroutine; when many are being refused at once, it just closes.
+func (l *limitListener) refuse(c net.Conn) {
+	if l.refusing.Add(1) > maxRefusing {
+		l.refusing.Add(-1)
+		c.Close()
+		return
+	}
+	go func() {
+		defer l.refusing.Add(-1)
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(time.Second))
+		// Read the request first: closing a socket with unread data
+		// resets it, and the browser would show a reset, not the page.
+		buf := make([]byte, 4096)
+		c.Read(buf)
+		c.Write(refusedResponse)
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.CloseWrite()
+		}
+	}()
+}
+
+// limitConn gives its place back when closed, once.
+type limitConn struct {
+	net.Conn
+	l    *limitListener
+	addr string
+	once sync.Once
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { c.l.release(c.addr) })
+	return err
+}
