@@ -150,6 +150,14 @@ var controls = []string{
 	"fencing off", "crash W2", "restart W2", "advance 5s", "reset",
 }
 
+var students atomic.Uint32
+
+// studentAddr is a new address in 10.0.0.0/8 for each session.
+func studentAddr() string {
+	n := students.Add(1)
+	return fmt.Sprintf("10.%d.%d.%d", n>>16&0xff, n>>8&0xff, n&0xff)
+}
+
 // workerAttr finds the workers in a frame's status panel.
 var workerAttr = regexp.MustCompile(`data-worker="([^"]+)"`)
 
@@ -378,7 +386,11 @@ type session struct {
 }
 
 func dial(ctx context.Context, d *websocket.Dialer, u string, res *Result, frames, closed *atomic.Int64) (*session, error) {
-	conn, resp, err := d.DialContext(ctx, u, nil)
+	// Each session comes as a student of its own: a server run with
+	// --trust-proxy counts its work budgets by this address, as it would
+	// behind a proxy, instead of by the one loopback address.
+	h := http.Header{"X-Forwarded-For": {studentAddr()}}
+	conn, resp, err := d.DialContext(ctx, u, h)
 	if err != nil {
 		if resp != nil {
 			return nil, fmt.Errorf("%s: %s", err, resp.Status)
