@@ -48,11 +48,18 @@ func (c *Challenge) Spec() engine.Challenge { return c.spec }
 // options; names not given keep the lab's defaults. A preset, when given,
 // replaces the policy whole: a real client's numbers, tested as they are.
 func (c *Challenge) Judge(values map[string]string) (*ChallengeVerdict, error) {
+	return c.JudgeOn(values, 0)
+}
+
+// JudgeOn is Judge on at most workers goroutines (0: every core). A server
+// judges each student's policy on one, so that a verdict never takes
+// every core from the other students' live sessions.
+func (c *Challenge) JudgeOn(values map[string]string, workers int) (*ChallengeVerdict, error) {
 	spec, policy, err := c.withPolicy(values)
 	if err != nil {
 		return nil, err
 	}
-	res, err := judge(spec)
+	res, err := judge(spec, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +77,7 @@ func (c *Challenge) Judge(values map[string]string) (*ChallengeVerdict, error) {
 // goroutine in one reused world. The runs are independent and the tally
 // goes in schedule order, so the verdict is the one engine.Challenge.Judge
 // gives.
-func judge(spec engine.Challenge) (engine.Result, error) {
+func judge(spec engine.Challenge, workers int) (engine.Result, error) {
 	spec, err := spec.Ready()
 	if err != nil {
 		return engine.Result{}, err
@@ -78,6 +85,9 @@ func judge(spec engine.Challenge) (engine.Result, error) {
 	runs := make([]engine.Run, spec.Runs)
 	errs := make([]error, spec.Runs)
 	n := max(1, min(runtime.GOMAXPROCS(0), spec.Runs/16))
+	if workers > 0 {
+		n = min(n, workers)
+	}
 	var wg sync.WaitGroup
 	for g := range n {
 		wg.Go(func() {

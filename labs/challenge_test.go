@@ -128,19 +128,28 @@ func TestChallengeOnAllCoresMatchesOneByOne(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := judge(spec)
-		if err != nil {
-			t.Fatal(err)
+		for _, workers := range []int{0, 1, 3} {
+			got, err := judge(spec, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSameVerdict(t, values, workers, got, want)
 		}
-		same := got.Pass == want.Pass && got.Runs == want.Runs && got.SafetyFailures == want.SafetyFailures &&
-			got.LivenessFailures == want.LivenessFailures && got.MustSurvive == want.MustSurvive &&
-			(got.Counterexample == nil) == (want.Counterexample == nil)
-		if same && got.Counterexample != nil {
-			same = got.Counterexample.Index == want.Counterexample.Index && got.Counterexample.Why == want.Counterexample.Why
-		}
-		if !same {
-			t.Errorf("%v: on all cores %+v, one by one %+v", values, got, want)
-		}
+	}
+}
+
+// checkSameVerdict fails when a verdict played on some goroutines differs
+// from the one-by-one verdict.
+func checkSameVerdict(t *testing.T, values map[string]string, workers int, got, want engine.Result) {
+	t.Helper()
+	same := got.Pass == want.Pass && got.Runs == want.Runs && got.SafetyFailures == want.SafetyFailures &&
+		got.LivenessFailures == want.LivenessFailures && got.MustSurvive == want.MustSurvive &&
+		(got.Counterexample == nil) == (want.Counterexample == nil)
+	if same && got.Counterexample != nil {
+		same = got.Counterexample.Index == want.Counterexample.Index && got.Counterexample.Why == want.Counterexample.Why
+	}
+	if !same {
+		t.Errorf("%v on %d workers: %+v, one by one %+v", values, workers, got, want)
 	}
 }
 

@@ -190,7 +190,7 @@ func (s *Server) judge(lab *labs.Lab, values map[string]string, lang string) (*c
 	v, ok := s.verdicts.get(key)
 	if !ok {
 		var err error
-		if v, err = ch.Judge(values); err != nil {
+		if v, err = ch.JudgeOn(values, 1); err != nil {
 			return nil, err
 		}
 		s.verdicts.put(key, v)
