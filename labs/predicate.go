@@ -337,6 +337,18 @@ type fact struct {
 
 var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update"}
 
+// byWorker reads an optional "by W" after a finding.
+func (p *pparser) byWorker(f *fact) (*fact, error) {
+	if p.accept("by") {
+		w, err := p.worker()
+		if err != nil {
+			return nil, err
+		}
+		f.worker, f.wnode = w, p.node(w)
+	}
+	return f, nil
+}
+
 func (p *pparser) fact() (*fact, error) {
 	switch {
 	case p.accept("the"):
@@ -346,24 +358,9 @@ func (p *pparser) fact() (*fact, error) {
 		if err := p.violationName(f, true); err != nil {
 			return nil, err
 		}
-		if p.accept("by") {
-			w, err := p.worker()
-			if err != nil {
-				return nil, err
-			}
-			f.worker, f.wnode = w, p.node(w)
-		}
-		return f, nil
+		return p.byWorker(f)
 	case p.accept("harm"):
-		f := &fact{kind: factViolation, harm: true}
-		if p.accept("by") {
-			w, err := p.worker()
-			if err != nil {
-				return nil, err
-			}
-			f.worker, f.wnode = w, p.node(w)
-		}
-		return f, nil
+		return p.byWorker(&fact{kind: factViolation, harm: true})
 	case p.accept("no", "harm"):
 		return &fact{kind: factNoViolate, harm: true}, nil
 	case p.accept("no", "violation") || p.accept("no", "violations"):

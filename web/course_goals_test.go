@@ -50,10 +50,11 @@ func courseGoals(t *testing.T) map[string]labGoals {
 	return out
 }
 
-// TestCourseGoalsLive plays each goal of the first lesson's labs through
-// the live websocket, a student's way: the goal's own proof from lab.yaml,
-// one command at a time, each of which the lab's page must offer (the
-// socket refuses any other), then the session's goal check.
+// TestCourseGoalsLive plays each goal of the first and the real-systems
+// lessons' labs through the live websocket, a student's way: the goal's
+// own proof from lab.yaml, one command at a time, each of which the lab's
+// page must offer (the socket refuses any other), then the session's goal
+// check. The goal must not hold before the proof, and must after.
 func TestCourseGoalsLive(t *testing.T) {
 	all := courseGoals(t)
 	for _, tc := range []struct {
@@ -69,6 +70,15 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"idempotent-work", []string{"thumb-twice", "report-twice"}},
 		{"clock-trouble", []string{"fool-w1", "fenced"}},
 		{"delayed-packet", []string{"late-overwrite"}},
+		// The real-systems lesson.
+		{"kubernetes-election", []string{"two-leaders"}},
+		{"etcd-keepalive", []string{"fenced"}},
+		{"consul-session", []string{"lockindex"}},
+		{"zookeeper-session", []string{"stale-writes"}},
+		{"chubby-sequencer", []string{"sequencer"}},
+		{"redlock-pause", []string{"two-writers"}},
+		{"juliet-pause", []string{"fenced"}},
+		{"github-2018", []string{"fenced"}},
 	} {
 		lg, ok := all[tc.lab]
 		if !ok {
