@@ -1,0 +1,91 @@
+package web
+
+import (
+	"html"
+	"leaselab/content"
+	"leaselab/web/labsession"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+// The pair page draws both runs and says where they part; what it says
+// and marks comes from the engine, asked here the same way.
+func TestWhatifPage(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	q := "?do=until+4s&do=freeze+W1+for%3D25s&do=until+30s&vs=fencing+on&vs-at=4s"
+	code, body, _ := get(t, ts.URL+"/id/labs/w1-w2/whatif"+q)
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %.400s", code, body)
+	}
+	// The sentence the engine gives for this pair, asked the same way.
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := course.Lab("w1-w2")
+	sess, refused, err := labsession.FromQuery(lab, url.Values{"do": {"until 4s", "freeze W1 for=25s", "until 30s"}})
+	if err != nil || refused != nil {
+		t.Fatal(err, refused)
+	}
+	ch, err := labsession.Parse("fencing on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := lab.NewPair(sess.Seed(), engine.Fork{At: 4 * engine.Second, Change: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Replay(sess.Commands()); err != nil {
+		t.Fatal(err)
+	}
+	d, found := engine.FirstDifference(p.A.Events(), p.B.Events())
+	if !found || d.A < 0 || d.B < 0 {
+		t.Fatalf("the engine finds no difference: %+v", d)
+	}
+	if ta := p.A.Events()[d.A].T; ta != 29*engine.Second {
+		t.Errorf("first difference at %s, want W1's write at 29s", ta)
+	}
+	sentence := labs.DescribeDifferenceAs(p, d, found, "id", "A", "B")
+	if !strings.Contains(body, html.EscapeString(sentence)) {
+		t.Errorf("page lacks the sentence %q", sentence)
+	}
+	for _, want := range []string{`id="run-a"`, `id="run-b"`, "tanpa perubahan", `id="difference"`, `data-found="true"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	a, b, ok := strings.Cut(body[strings.Index(body, `id="run-a"`):], `id="run-b"`)
+	if !ok {
+		t.Fatal("run B is not below run A")
+	}
+	if strings.Count(a, `class="hl"`) != 1 || strings.Count(b, `class="hl"`) != 1 {
+		t.Errorf("each run should mark its side of the difference once: A %d, B %d", strings.Count(a, `class="hl"`), strings.Count(b, `class="hl"`))
+	}
+	if n := strings.Count(body, "<svg"); n < 2 {
+		t.Errorf("%d diagrams, want both", n)
+	}
+	// Time links carry the pair on.
+	if !strings.Contains(body, "whatif?") || !strings.Contains(body, "do=advance+5s") {
+		t.Error("no time link that moves both runs")
+	}
+
+	for _, tt := range []struct{ q, want string }{
+		{"?do=until+4s&vs=frobnicate", "tidak bisa dibaca"},
+		{"?do=until+4s&vs=until+9s", "tidak bisa dibaca"},
+		{"?do=until+4s&vs=fencing+on&vs-at=banana", "Saat perubahan"},
+		{"?do=until+4s&vs=fencing+on&vs-at=40s", "belum tercapai"},
+		{"?do=until+4s", "tidak bisa dibaca"},
+		{"?do=until+4s&vs=freeze+W1+for%3D3s", "tidak menawarkan"},
+		{"?do=until+4s&vs=clock+W1+skew%3D7s", "tidak menawarkan"},
+	} {
+		code, body, _ := get(t, ts.URL+"/id/labs/w1-w2/whatif"+tt.q)
+		if code != http.StatusBadRequest || !strings.Contains(body, tt.want) {
+			t.Errorf("%s: status %d, want 400 saying %q: %.300s", tt.q, code, tt.want, body)
+		}
+	}
+}
