@@ -107,3 +107,58 @@ func (s *Server) whatifShow(c echo.Context) error {
 		return renderBytes(c, pairPage(v))
 	})
 }
+
+// whatifForm is the lab page's small "What if?" form: the changes the
+// lab's controls offer and the moments the run has passed through.
+type whatifForm struct {
+	Changes []ctlOption
+	Moments []ctlOption // "now" first, then the distinct event times, latest first
+}
+
+// maxMoments bounds the moments offered: the latest ones.
+const maxMoments = 40
+
+func whatifFormOf(v *labView) *whatifForm {
+	f := &whatifForm{}
+	seen := map[string]bool{}
+	add := func(cmd string) {
+		if seen[cmd] {
+			return
+		}
+		c, err := labsession.Parse(cmd)
+		if err != nil || (engine.Fork{Change: c}).Validate() != nil || !v.Lab.Allows(c) {
+			return
+		}
+		seen[cmd] = true
+		f.Changes = append(f.Changes, ctlOption{Value: cmd, Text: commandText(v.Lang, cmd)})
+	}
+	for _, b := range worldButtons(v.Controls, v.World, v.Lang) {
+		add(b.Cmd)
+	}
+	for _, r := range workerRows(v.Controls, v.World, v.Lang) {
+		if r.Freeze {
+			for _, o := range r.For {
+				if o.Value == "" {
+					add("freeze " + r.Name)
+				} else {
+					add("freeze " + r.Name + " for=" + o.Value)
+				}
+			}
+		}
+		for _, b := range r.Buttons {
+			add(b.Cmd)
+		}
+	}
+	f.Moments = append(f.Moments, ctlOption{Value: "now", Text: T(v.Lang, "whatif.now") + " (" + v.World.Now().String() + ")"})
+	ev := v.World.Events()
+	last := engine.Time(-1)
+	for i := len(ev) - 1; i >= 0 && len(f.Moments) <= maxMoments; i-- {
+		t := ev[i].T
+		if t == last || t == v.World.Now() {
+			continue
+		}
+		last = t
+		f.Moments = append(f.Moments, ctlOption{Value: t.String(), Text: t.String()})
+	}
+	return f
+}

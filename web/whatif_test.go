@@ -89,3 +89,37 @@ func TestWhatifPage(t *testing.T) {
 		}
 	}
 }
+
+// The lab page offers the what-if form with the session, the lab's
+// changes and the moments the run has passed.
+func TestWhatifForm(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	code, body, _ := get(t, ts.URL+"/en/labs/w1-w2?do=until+10s")
+	if code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	i := strings.Index(body, `id="whatif"`)
+	if i < 0 {
+		t.Fatal("no what-if form")
+	}
+	form := body[i:]
+	form = form[:strings.Index(form, "</form>")]
+	// An earlier moment the engine's run passed through is offered.
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _, err := labsession.FromQuery(course.Lab("w1-w2"), url.Values{"do": {"until 10s"}})
+	if err != nil || len(sess.World().Events()) == 0 {
+		t.Fatal("no run", err)
+	}
+	first := sess.World().Events()[0].T
+	for _, want := range []string{`/en/labs/w1-w2/whatif"`, `name="do" value="until 10s"`, `value="fencing on"`, `value="now"`, `value="` + first.String() + `"`} {
+		if !strings.Contains(form, want) {
+			t.Errorf("form lacks %q", want)
+		}
+	}
+	if strings.Contains(form, `value="advance`) || strings.Contains(form, `value="reset"`) {
+		t.Error("a time command is offered as a change")
+	}
+}
