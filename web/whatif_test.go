@@ -22,35 +22,7 @@ func TestWhatifPage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("status %d: %.400s", code, body)
 	}
-	// The sentence the engine gives for this pair, asked the same way.
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab := course.Lab("w1-w2")
-	sess, refused, err := labsession.FromQuery(lab, url.Values{"do": {"until 4s", "freeze W1 for=25s", "until 30s"}})
-	if err != nil || refused != nil {
-		t.Fatal(err, refused)
-	}
-	ch, err := labsession.Parse("fencing on")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := lab.NewPair(sess.Seed(), engine.Fork{At: 4 * engine.Second, Change: ch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Replay(sess.Commands()); err != nil {
-		t.Fatal(err)
-	}
-	d, found := engine.FirstDifference(p.A.Events(), p.B.Events())
-	if !found || d.A < 0 || d.B < 0 {
-		t.Fatalf("the engine finds no difference: %+v", d)
-	}
-	if ta := p.A.Events()[d.A].T; ta != 29*engine.Second {
-		t.Errorf("first difference at %s, want W1's write at 29s", ta)
-	}
-	sentence := labs.DescribeDifferenceAs(p, d, found, "id", "A", "B")
+	sentence := w1w2Pair(t)
 	if !strings.Contains(body, html.EscapeString(sentence)) {
 		t.Errorf("page lacks the sentence %q", sentence)
 	}
@@ -122,4 +94,39 @@ func TestWhatifForm(t *testing.T) {
 	if strings.Contains(form, `value="advance`) || strings.Contains(form, `value="reset"`) {
 		t.Error("a time command is offered as a change")
 	}
+}
+
+// w1w2Pair is what the engine says for W1/W2 frozen at 4s for 25s and run
+// to 30s, forked at 4s with fencing on: the sentence in Indonesian. It
+// checks the difference is W1's write at 29s.
+func w1w2Pair(t *testing.T) string {
+	t.Helper()
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := course.Lab("w1-w2")
+	sess, refused, err := labsession.FromQuery(lab, url.Values{"do": {"until 4s", "freeze W1 for=25s", "until 30s"}})
+	if err != nil || refused != nil {
+		t.Fatal(err, refused)
+	}
+	ch, err := labsession.Parse("fencing on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := lab.NewPair(sess.Seed(), engine.Fork{At: 4 * engine.Second, Change: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Replay(sess.Commands()); err != nil {
+		t.Fatal(err)
+	}
+	d, found := engine.FirstDifference(p.A.Events(), p.B.Events())
+	if !found || d.A < 0 || d.B < 0 {
+		t.Fatalf("the engine finds no difference: %+v", d)
+	}
+	if ta := p.A.Events()[d.A].T; ta != 29*engine.Second {
+		t.Errorf("first difference at %s, want W1's write at 29s", ta)
+	}
+	return labs.DescribeDifferenceAs(p, d, found, "id", "A", "B")
 }
