@@ -40,6 +40,16 @@ func (s *Server) whatifShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// Without a change there is no pair yet: back to the lab page's
+	// "What if?" form, with the session.
+	if strings.TrimSpace(c.QueryParam("vs")) == "" {
+		q := c.QueryParams()
+		back := url.Values{"seed": q["seed"], "do": q["do"]}
+		if q.Get("seed") == "" {
+			delete(back, "seed")
+		}
+		return c.Redirect(http.StatusSeeOther, s.newPage(lang, "", "", "").Href("/labs/"+lab.ID+"?"+back.Encode())+"#whatif")
+	}
 	return s.cachedPage(c, lab, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
 		q := c.QueryParams()
 		sess, cmdErr, err := openSession(lab, q)

@@ -46,12 +46,22 @@ func TestWhatifPage(t *testing.T) {
 		t.Error("no time link that moves both runs")
 	}
 
+	// Without a change: back to the lab page's form, with the session.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(ts.URL + "/id/labs/w1-w2/whatif?do=until+4s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/id/labs/w1-w2?do=until+4s#whatif" {
+		t.Errorf("no change: %d to %q, want 303 to the lab page's form", resp.StatusCode, loc)
+	}
+
 	for _, tt := range []struct{ q, want string }{
 		{"?do=until+4s&vs=frobnicate", "tidak bisa dibaca"},
 		{"?do=until+4s&vs=until+9s", "tidak bisa dibaca"},
 		{"?do=until+4s&vs=fencing+on&vs-at=banana", "Saat perubahan"},
 		{"?do=until+4s&vs=fencing+on&vs-at=40s", "belum tercapai"},
-		{"?do=until+4s", "tidak bisa dibaca"},
 		{"?do=until+4s&vs=freeze+W1+for%3D3s", "tidak menawarkan"},
 		{"?do=until+4s&vs=clock+W1+skew%3D7s", "tidak menawarkan"},
 	} {
