@@ -240,6 +240,7 @@ func TestBrowserAxe(t *testing.T) {
 		"/id/", "/en/", "/id/lessons/leases", "/id/lessons/fencing", "/id/labs/w1-w2", "/en/labs/w1-w2",
 		"/id/labs/w1-w2?do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+3s&q=storage-blind&choice=overwrites&goal=reject-stale",
 		"/id/labs/w1-w2/at?do=fencing+on&do=until+4s&do=freeze+W1+for%3D25s&do=until+30s",
+		"/id/labs/w1-w2/whatif?do=until+4s&do=freeze+W1+for%3D25s&do=until+30s&vs=fencing+on&vs-at=4s",
 		"/id/labs/renew-margin", "/id/no-such-page",
 	}
 	type look struct {

@@ -270,6 +270,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/:lang/labs/:id", s.labShow, s.heavy)
 	e.GET("/:lang/labs/:id/diagram.svg", s.diagramShow, s.heavy)
 	e.GET("/:lang/labs/:id/at", s.snapshotShow, s.heavy)
+	e.GET("/:lang/labs/:id/whatif", s.whatifShow, s.heavy)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
 	return e
 }

@@ -1,0 +1,174 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"leaselab/engine"
+	"leaselab/labs"
+	"leaselab/web/labsession"
+)
+
+// pairView is a what-if page: the session's run (A) and the same run with
+// one change at one moment (B), drawn one above the other.
+type pairView struct {
+	*labView
+	Change   string // the change as the URL wrote it
+	ChangeIn string // the change in the student's words
+	At       engine.Time
+	A, B     *Diagram
+	Sentence string
+	Found    bool
+	query    string // the pair's own query (session + vs + vs-at)
+}
+
+// Next is the pair's URL with one more time command: both runs go on
+// together.
+func (v *pairView) Next(cmd string) string {
+	return v.Href("/labs/" + v.Lab.ID + "/whatif?" + v.query + "&do=" + url.QueryEscape(cmd))
+}
+
+// whatifShow draws a pair: run A is the session the query names, run B the
+// same run with the change vs landing at vs-at (the run's current time
+// when empty or "now"). It needs no script, holds no live session and is
+// cached by its URL like the permalink.
+func (s *Server) whatifShow(c echo.Context) error {
+	lang, course, lab, err := s.labFor(c)
+	if err != nil {
+		return err
+	}
+	// Without a change there is no pair yet: back to the lab page's
+	// "What if?" form, with the session.
+	if strings.TrimSpace(c.QueryParam("vs")) == "" {
+		q := c.QueryParams()
+		back := url.Values{"seed": q["seed"], "do": q["do"]}
+		if q.Get("seed") == "" {
+			delete(back, "seed")
+		}
+		return c.Redirect(http.StatusSeeOther, s.newPage(lang, "", "", "").Href("/labs/"+lab.ID+"?"+back.Encode())+"#whatif")
+	}
+	return s.cachedPage(c, lab, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
+		q := c.QueryParams()
+		sess, cmdErr, err := openSession(lab, q)
+		if err != nil {
+			return nil, err
+		}
+		bad := func(key string) error {
+			return &pageError{status: http.StatusBadRequest, lang: lang, key: key, title: "whatif.title"}
+		}
+		src := strings.TrimSpace(q.Get("vs"))
+		if src == "" || len(src) > 200 {
+			return nil, bad("whatif.bad")
+		}
+		change, err := labsession.Parse(src)
+		if err != nil {
+			return nil, bad("whatif.bad")
+		}
+		if lab.Refusal(change) != nil {
+			return nil, bad("whatif.notoffered")
+		}
+		f := engine.Fork{Change: change, At: sess.World().Now()}
+		if at := strings.TrimSpace(q.Get("vs-at")); at != "" && at != "now" {
+			if f.At, err = engine.ParseTime(at); err != nil || f.At < 0 {
+				return nil, bad("whatif.badat")
+			}
+		}
+		if f.Validate() != nil {
+			return nil, bad("whatif.bad")
+		}
+		if f.At > sess.World().Now() {
+			return nil, bad("whatif.later")
+		}
+		p, err := lab.NewPair(sess.Seed(), f)
+		if err != nil {
+			return nil, bad("whatif.bad")
+		}
+		if err := p.Replay(sess.Commands()); err != nil {
+			return nil, bad("whatif.bad")
+		}
+		d, found := engine.FirstDifference(p.A.Events(), p.B.Events())
+		nameA, nameB := T(lang, "whatif.nameA"), T(lang, "whatif.nameB")
+		v := &pairView{
+			labView: &labView{
+				page:   s.newPage(lang, "/labs/"+lab.ID+"/whatif", lab.Title(lang)+" · "+T(lang, "whatif.title"), "whatif"),
+				Course: course, Lab: lab, Session: sessionOf(sess), World: p.A, Error: errorText(lang, cmdErr),
+			},
+			Change: src, ChangeIn: commandText(lang, src), At: f.At, Found: found,
+			Sentence: labs.DescribeDifferenceAs(p, d, found, lang, nameA, nameB),
+		}
+		hlA, hlB := map[int]bool{}, map[int]bool{}
+		if found && d.A >= 0 {
+			hlA[d.A] = true
+		}
+		if found && d.B >= 0 {
+			hlB[d.B] = true
+		}
+		v.A = pageDiagram("wa", p.A, lang, hlA)
+		v.B = pageDiagram("wb", p.B, lang, hlB)
+		pq := url.Values{"vs": {src}, "vs-at": {f.At.String()}}
+		v.query = pq.Encode()
+		if sq := sess.Query(); sq != "" {
+			v.query = sq + "&" + v.query
+		}
+		v.page.Query = v.query
+		return renderBytes(c, pairPage(v))
+	})
+}
+
+// whatifForm is the lab page's small "What if?" form: the changes the
+// lab's controls offer and the moments the run has passed through.
+type whatifForm struct {
+	Changes []ctlOption
+	Moments []ctlOption // "now" first, then the distinct event times, latest first
+}
+
+// maxMoments bounds the moments offered: the latest ones.
+const maxMoments = 40
+
+func whatifFormOf(v *labView) *whatifForm {
+	f := &whatifForm{}
+	seen := map[string]bool{}
+	add := func(cmd string) {
+		if seen[cmd] {
+			return
+		}
+		c, err := labsession.Parse(cmd)
+		if err != nil || (engine.Fork{Change: c}).Validate() != nil || !v.Lab.Allows(c) {
+			return
+		}
+		seen[cmd] = true
+		f.Changes = append(f.Changes, ctlOption{Value: cmd, Text: commandText(v.Lang, cmd)})
+	}
+	for _, b := range worldButtons(v.Controls, v.World, v.Lang) {
+		add(b.Cmd)
+	}
+	for _, r := range workerRows(v.Controls, v.World, v.Lang) {
+		if r.Freeze {
+			for _, o := range r.For {
+				if o.Value == "" {
+					add("freeze " + r.Name)
+				} else {
+					add("freeze " + r.Name + " for=" + o.Value)
+				}
+			}
+		}
+		for _, b := range r.Buttons {
+			add(b.Cmd)
+		}
+	}
+	f.Moments = append(f.Moments, ctlOption{Value: "now", Text: T(v.Lang, "whatif.now") + " (" + v.World.Now().String() + ")"})
+	ev := v.World.Events()
+	last := engine.Time(-1)
+	for i := len(ev) - 1; i >= 0 && len(f.Moments) <= maxMoments; i-- {
+		t := ev[i].T
+		if t == last || t == v.World.Now() {
+			continue
+		}
+		last = t
+		f.Moments = append(f.Moments, ctlOption{Value: t.String(), Text: t.String()})
+	}
+	return f
+}
