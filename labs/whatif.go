@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -49,22 +50,14 @@ func DescribeDifference(p *engine.Pair, d engine.Difference, found bool, lang st
 // DescribeDifferenceAs is DescribeDifference with the runs named: "in
 // nameA, …; in nameB, …".
 func DescribeDifferenceAs(p *engine.Pair, d engine.Difference, found bool, lang, nameA, nameB string) string {
-	en := lang == "en"
 	if !found {
-		if en {
-			return "So far the two runs are the same: the change has made no difference yet."
-		}
-		return "Sejauh ini kedua jalannya simulasi sama persis: perubahan itu belum membuat perbedaan."
+		return catalog.T(lang, "diff.same")
 	}
 	side := func(w *engine.World, i int) string {
 		if i < 0 {
-			if en {
-				return "nothing more happens"
-			}
-			return "tidak terjadi apa-apa lagi"
+			return catalog.T(lang, "diff.ended")
 		}
-		e := w.Events()[i]
-		return DescribeEvent(e, w.Names(), lang)
+		return DescribeEvent(w.Events()[i], w.Names(), lang)
 	}
 	var at engine.Time
 	switch {
@@ -78,20 +71,10 @@ func DescribeDifferenceAs(p *engine.Pair, d engine.Difference, found bool, lang,
 	sa, sb := side(p.A, d.A), side(p.B, d.B)
 	if d.A >= 0 && d.B >= 0 && p.A.Events()[d.A].T != p.B.Events()[d.B].T {
 		// The runs part in time: say when each side happens.
-		sa = fmt.Sprintf("%s %s", timeWord(p.A.Events()[d.A].T, en), sa)
-		sb = fmt.Sprintf("%s %s", timeWord(p.B.Events()[d.B].T, en), sb)
+		sa = fmt.Sprintf(catalog.T(lang, "diff.when"), p.A.Events()[d.A].T, sa)
+		sb = fmt.Sprintf(catalog.T(lang, "diff.when"), p.B.Events()[d.B].T, sb)
 	}
-	if en {
-		return fmt.Sprintf("At %s the runs part: in %s, %s; in %s, %s.", at, nameA, sa, nameB, sb)
-	}
-	return fmt.Sprintf("Pada %s kedua jalannya simulasi berpisah: di %s, %s; di %s, %s.", at, nameA, sa, nameB, sb)
-}
-
-func timeWord(t engine.Time, en bool) string {
-	if en {
-		return "at " + t.String() + ","
-	}
-	return "pada " + t.String() + ","
+	return fmt.Sprintf(catalog.T(lang, "diff.part"), at, nameA, sa, nameB, sb)
 }
 
 // compareRE finds {{compare CMD}} and {{compare CMD at TIME}} in an
@@ -172,10 +155,7 @@ func expandCompare(r *report, at pos, q *Question, md, lang string) string {
 		}
 		var b strings.Builder
 		b.WriteString("\n> ")
-		nameA, nameB := "jalannya soal ini", fmt.Sprintf("jalannya dengan `%s` pada %s", f.Change, f.At)
-		if lang == "en" {
-			nameA, nameB = "this question's run", fmt.Sprintf("the run with `%s` at %s", f.Change, f.At)
-		}
+		nameA, nameB := catalog.T(lang, "diff.question"), fmt.Sprintf(catalog.T(lang, "diff.changed"), f.Change, f.At)
 		b.WriteString(DescribeDifferenceAs(c.Pair, c.Diff, c.Found, lang, nameA, nameB))
 		b.WriteString("\n")
 		return b.String()
