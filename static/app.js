@@ -337,3 +337,9 @@ function keepAnswers(labID) {
 showProgress();
 const lab = document.getElementById("lab");
 if (lab) startLab(lab);
+else {
+  // Pages without a live world (a permalink, a what-if pair) still open
+  // their diagrams on the present, lane names kept in view.
+  fitAll(document);
+  addEventListener("resize", () => fitAll(document));
+}
