@@ -80,9 +80,15 @@ func digest(s string) [sha256.Size]byte { return sha256.Sum256([]byte(s)) }
 type pageKey struct {
 	course *loaded // a reload makes a new one: old pages age out
 	author bool    // the author sees the content's problems
+	site   string  // scheme and host: a page's share field holds its absolute URL
 	path   string
 	query  [sha256.Size]byte
 }
+
+// siteURL is this site as the request reached it, scheme and host (the
+// host the checkHost middleware let through): the start of an absolute
+// link to one of its pages.
+func (s *Server) siteURL(c echo.Context) string { return c.Scheme() + "://" + c.Request().Host }
 
 // cachedPage answers with the page the request's URL names: from the
 // cache, or made by build and kept. lab is the lab the page shows. Only a
@@ -92,7 +98,7 @@ type pageKey struct {
 func (s *Server) cachedPage(c echo.Context, lab *labs.Lab, contentType string, build func() ([]byte, error)) error {
 	r := c.Request()
 	cur := s.course.get()
-	key := pageKey{cur, isAuthor(r.Context()), r.URL.Path, digest(r.URL.RawQuery)}
+	key := pageKey{cur, isAuthor(r.Context()), s.siteURL(c), r.URL.Path, digest(r.URL.RawQuery)}
 	if body, ok := s.pages.get(key); ok {
 		return c.Blob(http.StatusOK, contentType, body)
 	}

@@ -33,6 +33,10 @@ func (s *Server) labShow(c echo.Context) error {
 			Answered: map[string]*answerView{}, Goals: map[string]*goalView{},
 		}
 		v.page.Query = sess.Query()
+		v.Share = s.siteURL(c) + v.Href("/labs/"+lab.ID)
+		if q := sess.Query(); q != "" {
+			v.Share += "?" + q
+		}
 		v.Lead, v.Rest = splitLead(lab.HTML(lang))
 		v.Controls = controlsOf(lab)
 		// Errors name what the URL asked for, briefly: a megabyte in a

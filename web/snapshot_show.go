@@ -23,7 +23,7 @@ func (s *Server) snapshotShow(c echo.Context) error {
 			Course: course, Lab: lab, Session: sessionOf(sess), World: sess.World(), Error: errorText(lang, cmdErr),
 		}
 		v.page.Query = sess.Query()
-		link := c.Scheme() + "://" + c.Request().Host + v.Href("/labs/"+lab.ID+"/at?"+sess.Query())
+		link := s.siteURL(c) + v.Href("/labs/"+lab.ID+"/at?"+sess.Query())
 		return renderBytes(c, snapshotPage(v, link))
 	})
 }

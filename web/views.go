@@ -67,6 +67,7 @@ type labView struct {
 	Session session
 	World   *engine.World
 	Error   string // a command that was refused (pages without script)
+	Share   string // the page's state as an absolute URL, for the share field
 
 	Lead     template.HTML // the prose's first paragraph: the short intro
 	Rest     template.HTML // the rest of the prose

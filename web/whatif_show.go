@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -24,6 +25,9 @@ type pairView struct {
 	Found    bool
 	query    string // the pair's own query (session + vs + vs-at)
 }
+
+// Socket is the pair socket's URL, without the query.
+func (v *pairView) Socket() string { return v.Href("/labs/" + v.Lab.ID + "/whatif/ws") }
 
 // Next is the pair's URL with one more time command: both runs go on
 // together.
@@ -51,71 +55,57 @@ func (s *Server) whatifShow(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, s.newPage(lang, "", "", "").Href("/labs/"+lab.ID+"?"+back.Encode())+"#whatif")
 	}
 	return s.cachedPage(c, lab, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
-		q := c.QueryParams()
-		sess, cmdErr, err := openSession(lab, q)
+		p, cmdErr, err := openPair(lang, lab, c.QueryParams())
 		if err != nil {
 			return nil, err
 		}
-		bad := func(key string) error {
-			return &pageError{status: http.StatusBadRequest, lang: lang, key: key, title: "whatif.title"}
-		}
-		src := strings.TrimSpace(q.Get("vs"))
-		if src == "" || len(src) > 200 {
-			return nil, bad("whatif.bad")
-		}
-		change, err := labsession.Parse(src)
-		if err != nil {
-			return nil, bad("whatif.bad")
-		}
-		if lab.Refusal(change) != nil {
-			return nil, bad("whatif.notoffered")
-		}
-		f := engine.Fork{Change: change, At: sess.World().Now()}
-		if at := strings.TrimSpace(q.Get("vs-at")); at != "" && at != "now" {
-			if f.At, err = engine.ParseTime(at); err != nil || f.At < 0 {
-				return nil, bad("whatif.badat")
-			}
-		}
-		if f.Validate() != nil {
-			return nil, bad("whatif.bad")
-		}
-		if f.At > sess.World().Now() {
-			return nil, bad("whatif.later")
-		}
-		p, err := lab.NewPair(sess.Seed(), f)
-		if err != nil {
-			return nil, bad("whatif.bad")
-		}
-		if err := p.Replay(sess.Commands()); err != nil {
-			return nil, bad("whatif.bad")
-		}
-		d, found := engine.FirstDifference(p.A.Events(), p.B.Events())
-		nameA, nameB := T(lang, "whatif.nameA"), T(lang, "whatif.nameB")
-		v := &pairView{
-			labView: &labView{
-				page:   s.newPage(lang, "/labs/"+lab.ID+"/whatif", lab.Title(lang)+" · "+T(lang, "whatif.title"), "whatif"),
-				Course: course, Lab: lab, Session: sessionOf(sess), World: p.A, Error: errorText(lang, cmdErr),
-			},
-			Change: src, ChangeIn: commandText(lang, src), At: f.At, Found: found,
-			Sentence: labs.DescribeDifferenceAs(p, d, found, lang, nameA, nameB),
-		}
-		hlA, hlB := map[int]bool{}, map[int]bool{}
-		if found && d.A >= 0 {
-			hlA[d.A] = true
-		}
-		if found && d.B >= 0 {
-			hlB[d.B] = true
-		}
-		v.A = pageDiagram("wa", p.A, lang, hlA)
-		v.B = pageDiagram("wb", p.B, lang, hlB)
-		pq := url.Values{"vs": {src}, "vs-at": {f.At.String()}}
-		v.query = pq.Encode()
-		if sq := sess.Query(); sq != "" {
-			v.query = sq + "&" + v.query
-		}
-		v.page.Query = v.query
+		v := s.newPairView(lang, course, lab, p)
+		v.Error = errorText(lang, cmdErr)
+		v.Share = s.siteURL(c) + v.Href("/labs/"+lab.ID+"/whatif?"+v.query)
 		return renderBytes(c, pairPage(v))
 	})
+}
+
+// openPair rebuilds the pair a URL's query describes. A what-if the lab
+// cannot make is a 400 page saying why in the student's language.
+func openPair(lang string, lab *labs.Lab, q url.Values) (p *labsession.Pair, refused error, err error) {
+	p, refused, err = labsession.OpenPair(lab, q)
+	var fe *labsession.ForkError
+	switch {
+	case errors.As(err, &fe):
+		return nil, nil, &pageError{status: http.StatusBadRequest, lang: lang, key: fe.Key, title: "whatif.title"}
+	case err != nil:
+		return nil, nil, &pageError{status: http.StatusBadRequest, lang: labs.DefaultLang, key: "error.notfound"}
+	}
+	return p, refused, nil
+}
+
+// newPairView is what the pair page and the pair socket's frames draw of
+// a pair: both use it, so a live page shows what a reload would.
+func (s *Server) newPairView(lang string, course *labs.Course, lab *labs.Lab, p *labsession.Pair) *pairView {
+	sess := p.Session()
+	d, found := p.Difference()
+	nameA, nameB := T(lang, "whatif.nameA"), T(lang, "whatif.nameB")
+	v := &pairView{
+		labView: &labView{
+			page:   s.newPage(lang, "/labs/"+lab.ID+"/whatif", lab.Title(lang)+" · "+T(lang, "whatif.title"), "whatif"),
+			Course: course, Lab: lab, Session: sessionOf(sess), World: p.A(),
+		},
+		Change: p.Change(), ChangeIn: commandText(lang, p.Change()), At: p.Fork().At, Found: found,
+		Sentence: labs.DescribeDifferenceAs(p.Engine(), d, found, lang, nameA, nameB),
+		query:    p.Query(),
+	}
+	hlA, hlB := map[int]bool{}, map[int]bool{}
+	if found && d.A >= 0 {
+		hlA[d.A] = true
+	}
+	if found && d.B >= 0 {
+		hlB[d.B] = true
+	}
+	v.A = pageDiagram("wa", p.A(), lang, hlA)
+	v.B = pageDiagram("wb", p.B(), lang, hlB)
+	v.page.Query = v.query
+	return v
 }
 
 // whatifForm is the lab page's small "What if?" form: the changes the
