@@ -51,6 +51,10 @@ func errorText(lang string, err error) string {
 	if errors.As(err, &be) {
 		return fmt.Sprintf(T(lang, "err.busy"), be.retry.Round(100*time.Millisecond))
 	}
+	var fe *labsession.ForkError
+	if errors.As(err, &fe) && fe.Key != "" {
+		return T(lang, fe.Key)
+	}
 	var le *labsession.LimitError
 	if errors.As(err, &le) && le.Key != "" {
 		return fmt.Sprintf(T(lang, le.Key), le.Arg)

@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 
+	"leaselab/labs"
 	"leaselab/web/labsession"
 )
 
@@ -107,6 +108,20 @@ func (s *Server) labSocket(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return s.serveLive(c, lang, lab, 1, func(l *live) error {
+		sess, _, err := openSession(lab, c.QueryParams())
+		l.sess = sess
+		return err
+	})
+}
+
+// serveLive opens a live connection: it refuses another site's page, a
+// full server and an address over its budget, lets open rebuild what the
+// URL describes into l (paid from the address's budget), and hands the
+// upgraded connection to the session loop. weight is how many sessions
+// the connection counts as against the server's cap: a what-if pair holds
+// two worlds.
+func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight int64, open func(l *live) error) error {
 	// Another site's page is refused before anything is replayed.
 	if err := s.checkOrigin(c.Request()); err != nil {
 		s.metrics.error(errOrigin)
@@ -114,19 +129,19 @@ func (s *Server) labSocket(c echo.Context) error {
 		return c.String(http.StatusForbidden, "leaselab: "+err.Error()+"\n")
 	}
 	// A full server says so before it replays anything.
-	if n := s.metrics.sessionsOpen.Add(1); n > int64(s.maxSessions) {
-		s.metrics.sessionsOpen.Add(-1)
+	if n := s.metrics.sessionsOpen.Add(weight); n > int64(s.maxSessions) {
+		s.metrics.sessionsOpen.Add(-weight)
 		s.metrics.error(errFull)
 		return s.refuseLive(c, websocket.CloseTryAgainLater, T(lang, "full.close"))
 	}
 	opened := false
 	defer func() {
 		if !opened {
-			s.metrics.sessionsOpen.Add(-1)
+			s.metrics.sessionsOpen.Add(-weight)
 		}
 	}()
 	addr := s.addrBudgets.get(s.clientAddr(c.Request()))
-	err = waitFor(addr)
+	err := waitFor(addr)
 	if err == nil && !addr.take(slotWait) {
 		err = &busyError{retry: time.Second}
 	}
@@ -134,8 +149,10 @@ func (s *Server) labSocket(c echo.Context) error {
 		s.metrics.error(errBudget)
 		return s.refuseLive(c, websocket.CloseTryAgainLater, err.Error())
 	}
+	l := &live{srv: s, lab: lab, lang: lang, out: make(chan *serverMsg, sendQueue), speed: 1,
+		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr}
 	start := time.Now()
-	sess, _, err := openSession(lab, c.QueryParams())
+	err = open(l)
 	charge(start, addr)
 	addr.give()
 	if err != nil {
@@ -151,11 +168,10 @@ func (s *Server) labSocket(c echo.Context) error {
 	}
 	opened = true
 	s.metrics.sessionsTotal.Add(1)
-	l := &live{srv: s, conn: conn, lab: lab, lang: lang, sess: sess, out: make(chan *serverMsg, sendQueue), speed: 1,
-		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr}
+	l.conn = conn
 	go func() {
 		defer s.sessions.Done()
-		defer s.metrics.sessionsOpen.Add(-1)
+		defer s.metrics.sessionsOpen.Add(-weight)
 		defer func() {
 			// A panic that safely could not contain ends this session only.
 			if p := recover(); p != nil {

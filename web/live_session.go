@@ -38,11 +38,14 @@ const (
 // live is one open lab: the goroutine running loop owns the session; one
 // goroutine reads the socket and one writes it (live_conn.go).
 type live struct {
-	srv   *Server
-	conn  *websocket.Conn
-	lab   *labs.Lab
-	lang  string
-	sess  *labsession.Session
+	srv  *Server
+	conn *websocket.Conn
+	lab  *labs.Lab
+	lang string
+	sess *labsession.Session
+	// pair, when set, is the what-if pair this connection plays instead
+	// of a lab session; sess is then its run A (live_pair.go).
+	pair  *labsession.Pair
 	shown int // events already in the page's list
 	// shownOf is the world those events came from: a reset or a replay
 	// makes a new one, whose list the page must show whole.
@@ -89,7 +92,7 @@ func (l *live) run() {
 	l.shown = -1
 	var first serverMsg
 	start := time.Now()
-	l.srv.rendered(func() { first = l.safely(0, func() serverMsg { return l.frame(0) }) })
+	l.srv.rendered(func() { first = l.safely(0, func() serverMsg { return l.next(0) }) })
 	first.at = start
 	if !l.send(first) {
 		return
@@ -177,11 +180,11 @@ func (l *live) run() {
 			start := time.Now()
 			ok := l.srv.tryRendered(func() {
 				msg = l.safely(0, func() serverMsg {
-					if err := l.sess.Apply(cmd); err != nil {
+					if err := l.advance(cmd); err != nil {
 						return l.fail(0, err)
 					}
 					l.srv.metrics.commands.Add(1)
-					return l.frame(0)
+					return l.next(0)
 				})
 			})
 			l.addr.give()
@@ -252,6 +255,9 @@ func (l *live) handle(m clientMsg) serverMsg {
 	if l.srv.beforeHandle != nil {
 		l.srv.beforeHandle(m)
 	}
+	if l.pair != nil && m.kind != msgInvalid && m.kind != msgUnknown {
+		return l.handlePair(m)
+	}
 	var fragment templ.Component
 	var target string
 	switch m.kind {
@@ -310,19 +316,29 @@ func (l *live) safely(id int64, f func() serverMsg) (m serverMsg) {
 		l.srv.metrics.error(errPanic)
 		l.srv.log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query(), "stack", string(debug.Stack()))
 		m = serverMsg{Type: "error", ID: id, Error: fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
-		q, _ := url.ParseQuery(l.sess.Query())
-		sess, _, err := labsession.FromQuery(l.lab, q)
-		if err != nil {
+		if err := l.rebuild(); err != nil {
 			m.Error += ", but that failed: " + err.Error()
-			return
 		}
-		l.sess, l.shown = sess, -1
 	}()
 	return f()
 }
 
+// rebuild makes the session anew from its query.
+func (l *live) rebuild() error {
+	if l.pair != nil {
+		return l.rebuildPair()
+	}
+	q, _ := url.ParseQuery(l.sess.Query())
+	sess, _, err := labsession.FromQuery(l.lab, q)
+	if err != nil {
+		return err
+	}
+	l.sess, l.shown = sess, -1
+	return nil
+}
+
 func (l *live) ack(id int64) serverMsg {
-	f := l.frame(id)
+	f := l.next(id)
 	f.Type = "ack"
 	return f
 }

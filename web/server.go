@@ -272,6 +272,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/:lang/labs/:id/at", s.snapshotShow, s.heavy)
 	e.GET("/:lang/labs/:id/whatif", s.whatifShow, s.heavy)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
+	e.GET("/:lang/labs/:id/whatif/ws", s.pairSocket)
 	return e
 }
 
