@@ -164,6 +164,7 @@ function startLab(root) {
       if (sw) sw.href = sw.pathname + (query ? "?" + query : "") + location.hash;
     }
     setPlaying(m.playing);
+    root.dispatchEvent(new CustomEvent("live:message", { bubbles: true, detail: m }));
   }
 
   function setPlaying(on) {
@@ -217,7 +218,7 @@ function startLab(root) {
     }
   }
 
-  document.getElementById("controls").addEventListener("submit", (e) => {
+  document.getElementById("controls")?.addEventListener("submit", (e) => {
     const b = e.submitter;
     if (!b) return;
     let ok;
@@ -244,6 +245,12 @@ function startLab(root) {
       if (send({ type: "challenge", values })) e.preventDefault();
     });
   }
+  // A link that carries a time command (the what-if pair's) sends it
+  // instead of loading the page.
+  root.addEventListener("click", (e) => {
+    const a = e.target.closest("a[data-cmd]");
+    if (a && !e.ctrlKey && !e.metaKey && !e.shiftKey && doCmd(a.dataset.cmd)) e.preventDefault();
+  });
   play.addEventListener("click", () => {
     send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value) });
   });
@@ -334,8 +341,37 @@ function keepAnswers(labID) {
   }
 }
 
+// ---- What if? and the share field (issue 13) ----
+// The what-if pair page (#pair) plays live through startLab, over its own
+// socket: only time moves a pair, so its controls are play and the time
+// links. After each message the redrawn diagrams are fitted, the links
+// point at the new address (they still work if the socket drops) and the
+// share field holds the page's address.
+
+// keepShare puts the page's own address in the share field.
+function keepShare() {
+  const f = document.getElementById("share-here");
+  if (f) f.value = location.origin + location.pathname + location.search;
+}
+
+function followPair(root) {
+  root.addEventListener("live:message", () => {
+    fitAll(document.getElementById("pair-live"));
+    const q = location.search || "?";
+    for (const a of root.querySelectorAll("a[data-cmd]")) {
+      a.href = `${root.dataset.base}${q}&do=${encodeURIComponent(a.dataset.cmd).replace(/%20/g, "+")}`;
+    }
+  });
+}
+
+document.addEventListener("live:message", keepShare);
+keepShare();
+// ---- end of What if? ----
+
 showProgress();
-const lab = document.getElementById("lab");
+const pair = document.getElementById("pair");
+if (pair) followPair(pair);
+const lab = document.getElementById("lab") || pair;
 if (lab) startLab(lab);
 else {
   // Pages without a live world (a permalink, a what-if pair) still open
