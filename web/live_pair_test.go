@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"leaselab/content"
+	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/web/labsession"
 )
@@ -165,4 +166,48 @@ func TestLivePairRefusesBadQueries(t *testing.T) {
 			t.Errorf("%s: %v, want a 400", q, err)
 		}
 	}
+}
+
+// BenchmarkPairPlayFrame is one play tick of a live pair: both runs of
+// W1/W2 forked at 4s advance one second and the frame redraws both. It
+// reports the frame's size too: a pair's frames are full redraws.
+func BenchmarkPairPlayFrame(b *testing.B) {
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	q, _ := url.ParseQuery("do=until+4s&do=freeze+W1+for%3D25s&vs=fencing+on")
+	start := func() *live {
+		p, _, err := labsession.OpenPair(c.Lab("w1-w2"), q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return &live{srv: srv, lab: p.Session().Lab(), lang: "en", sess: p.Session(), pair: p, playing: true}
+	}
+	l := start()
+	bytes := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if l.pair.A().Now() >= 4*engine.Minute {
+			b.StopTimer()
+			l = start()
+			b.StartTimer()
+		}
+		if err := l.advance(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
+			b.Fatal(err)
+		}
+		m := l.next(0)
+		if m.Type != "frame" {
+			b.Fatal(m.Error)
+		}
+		for _, o := range m.Ops {
+			bytes += len(o.HTML)
+		}
+	}
+	b.ReportMetric(float64(bytes)/float64(b.N), "frame-bytes/op")
 }
