@@ -49,9 +49,7 @@ func (p *shownPage) render(c templ.Component) (string, error) {
 func (l *live) frame(id int64) serverMsg {
 	w := l.sess.World()
 	if !l.playing {
-		l.sentences, l.view = nil, nil
-	} else if l.sentences == nil {
-		l.sentences = &sentenceCache{}
+		l.view = nil
 	}
 	p := l.view
 	if p == nil || p.world != w || l.shown < 0 || l.shownOf != w {
@@ -102,7 +100,7 @@ func (l *live) frame(id int64) serverMsg {
 func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
 	query := l.sess.Query()
 	d := &Diagram{}
-	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow, Sentences: l.sentences}, nil)
+	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, nil)
 	p := &shownPage{world: w, d: d}
 	p.workers = w.AppendWorkers(p.workers)
 	p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
@@ -155,7 +153,7 @@ func (l *live) nextFrame(id int64, w *engine.World, p *shownPage) (serverMsg, er
 	if d == nil {
 		d = &Diagram{}
 	}
-	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow, Sentences: l.sentences}, p.d)
+	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, p.d)
 	ops, err := p.diagramOps(m.Ops, p.d, d)
 	if err != nil {
 		return m, err
