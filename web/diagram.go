@@ -499,13 +499,13 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		if e := events[i]; e.Kind == engine.KindViolation && harmful(e.Reason) && int(e.Ref) >= first && int(e.Ref) < done {
 			for j := range d.Marks {
 				if d.Marks[j].Index == int(e.Ref) {
-					d.Marks[j], _ = d.markOf(int(e.Ref), events, harm, nw, lang, names, highlight, opts.Sentences)
+					d.Marks[j], _ = d.markOf(int(e.Ref), events, harm, nw, lang, names, highlight, opts.Sentences, prev)
 				}
 			}
 		}
 	}
 	for i := done; i < len(events); i++ {
-		if mk, ok := d.markOf(i, events, harm, nw, lang, names, highlight, opts.Sentences); ok {
+		if mk, ok := d.markOf(i, events, harm, nw, lang, names, highlight, opts.Sentences, prev); ok {
 			d.Marks = append(d.Marks, mk)
 		}
 	}
@@ -616,6 +616,18 @@ func (p *Diagram) bar(bars []dBar, key int) *dBar {
 	return nil
 }
 
+// markAt is the mark p drew for event i, if any: its sentence is kept.
+func (p *Diagram) markAt(i int) *dMark {
+	if p == nil {
+		return nil
+	}
+	j := sort.Search(len(p.Marks), func(j int) bool { return p.Marks[j].Index >= i })
+	if j < len(p.Marks) && p.Marks[j].Index == i {
+		return &p.Marks[j]
+	}
+	return nil
+}
+
 // msgOf is event i's message line, if it ends one: a receive or a drop
 // points at its send (Ref).
 func (d *Diagram) msgOf(i int, events []engine.Event, nw int, lang string, names engine.Names) (dMsg, bool) {
@@ -655,7 +667,7 @@ func msgClass(k engine.MsgKind, dropped bool) string {
 // markOf is event i's mark, in the colours of its outcome, for the events
 // that matter to the story: a blocked write is safe, an accepted one that
 // did harm is not.
-func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int, lang string, names engine.Names, highlight map[int]bool, sentences *sentenceCache) (dMark, bool) {
+func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int, lang string, names engine.Names, highlight map[int]bool, sentences *sentenceCache, prev *Diagram) (dMark, bool) {
 	e := events[i]
 	mk := dMark{Index: i, X: d.scale.xi(e.T), Highlight: highlight[i]}
 	li := laneOf(e.Node, nw)
@@ -716,7 +728,11 @@ func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int
 	if e.Node >= 0 && e.Kind != engine.KindViolation {
 		mk.Y = d.Lanes[li].Y + d.Lanes[li].H - 12 // under the two lease rows
 	}
-	mk.Title = sentences.sentence(i, e, names, lang)
+	if p := prev.markAt(i); p != nil {
+		mk.Title = p.Title
+	} else {
+		mk.Title = sentences.sentence(i, e, names, lang)
+	}
 	return mk, true
 }
 

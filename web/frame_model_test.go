@@ -174,6 +174,7 @@ func TestFramesAddUpToAFreshRender(t *testing.T) {
 		cmds []string // done while playing, one every few ticks
 	}{
 		{"w1-w2", []string{"fencing on", "freeze W1 for=25s", "crash W2", "restart W2"}},
+		{"w1-w2", []string{"freeze W1 for=25s"}}, // harm: nothing checks tokens
 		{"renew-load", nil},
 		{"split-brain", []string{"partition L1 coord", "fencing on", "heal L1 coord"}},
 	} {

@@ -32,6 +32,7 @@ type shownPage struct {
 	renewals  []engine.Time // the time left at each renewal, sorted
 	signalsAt int           // events when the signals panel was drawn
 	buf       bytes.Buffer
+	svg       svgw
 }
 
 // render writes c into the page's buffer and returns it as a string.
@@ -48,9 +49,7 @@ func (p *shownPage) render(c templ.Component) (string, error) {
 func (l *live) frame(id int64) serverMsg {
 	w := l.sess.World()
 	if !l.playing {
-		l.sentences, l.view = nil, nil
-	} else if l.sentences == nil {
-		l.sentences = &sentenceCache{}
+		l.view = nil
 	}
 	p := l.view
 	if p == nil || p.world != w || l.shown < 0 || l.shownOf != w {
@@ -81,6 +80,17 @@ func (l *live) frame(id int64) serverMsg {
 			return serverMsg{Type: "error", ID: id, Error: err.Error()}
 		}
 		m.Ops = append(m.Ops, op{Op: opName, Target: "events", HTML: html})
+		// A write the list shows already turns out to have done harm.
+		for _, e := range events[from:] {
+			if r := int(e.Ref); opName == "append" && e.Kind == engine.KindViolation && harmful(e.Reason) && r >= 0 && r < from {
+				html, err := renderString(eventRows(&eventsView{ID: "events", Lang: l.lang, From: r, Events: events[r:], Names: w.Names(), Only: map[int]bool{r: true}}))
+				if err != nil {
+					l.view = nil
+					return serverMsg{Type: "error", ID: id, Error: err.Error()}
+				}
+				m.Ops = append(m.Ops, op{Op: "swap", Target: "events-" + strconv.Itoa(r), HTML: html})
+			}
+		}
 	}
 	l.shown, l.shownOf = len(events), w
 	return m
@@ -90,7 +100,7 @@ func (l *live) frame(id int64) serverMsg {
 func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
 	query := l.sess.Query()
 	d := &Diagram{}
-	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow, Sentences: l.sentences}, nil)
+	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, nil)
 	p := &shownPage{world: w, d: d}
 	p.workers = w.AppendWorkers(p.workers)
 	p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
@@ -143,7 +153,7 @@ func (l *live) nextFrame(id int64, w *engine.World, p *shownPage) (serverMsg, er
 	if d == nil {
 		d = &Diagram{}
 	}
-	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow, Sentences: l.sentences}, p.d)
+	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, p.d)
 	ops, err := p.diagramOps(m.Ops, p.d, d)
 	if err != nil {
 		return m, err
@@ -324,24 +334,13 @@ func (p *shownPage) diagramOps(ops []op, a, b *Diagram) ([]op, error) {
 		return ops, err
 	}
 	barKey := func(x dBar) int { return x.Key }
-	if ops, err = layerOps(ops, p, id+"-freezes", 'f', b, a.Freezes, b.Freezes, barKey, func(x dBar) templ.Component { return diagramFreeze(b, x) }); err != nil {
-		return ops, err
-	}
-	if ops, err = layerOps(ops, p, id+"-leases", 'l', b, a.Leases, b.Leases, barKey, func(x dBar) templ.Component { return diagramLease(b, x) }); err != nil {
-		return ops, err
-	}
-	if ops, err = layerOps(ops, p, id+"-stale", 's', b, a.Stale, b.Stale, barKey, func(x dBar) templ.Component { return diagramStale(b, x) }); err != nil {
-		return ops, err
-	}
-	if ops, err = layerOps(ops, p, id+"-beliefs", 'b', b, a.Beliefs, b.Beliefs, barKey, func(x dBar) templ.Component { return diagramBelief(b, x) }); err != nil {
-		return ops, err
-	}
-	if ops, err = layerOps(ops, p, id+"-msgs", 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return x.Key }, func(x dMsg) templ.Component { return diagramMsg(b, x) }); err != nil {
-		return ops, err
-	}
-	if ops, err = layerOps(ops, p, id+"-marks", 'm', b, a.Marks, b.Marks, func(x dMark) int { return x.Index }, func(x dMark) templ.Component { return diagramMark(b, x) }); err != nil {
-		return ops, err
-	}
+	w := &p.svg
+	ops = layerOps(ops, w, 'f', b, a.Freezes, b.Freezes, barKey, func(x dBar) { w.freeze(b, x) })
+	ops = layerOps(ops, w, 'l', b, a.Leases, b.Leases, barKey, func(x dBar) { w.bar(b, 'l', x) })
+	ops = layerOps(ops, w, 's', b, a.Stale, b.Stale, barKey, func(x dBar) { w.bar(b, 's', x) })
+	ops = layerOps(ops, w, 'b', b, a.Beliefs, b.Beliefs, barKey, func(x dBar) { w.bar(b, 'b', x) })
+	ops = layerOps(ops, w, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return x.Key }, func(x dMsg) { w.msg(b, x) })
+	ops = layerOps(ops, w, 'm', b, a.Marks, b.Marks, func(x dMark) int { return x.Index }, func(x dMark) { w.mark(b, x) })
 	if a.Now != b.Now {
 		part(id+"-now", diagramNow(b))
 		ops = append(ops, op{Op: "attr", Target: id + "-box", Attr: "data-now", HTML: itoa(b.Now.X)})
@@ -369,9 +368,10 @@ func samePin(a, b *dPin) bool {
 // layerOps changes one layer of the picture, whose elements are in key
 // order, from old to new: each element that went is removed, each that
 // changed swapped, each new one appended. A new element among old ones
-// (it cannot be appended in its place) redraws the layer.
-func layerOps[T comparable](ops []op, p *shownPage, layer string, kind byte, d *Diagram, old, new []T, key func(T) int, draw func(T) templ.Component) ([]op, error) {
-	var add bytes.Buffer
+// (it cannot be appended in its place) redraws the layer. draw writes an
+// element into w.
+func layerOps[T comparable](ops []op, w *svgw, kind byte, d *Diagram, old, new []T, key func(T) int, draw func(T)) []op {
+	w.b = w.b[:0]
 	i, j := 0, 0
 	for i < len(old) || j < len(new) {
 		switch {
@@ -379,32 +379,28 @@ func layerOps[T comparable](ops []op, p *shownPage, layer string, kind byte, d *
 			ops = append(ops, op{Op: "remove", Target: elemID(d, kind, key(old[i]))})
 			i++
 		case i == len(old):
-			if err := draw(new[j]).Render(context.Background(), &add); err != nil {
-				return ops, err
-			}
+			draw(new[j]) // appended below, with the other new ones
 			j++
 		case key(new[j]) < key(old[i]):
-			var all bytes.Buffer
-			for _, x := range new {
-				if err := draw(x).Render(context.Background(), &all); err != nil {
-					return ops, err
-				}
-			}
-			return append(ops, op{Op: "replace", Target: layer, HTML: all.String()}), nil
+			w.b = w.b[:0]
+			w.layer(d, kind)
+			return append(ops, op{Op: "replace", Target: d.ID + "-" + layerNames[kind], HTML: string(w.b)})
 		default:
 			if old[i] != new[j] {
-				html, err := p.render(draw(new[j]))
-				if err != nil {
-					return ops, err
-				}
-				ops = append(ops, op{Op: "swap", Target: elemID(d, kind, key(new[j])), HTML: html})
+				at := len(w.b)
+				draw(new[j])
+				ops = append(ops, op{Op: "swap", Target: elemID(d, kind, key(new[j])), HTML: string(w.b[at:])})
+				w.b = w.b[:at]
 			}
 			i++
 			j++
 		}
 	}
-	if add.Len() > 0 {
-		ops = append(ops, op{Op: "append", Target: layer, HTML: add.String()})
+	if len(w.b) > 0 {
+		ops = append(ops, op{Op: "append", Target: d.ID + "-" + layerNames[kind], HTML: string(w.b)})
 	}
-	return ops, nil
+	return ops
 }
+
+// layerNames are the layers' groups in a picture, by their elements' letter.
+var layerNames = map[byte]string{'f': "freezes", 'l': "leases", 's': "stale", 'b': "beliefs", 'g': "msgs", 'm': "marks"}

@@ -59,8 +59,6 @@ type live struct {
 	out     chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
 	playing bool
 	speed   float64
-	// sentences keeps the live picture's mark sentences while playing.
-	sentences *sentenceCache
 	// view is what the page shows, kept while the session plays so that
 	// a frame sends only what changed (live_frame.go).
 	view *shownPage
@@ -109,7 +107,7 @@ func (l *live) run() {
 			tick, tickC = nil, nil
 		}
 		l.playing = false
-		l.sentences, l.view = nil, nil // a paused session keeps nothing beyond its world
+		l.view = nil // a paused session keeps nothing beyond its world
 		behind = 0
 	}
 	defer stopPlay()
