@@ -59,10 +59,12 @@ func TestBrowserFramesMatchAFreshPage(t *testing.T) {
 	if n := evalString(t, ctx, `String(document.querySelectorAll("#live-marks .mk").length)`); n == "0" {
 		t.Fatal("no marks in the live picture at 40s")
 	}
+	screenshot(t, ctx, "frames-playing-40s", false)
 	click(t, ctx, `button[value="thaw W1"]`)
 	waitJS(t, ctx, "play past the window", `parseFloat(document.getElementById("now").textContent) >= 135`)
 	click(t, ctx, "#play")
 	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
+	screenshot(t, ctx, "frames-after-play", false)
 	diff, err := chromedp.Run(ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)

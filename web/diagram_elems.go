@@ -308,3 +308,50 @@ func eventRows(v *eventsView) templ.Component {
 		return err
 	})
 }
+
+// now writes the "now" line, when the picture shows the present.
+func (w *svgw) now(d *Diagram) {
+	if d.Now.X < 0 {
+		return
+	}
+	w.s(`<g class="nowline"><line class="now"`)
+	w.num("x1", d.Now.X)
+	w.num("x2", d.Now.X)
+	w.num("y1", d.Now.Y1)
+	w.num("y2", d.Now.Y2)
+	w.s(`></line><text class="nowtext"`)
+	w.num("x", d.Now.X)
+	w.num("y", d.Now.Y1-2)
+	w.attr("text-anchor", nowAnchor(d))
+	w.s(">")
+	w.esc(d.Now.Label)
+	w.s("</text></g>")
+}
+
+func diagramNow(d *Diagram) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
+		var w svgw
+		w.now(d)
+		_, err := out.Write(w.b)
+		return err
+	})
+}
+
+// sessionCmd writes command i of a session's list, in words.
+func (w *svgw) sessionCmd(lang string, i int, c string) {
+	w.s(`<li id="cmd-`)
+	w.i(i)
+	w.s(`">`)
+	w.esc(commandText(lang, c))
+	w.s("</li>")
+}
+
+// sessionCmd is one command of a session's list.
+func sessionCmd(p *page, i int, c string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
+		var w svgw
+		w.sessionCmd(p.Lang, i, c)
+		_, err := out.Write(w.b)
+		return err
+	})
+}

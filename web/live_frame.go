@@ -25,7 +25,7 @@ type shownPage struct {
 	spare   *Diagram // the one before it: its slices are reused
 	status  statusView
 	workers []engine.WorkerState // status.Workers, owned here
-	cmds    []string             // the session's commands as the page lists them
+	cmds    []engine.Command     // the session's commands as the page lists them
 	// The chart and the signals panel change only with new events.
 	chartSpan engine.Time
 	chartDots int
@@ -104,7 +104,7 @@ func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
 	p := &shownPage{world: w, d: d}
 	p.workers = w.AppendWorkers(p.workers)
 	p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
-	p.cmds = append(p.cmds, l.sess.Strings()...)
+	p.cmds = append(p.cmds, l.sess.Commands()...)
 	m := serverMsg{Type: "frame", ID: id, Query: query, Now: w.Now().String()}
 	parts := []struct {
 		target string
@@ -113,7 +113,7 @@ func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
 		{"status", statusPanel(&p.status)},
 		{"diagram", diagramFigure(d)},
 		{"chart", liveChart("live", w, l.lang)},
-		{"session", sessionPanel(l.pageOf(), l.lab.ID, session{Seed: l.sess.Seed(), Do: p.cmds, query: query})},
+		{"session", sessionPanel(l.pageOf(), l.lab.ID, session{Seed: l.sess.Seed(), Do: l.sess.Strings(), query: query})},
 	}
 	if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
 		parts = append(parts, struct {
@@ -181,7 +181,7 @@ func (l *live) nextFrame(id int64, w *engine.World, p *shownPage) (serverMsg, er
 	if ops, ok := l.sessionOps(m.Ops, p); ok {
 		m.Ops = ops
 	} else {
-		html, err := p.render(sessionPanel(l.pageOf(), l.lab.ID, session{Seed: l.sess.Seed(), Do: p.cmds, query: m.Query}))
+		html, err := p.render(sessionPanel(l.pageOf(), l.lab.ID, session{Seed: l.sess.Seed(), Do: l.sess.Strings(), query: m.Query}))
 		if err != nil {
 			return m, err
 		}
@@ -216,39 +216,32 @@ func (l *live) nextFrame(id int64, w *engine.World, p *shownPage) (serverMsg, er
 // sessionOps lists the session's new commands, or grows its last one;
 // false when the list changed otherwise (a reset): then it is redrawn.
 func (l *live) sessionOps(ops []op, p *shownPage) ([]op, bool) {
-	now := l.sess.Strings()
+	now := l.sess.Commands()
 	old := p.cmds
+	defer func() { p.cmds = append(p.cmds[:0], now...) }()
 	if len(now) < len(old) || len(old) == 0 {
-		p.cmds = append(p.cmds[:0], now...)
 		return ops, false
 	}
 	for i := 0; i < len(old)-1; i++ {
 		if old[i] != now[i] {
-			p.cmds = append(p.cmds[:0], now...)
 			return ops, false
 		}
 	}
-	pg := l.pageOf()
-	last := len(old) - 1
-	if old[last] != now[last] {
-		html, err := p.render(sessionCmd(pg, last, now[last]))
-		if err != nil {
-			return ops, false
-		}
-		ops = append(ops, op{Op: "swap", Target: "cmd-" + strconv.Itoa(last), HTML: html})
+	w := &p.svg
+	if last := len(old) - 1; old[last] != now[last] {
+		w.b = w.b[:0]
+		w.sessionCmd(l.lang, last, now[last].String())
+		ops = append(ops, op{Op: "swap", Target: "cmd-" + strconv.Itoa(last), HTML: string(w.b)})
 	}
 	if len(now) > len(old) {
-		var b bytes.Buffer
+		w.b = w.b[:0]
 		for i := len(old); i < len(now); i++ {
-			if err := sessionCmd(pg, i, now[i]).Render(context.Background(), &b); err != nil {
-				return ops, false
-			}
+			w.sessionCmd(l.lang, i, now[i].String())
 		}
 		ops = append(ops,
-			op{Op: "append", Target: "session-cmds", HTML: b.String()},
+			op{Op: "append", Target: "session-cmds", HTML: string(w.b)},
 			op{Op: "text", Target: "session-count", HTML: strconv.Itoa(len(now))})
 	}
-	p.cmds = append(p.cmds[:0], now...)
 	return ops, true
 }
 
