@@ -125,9 +125,50 @@ func (w *World) Snapshot() Snapshot {
 	first := s.Coordinator.Leases[0]
 	s.Coordinator.Holder, s.Coordinator.Token, s.Coordinator.Expires = first.Holder, first.Token, first.Expires
 	s.Coordinator.Waiting, s.Coordinator.FreeAt = first.Waiting, first.FreeAt
+	s.Workers = w.AppendWorkers(nil)
+	for _, e := range w.log {
+		if e.Kind == KindViolation {
+			s.Violations = append(s.Violations, e)
+		}
+	}
+	return s
+}
+
+// Spans are the world's real leases, beliefs and freezes so far, each in
+// the order it began: the world's own slices, for reading only, valid
+// until its next command. A live picture drawn every frame reads them
+// here; Snapshot copies them.
+func (w *World) Spans() (leases []LeaseSpan, beliefs []BeliefSpan, freezes []FreezeSpan) {
+	return w.coord.spans, w.beliefs, w.freezes
+}
+
+// Brief is the part of a Snapshot a status line needs, without the
+// copies of the spans, the ledger and the violations.
+type Brief struct {
+	Now     Time
+	Mode    StorageMode
+	Highest int64
+	Holder  Node // of the first lease; NoNode when free
+	Token   int64
+	Expires Time
+}
+
+// Brief reads the world's status at its current moment.
+func (w *World) Brief() Brief {
+	b := Brief{Now: w.now, Mode: w.mode, Highest: w.store.highest, Holder: NoNode}
+	if len(w.coord.leases) > 0 {
+		l := w.coord.leases[0]
+		b.Holder, b.Token, b.Expires = l.holder, l.token, l.expires
+	}
+	return b
+}
+
+// AppendWorkers appends each worker's visible state, as Snapshot has it,
+// to dst: a caller that keeps dst draws every frame without allocating.
+func (w *World) AppendWorkers(dst []WorkerState) []WorkerState {
 	for i := range w.workers {
 		wk := &w.workers[i]
-		s.Workers = append(s.Workers, WorkerState{
+		dst = append(dst, WorkerState{
 			Name:        wk.spec.Name,
 			Crashed:     wk.crashed,
 			Frozen:      wk.frozen,
@@ -142,10 +183,5 @@ func (w *World) Snapshot() Snapshot {
 			ClockRate:   wk.clk.rate,
 		})
 	}
-	for _, e := range w.log {
-		if e.Kind == KindViolation {
-			s.Violations = append(s.Violations, e)
-		}
-	}
-	return s
+	return dst
 }

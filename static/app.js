@@ -73,6 +73,18 @@ function fitBox(box) {
   stick();
 }
 
+// applyOp carries out one of a frame's ops on its target (docs/protocol.md).
+function applyOp(el, o) {
+  switch (o.op) {
+    case "append": el.insertAdjacentHTML("beforeend", o.html); break;
+    case "swap": el.outerHTML = o.html; break;
+    case "remove": el.remove(); break;
+    case "text": el.textContent = o.html; break;
+    case "attr": el.setAttribute(o.attr, o.html); break;
+    default: el.innerHTML = o.html;
+  }
+}
+
 function fitAll(root) { root.querySelectorAll(".diagram-box").forEach(fitBox); }
 
 function startLab(root) {
@@ -135,22 +147,19 @@ function startLab(root) {
   function receive(m) {
     if (m.seq !== seq + 1) { ws.close(); return; } // a gap: resume by replay
     seq = m.seq;
+    let refit = false;
     for (const o of m.ops || []) {
       const el = document.getElementById(o.target);
       if (!el) continue;
-      if (o.op === "append") {
-        el.insertAdjacentHTML("beforeend", o.html);
-        el.scrollTop = el.scrollHeight;
-      } else {
-        el.innerHTML = o.html;
-        if (o.target === "events") el.scrollTop = el.scrollHeight;
-      }
-      if (o.target === "diagram") fitAll(el);
+      applyOp(el, o);
+      if (o.target === "events") el.scrollTop = el.scrollHeight;
+      if (o.target === "diagram" || o.target.startsWith("live-")) refit = true;
       if (o.target.includes("verdict")) {
         saveVerdicts(labID, el);
         fitAll(el);
       }
     }
+    if (refit) fitAll(document.getElementById("diagram"));
     if (m.type === "error" && m.retry > 0 && resend(m)) {
       // Over the work budget: the server says when to ask again.
     } else if (m.type === "error") errBox.textContent = m.error;
@@ -162,6 +171,7 @@ function startLab(root) {
       history.replaceState(null, "", url);
       const sw = document.getElementById("lang-switch");
       if (sw) sw.href = sw.pathname + (query ? "?" + query : "") + location.hash;
+      for (const a of document.querySelectorAll("a[data-base]")) a.href = a.dataset.base + (query ? "?" + query : "");
     }
     setPlaying(m.playing);
   }

@@ -56,6 +56,19 @@ type Diagram struct {
 	PinInSVG bool
 	Zoomed   bool        // the picture shows a window of the run, not all of it
 	From     engine.Time // the time at the picture's left edge
+	// Shift is the x of the group bars, messages and marks are drawn in:
+	// their own x counts from time 0 on the picture's scale.
+	Shift int
+	// Keyed gives every element an id (the picture's ID, a letter and its
+	// key), so that a live frame can add, change or remove one.
+	Keyed bool
+
+	// What a live frame needs to lay out only what is new (layout).
+	world   *engine.World
+	scale   dScale
+	drawn   int // events laid out
+	outcome runOutcome
+	workers []engine.WorkerState
 }
 
 type dLane struct {
@@ -74,13 +87,16 @@ type dTick struct {
 }
 
 type dBar struct {
+	Key        int // its place among the world's spans of its kind
 	X, Y, W, H int
 	Class      string
 	Label      string
 	Title      string
+	sig        [3]int64 // the span's values its words say
 }
 
 type dMsg struct {
+	Key            int // the index of its receive (or drop) in the log
 	X1, Y1, X2, Y2 int
 	Class          string
 	Title          string
@@ -223,15 +239,95 @@ func zoomedDiagram(id string, w *engine.World, lang string, highlight map[int]bo
 }
 
 func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool, opts diagramOpts) *Diagram {
-	snap := w.Snapshot()
+	d := &Diagram{}
+	d.layout(id, w, lang, highlight, opts, nil)
+	return d
+}
+
+// The live picture's time scale changes seldom, so that most frames only
+// add to what the page shows: a run shorter than its window is drawn on
+// the first of liveSpans that leaves it an eighth more room; a longer one
+// on five quarters of the window, sliding one tick at a time.
+var liveSpans = []engine.Time{20 * engine.Second, 30 * engine.Second, 40 * engine.Second, 60 * engine.Second,
+	80 * engine.Second, 100 * engine.Second, 150 * engine.Second}
+
+// liveChunk is how often a live picture reconsiders how busy the run is.
+const liveChunk = 30 * engine.Second
+
+// liveScale is a live picture's time scale: the time at its left edge
+// and its span. A busy run gets a narrower window, chosen from the events
+// of the whole liveWindow before the last liveChunk boundary, so that it
+// holds still between boundaries.
+func liveScale(now engine.Time, events []engine.Event, win engine.Time) (from, span engine.Time) {
+	if b := now / liveChunk * liveChunk; b > 0 {
+		lo := sort.Search(len(events), func(i int) bool { return events[i].T >= b-liveWindow })
+		hi := sort.Search(len(events), func(i int) bool { return events[i].T >= b })
+		for n := hi - lo; n > liveEvents && win > liveMinWindow; n /= 2 {
+			win /= 2
+		}
+	}
+	win = max(win, liveMinWindow)
+	if now <= win {
+		need := max(now+now/8, dMinSpan)
+		for _, s := range liveSpans {
+			if s >= need {
+				return 0, s
+			}
+		}
+		return 0, need
+	}
+	span = win + win/4
+	step := tickStep(span)
+	span = (span + step - 1) / step * step
+	from = (now - win) / step * step
+	return from, span
+}
+
+// dScale maps time to the picture's x. Bars, messages and marks are drawn
+// in a group moved right by Shift: their x does not change when a live
+// picture's window slides, only the group's shift does.
+type dScale struct {
+	from, span, end engine.Time
+	plotW           int
+}
+
+// xi is t's x within the plot group, t clamped to the picture's time.
+func (s dScale) xi(t engine.Time) int {
+	t = min(max(t, s.from), s.end)
+	return int(int64(t) * int64(s.plotW) / int64(s.span))
+}
+
+// shift is the plot group's x: where the picture's first moment is drawn.
+func (s dScale) shift(plotX0 int) int { return plotX0 - s.xi(s.from) }
+
+func (s dScale) clip(t engine.Time) engine.Time {
+	if t == engine.Never || t > s.end {
+		return s.end
+	}
+	return t
+}
+
+// layout lays world out into d, reusing d's slices. With prev — the
+// picture of the same world one frame ago, on the same scale — the marks
+// and messages of the events prev already drew are taken from it: a
+// live frame lays out only what is new.
+func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[int]bool, opts diagramOpts, prev *Diagram) {
+	now := w.Now()
 	events := w.Events()
 	names := w.Names()
-	nw := len(snap.Workers)
+	if prev != nil && prev.world != w {
+		prev = nil
+	}
 	width := dWidth
 	if opts.Zoom {
 		width = dZoomWidth
 	}
-	d := &Diagram{ID: id, Lang: lang, Width: width, PlotX0: dGutter, PlotX1: width - dRight, PinInSVG: opts.PinInSVG}
+	*d = Diagram{
+		ID: id, Lang: lang, Width: width, PlotX0: dGutter, PlotX1: width - dRight, PinInSVG: opts.PinInSVG,
+		Keyed: opts.Window > 0, world: w,
+		Lanes: d.Lanes[:0], Ticks: d.Ticks[:0], Leases: d.Leases[:0], Beliefs: d.Beliefs[:0], Stale: d.Stale[:0],
+		Freezes: d.Freezes[:0], Msgs: d.Msgs[:0], Marks: d.Marks[:0], Legend: d.Legend[:0], workers: d.workers[:0],
+	}
 	d.Title = T(lang, "diagram.title")
 	top := dTop
 	if !opts.PinInSVG {
@@ -239,10 +335,12 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 	}
 
 	// Lanes.
+	d.workers = w.AppendWorkers(d.workers)
+	nw := len(d.workers)
 	y := top
 	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.coord"), Y: y, H: dCoordH, Mid: y + dCoordH/2, Class: "coord"})
 	y += dCoordH
-	for i, ws := range snap.Workers {
+	for i, ws := range d.workers {
 		cls := ""
 		switch {
 		case ws.Crashed:
@@ -256,7 +354,7 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 		if cls != "" {
 			state = T(lang, "state."+cls)
 		}
-		d.Lanes = append(d.Lanes, dLane{Name: ws.Name, Y: y, H: dWorkerH, Mid: y + dWorkerH/2, Class: "worker w" + strconv.Itoa(i%6), State: state, StateClass: cls})
+		d.Lanes = append(d.Lanes, dLane{Name: ws.Name, Y: y, H: dWorkerH, Mid: y + dWorkerH/2, Class: workerClass[i%6], State: state, StateClass: cls})
 		y += dWorkerH
 	}
 	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.storage"), Y: y, H: dStorageH, Mid: y + dStorageH/2, Class: "storage"})
@@ -264,97 +362,96 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 	d.AxisY = y
 
 	// Time scale: the whole run so far, with room to see what comes next;
-	// zoomed, the deciding events with a little time either side.
+	// zoomed, the deciding events with a little time either side; live,
+	// a scale that holds still (liveScale).
 	from := engine.Time(0)
-	span := max(snap.Now+snap.Now/8, dMinSpan)
+	span := max(now+now/8, dMinSpan)
 	if lo, hi, ok := highlightRange(events, highlight); opts.Zoom && ok {
-		lo, hi = max(lo-dZoomPad, 0), min(hi+dZoomPad, snap.Now)
+		lo, hi = max(lo-dZoomPad, 0), min(hi+dZoomPad, now)
 		if hi-lo < 10*engine.Second {
 			hi = lo + 10*engine.Second
 		}
 		from, span = lo, hi-lo
 		d.Zoomed = true
 	}
-	win := opts.Window
-	if n := len(events); win > 0 && n > liveEvents {
-		win = min(win, max(snap.Now-events[n-liveEvents].T, liveMinWindow))
-	}
-	if win > 0 && !d.Zoomed && snap.Now > win {
-		// The last win, with the same room ahead a whole run gets.
-		step := tickStep(win + win/8)
-		from = (snap.Now - win) / step * step
-		span = snap.Now + win/8 - from
+	if opts.Window > 0 && !d.Zoomed {
+		from, span = liveScale(now, events, opts.Window)
 	}
 	step := tickStep(span)
 	from = from / step * step
 	span = (span + step - 1) / step * step
-	end := from + span
+	sc := dScale{from: from, span: span, end: from + span, plotW: d.PlotX1 - d.PlotX0}
+	d.scale = sc
+	d.Shift = sc.shift(d.PlotX0)
 	// The log is in time order: the picture starts at the first event it
 	// shows, however long the run before it.
 	first := sort.Search(len(events), func(i int) bool { return events[i].T >= from })
 	d.From = from
-	plotW := d.PlotX1 - d.PlotX0
-	x := func(t engine.Time) int {
-		t = min(max(t, from), end)
-		return d.PlotX0 + int(int64(t-from)*int64(plotW)/int64(span))
-	}
-	clip := func(t engine.Time) engine.Time {
-		if t == engine.Never || t > end {
-			return end
-		}
-		return t
-	}
-	for t := from; t <= end; t += step {
-		d.Ticks = append(d.Ticks, dTick{X: x(t), Label: t.String()})
+	x := sc.xi
+	for t := from; t <= sc.end; t += step {
+		d.Ticks = append(d.Ticks, dTick{X: d.Shift + x(t), Label: t.String()})
 	}
 
 	// Real leases, as the coordinator granted them.
-	for _, l := range snap.Leases {
+	leases, beliefs, freezes := w.Spans()
+	for i, l := range leases {
 		li := laneOf(l.Worker, nw)
 		if li < 0 {
 			continue
 		}
 		ln := d.Lanes[li]
-		lend := clip(l.End)
+		lend := sc.clip(l.End)
 		if lend < from {
 			continue
 		}
-		d.Leases = append(d.Leases, dBar{
-			X: x(l.Start), Y: ln.Y + 6, W: max(x(lend)-x(l.Start), 1), H: 14,
-			Class: "lease w" + strconv.Itoa(int(l.Worker)%6), Label: T(lang, "diagram.token") + " " + strconv.FormatInt(l.Token, 10),
-			Title: fmt.Sprintf(T(lang, "diagram.real"), names.Of(l.Worker), l.Token, l.Start, l.End),
-		})
+		b := dBar{Key: i, X: x(l.Start), Y: ln.Y + 6, W: max(x(lend)-x(l.Start), 1), H: 14, Class: leaseClass[int(l.Worker)%6],
+			sig: [3]int64{l.Token, int64(l.Start), int64(l.End)}}
+		if p := prev.bar(prev.leasesOf(), i); p != nil && p.sig == b.sig {
+			b.Label, b.Title = p.Label, p.Title
+		} else {
+			b.Label = T(lang, "diagram.token") + " " + strconv.FormatInt(l.Token, 10)
+			b.Title = fmt.Sprintf(T(lang, "diagram.real"), names.Of(l.Worker), l.Token, l.Start, l.End)
+		}
+		d.Leases = append(d.Leases, b)
 	}
 	// Believed leases, as each worker saw them on its own clock.
-	for _, b := range snap.Beliefs {
-		li := laneOf(b.Worker, nw)
+	for i, bs := range beliefs {
+		li := laneOf(bs.Worker, nw)
 		if li < 0 {
 			continue
 		}
 		ln := d.Lanes[li]
-		until := min(clip(b.Until), clip(b.End))
-		if b.End != engine.Never && b.End < from {
+		until := min(sc.clip(bs.Until), sc.clip(bs.End))
+		if bs.End != engine.Never && bs.End < from {
 			continue
 		}
-		d.Beliefs = append(d.Beliefs, dBar{
-			X: x(b.Start), Y: ln.Y + 24, W: max(x(until)-x(b.Start), 1), H: 12,
-			Class: "belief w" + strconv.Itoa(int(b.Worker)%6), Label: strconv.FormatInt(b.Token, 10),
-			Title: fmt.Sprintf(T(lang, "diagram.belief"), names.Of(b.Worker), b.Token, b.Start, b.Until),
-		})
+		b := dBar{Key: i, X: x(bs.Start), Y: ln.Y + 24, W: max(x(until)-x(bs.Start), 1), H: 12, Class: beliefClass[int(bs.Worker)%6],
+			sig: [3]int64{bs.Token, int64(bs.Start), int64(bs.Until)}}
+		if p := prev.bar(prev.beliefsOf(), i); p != nil && p.sig == b.sig {
+			b.Label, b.Title = p.Label, p.Title
+		} else {
+			b.Label = strconv.FormatInt(bs.Token, 10)
+			b.Title = fmt.Sprintf(T(lang, "diagram.belief"), names.Of(bs.Worker), bs.Token, bs.Start, bs.Until)
+		}
+		d.Beliefs = append(d.Beliefs, b)
 		// A worker that never noticed its belief ran out (it was frozen) still
 		// acts as the holder until it lets go: the stale owner.
-		end := b.End
+		end := bs.End
 		if end == engine.Never {
-			end = snap.Now
+			end = now
 		}
-		if b.Until < end && b.Until < span+from && end > from {
-			d.Stale = append(d.Stale, dBar{
-				X: x(b.Until), Y: ln.Y + 24, W: max(x(clip(end))-x(b.Until), 1), H: 12,
-				Class: "stale", Title: fmt.Sprintf(T(lang, "diagram.stale"), names.Of(b.Worker), b.Token),
-			})
+		if bs.Until < end && bs.Until < sc.end && end > from {
+			s := dBar{Key: i, X: x(bs.Until), Y: ln.Y + 24, W: max(x(sc.clip(end))-x(bs.Until), 1), H: 12, Class: "stale",
+				sig: [3]int64{bs.Token, int64(bs.Worker)}}
+			if p := prev.bar(prev.staleOf(), i); p != nil && p.sig == s.sig {
+				s.Title = p.Title
+			} else {
+				s.Title = fmt.Sprintf(T(lang, "diagram.stale"), names.Of(bs.Worker), bs.Token)
+			}
+			d.Stale = append(d.Stale, s)
 		}
 	}
-	for _, f := range snap.Freezes {
+	for i, f := range freezes {
 		li := laneOf(f.Worker, nw)
 		if li < 0 {
 			continue
@@ -362,137 +459,97 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 		ln := d.Lanes[li]
 		fend := f.End
 		if fend == engine.Never {
-			fend = snap.Now
+			fend = now
 		}
 		if fend < from {
 			continue
 		}
 		d.Freezes = append(d.Freezes, dBar{
-			X: x(f.Start), Y: ln.Y + 2, W: max(x(clip(fend))-x(f.Start), 2), H: ln.H - 4,
+			Key: i, X: x(f.Start), Y: ln.Y + 2, W: max(x(sc.clip(fend))-x(f.Start), 2), H: ln.H - 4,
 			Class: "freeze", Label: T(lang, "diagram.frozen"),
 			Title: fmt.Sprintf(T(lang, "diagram.freeze"), names.Of(f.Worker), f.Start, fend),
 		})
 	}
 
-	// Messages: a receive or a drop points at its send (Ref).
-	for i := first; i < len(events); i++ {
-		e := events[i]
-		switch e.Kind {
-		case engine.KindRecv, engine.KindDrop:
-			if e.Ref < 0 || int(e.Ref) >= i || events[e.Ref].Kind != engine.KindSend {
-				continue
+	// Messages and marks: what prev drew of the same events is kept, when
+	// nothing that places them moved; the rest is laid out here.
+	done := first
+	if prev.sameGround(d, first) {
+		for _, m := range prev.Msgs {
+			if m.Key >= first {
+				d.Msgs = append(d.Msgs, m)
 			}
-			s := events[e.Ref]
-			fromLane, toLane := laneOf(s.Node, nw), laneOf(s.Peer, nw)
-			if fromLane < 0 || toLane < 0 || e.T < from {
-				continue
+		}
+		for _, m := range prev.Marks {
+			if m.Index >= first {
+				d.Marks = append(d.Marks, m)
 			}
-			m := dMsg{X1: x(s.T), Y1: d.Lanes[fromLane].Mid, X2: x(e.T), Y2: d.Lanes[toLane].Mid, Class: "msg m-" + s.Msg.String()}
-			m.Title = labs.MsgName(s.Msg, lang) + " " + labs.NodeName(names, s.Node, lang) + "→" + labs.NodeName(names, s.Peer, lang)
-			if s.Token != 0 {
-				m.Title += ", " + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Token, 10)
-			}
-			if e.Kind == engine.KindDrop {
-				m.Class += " dropped"
-				m.Y2 = (m.Y1 + m.Y2) / 2
-				m.X2 = max(m.X2, m.X1+6)
-			}
+		}
+		done = prev.drawn
+	}
+	harm := harmRefsFrom(events, done)
+	for i := done; i < len(events); i++ {
+		if m, ok := d.msgOf(i, events, nw, lang, names); ok {
 			d.Msgs = append(d.Msgs, m)
 		}
 	}
-
-	// Marks for the events that matter to the story, in the colours of
-	// their outcome: a blocked write is safe, an accepted one that did harm
-	// is not.
-	harm := harmRefs(events)
-	for i := first; i < len(events); i++ {
-		e := events[i]
-		if e.T > end {
-			break
-		}
-		mk := dMark{Index: i, X: x(e.T), Highlight: highlight[i]}
-		li := laneOf(e.Node, nw)
-		switch e.Kind {
-		case engine.KindGrant:
-			mk.Shape, mk.Class, mk.Label = "grant", "grant", strconv.FormatInt(e.Token, 10)
-		case engine.KindExpire:
-			mk.Shape, mk.Class = "expire", "expire"
-		case engine.KindRelease, engine.KindExtend:
-			mk.Shape, mk.Class = "tick", "release"
-		case engine.KindDeny, engine.KindRenewReject, engine.KindUnavailable:
-			mk.Shape, mk.Class = "tick", "deny"
-		case engine.KindAccept:
-			mk.Shape, mk.Class, mk.Label = "ok", "accept", strconv.FormatInt(e.Token, 10)
-			if harm[i] {
-				mk.Shape, mk.Class = "harm", "accept harm"
-				mk.Label += " " + T(lang, "diagram.harm")
+	// An accepted write turns out to be harm when a violation later points
+	// at it: it is drawn again.
+	for i := done; i < len(events); i++ {
+		if e := events[i]; e.Kind == engine.KindViolation && harmful(e.Reason) && int(e.Ref) >= first && int(e.Ref) < done {
+			for j := range d.Marks {
+				if d.Marks[j].Index == int(e.Ref) {
+					d.Marks[j], _ = d.markOf(int(e.Ref), events, harm, nw, lang, names, highlight, opts.Sentences, prev)
+				}
 			}
-		case engine.KindReject:
-			mk.Shape, mk.Class = "blocked", "reject blocked"
-			mk.Label = strconv.FormatInt(e.Token, 10)
-			if e.Reason == engine.ReasonStaleToken {
-				mk.Label += "<" + strconv.FormatInt(e.Value, 10)
-			}
-			mk.Label += " " + T(lang, "diagram.blocked")
-		case engine.KindWrite:
-			mk.Shape, mk.Class, mk.Label = "write", "write", names.Key(e.Key)+" "+strconv.FormatInt(e.Token, 10)
-		case engine.KindAcquired, engine.KindRenewed:
-			mk.Shape, mk.Class = "tick", "acquired"
-		case engine.KindLost:
-			mk.Shape, mk.Class = "expire", "lost"
-		case engine.KindCrash:
-			mk.Shape, mk.Class = "crash", "crash"
-		case engine.KindRestart, engine.KindStart:
-			mk.Shape, mk.Class = "tick", "start"
-		case engine.KindCheck:
-			mk.Shape, mk.Class = "tick", "check"
-		case engine.KindViolation:
-			if !highlight[i] {
-				continue
-			}
-			mk.Shape, mk.Class = "tick", "violation "+eventOutcome(e, harm, i)
-			li = laneOf(e.Peer, nw)
-		default:
-			if !highlight[i] {
-				continue
-			}
-			mk.Shape, mk.Class = "tick", "other"
 		}
-		if li < 0 {
-			continue
-		}
-		mk.Y = d.Lanes[li].Mid
-		if e.Node >= 0 && e.Kind != engine.KindViolation {
-			mk.Y = d.Lanes[li].Y + d.Lanes[li].H - 12 // under the two lease rows
-		}
-		mk.Title = opts.Sentences.sentence(i, e, names, lang)
-		d.Marks = append(d.Marks, mk)
 	}
+	for i := done; i < len(events); i++ {
+		if mk, ok := d.markOf(i, events, harm, nw, lang, names, highlight, opts.Sentences, prev); ok {
+			d.Marks = append(d.Marks, mk)
+		}
+	}
+	d.drawn = len(events)
 	if c := opts.Sentences; c != nil && len(c.m) > 2*len(d.Marks)+64 {
 		c.forget(first)
 	}
 	// The pinned sentence: the run's outcome, worst first (see summarize).
-	if o := summarize(events); o.Event >= 0 {
+	var o runOutcome
+	if prev != nil && prev.drawn <= len(events) {
+		o = prev.outcome.fold(events, prev.drawn)
+	} else {
+		o = newOutcome().fold(events, 0)
+	}
+	if prev != nil && prev.outcome.Event == o.Event && prev.Pin != nil && prev.outcome.Class == o.Class {
+		d.Pin = prev.Pin
+	} else if o.Event >= 0 {
 		e := events[o.Event]
 		text := e.T.String() + ": " + outcomeSentence(o, events, names, lang)
 		line := text
 		if o.Class == outcomeSafe {
 			line = T(lang, "outcome.safe") + " — " + text
 		}
-		d.Pin = &dPin{X: x(e.T), Y1: top - 4, Y2: d.AxisY, Index: o.Event, Class: o.Class, Text: text,
+		d.Pin = &dPin{Y1: top - 4, Y2: d.AxisY, Index: o.Event, Class: o.Class, Text: text,
 			Lines: wrap(line, (width-16)/8)}
-		if e.T < from || e.T > end {
-			d.Pin.X = -1
-		}
 	}
-	d.Now = dNow{X: x(snap.Now), Y1: top - 6, Y2: d.AxisY, Label: T(lang, "diagram.now") + " " + snap.Now.String()}
-	if snap.Now > end {
+	d.outcome = o
+	if d.Pin != nil {
+		p := *d.Pin
+		e := events[p.Index]
+		p.X = d.Shift + x(e.T)
+		if e.T < from || e.T > sc.end {
+			p.X = -1
+		}
+		d.Pin = &p
+	}
+	d.Now = dNow{X: d.Shift + x(now), Y1: top - 6, Y2: d.AxisY, Label: T(lang, "diagram.now") + " " + now.String()}
+	if now > sc.end {
 		d.Now.X = -1
 	}
 
 	// The legend flows in rows, each entry as wide as its words.
 	lx, ly := 8, d.AxisY+dAxisH+4
-	for _, k := range []string{"lease", "belief", "stale", "freeze", "accept", "blocked", "harm"} {
+	for _, k := range legendKeys {
 		label := T(lang, "legend."+k)
 		w := 36 + 8*len([]rune(label))
 		if lx+w > d.Width {
@@ -506,7 +563,177 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 		// A page lists the legend as text under the picture, where it wraps.
 		d.Height = d.AxisY + dAxisH
 	}
-	return d
+}
+
+var legendKeys = []string{"lease", "belief", "stale", "freeze", "accept", "blocked", "harm"}
+
+// The classes of a worker's lane and bars, by its colour.
+var (
+	workerClass = [6]string{"worker w0", "worker w1", "worker w2", "worker w3", "worker w4", "worker w5"}
+	leaseClass  = [6]string{"lease w0", "lease w1", "lease w2", "lease w3", "lease w4", "lease w5"}
+	beliefClass = [6]string{"belief w0", "belief w1", "belief w2", "belief w3", "belief w4", "belief w5"}
+)
+
+// sameGround reports whether d, being laid out now, places events exactly
+// as p did: the same world on the same scale and lanes. Then p's marks and
+// messages of the events it drew stand.
+func (p *Diagram) sameGround(d *Diagram, first int) bool {
+	return p != nil && p.world == d.world && p.scale == d.scale && p.Shift == d.Shift &&
+		p.AxisY == d.AxisY && len(p.Lanes) == len(d.Lanes) && p.drawn >= first && p.drawn <= len(d.world.Events())
+}
+
+func (p *Diagram) leasesOf() []dBar {
+	if p == nil {
+		return nil
+	}
+	return p.Leases
+}
+
+func (p *Diagram) beliefsOf() []dBar {
+	if p == nil {
+		return nil
+	}
+	return p.Beliefs
+}
+
+func (p *Diagram) staleOf() []dBar {
+	if p == nil {
+		return nil
+	}
+	return p.Stale
+}
+
+// bar finds the bar with key in bars, which are in key order: its words
+// are kept when it did not move.
+func (p *Diagram) bar(bars []dBar, key int) *dBar {
+	if p == nil {
+		return nil
+	}
+	i := sort.Search(len(bars), func(i int) bool { return bars[i].Key >= key })
+	if i < len(bars) && bars[i].Key == key {
+		return &bars[i]
+	}
+	return nil
+}
+
+// markAt is the mark p drew for event i, if any: its sentence is kept.
+func (p *Diagram) markAt(i int) *dMark {
+	if p == nil {
+		return nil
+	}
+	j := sort.Search(len(p.Marks), func(j int) bool { return p.Marks[j].Index >= i })
+	if j < len(p.Marks) && p.Marks[j].Index == i {
+		return &p.Marks[j]
+	}
+	return nil
+}
+
+// msgOf is event i's message line, if it ends one: a receive or a drop
+// points at its send (Ref).
+func (d *Diagram) msgOf(i int, events []engine.Event, nw int, lang string, names engine.Names) (dMsg, bool) {
+	e := events[i]
+	if e.Kind != engine.KindRecv && e.Kind != engine.KindDrop {
+		return dMsg{}, false
+	}
+	if e.Ref < 0 || int(e.Ref) >= i || events[e.Ref].Kind != engine.KindSend {
+		return dMsg{}, false
+	}
+	s := events[e.Ref]
+	fromLane, toLane := laneOf(s.Node, nw), laneOf(s.Peer, nw)
+	if fromLane < 0 || toLane < 0 || e.T < d.scale.from {
+		return dMsg{}, false
+	}
+	x := d.scale.xi
+	m := dMsg{Key: i, X1: x(s.T), Y1: d.Lanes[fromLane].Mid, X2: x(e.T), Y2: d.Lanes[toLane].Mid, Class: msgClass(s.Msg, e.Kind == engine.KindDrop)}
+	m.Title = labs.MsgName(s.Msg, lang) + " " + labs.NodeName(names, s.Node, lang) + "→" + labs.NodeName(names, s.Peer, lang)
+	if s.Token != 0 {
+		m.Title += ", " + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Token, 10)
+	}
+	if e.Kind == engine.KindDrop {
+		m.Y2 = (m.Y1 + m.Y2) / 2
+		m.X2 = max(m.X2, m.X1+6)
+	}
+	return m, true
+}
+
+func msgClass(k engine.MsgKind, dropped bool) string {
+	c := "msg m-" + k.String()
+	if dropped {
+		c += " dropped"
+	}
+	return c
+}
+
+// markOf is event i's mark, in the colours of its outcome, for the events
+// that matter to the story: a blocked write is safe, an accepted one that
+// did harm is not.
+func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int, lang string, names engine.Names, highlight map[int]bool, sentences *sentenceCache, prev *Diagram) (dMark, bool) {
+	e := events[i]
+	mk := dMark{Index: i, X: d.scale.xi(e.T), Highlight: highlight[i]}
+	li := laneOf(e.Node, nw)
+	switch e.Kind {
+	case engine.KindGrant:
+		mk.Shape, mk.Class, mk.Label = "grant", "grant", strconv.FormatInt(e.Token, 10)
+	case engine.KindExpire:
+		mk.Shape, mk.Class = "expire", "expire"
+	case engine.KindRelease, engine.KindExtend:
+		mk.Shape, mk.Class = "tick", "release"
+	case engine.KindDeny, engine.KindRenewReject, engine.KindUnavailable:
+		mk.Shape, mk.Class = "tick", "deny"
+	case engine.KindAccept:
+		mk.Shape, mk.Class, mk.Label = "ok", "accept", strconv.FormatInt(e.Token, 10)
+		if harm[i] {
+			mk.Shape, mk.Class = "harm", "accept harm"
+			mk.Label += " " + T(lang, "diagram.harm")
+		}
+	case engine.KindReject:
+		mk.Shape, mk.Class = "blocked", "reject blocked"
+		mk.Label = strconv.FormatInt(e.Token, 10)
+		if e.Reason == engine.ReasonStaleToken {
+			mk.Label += "<" + strconv.FormatInt(e.Value, 10)
+		}
+		mk.Label += " " + T(lang, "diagram.blocked")
+	case engine.KindWrite:
+		mk.Shape, mk.Class, mk.Label = "write", "write", names.Key(e.Key)+" "+strconv.FormatInt(e.Token, 10)
+	case engine.KindAcquired, engine.KindRenewed:
+		mk.Shape, mk.Class = "tick", "acquired"
+	case engine.KindLost:
+		mk.Shape, mk.Class = "expire", "lost"
+	case engine.KindCrash:
+		mk.Shape, mk.Class = "crash", "crash"
+	case engine.KindRestart, engine.KindStart:
+		mk.Shape, mk.Class = "tick", "start"
+	case engine.KindCheck:
+		mk.Shape, mk.Class = "tick", "check"
+	case engine.KindViolation:
+		if !highlight[i] {
+			return mk, false
+		}
+		cls := outcomeWarn
+		if harmful(e.Reason) {
+			cls = outcomeHarm
+		}
+		mk.Shape, mk.Class = "tick", "violation "+cls
+		li = laneOf(e.Peer, nw)
+	default:
+		if !highlight[i] {
+			return mk, false
+		}
+		mk.Shape, mk.Class = "tick", "other"
+	}
+	if li < 0 {
+		return mk, false
+	}
+	mk.Y = d.Lanes[li].Mid
+	if e.Node >= 0 && e.Kind != engine.KindViolation {
+		mk.Y = d.Lanes[li].Y + d.Lanes[li].H - 12 // under the two lease rows
+	}
+	if p := prev.markAt(i); p != nil {
+		mk.Title = p.Title
+	} else {
+		mk.Title = sentences.sentence(i, e, names, lang)
+	}
+	return mk, true
 }
 
 // FocusX is where a narrow screen should look first: in a zoomed picture
@@ -518,8 +745,8 @@ func (d *Diagram) FocusX() int {
 		}
 		x := -1
 		for _, m := range d.Marks {
-			if m.Highlight && m.X > x {
-				x = m.X
+			if m.Highlight && d.Shift+m.X > x {
+				x = d.Shift + m.X
 			}
 		}
 		if x >= 0 {
@@ -654,3 +881,14 @@ func pinDy(i int) string {
 	}
 	return "16"
 }
+
+// elemID is a keyed picture's id for one element: kind is f (freeze),
+// l (lease), s (stale owner), b (belief), g (message) or m (mark).
+func elemID(d *Diagram, kind byte, key int) string {
+	b := make([]byte, 0, len(d.ID)+12)
+	b = append(b, d.ID...)
+	b = append(b, '-', kind)
+	return string(strconv.AppendInt(b, int64(key), 10))
+}
+
+func shiftTransform(x int) string { return "translate(" + strconv.Itoa(x) + ",0)" }

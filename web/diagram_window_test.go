@@ -6,6 +6,7 @@ import (
 	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
+	"leaselab/web/labsession"
 )
 
 // A live picture of a long run shows its last liveWindow, with every mark
@@ -81,38 +82,45 @@ func TestLiveDiagramWindowsLongRuns(t *testing.T) {
 	}
 }
 
-// A live session's picture of a run shorter than the window is the page's
-// picture, byte for byte, whether it plays (sentences cached) or not.
+// A live session's first frame draws the picture the lab page draws, byte
+// for byte, whether it plays (sentences cached) or not.
 func TestLivePictureIsThePagePicture(t *testing.T) {
 	c, err := labs.Load(content.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lab := c.Lab("w1-w2")
-	w, err := lab.NewWorld(1)
+	srv, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &live{lab: lab, lang: "en"}
+	defer srv.Close()
+	lab := c.Lab("w1-w2")
+	sess, err := labsession.New(lab, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, cmd := range []string{"fencing on", "until 4s", "freeze W1", "advance 18s", "thaw W1", "advance 6s"} {
-		if err := w.Do(cmd); err != nil {
+		if err := sess.Do(cmd); err != nil {
 			t.Fatal(err)
 		}
-		want, err := renderString(liveDiagram("live", w, "en", nil))
+		want, err := renderString(diagramFigure(windowDiagram("live", sess.World(), "en", nil)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, playing := range []bool{true, true, false} {
-			l.playing = playing
-			got, err := renderString(l.picture(w))
-			if err != nil {
-				t.Fatal(err)
+		for _, playing := range []bool{true, false} {
+			l := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1, playing: playing}
+			m := l.frame(0)
+			got := ""
+			for _, o := range m.Ops {
+				if o.Target == "diagram" {
+					got = o.HTML
+				}
 			}
 			if got != want {
 				t.Fatalf("after %q (playing %v) the live picture differs from the page's", cmd, playing)
 			}
-			if (l.sentences != nil) != playing {
-				t.Fatalf("playing %v, sentences kept: %v", playing, l.sentences != nil)
+			if (l.view != nil) != playing {
+				t.Fatalf("playing %v, view kept: %v", playing, l.view != nil)
 			}
 		}
 	}

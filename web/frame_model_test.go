@@ -1,8 +1,12 @@
 package web
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"leaselab/content"
 	"leaselab/engine"
@@ -10,29 +14,151 @@ import (
 	"leaselab/web/labsession"
 )
 
-// pageModel is the part of a lab page frames change: each target's
-// content, as the page's script leaves it after applying ops.
-type pageModel map[string]string
+// pageModel is the part of a lab page frames change, as a document tree:
+// each target's content, as the page's script leaves it after applying a
+// frame's ops (static/app.js, applyOp).
+type pageModel struct {
+	t     *testing.T
+	roots map[string]*html.Node // the frame targets: a <div id=target> each
+}
 
-func (p pageModel) apply(t *testing.T, m serverMsg) {
+func newPageModel(t *testing.T) *pageModel {
+	return &pageModel{t: t, roots: map[string]*html.Node{}}
+}
+
+func (p *pageModel) parse(ctx *html.Node, s string) []*html.Node {
+	p.t.Helper()
+	nodes, err := html.ParseFragment(strings.NewReader(s), ctx)
+	if err != nil {
+		p.t.Fatalf("parse %q: %v", s, err)
+	}
+	return nodes
+}
+
+func (p *pageModel) byID(id string) *html.Node {
+	if r, ok := p.roots[id]; ok {
+		return r
+	}
+	var find func(n *html.Node) *html.Node
+	find = func(n *html.Node) *html.Node {
+		for _, a := range n.Attr {
+			if a.Key == "id" && a.Val == id {
+				return n
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if f := find(c); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	for _, r := range p.roots {
+		if f := find(r); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func (p *pageModel) apply(m serverMsg) {
+	t := p.t
 	t.Helper()
 	if m.Type == "error" {
 		t.Fatalf("frame error: %s", m.Error)
 	}
 	for _, o := range m.Ops {
+		el := p.byID(o.Target)
+		if el == nil && o.Op == "replace" {
+			// A target the page has but this model has not seen yet.
+			el = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div, Attr: []html.Attribute{{Key: "id", Val: o.Target}}}
+			p.roots[o.Target] = el
+		}
+		if el == nil {
+			t.Fatalf("op %s on #%s: no such element", o.Op, o.Target)
+		}
 		switch o.Op {
-		case "replace":
-			p[o.Target] = o.HTML
-		case "append":
-			p[o.Target] += o.HTML
+		case "replace", "append":
+			if o.Op == "replace" {
+				for el.FirstChild != nil {
+					el.RemoveChild(el.FirstChild)
+				}
+			}
+			for _, n := range p.parse(el, o.HTML) {
+				el.AppendChild(n)
+			}
+		case "swap":
+			for _, n := range p.parse(el.Parent, o.HTML) {
+				el.Parent.InsertBefore(n, el)
+			}
+			el.Parent.RemoveChild(el)
+		case "remove":
+			el.Parent.RemoveChild(el)
+		case "text":
+			for el.FirstChild != nil {
+				el.RemoveChild(el.FirstChild)
+			}
+			el.AppendChild(&html.Node{Type: html.TextNode, Data: o.HTML})
+		case "attr":
+			set := false
+			for i := range el.Attr {
+				if el.Attr[i].Key == o.Attr {
+					el.Attr[i].Val, set = o.HTML, true
+				}
+			}
+			if !set {
+				el.Attr = append(el.Attr, html.Attribute{Key: o.Attr, Val: o.HTML})
+			}
 		default:
 			t.Fatalf("unknown op %q", o.Op)
 		}
 	}
+	// The script points the session's links at the new query.
+	if m.Query != "" {
+		for _, r := range p.roots {
+			walk(r, func(n *html.Node) {
+				base, href := -1, -1
+				for i, a := range n.Attr {
+					switch a.Key {
+					case "data-base":
+						base = i
+					case "href":
+						href = i
+					}
+				}
+				if base >= 0 && href >= 0 {
+					n.Attr[href].Val = n.Attr[base].Val + "?" + m.Query
+				}
+			})
+		}
+	}
 }
 
-// A page that followed a playing session's frames, through pauses, steps
-// and a reset, shows what a fresh render of the same world shows.
+func walk(n *html.Node, f func(*html.Node)) {
+	f(n)
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		walk(c, f)
+	}
+}
+
+// content is a target's content as markup.
+func (p *pageModel) content(target string) string {
+	var b bytes.Buffer
+	r := p.roots[target]
+	if r == nil {
+		return ""
+	}
+	for c := r.FirstChild; c != nil; c = c.NextSibling {
+		if err := html.Render(&b, c); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+	return b.String()
+}
+
+// A page that followed a playing session's frames, through pauses, steps,
+// commands and a reset, shows what a fresh render of the same world shows:
+// the incremental frames add up to the whole picture.
 func TestFramesAddUpToAFreshRender(t *testing.T) {
 	c, err := labs.Load(content.FS)
 	if err != nil {
@@ -43,47 +169,94 @@ func TestFramesAddUpToAFreshRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	for _, id := range []string{"w1-w2", "renew-load"} {
-		lab := c.Lab(id)
+	for _, tc := range []struct {
+		lab  string
+		cmds []string // done while playing, one every few ticks
+	}{
+		{"w1-w2", []string{"fencing on", "freeze W1 for=25s", "crash W2", "restart W2"}},
+		{"w1-w2", []string{"freeze W1 for=25s"}}, // harm: nothing checks tokens
+		{"renew-load", nil},
+		{"split-brain", []string{"partition L1 coord", "fencing on", "heal L1 coord"}},
+	} {
+		lab := c.Lab(tc.lab)
 		sess, err := labsession.New(lab, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1, playing: true}
-		page := pageModel{}
-		page.apply(t, l.frame(0))
+		l := &live{srv: srv, lab: lab, lang: "id", sess: sess, shown: -1, playing: true}
+		page := newPageModel(t)
+		page.apply(l.frame(0))
+		incremental := 0
+		check := func(when string) {
+			t.Helper()
+			fresh := &live{srv: srv, lab: lab, lang: "id", sess: sess, shown: -1}
+			want := newPageModel(t)
+			want.apply(fresh.frame(0))
+			for target := range want.roots {
+				if got, exp := page.content(target), want.content(target); got != exp {
+					t.Fatalf("%s, %s: #%s differs from a fresh render:\n%s", tc.lab, when, target, firstDiff(got, exp))
+				}
+			}
+		}
 		tick := func(n int) {
-			for range n {
+			for k := range n {
 				if err := sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
 					t.Fatal(err)
 				}
-				page.apply(t, l.frame(0))
+				m := l.frame(0)
+				if !hasReplace(m, "diagram") {
+					incremental++
+				}
+				page.apply(m)
+				if k%7 == 0 {
+					check(sess.World().Now().String())
+				}
 			}
 		}
 		do := func(cmd string) {
 			if err := sess.Do(cmd); err != nil {
-				t.Fatalf("%s: %s: %v", id, cmd, err)
+				t.Fatalf("%s: %s: %v", tc.lab, cmd, err)
 			}
-			page.apply(t, l.frame(0))
+			page.apply(l.frame(0))
+			check(cmd)
 		}
-		tick(30)
+		tick(5)
+		for _, cmd := range tc.cmds {
+			do(cmd)
+			tick(6)
+		}
+		tick(20)
 		l.playing = false
 		do("advance 2s")
 		l.playing = true
 		tick(150) // past the live picture's window
 		do("reset")
 		tick(20)
-
-		fresh := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1}
-		want := pageModel{}
-		want.apply(t, fresh.frame(0))
-		for target, html := range want {
-			if page[target] != html {
-				t.Errorf("%s: after frames, #%s differs from a fresh render (%d bytes, fresh %d)", id, target, len(page[target]), len(html))
-			}
+		check("the end")
+		if incremental < 150 {
+			t.Errorf("%s: only %d of the play frames were incremental", tc.lab, incremental)
 		}
-		if !strings.Contains(page["events"], `id="events-0"`) {
-			t.Errorf("%s: the event list lacks its first event after the reset", id)
+		if !strings.Contains(page.content("events"), `id="events-0"`) {
+			t.Errorf("%s: the event list lacks its first event after the reset", tc.lab)
 		}
 	}
+}
+
+func hasReplace(m serverMsg, target string) bool {
+	for _, o := range m.Ops {
+		if o.Op == "replace" && o.Target == target {
+			return true
+		}
+	}
+	return false
+}
+
+// firstDiff shows where two renderings part.
+func firstDiff(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	lo := max(i-200, 0)
+	return "got:  …" + got[lo:min(i+200, len(got))] + "\nwant: …" + want[lo:min(i+200, len(want))]
 }

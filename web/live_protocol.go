@@ -91,9 +91,17 @@ type serverMsg struct {
 	play bool      // a play-mode frame
 }
 
-// op changes one element of the page: replace its content, or append to it.
+// op changes one element of the page, the one whose id is Target:
+//
+//	replace  its content becomes HTML
+//	append   HTML is added at the end of its content
+//	swap     it is replaced by HTML, itself included
+//	remove   it is removed
+//	text     its text becomes HTML, as text (not markup)
+//	attr     its attribute Attr becomes HTML, as text
 type op struct {
-	Op     string `json:"op"` // replace | append
+	Op     string `json:"op"`
 	Target string `json:"target"`
+	Attr   string `json:"attr,omitempty"`
 	HTML   string `json:"html"`
 }

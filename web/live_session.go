@@ -75,8 +75,9 @@ type live struct {
 	pingAt   time.Time   // when the next ping is due
 	keeper   *time.Timer // runs keep: pings and the idle timeout
 	tasks    sync.WaitGroup
-	// sentences keeps the live picture's mark sentences while playing.
-	sentences *sentenceCache
+	// view is what the page shows, kept while the session plays so that
+	// a frame sends only what changed (live_frame.go).
+	view *shownPage
 }
 
 func (l *live) run() {
@@ -158,7 +159,7 @@ func (l *live) stopPlay() {
 		l.playStop = nil
 	}
 	l.playing = false
-	l.sentences = nil // a paused session keeps nothing beyond its world
+	l.view = nil // a paused session keeps nothing beyond its world
 }
 
 // play is play mode's goroutine: every playTick it moves the world on and
@@ -356,51 +357,3 @@ func (l *live) ack(id int64) serverMsg {
 	f.Type = "ack"
 	return f
 }
-
-// frame renders what changed: the picture, the state, the session, and the
-// events the list does not show yet.
-func (l *live) frame(id int64) serverMsg {
-	w := l.sess.World()
-	events := w.Events()
-	names := w.Names()
-	query := l.sess.Query()
-	parts := []struct {
-		target string
-		comp   templ.Component
-	}{
-		{"status", statusPanel(newStatus(w, l.lang))},
-		{"diagram", l.picture(w)},
-		{"session", sessionPanel(l.page(), l.lab.ID, session{Seed: l.sess.Seed(), Do: l.sess.Strings(), query: query})},
-	}
-	if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
-		parts = append(parts, struct {
-			target string
-			comp   templ.Component
-		}{"signals", SignalsPanel(s)})
-	}
-	m := serverMsg{Type: "frame", ID: id, Query: query, Now: w.Now().String()}
-	for _, p := range parts {
-		html, err := renderString(p.comp)
-		if err != nil {
-			return serverMsg{Type: "error", ID: id, Error: err.Error()}
-		}
-		m.Ops = append(m.Ops, op{Op: "replace", Target: p.target, HTML: html})
-	}
-	// After a reset the log starts again, and a reconnect does not know what
-	// the page shows: then the list is replaced whole.
-	opName, from := "append", l.shown
-	if l.shown < 0 || l.shown > len(events) || l.shownOf != w {
-		opName, from = "replace", 0
-	}
-	if from < len(events) || opName == "replace" {
-		html, err := renderString(eventRows(&eventsView{ID: "events", Lang: l.lang, From: from, Events: events[from:], Names: names}))
-		if err != nil {
-			return serverMsg{Type: "error", ID: id, Error: err.Error()}
-		}
-		m.Ops = append(m.Ops, op{Op: opName, Target: "events", HTML: html})
-	}
-	l.shown, l.shownOf = len(events), w
-	return m
-}
-
-func (l *live) page() *page { return &page{Lang: l.lang, Base: l.srv.base} }

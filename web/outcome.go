@@ -42,9 +42,22 @@ func eventOutcome(e engine.Event, harmRefs map[int]bool, i int) string {
 // harmRefs is the set of events a harmful violation points at as its
 // proof: the accepted writes that did the harm.
 func harmRefs(events []engine.Event) map[int]bool {
-	out := map[int]bool{}
-	for _, e := range events {
+	out := harmRefsFrom(events, 0)
+	if out == nil {
+		out = map[int]bool{}
+	}
+	return out
+}
+
+// harmRefsFrom is harmRefs of the violations from index from on; nil when
+// there are none.
+func harmRefsFrom(events []engine.Event, from int) map[int]bool {
+	var out map[int]bool
+	for _, e := range events[from:] {
 		if e.Kind == engine.KindViolation && harmful(e.Reason) {
+			if out == nil {
+				out = map[int]bool{}
+			}
 			out[int(e.Ref)] = true
 		}
 	}
@@ -62,17 +75,25 @@ type runOutcome struct {
 	Blocked      int // writes the storage refused
 	FirstBlocked int
 	FirstWarn    int
+	firstHarm    int
 }
 
-func summarize(events []engine.Event) runOutcome {
-	o := runOutcome{Event: -1, FirstBlocked: -1, FirstWarn: -1}
-	firstHarm := -1
-	for i, e := range events {
+func summarize(events []engine.Event) runOutcome { return newOutcome().fold(events, 0) }
+
+func newOutcome() runOutcome {
+	return runOutcome{Event: -1, FirstBlocked: -1, FirstWarn: -1, firstHarm: -1}
+}
+
+// fold is o, the outcome of events[:from], with the events from index
+// from on added: a live picture sums up only what is new.
+func (o runOutcome) fold(events []engine.Event, from int) runOutcome {
+	for i := from; i < len(events); i++ {
+		e := events[i]
 		switch {
 		case e.Kind == engine.KindViolation && harmful(e.Reason):
 			o.Harm++
-			if firstHarm < 0 {
-				firstHarm = i
+			if o.firstHarm < 0 {
+				o.firstHarm = i
 			}
 		case e.Kind == engine.KindViolation:
 			o.Warn++
@@ -86,9 +107,10 @@ func summarize(events []engine.Event) runOutcome {
 			}
 		}
 	}
+	o.Class, o.Event = outcomeNone, -1
 	switch {
-	case firstHarm >= 0:
-		o.Class, o.Event = outcomeHarm, firstHarm
+	case o.firstHarm >= 0:
+		o.Class, o.Event = outcomeHarm, o.firstHarm
 	case o.FirstBlocked >= 0:
 		o.Class, o.Event = outcomeSafe, o.FirstBlocked
 	case o.FirstWarn >= 0:

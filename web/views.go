@@ -291,21 +291,44 @@ type statusView struct {
 }
 
 func newStatus(w *engine.World, lang string) *statusView {
-	s := w.Snapshot()
-	v := &statusView{Lang: lang, Now: s.Now.String(), Storage: s.Storage.Mode.String(), StorageIn: T(lang, "mode."+s.Storage.Mode.String()), Highest: s.Storage.Highest, Workers: s.Workers}
+	s := newStatusOf(w, lang, summarize(w.Events()), w.AppendWorkers(nil))
+	return &s
+}
+
+// newStatusOf is the status of w, whose run's outcome is o and whose
+// workers are as workers says.
+func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.WorkerState) statusView {
+	b := w.Brief()
+	mode := b.Mode.String()
+	v := statusView{Lang: lang, Now: b.Now.String(), Storage: mode, StorageIn: T(lang, "mode."+mode), Highest: b.Highest, Workers: workers}
 	events := w.Events()
-	v.Outcome = summarize(events)
+	v.Outcome = o
 	v.OutcomeText = outcomeStatus(v.Outcome, events, lang)
-	if s.Coordinator.Holder != engine.NoNode {
-		until := "→ " + s.Coordinator.Expires.String()
-		if s.Coordinator.Expires == engine.Never {
+	if b.Holder != engine.NoNode {
+		until := "→ " + b.Expires.String()
+		if b.Expires == engine.Never {
 			until = T(lang, "status.no-expiry") // a lock, or a lease record only candidates expire
 		}
-		v.Holder = w.Names().Of(s.Coordinator.Holder) + " (" + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Coordinator.Token, 10) + ", " + until + ")"
+		v.Holder = w.Names().Of(b.Holder) + " (" + T(lang, "diagram.token") + " " + strconv.FormatInt(b.Token, 10) + ", " + until + ")"
 	} else {
 		v.Holder = T(lang, "status.none")
 	}
 	return v
+}
+
+// sameBut reports whether v shows what o shows, but perhaps another time.
+func (v *statusView) sameBut(o *statusView) bool {
+	if v.Holder != o.Holder || v.Storage != o.Storage || v.Highest != o.Highest || v.OutcomeText != o.OutcomeText ||
+		v.Outcome.Class != o.Outcome.Class || len(v.Workers) != len(o.Workers) || v.Lang != o.Lang {
+		return false
+	}
+	for i := range v.Workers {
+		a, b := &v.Workers[i], &o.Workers[i]
+		if a.Name != b.Name || a.Crashed != b.Crashed || a.Frozen != b.Frozen || a.Done != b.Done || a.Holds != b.Holds || a.Token != b.Token {
+			return false
+		}
+	}
+	return true
 }
 
 // outcomeStatus says the run's outcome in a few words.

@@ -1,0 +1,75 @@
+package web
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// samePageAsFresh is a script that compares the live parts of the page —
+// as the incremental frames left them — with the same parts of a fresh
+// render of the page's own address, fetched and parsed by the browser.
+// What the script itself sets for scrolling (the pinned lane names'
+// transform, the box's fitted flag) is left out of both. It yields ""
+// when they match, else the first target that differs and where.
+const samePageAsFresh = `(async () => {
+	const res = await fetch(location.href);
+	const fresh = new DOMParser().parseFromString(await res.text(), "text/html");
+	const norm = (el) => {
+		const c = el.cloneNode(true);
+		c.querySelectorAll(".lanes-fixed").forEach(g => g.removeAttribute("transform"));
+		c.querySelectorAll("[data-fitted]").forEach(b => b.removeAttribute("data-fitted"));
+		return c.innerHTML;
+	};
+	for (const id of ["diagram", "chart", "status", "session", "events"]) {
+		const a = document.getElementById(id), b = fresh.getElementById(id);
+		if (!a || !b) return id + ": missing (" + !!a + ", " + !!b + ")";
+		const x = norm(a), y = norm(b);
+		if (x !== y) {
+			let i = 0;
+			while (i < x.length && x[i] === y[i]) i++;
+			return id + " differs at " + i + ":\n page:  " + x.slice(Math.max(0, i - 120), i + 120) + "\n fresh: " + y.slice(Math.max(0, i - 120), i + 120);
+		}
+	}
+	return "";
+})()`
+
+// TestBrowserFramesMatchAFreshPage plays W1/W2 in Chromium through the
+// live picture's rescales and past its window, with commands while it
+// plays, pauses, and finds the page the incremental frames built equal to
+// a fresh render of the same address.
+func TestBrowserFramesMatchAFreshPage(t *testing.T) {
+	ctx := browser(t, int(laptop.width), int(laptop.height))
+	_, ts := newTestServer(t, Config{})
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/w1-w2")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
+	click(t, ctx, `button[value="fencing on"]`)
+	waitJS(t, ctx, "fencing on", `document.getElementById("storage-mode").dataset.mode === "fencing"`)
+	// Play at the server's top speed: 4 virtual seconds a frame.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const s = document.getElementById("speed"); s.add(new Option("20×", "20")); s.value = "20"; return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	click(t, ctx, "#play")
+	waitJS(t, ctx, "play to 10s", `parseFloat(document.getElementById("now").textContent) >= 10`)
+	click(t, ctx, `button[aria-label="Bekukan W1"]`)
+	waitJS(t, ctx, "W1 frozen", `document.querySelector('#status [data-worker="W1"]').dataset.frozen === "true"`)
+	waitJS(t, ctx, "play to 40s", `parseFloat(document.getElementById("now").textContent) >= 40`)
+	if n := evalString(t, ctx, `String(document.querySelectorAll("#live-marks .mk").length)`); n == "0" {
+		t.Fatal("no marks in the live picture at 40s")
+	}
+	screenshot(t, ctx, "frames-playing-40s", false)
+	click(t, ctx, `button[value="thaw W1"]`)
+	waitJS(t, ctx, "play past the window", `parseFloat(document.getElementById("now").textContent) >= 135`)
+	click(t, ctx, "#play")
+	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
+	screenshot(t, ctx, "frames-after-play", false)
+	diff, err := chromedp.Run(ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != "" {
+		t.Errorf("after play frames, the page differs from a fresh render: %s", diff)
+	}
+}

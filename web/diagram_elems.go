@@ -1,0 +1,357 @@
+package web
+
+import (
+	"context"
+	"io"
+	"strconv"
+
+	"github.com/a-h/templ"
+)
+
+// The diagram's bars, messages and marks: a busy live picture sends dozens
+// of them a frame, so they are written straight into a byte buffer, with
+// no allocation once the buffer has grown, rather than through templ.
+// A whole picture (diagram.templ) draws them with these same writers. In
+// a keyed (live) picture every element carries an id: the picture's ID, a
+// letter and its key (elemID).
+
+// svgw appends markup to b.
+type svgw struct{ b []byte }
+
+func (w *svgw) s(x string) { w.b = append(w.b, x...) }
+
+func (w *svgw) i(n int) { w.b = strconv.AppendInt(w.b, int64(n), 10) }
+
+// esc appends x escaped for text or a quoted attribute value.
+func (w *svgw) esc(x string) {
+	last := 0
+	for i := 0; i < len(x); i++ {
+		var r string
+		switch x[i] {
+		case '&':
+			r = "&amp;"
+		case '<':
+			r = "&lt;"
+		case '>':
+			r = "&gt;"
+		case '"':
+			r = "&#34;"
+		case '\'':
+			r = "&#39;"
+		default:
+			continue
+		}
+		w.b = append(w.b, x[last:i]...)
+		w.b = append(w.b, r...)
+		last = i + 1
+	}
+	w.b = append(w.b, x[last:]...)
+}
+
+// attr appends ` name="value"`, the value escaped.
+func (w *svgw) attr(name, value string) {
+	w.s(" ")
+	w.s(name)
+	w.s(`="`)
+	w.esc(value)
+	w.s(`"`)
+}
+
+// num appends ` name="n"`.
+func (w *svgw) num(name string, n int) {
+	w.s(" ")
+	w.s(name)
+	w.s(`="`)
+	w.i(n)
+	w.s(`"`)
+}
+
+// id appends the element's id in a keyed picture.
+func (w *svgw) id(d *Diagram, kind byte, key int) {
+	if !d.Keyed {
+		return
+	}
+	w.s(` id="`)
+	w.esc(d.ID)
+	w.b = append(w.b, '-', kind)
+	w.i(key)
+	w.s(`"`)
+}
+
+func (w *svgw) title(t string) {
+	w.s("<title>")
+	w.esc(t)
+	w.s("</title>")
+}
+
+// rect appends a rectangle's place and size.
+func (w *svgw) rect(b dBar) {
+	w.num("x", b.X)
+	w.num("y", b.Y)
+	w.num("width", b.W)
+	w.num("height", b.H)
+}
+
+func (w *svgw) freeze(d *Diagram, f dBar) {
+	w.s(`<g class="freezebox"`)
+	w.id(d, 'f', f.Key)
+	w.s(">")
+	w.title(f.Title)
+	w.s(`<rect class="freeze"`)
+	w.rect(f)
+	w.s(` fill="url(#`)
+	w.esc(d.ID)
+	w.s(`-hatch)"></rect><text class="flabel"`)
+	w.num("x", f.X+4)
+	w.num("y", f.Y+f.H-4)
+	w.s(">")
+	w.esc(f.Label)
+	w.s("</text></g>")
+}
+
+// bar is a lease (kind l), a stale owner's time (s) or a belief (b).
+func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
+	w.s("<g")
+	w.id(d, kind, b.Key)
+	w.s(">")
+	w.title(b.Title)
+	w.s("<rect")
+	w.attr("class", b.Class)
+	w.rect(b)
+	w.s(` rx="3"></rect>`)
+	switch {
+	case kind == 'l' && b.W > 44:
+		w.s(`<text class="blabel"`)
+		w.num("x", b.X+5)
+		w.num("y", b.Y+b.H-3)
+		w.s(">")
+		w.esc(b.Label)
+		w.s("</text>")
+	case kind == 'b' && b.W > 24:
+		w.s(`<text class="bllabel"`)
+		w.num("x", b.X+5)
+		w.num("y", b.Y+b.H-2)
+		w.s(">")
+		w.esc(b.Label)
+		w.s("</text>")
+	}
+	w.s("</g>")
+}
+
+func (w *svgw) msg(d *Diagram, m dMsg) {
+	w.s("<line")
+	w.attr("class", m.Class)
+	w.id(d, 'g', m.Key)
+	w.num("x1", m.X1)
+	w.num("y1", m.Y1)
+	w.num("x2", m.X2)
+	w.num("y2", m.Y2)
+	w.s(` marker-end="url(#`)
+	w.esc(d.ID)
+	w.s(`-arrow)">`)
+	w.title(m.Title)
+	w.s("</line>")
+}
+
+// label appends a mark's words at x, y.
+func (w *svgw) label(x, y int, text string) {
+	w.s(`<text class="mlabel"`)
+	w.num("x", x)
+	w.num("y", y)
+	w.s(">")
+	w.esc(text)
+	w.s("</text>")
+}
+
+// path appends a path whose d is "M x,y" and the rest.
+func (w *svgw) path(class string, x, y int, rest string, tail string) {
+	w.s("<path")
+	if class != "" {
+		w.attr("class", class)
+	}
+	w.s(` d="M`)
+	w.i(x)
+	w.s(",")
+	w.i(y)
+	w.s(rest)
+	w.s(`"`)
+	w.s(tail)
+	w.s("></path>")
+}
+
+func (w *svgw) circle(class string, x, y, r int) {
+	w.s("<circle")
+	if class != "" {
+		w.attr("class", class)
+	}
+	w.num("cx", x)
+	w.num("cy", y)
+	w.num("r", r)
+	w.s("></circle>")
+}
+
+func (w *svgw) mark(d *Diagram, m dMark) {
+	w.s(`<g class="mk `)
+	w.esc(m.Class)
+	w.s(`"`)
+	w.id(d, 'm', m.Index)
+	w.num("data-event", m.Index)
+	w.s(">")
+	w.title(m.Title)
+	x, y := m.X, m.Y
+	switch m.Shape {
+	case "ok":
+		w.circle("", x, y, 7)
+		w.path("glyph", x-4, y, " l3,3 l5,-6", "")
+		w.label(x+10, y+4, m.Label)
+	case "blocked":
+		w.circle("", x, y, 7)
+		w.path("glyph", x-4, y, " h8", "")
+		w.label(x+10, y+4, m.Label)
+	case "harm":
+		w.path("", x, y-8, " l8,15 h-16 z", "")
+		w.path("glyph", x, y-3, " v5 m0,2 v1", "")
+		w.label(x+10, y+4, m.Label)
+	case "grant":
+		w.path("", x, y-7, " l6,7 l-6,7 l-6,-7 z", "")
+		w.label(x+8, y-4, m.Label)
+	case "expire":
+		w.path("", x-4, y-4, " l8,8 m0,-8 l-8,8", ` stroke-width="2.2" fill="none"`)
+	case "write":
+		w.s("<rect")
+		w.num("x", x-4)
+		w.num("y", y-4)
+		w.s(` width="8" height="8"></rect>`)
+		w.label(x+7, y+4, m.Label)
+	case "crash":
+		w.path("", x-6, y-6, " l12,12 m0,-12 l-12,12", ` stroke-width="3" fill="none"`)
+	default:
+		w.s("<line")
+		w.num("x1", x)
+		w.num("x2", x)
+		w.num("y1", y-5)
+		w.num("y2", y+5)
+		w.s("></line>")
+	}
+	if m.Highlight {
+		w.circle("hl", x, y, 12)
+	}
+	w.s("</g>")
+}
+
+// layer writes every element of one of d's layers: f (freezes),
+// l (leases), s (stale owners), b (beliefs), g (messages), m (marks).
+func (w *svgw) layer(d *Diagram, kind byte) {
+	switch kind {
+	case 'f':
+		for _, f := range d.Freezes {
+			w.freeze(d, f)
+		}
+	case 'l':
+		for _, b := range d.Leases {
+			w.bar(d, kind, b)
+		}
+	case 's':
+		for _, b := range d.Stale {
+			w.bar(d, kind, b)
+		}
+	case 'b':
+		for _, b := range d.Beliefs {
+			w.bar(d, kind, b)
+		}
+	case 'g':
+		for _, m := range d.Msgs {
+			w.msg(d, m)
+		}
+	case 'm':
+		for _, m := range d.Marks {
+			w.mark(d, m)
+		}
+	}
+}
+
+// diagramLayer is one of d's layers as a templ component.
+func diagramLayer(d *Diagram, kind byte) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
+		var w svgw
+		w.layer(d, kind)
+		_, err := out.Write(w.b)
+		return err
+	})
+}
+
+// eventRow writes one line of an event list whose id is list.
+func (w *svgw) eventRow(list string, r eventRow) {
+	w.s("<li")
+	w.attr("class", r.Class)
+	w.s(` id="`)
+	w.esc(list)
+	w.s("-")
+	w.i(r.Index)
+	w.s(`"`)
+	w.num("data-event", r.Index)
+	w.s(`><span class="t">`)
+	w.esc(r.Time)
+	w.s(`</span> <span class="txt">`)
+	w.esc(r.Text)
+	w.s("</span></li>")
+}
+
+// eventRows is the lines of an event list (eventList).
+func eventRows(v *eventsView) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
+		var w svgw
+		for _, r := range v.Rows() {
+			w.eventRow(v.ID, r)
+		}
+		_, err := out.Write(w.b)
+		return err
+	})
+}
+
+// now writes the "now" line, when the picture shows the present.
+func (w *svgw) now(d *Diagram) {
+	if d.Now.X < 0 {
+		return
+	}
+	w.s(`<g class="nowline"><line class="now"`)
+	w.num("x1", d.Now.X)
+	w.num("x2", d.Now.X)
+	w.num("y1", d.Now.Y1)
+	w.num("y2", d.Now.Y2)
+	w.s(`></line><text class="nowtext"`)
+	w.num("x", d.Now.X)
+	w.num("y", d.Now.Y1-2)
+	w.attr("text-anchor", nowAnchor(d))
+	w.s(">")
+	w.esc(d.Now.Label)
+	w.s("</text></g>")
+}
+
+func diagramNow(d *Diagram) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
+		var w svgw
+		w.now(d)
+		_, err := out.Write(w.b)
+		return err
+	})
+}
+
+// sessionCmd writes command i of a session's list, in words.
+func (w *svgw) sessionCmd(lang string, i int, c string) {
+	w.s(`<li id="cmd-`)
+	w.i(i)
+	w.s(`">`)
+	w.esc(commandText(lang, c))
+	w.s("</li>")
+}
+
+// sessionCmd is one command of a session's list.
+func sessionCmd(p *page, i int, c string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
+		var w svgw
+		w.sessionCmd(p.Lang, i, c)
+		_, err := out.Write(w.b)
+		return err
+	})
+}
