@@ -33,7 +33,7 @@ type World struct {
 	coord      coordinator
 	store      storage
 	workers    []worker
-	links      []link // n×n, indexed by link(a, b); n = workers + 2
+	links      []link // n×n, indexed by linkIndex(a, b); n = workers + 2. Empty until a command sets one: most worlds never do
 
 	beliefs   []BeliefSpan
 	freezes   []FreezeSpan
@@ -169,12 +169,7 @@ func (w *World) init() {
 	w.q = w.q[:0]
 	w.rnd = rng{s: w.sc.Seed}
 	w.log = w.log[:0]
-	n := len(w.sc.Workers) + 2
-	if cap(w.links) < n*n {
-		w.links = make([]link, n*n)
-	}
-	w.links = w.links[:n*n]
-	clear(w.links)
+	w.links = w.links[:0]
 	w.coord = coordinator{}
 	w.coord.init(w.sc, w.leaseNames, w.leaseKeys)
 	w.store = storage{}
@@ -268,7 +263,7 @@ func (w *World) ApplyWithin(c Command, events int) error {
 		w.emit(Event{Kind: KindReset, Node: NoNode, Peer: NoNode})
 		return nil
 	}
-	w.save()
+	w.save(c.Kind)
 	w.record(c)
 	w.budget = events
 	var err error
@@ -488,10 +483,8 @@ func (w *World) command(c Command) {
 	case CmdHeal:
 		switch {
 		case c.A == "":
-			for _, a := range w.allNodes() {
-				for _, b := range w.allNodes() {
-					w.links[w.linkIndex(a, b)].cut = false
-				}
+			for i := range w.links {
+				w.links[i].cut = false
 			}
 			w.emit(Event{Kind: KindHeal, Node: NoNode, Peer: NoNode})
 		case c.B == "":
@@ -524,6 +517,7 @@ func (w *World) command(c Command) {
 }
 
 func (w *World) setLink(a, b Node, c Command) {
+	w.needLinks()
 	l := &w.links[w.linkIndex(a, b)]
 	if c.HasDelay {
 		l.hasDelay, l.delay = true, c.Dur
@@ -542,6 +536,7 @@ func (w *World) setLink(a, b Node, c Command) {
 }
 
 func (w *World) setCut(a, b Node, cut bool) {
+	w.needLinks()
 	w.links[w.linkIndex(a, b)].cut = cut
 	w.links[w.linkIndex(b, a)].cut = cut
 }
@@ -559,6 +554,25 @@ func slot(n Node) int { return int(n) + 2 }
 
 // linkIndex is where the link a→b lives in the table.
 func (w *World) linkIndex(a, b Node) int { return slot(a)*(len(w.sc.Workers)+2) + slot(b) }
+
+// needLinks makes the link table, all links as the scenario sets them,
+// before a command changes one.
+func (w *World) needLinks() {
+	if len(w.links) > 0 {
+		return
+	}
+	n := len(w.sc.Workers) + 2
+	w.links = slices.Grow(w.links[:0], n*n)[:n*n]
+	clear(w.links)
+}
+
+// link is the link a→b: the scenario's, until a command changed it.
+func (w *World) link(a, b Node) link {
+	if len(w.links) == 0 {
+		return link{}
+	}
+	return w.links[w.linkIndex(a, b)]
+}
 
 // itemsPerEvent bounds the queue items one Apply may process for each
 // event it may record: items that record nothing (a timer that finds its
@@ -682,7 +696,7 @@ func (w *World) process(it item) {
 // send puts a message on the network: lost now, or delivered later.
 func (w *World) send(m message) {
 	m.sent = w.emit(Event{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token, Value: int64(m.req)})
-	l := &w.links[w.linkIndex(m.from, m.to)]
+	l := w.link(m.from, m.to)
 	if l.cut {
 		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
@@ -705,7 +719,7 @@ func (w *World) send(m message) {
 
 func (w *World) deliver(it item) {
 	m := it.msg
-	if w.links[w.linkIndex(m.from, m.to)].cut {
+	if w.link(m.from, m.to).cut {
 		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
 	}
@@ -733,34 +747,47 @@ func (w *World) deliver(it item) {
 
 // saved is what a command may change, kept so that a command refused half
 // way (over its budget) can be undone. Its slices are reused from command
-// to command, so saving allocates nothing once they have grown. The log and
-// the storage ledger only grow during a command: their lengths suffice.
+// to command, so saving allocates nothing once they have grown. The log,
+// the storage ledger and the split pairs only grow during a command: their
+// lengths suffice. Spans, beliefs and freezes grow too, and a command
+// changes only the open ones (a lease's l.open, a worker's belief and
+// freeze): only the tail from the first open one is kept. The links change
+// only in the commands that set them, and are kept only for those.
 type saved struct {
-	mode      StorageMode
-	now       Time
-	seq       uint64
-	q         queue
-	rnd       rng
-	nlog      int
-	ncmds     int
-	lastCmd   Command
-	coord     coordinator
-	up        []bool
-	leases    []lease
-	waiters   [][]waiter
-	spans     []LeaseSpan
-	store     storage
-	keys      []keyState
-	workers   []worker
-	deferred  [][]item
-	links     []link
-	beliefs   []BeliefSpan
-	freezes   []FreezeSpan
-	splitSeen [][2]int64
+	mode        StorageMode
+	now         Time
+	seq         uint64
+	q           queue
+	rnd         rng
+	nlog        int
+	ncmds       int
+	lastCmd     Command
+	coord       coordinator
+	up          []bool
+	leases      []lease
+	waiters     [][]waiter
+	spansFrom   int
+	spans       []LeaseSpan // coord.spans[spansFrom:]
+	store       storage
+	keys        []keyState
+	workers     []worker
+	deferred    [][]item
+	links       []link
+	hasLinks    bool
+	beliefsFrom int
+	beliefs     []BeliefSpan // beliefs[beliefsFrom:]
+	freezesFrom int
+	freezes     []FreezeSpan // freezes[freezesFrom:]
+	nsplit      int
 }
 
-// save keeps the world's state in w.undo.
-func (w *World) save() {
+// changesLinks reports whether command kind k may change the links.
+func changesLinks(k CommandKind) bool {
+	return k == CmdPartition || k == CmdHeal || k == CmdLink
+}
+
+// save keeps the world's state, before command kind k, in w.undo.
+func (w *World) save(k CommandKind) {
 	u := &w.undo
 	u.mode, u.now, u.seq, u.rnd = w.mode, w.now, w.seq, w.rnd
 	u.q = append(u.q[:0], w.q...)
@@ -772,21 +799,36 @@ func (w *World) save() {
 	u.up = append(u.up[:0], w.coord.up...)
 	u.leases = append(u.leases[:0], w.coord.leases...)
 	u.waiters = grow(u.waiters, len(w.coord.leases))
+	u.spansFrom = len(w.coord.spans)
 	for i := range w.coord.leases {
 		u.waiters[i] = append(u.waiters[i][:0], w.coord.leases[i].waiters...)
+		if o := w.coord.leases[i].open; o >= 0 {
+			u.spansFrom = min(u.spansFrom, o)
+		}
 	}
-	u.spans = append(u.spans[:0], w.coord.spans...)
+	u.spans = append(u.spans[:0], w.coord.spans[u.spansFrom:]...)
 	u.store = w.store
 	u.keys = append(u.keys[:0], w.store.keys...)
 	u.workers = append(u.workers[:0], w.workers...)
 	u.deferred = grow(u.deferred, len(w.workers))
+	u.beliefsFrom, u.freezesFrom = len(w.beliefs), len(w.freezes)
 	for i := range w.workers {
-		u.deferred[i] = append(u.deferred[i][:0], w.workers[i].deferred...)
+		wk := &w.workers[i]
+		u.deferred[i] = append(u.deferred[i][:0], wk.deferred...)
+		if wk.belief >= 0 {
+			u.beliefsFrom = min(u.beliefsFrom, wk.belief)
+		}
+		if wk.freeze >= 0 {
+			u.freezesFrom = min(u.freezesFrom, wk.freeze)
+		}
 	}
-	u.links = append(u.links[:0], w.links...)
-	u.beliefs = append(u.beliefs[:0], w.beliefs...)
-	u.freezes = append(u.freezes[:0], w.freezes...)
-	u.splitSeen = append(u.splitSeen[:0], w.splitSeen...)
+	u.beliefs = append(u.beliefs[:0], w.beliefs[u.beliefsFrom:]...)
+	u.freezes = append(u.freezes[:0], w.freezes[u.freezesFrom:]...)
+	u.hasLinks = changesLinks(k)
+	if u.hasLinks {
+		u.links = append(u.links[:0], w.links...)
+	}
+	u.nsplit = len(w.splitSeen)
 }
 
 // restore puts back the state save kept.
@@ -799,13 +841,14 @@ func (w *World) restore() {
 	if u.ncmds > 0 {
 		w.cmds[u.ncmds-1] = u.lastCmd
 	}
+	spans := w.coord.spans // its first spansFrom are as they were
 	w.coord = u.coord
 	w.coord.up = append([]bool(nil), u.up...)
 	w.coord.leases = append([]lease(nil), u.leases...)
 	for i := range w.coord.leases {
 		w.coord.leases[i].waiters = append([]waiter(nil), u.waiters[i]...)
 	}
-	w.coord.spans = append([]LeaseSpan(nil), u.spans...)
+	w.coord.spans = append(spans[:u.spansFrom:u.spansFrom], u.spans...)
 	ledger := w.store.ledger[:len(u.store.ledger)]
 	w.store = u.store
 	w.store.ledger = ledger
@@ -814,10 +857,12 @@ func (w *World) restore() {
 	for i := range w.workers {
 		w.workers[i].deferred = append([]item(nil), u.deferred[i]...)
 	}
-	w.links = append(w.links[:0], u.links...)
-	w.beliefs = append(w.beliefs[:0], u.beliefs...)
-	w.freezes = append(w.freezes[:0], u.freezes...)
-	w.splitSeen = append(w.splitSeen[:0], u.splitSeen...)
+	if u.hasLinks {
+		w.links = append(w.links[:0], u.links...)
+	}
+	w.beliefs = append(w.beliefs[:u.beliefsFrom], u.beliefs...)
+	w.freezes = append(w.freezes[:u.freezesFrom], u.freezes...)
+	w.splitSeen = w.splitSeen[:u.nsplit]
 }
 
 // grow returns s with length n, keeping the inner slices it had for reuse.

@@ -61,14 +61,19 @@ type Result struct {
 	// The server's resident set, bytes: before any session, with the idle
 	// sessions open, and at its peak while everything plays.
 	RSSBefore, RSSIdle, RSSHeld int64
-	CPU                         time.Duration // server CPU (user+system) during the hold; 0 if unknown
-	PlayFrames                  int64         // messages the playing sessions received during the hold
-	Commands                    int64         // commands answered
-	Errors                      int64         // of those, answered with an error
-	Timeouts                    int64         // commands not answered within 5 s
-	Frames                      int64         // messages received in all
-	Closed                      int64         // sessions the server closed during the hold
-	Latencies                   []time.Duration
+	// What the server's Go runtime holds (from its /metrics), before any
+	// session and with the idle ones open: it shows what the resident set
+	// is made of, and counts sessions honestly even when the server's
+	// resident set is still as large as an earlier run left it.
+	GoBefore, GoIdle GoMem
+	CPU              time.Duration // server CPU (user+system) during the hold; 0 if unknown
+	PlayFrames       int64         // messages the playing sessions received during the hold
+	Commands         int64         // commands answered
+	Errors           int64         // of those, answered with an error
+	Timeouts         int64         // commands not answered within 5 s
+	Frames           int64         // messages received in all
+	Closed           int64         // sessions the server closed during the hold
+	Latencies        []time.Duration
 }
 
 // Quantile is the q-th latency (0 ≤ q ≤ 1) of the commands answered.
@@ -80,6 +85,20 @@ func (r *Result) Quantile(q float64) time.Duration {
 	slices.Sort(s)
 	i := int(q * float64(len(s)-1))
 	return s[i]
+}
+
+// GoMem is what a Go server's runtime holds, in bytes: heap spans in use
+// (live objects and garbage not yet swept) and goroutine stacks.
+type GoMem struct{ Heap, Stacks int64 }
+
+// GoPerIdle is the server's added heap and stacks per idle session, in
+// bytes; zeros when the server's /metrics does not tell them.
+func (r *Result) GoPerIdle() GoMem {
+	if r.IdleHeld == 0 || r.GoBefore.Heap == 0 || r.GoIdle.Heap == 0 {
+		return GoMem{}
+	}
+	n := int64(r.IdleHeld)
+	return GoMem{(r.GoIdle.Heap - r.GoBefore.Heap) / n, (r.GoIdle.Stacks - r.GoBefore.Stacks) / n}
 }
 
 // PerSession is the server's added memory per playing session, in bytes:
@@ -119,6 +138,9 @@ func (r *Result) Report(w io.Writer) {
 		fmt.Fprintf(w, "idle sessions held: %d of %d (%d failed to open; %d closed by the server)\n", r.IdleHeld, r.IdleWanted, r.IdleFailed, r.IdleClosed)
 		fmt.Fprintf(w, "server RSS: %.1f MB before, %.1f MB with the idle ones: %.1f KB per idle session\n",
 			mb(r.RSSBefore), mb(r.RSSIdle), float64(r.PerIdle())/1024)
+		if g := r.GoPerIdle(); g.Heap != 0 {
+			fmt.Fprintf(w, "server Go runtime per idle session: %.1f KB of heap, %.1f KB of goroutine stacks\n", float64(g.Heap)/1024, float64(g.Stacks)/1024)
+		}
 		fmt.Fprintf(w, "server RSS playing: %.1f MB at the peak: %.1f KB per playing session\n", mb(r.RSSHeld), float64(r.PerSession())/1024)
 	} else {
 		fmt.Fprintf(w, "server RSS: %.1f MB before, %.1f MB holding them: %.1f KB per session\n",
@@ -232,6 +254,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("server memory: %w", err)
 	}
 	res.RSSIdle = res.RSSBefore
+	res.GoBefore, _ = metricsGo(base)
 
 	wsURL := "ws" + strings.TrimPrefix(base.String(), "http") + "/" + cfg.Lang + "/labs/" + cfg.Lab + "/ws"
 	dialer := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 1024}
@@ -255,6 +278,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if n, err := rss(); err == nil {
 			res.RSSIdle = n
 		}
+		res.GoIdle, _ = metricsGo(base)
 	}
 	var frames, closed atomic.Int64
 	sessions, held, failed, firstErr := openAll(ctx, dialer, wsURL, cfg.Sessions, cfg.Dialers, res, &frames, &closed)
@@ -592,19 +616,50 @@ func metricsRSS(base *url.URL) (int64, error) {
 	return int64(v), err
 }
 
+// metricsGo asks the server for its Go heap in use and goroutine stacks.
+func metricsGo(base *url.URL) (GoMem, error) {
+	v, err := metricsValues(base, "go_memstats_heap_inuse_bytes ", "go_memstats_stack_inuse_bytes ")
+	if err != nil {
+		return GoMem{}, err
+	}
+	return GoMem{int64(v[0]), int64(v[1])}, nil
+}
+
 // metricsValue reads one sample, named with its trailing space, from the
 // server's /metrics.
 func metricsValue(base *url.URL, name string) (float64, error) {
-	resp, err := http.Get(base.String() + "/metrics")
+	v, err := metricsValues(base, name)
 	if err != nil {
 		return 0, err
 	}
+	return v[0], nil
+}
+
+// metricsValues reads samples, each named with its trailing space, from
+// one answer of the server's /metrics.
+func metricsValues(base *url.URL, names ...string) ([]float64, error) {
+	resp, err := http.Get(base.String() + "/metrics")
+	if err != nil {
+		return nil, err
+	}
 	defer resp.Body.Close()
+	vals := make([]float64, len(names))
+	found := make([]bool, len(names))
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name); ok {
-			return strconv.ParseFloat(v, 64)
+		for i, name := range names {
+			if v, ok := strings.CutPrefix(sc.Text(), name); ok {
+				if vals[i], err = strconv.ParseFloat(v, 64); err != nil {
+					return nil, fmt.Errorf("/metrics %s: %w", strings.TrimSpace(name), err)
+				}
+				found[i] = true
+			}
 		}
 	}
-	return 0, fmt.Errorf("/metrics has no %s", strings.TrimSpace(name))
+	for i, ok := range found {
+		if !ok {
+			return nil, fmt.Errorf("/metrics has no %s", strings.TrimSpace(names[i]))
+		}
+	}
+	return vals, nil
 }

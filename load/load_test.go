@@ -39,10 +39,14 @@ func TestRunPlaysSessions(t *testing.T) {
 	}
 	var b strings.Builder
 	r.Report(&b)
-	for _, want := range []string{"sessions held: 20 of 20", "idle sessions held: 30 of 30", "KB per idle session", "KB per playing session", "µs per frame", "p50", "p99"} {
+	for _, want := range []string{"sessions held: 20 of 20", "idle sessions held: 30 of 30", "KB per idle session", "KB of goroutine stacks", "KB per playing session", "µs per frame", "p50", "p99"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
+	}
+
+	if r.GoIdle.Heap <= r.GoBefore.Heap || r.GoIdle.Stacks <= r.GoBefore.Stacks {
+		t.Errorf("30 idle sessions added no heap or stacks: %+v before, %+v with them", r.GoBefore, r.GoIdle)
 	}
 
 	// Without --pid the server's /metrics tells its memory and CPU time.

@@ -3,15 +3,17 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"time"
 
 	"github.com/gorilla/websocket"
 )
 
-// The live connection: one goroutine reads the socket, one writes it,
-// after gorilla/websocket's chat example. Neither touches the world; they
-// pass messages to and from the session loop (live_session.go).
+// The live connection: one goroutine reads the socket and hands each
+// message to the session (live_session.go), under the session's lock; a
+// writer goroutine runs while messages wait to go out, after
+// gorilla/websocket's chat example.
 
 // The live connection's limits.
 const (
@@ -37,20 +39,32 @@ const (
 	closeGrace = time.Second
 )
 
-// read passes the client's messages to the session, and marks those over
-// the rate (a token bucket: msgBurst at once, msgRate a second after) as
-// refused.
-func (l *live) read(in chan<- clientMsg, errc chan<- error, quit <-chan struct{}) {
+// read is the connection's goroutine: it reads the client's messages and
+// hands each to the session (receive), marking those over the rate (a
+// token bucket: msgBurst at once, msgRate a second after) as refused,
+// until the connection ends. Once the session has ended (close) it reads
+// on, discarding, until the client answers the close frame or the grace
+// runs out.
+func (l *live) read() {
 	l.conn.SetReadLimit(maxMessageSize)
 	l.conn.SetReadDeadline(time.Now().Add(pongWait))
-	l.conn.SetPongHandler(func(string) error { return l.conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	l.conn.SetPongHandler(func(string) error {
+		if l.ending.Load() {
+			return nil // the close's grace stands
+		}
+		return l.conn.SetReadDeadline(time.Now().Add(pongWait))
+	})
 	tokens, last := float64(msgBurst), time.Now()
-	discard := false // the session has ended; read on until the close
 	for {
 		_, data, err := l.conn.ReadMessage()
 		if err != nil {
-			errc <- err
+			if errors.Is(err, websocket.ErrReadLimit) {
+				l.srv.metrics.error(errSize)
+			}
 			return
+		}
+		if l.ending.Load() {
+			continue
 		}
 		now := time.Now()
 		tokens = min(msgBurst, tokens+now.Sub(last).Seconds()*msgRate)
@@ -62,13 +76,9 @@ func (l *live) read(in chan<- clientMsg, errc chan<- error, quit <-chan struct{}
 			tokens--
 		}
 		m.at = now
-		if !discard {
-			select {
-			case in <- m:
-			case <-quit:
-				discard = true
-			}
-		}
+		l.mu.Lock()
+		l.receive(m)
+		l.mu.Unlock()
 	}
 }
 
@@ -89,46 +99,98 @@ func writeJSON(conn *websocket.Conn, m *serverMsg) error {
 	return w.Close()
 }
 
-// write sends what the session queues, and pings, until the queue closes
-// or a write fails. A write that runs past writeWait drops a slow client:
-// it is counted as such.
-func (l *live) write(done chan<- struct{}) {
-	defer close(done)
-	ping := time.NewTicker(pingPeriod)
-	defer ping.Stop()
-	failed := func(err error) {
-		if errors.Is(err, websocket.ErrCloseSent) {
-			return // the session closes in order
-		}
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
-			l.srv.metrics.error(errSlow)
-			l.srv.log.Warn("dropping a slow live client: a write timed out", "lab", l.lab.ID)
-		}
-		l.conn.Close() // the reader notices and ends the session
-	}
+// An idle connection holds one goroutine, its reader, and one timer (keep):
+// the writer runs only while there is something to send, play mode's
+// ticker only while playing. Most of a classroom's connections are idle
+// most of the time (measured with leaselab load --idle).
+
+// write sends what the session queues until the queue is empty, then
+// ends; the next message queued starts it again (kick). A write that runs
+// past writeWait drops a slow client: it is counted as such. After a
+// failed write no writer starts again: the reader notices the closed
+// connection and the session ends.
+func (l *live) write() {
+	defer l.tasks.Done()
 	for {
+		var m *serverMsg
 		select {
-		case m, ok := <-l.out:
-			if !ok {
+		case m = <-l.out:
+		default:
+			l.mu.Lock()
+			done := len(l.out) == 0
+			if done {
+				l.writing = false
+			}
+			l.mu.Unlock()
+			if done {
 				return
 			}
-			l.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := writeJSON(l.conn, m); err != nil {
-				failed(err)
-				return
-			}
-			switch {
-			case m.play:
-				l.srv.metrics.plays.observe(time.Since(m.at))
-			case !m.at.IsZero():
-				l.srv.metrics.answers.observe(time.Since(m.at))
-			}
-		case <-ping.C:
-			l.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := l.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
-				failed(err)
-				return
-			}
+			continue
+		}
+		l.conn.SetWriteDeadline(time.Now().Add(writeWait))
+		if err := writeJSON(l.conn, m); err != nil {
+			l.failed(err)
+			return
+		}
+		switch {
+		case m.play:
+			l.srv.metrics.plays.observe(time.Since(m.at))
+		case !m.at.IsZero():
+			l.srv.metrics.answers.observe(time.Since(m.at))
+		}
+	}
+}
+
+// kick starts the writer if it is not running. Called with l.mu held.
+func (l *live) kick() {
+	if !l.writing && !l.ended {
+		l.writing = true
+		l.tasks.Add(1)
+		go l.write()
+	}
+}
+
+// failed handles a write or ping that failed: the connection is closed,
+// which ends the reader and so the session.
+func (l *live) failed(err error) {
+	if errors.Is(err, websocket.ErrCloseSent) {
+		return // the session closes in order
+	}
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		l.srv.metrics.error(errSlow)
+		l.srv.log.Warn("dropping a slow live client: a write timed out", "lab", l.lab.ID)
+	}
+	l.conn.Close()
+}
+
+// keep runs on the connection's one timer: it pings the client every
+// pingPeriod, and closes a session nobody has touched for the idle
+// timeout.
+func (l *live) keep() {
+	l.mu.Lock()
+	if l.ended || l.ending.Load() {
+		l.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	idleAt := l.active.Add(l.srv.idleTimeout)
+	if !now.Before(idleAt) {
+		l.srv.metrics.error(errIdle)
+		l.close(closeIdle, fmt.Sprintf("idle for %s", l.srv.idleTimeout))
+		l.mu.Unlock()
+		return
+	}
+	ping := !now.Before(l.pingAt)
+	if ping {
+		l.pingAt = now.Add(pingPeriod)
+	}
+	next := min(l.pingAt.Sub(now), idleAt.Sub(now))
+	l.keeper.Reset(next)
+	l.mu.Unlock()
+	if ping {
+		// Not under l.mu: the write may wait for a frame going out.
+		if err := l.conn.WriteControl(websocket.PingMessage, nil, now.Add(writeWait)); err != nil {
+			l.failed(err)
 		}
 	}
 }
@@ -136,6 +198,9 @@ func (l *live) write(done chan<- struct{}) {
 // send queues a message for the writer. A client too slow to keep up is
 // dropped rather than waited on.
 func (l *live) send(m serverMsg) bool {
+	if l.ending.Load() {
+		return false // the session has ended; nothing more goes out
+	}
 	if l.offer(m) {
 		return true
 	}
@@ -147,24 +212,42 @@ func (l *live) send(m serverMsg) bool {
 
 // offer queues a message if there is room, and reports whether there was.
 func (l *live) offer(m serverMsg) bool {
+	if l.ending.Load() {
+		return false
+	}
 	m.Seq = l.seq + 1
 	m.Playing = l.playing
 	select {
 	case l.out <- &m:
 		l.seq++
+		l.kick()
 		return true
 	default:
 		return false
 	}
 }
 
-// close ends the connection with a reason the client can show. What is
-// still queued is dropped so that the close frame goes out next; the
-// session is ending, so it may wait for that up to closeGrace.
+// close ends the session with a reason the client can show. What is still
+// queued is dropped so that the close frame goes out next; the reader
+// then waits up to closeGrace for the client's answer, so that it reads
+// the reason before the connection goes. Called with l.mu held.
 func (l *live) close(code int, reason string) {
-	for len(l.out) > 0 {
-		<-l.out
+	if l.ending.Load() {
+		return
+	}
+	l.ending.Store(true)
+	for drained := false; !drained; {
+		select {
+		case <-l.out:
+		default:
+			drained = true
+		}
 	}
 	err := l.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(closeGrace))
 	l.closing = err == nil
+	wait := time.Duration(0)
+	if l.closing {
+		wait = closeGrace
+	}
+	l.conn.SetReadDeadline(time.Now().Add(wait))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/a-h/templ"
 
@@ -31,17 +32,22 @@ type shownPage struct {
 	chartDots int
 	renewals  []engine.Time // the time left at each renewal, sorted
 	signalsAt int           // events when the signals panel was drawn
-	buf       bytes.Buffer
 	svg       svgw
 }
 
-// render writes c into the page's buffer and returns it as a string.
+// renderBufs are the buffers frames are rendered into: shared, so that a
+// playing session does not keep one as large as its whole picture.
+var renderBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// render writes c into a pooled buffer and returns it as a string.
 func (p *shownPage) render(c templ.Component) (string, error) {
-	p.buf.Reset()
-	if err := c.Render(context.Background(), &p.buf); err != nil {
+	b := renderBufs.Get().(*bytes.Buffer)
+	defer renderBufs.Put(b)
+	b.Reset()
+	if err := c.Render(context.Background(), b); err != nil {
 		return "", err
 	}
-	return p.buf.String(), nil
+	return b.String(), nil
 }
 
 // frame renders what changed: the picture, the state, the session, and

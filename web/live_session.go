@@ -1,10 +1,13 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"runtime/debug"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -15,8 +18,9 @@ import (
 	"leaselab/web/labsession"
 )
 
-// The session loop: one goroutine per open lab owns its session and world,
-// takes the client's messages one at a time, and queues the answers.
+// The live session: the connection's reader carries out the client's
+// messages one at a time under the session's lock and queues the answers;
+// play mode moves the world on from a ticker of its own.
 
 const (
 	// playTick is how often play mode advances the world, in real time.
@@ -35,8 +39,9 @@ const (
 	closeIdle = 4000
 )
 
-// live is one open lab: the goroutine running loop owns the session; one
-// goroutine reads the socket and one writes it (live_conn.go).
+// live is one open lab. The connection's goroutine reads the socket and
+// carries out each message under mu; play mode's ticker and the writer run
+// in goroutines of their own only while they have work (live_conn.go).
 type live struct {
 	srv  *Server
 	conn *websocket.Conn
@@ -54,40 +59,31 @@ type live struct {
 	// work is this session's budget; addr its client address's, shared.
 	work, addr *workBudget
 
+	// mu guards the session and everything below: the reader, play mode's
+	// ticker and the keep timer take it in turn.
+	mu      sync.Mutex
 	seq     int64
 	closing bool            // a close frame was sent
 	out     chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
-	playing bool
-	speed   float64
+	writing bool            // a writer goroutine is running
+	ended   bool            // the reader has returned: nothing starts again
+	// ending is set once close has run: the reader discards what still
+	// comes, and nothing more is queued.
+	ending   atomic.Bool
+	playing  bool
+	playStop chan struct{} // closed to end play mode's goroutine
+	speed    float64
+	refused  int         // messages over the rate in a row
+	active   time.Time   // the last message
+	pingAt   time.Time   // when the next ping is due
+	keeper   *time.Timer // runs keep: pings and the idle timeout
+	tasks    sync.WaitGroup
 	// view is what the page shows, kept while the session plays so that
 	// a frame sends only what changed (live_frame.go).
 	view *shownPage
 }
 
 func (l *live) run() {
-	in := make(chan clientMsg)
-	readErr := make(chan error, 1)
-	quit := make(chan struct{})
-	go l.read(in, readErr, quit)
-	writeDone := make(chan struct{})
-	go l.write(writeDone)
-	defer func() {
-		close(quit) // the reader discards what still comes
-		if l.closing {
-			// A close frame went out: give the client a moment to answer
-			// it, so it reads the reason before the connection goes.
-			select {
-			case <-readErr:
-			case <-time.After(closeGrace):
-			}
-		}
-		// Closing first ends a write stuck on a slow client; what is still
-		// queued is lost, and the client's replay recovers it.
-		l.conn.Close()
-		close(l.out)
-		<-writeDone
-	}()
-
 	// The page was rendered from the same session; the first frame brings
 	// it up to date in case the world moved since (a reconnect).
 	l.shown = -1
@@ -95,115 +91,149 @@ func (l *live) run() {
 	start := time.Now()
 	l.srv.rendered(func() { first = l.safely(0, func() serverMsg { return l.next(0) }) })
 	first.at = start
-	if !l.send(first) {
+	l.mu.Lock()
+	l.active, l.pingAt = start, start.Add(pingPeriod)
+	l.keeper = time.AfterFunc(min(pingPeriod, l.srv.idleTimeout), l.keep)
+	l.send(first)
+	l.mu.Unlock()
+	stop := context.AfterFunc(l.srv.ctx, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.close(websocket.CloseGoingAway, "server shutting down")
+	})
+	l.read()
+	stop()
+	l.mu.Lock()
+	l.ended = true
+	l.stopPlay()
+	l.keeper.Stop()
+	l.mu.Unlock()
+	// Closing ends a write stuck on a slow client; what is still queued is
+	// lost, and the client's replay recovers it.
+	l.conn.Close()
+	l.tasks.Wait()
+}
+
+// receive carries out one client message and queues its answer. Called
+// with l.mu held.
+func (l *live) receive(m clientMsg) {
+	l.active = m.at
+	if m.kind == msgRefused {
+		// Over the rate: answered, not carried out. The answer is left
+		// out rather than the client dropped if its queue fills.
+		l.srv.metrics.error(errRate)
+		if l.refused++; l.refused > maxRefused {
+			l.close(websocket.ClosePolicyViolation, "too many messages")
+			return
+		}
+		if len(l.out) < sendQueue/2 { // the other half is for real answers
+			l.offer(serverMsg{Type: "error", ID: m.ID, Error: fmt.Sprintf("too many messages: at most %d a second", msgRate), at: m.at})
+		}
 		return
 	}
-	var tick *time.Ticker
-	var tickC <-chan time.Time
-	var behind engine.Time // virtual time play mode owes the world
-	stopPlay := func() {
-		if tick != nil {
-			tick.Stop()
-			tick, tickC = nil, nil
+	l.refused = 0
+	var reply serverMsg
+	switch m.kind {
+	case msgPlay:
+		if m.Speed > 0 {
+			l.speed = min(m.Speed, maxSpeed)
 		}
-		l.playing = false
-		l.view = nil // a paused session keeps nothing beyond its world
-		behind = 0
+		if l.playStop == nil {
+			l.playStop = make(chan struct{})
+			l.tasks.Add(1)
+			go l.play(l.playStop)
+		}
+		l.playing = true
+		reply = serverMsg{Type: "ack", ID: m.ID}
+	case msgPause:
+		l.stopPlay()
+		reply = serverMsg{Type: "ack", ID: m.ID}
+	default:
+		reply = l.costly(m)
 	}
-	defer stopPlay()
-	idle := time.NewTimer(l.srv.idleTimeout)
-	defer idle.Stop()
-	refused := 0
+	reply.at = m.at
+	l.send(reply)
+}
+
+// stopPlay ends play mode. Called with l.mu held.
+func (l *live) stopPlay() {
+	if l.playStop != nil {
+		close(l.playStop)
+		l.playStop = nil
+	}
+	l.playing = false
+	l.view = nil // a paused session keeps nothing beyond its world
+}
+
+// play is play mode's goroutine: every playTick it moves the world on and
+// queues the frame, until stop closes.
+func (l *live) play(stop <-chan struct{}) {
+	defer l.tasks.Done()
+	tick := time.NewTicker(playTick)
+	defer tick.Stop()
+	var behind engine.Time // virtual time play mode owes the world
 	for {
 		select {
-		case <-l.srv.ctx.Done():
-			l.close(websocket.CloseGoingAway, "server shutting down")
+		case <-stop:
 			return
-		case <-idle.C:
-			l.srv.metrics.error(errIdle)
-			l.close(closeIdle, fmt.Sprintf("idle for %s", l.srv.idleTimeout))
-			return
-		case err := <-readErr:
-			if errors.Is(err, websocket.ErrReadLimit) {
-				l.srv.metrics.error(errSize)
-			}
-			return
-		case m := <-in:
-			idle.Reset(l.srv.idleTimeout)
-			if m.kind == msgRefused {
-				// Over the rate: answered, not carried out. The answer is
-				// left out rather than the client dropped if its queue fills.
-				l.srv.metrics.error(errRate)
-				if refused++; refused > maxRefused {
-					l.close(websocket.ClosePolicyViolation, "too many messages")
-					return
-				}
-				if len(l.out) < sendQueue/2 { // the other half is for real answers
-					l.offer(serverMsg{Type: "error", ID: m.ID, Error: fmt.Sprintf("too many messages: at most %d a second", msgRate), at: m.at})
-				}
-				continue
-			}
-			refused = 0
-			var reply serverMsg
-			switch m.kind {
-			case msgPlay:
-				if m.Speed > 0 {
-					l.speed = min(m.Speed, maxSpeed)
-				}
-				if tick == nil {
-					tick = time.NewTicker(playTick)
-					tickC = tick.C
-				}
-				l.playing = true
-				reply = serverMsg{Type: "ack", ID: m.ID}
-			case msgPause:
-				stopPlay()
-				reply = serverMsg{Type: "ack", ID: m.ID}
-			default:
-				reply = l.costly(m)
-			}
-			reply.at = m.at
-			if !l.send(reply) {
-				return
-			}
-		case t := <-tickC:
-			// Play frames give way under load: when no renderer is idle, or
-			// the session or its address is over its work budget, the tick
-			// is skipped and the next one advances the more, so virtual
-			// time keeps its speed and only the frame rate drops.
-			behind += engine.Time(float64(playTick/time.Millisecond) * l.speed)
-			cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(behind, 1)}
-			if waitFor(l.work, l.addr) != nil || !l.addr.take(0) {
-				l.srv.metrics.skipped.Add(1)
-				continue
-			}
-			var msg serverMsg
-			start := time.Now()
-			ok := l.srv.tryRendered(func() {
-				msg = l.safely(0, func() serverMsg {
-					if err := l.advance(cmd); err != nil {
-						return l.fail(0, err)
-					}
-					l.srv.metrics.commands.Add(1)
-					return l.next(0)
-				})
-			})
-			l.addr.give()
-			if !ok {
-				l.srv.metrics.skipped.Add(1)
-				continue
-			}
-			charge(start, l.work, l.addr)
-			behind = 0
-			if msg.Type == "error" {
-				stopPlay()
-			}
-			msg.at, msg.play = t, true
-			if !l.send(msg) {
+		case t := <-tick.C:
+			if !l.playFrame(stop, t, &behind) {
 				return
 			}
 		}
 	}
+}
+
+// playFrame is one play tick, under l.mu; false when play mode has ended.
+func (l *live) playFrame(stop <-chan struct{}, t time.Time, behind *engine.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	defer func() {
+		// A panic that safely could not contain ends this session only.
+		if p := recover(); p != nil {
+			l.srv.metrics.error(errPanic)
+			l.srv.log.Error("live lab session ended by a panic", "lab", l.lab.ID, "panic", p, "session", l.sess.Query())
+			l.conn.Close()
+		}
+	}()
+	select {
+	case <-stop:
+		return false
+	default:
+	}
+	// Play frames give way under load: when no renderer is idle, or the
+	// session or its address is over its work budget, the tick is skipped
+	// and the next one advances the more, so virtual time keeps its speed
+	// and only the frame rate drops.
+	*behind += engine.Time(float64(playTick/time.Millisecond) * l.speed)
+	cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(*behind, 1)}
+	if waitFor(l.work, l.addr) != nil || !l.addr.take(0) {
+		l.srv.metrics.skipped.Add(1)
+		return true
+	}
+	var msg serverMsg
+	start := time.Now()
+	ok := l.srv.tryRendered(func() {
+		msg = l.safely(0, func() serverMsg {
+			if err := l.advance(cmd); err != nil {
+				return l.fail(0, err)
+			}
+			l.srv.metrics.commands.Add(1)
+			return l.next(0)
+		})
+	})
+	l.addr.give()
+	if !ok {
+		l.srv.metrics.skipped.Add(1)
+		return true
+	}
+	charge(start, l.work, l.addr)
+	*behind = 0
+	if msg.Type == "error" {
+		l.stopPlay()
+	}
+	msg.at, msg.play = t, true
+	return l.send(msg) && msg.Type != "error"
 }
 
 // costly answers a message that runs the engine or renders, within the

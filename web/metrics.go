@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	rtmetrics "runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,6 +158,11 @@ func (m *metrics) write(w io.Writer) {
 	runtime.ReadMemStats(&ms)
 	fmt.Fprintf(w, "# HELP go_memstats_heap_inuse_bytes Bytes in in-use heap spans.\n# TYPE go_memstats_heap_inuse_bytes gauge\ngo_memstats_heap_inuse_bytes %d\n", ms.HeapInuse)
 	fmt.Fprintf(w, "# HELP go_memstats_stack_inuse_bytes Bytes in goroutine stacks.\n# TYPE go_memstats_stack_inuse_bytes gauge\ngo_memstats_stack_inuse_bytes %d\n", ms.StackInuse)
+	live := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	rtmetrics.Read(live)
+	if live[0].Value.Kind() == rtmetrics.KindUint64 {
+		fmt.Fprintf(w, "# HELP go_gc_heap_live_bytes Heap memory reachable at the last garbage collection.\n# TYPE go_gc_heap_live_bytes gauge\ngo_gc_heap_live_bytes %d\n", live[0].Value.Uint64())
+	}
 	fmt.Fprintf(w, "# HELP go_memstats_next_gc_bytes Heap size at which the next collection runs.\n# TYPE go_memstats_next_gc_bytes gauge\ngo_memstats_next_gc_bytes %d\n", ms.NextGC)
 	if rss, ok := residentBytes(); ok {
 		fmt.Fprintf(w, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %d\n", rss)

@@ -200,7 +200,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.allowedHosts = hosts
 	s.upgrader = websocket.Upgrader{
-		ReadBufferSize: 1024, WriteBufferSize: 8192,
+		// A client sends one short command at a time (at most
+		// maxMessageSize, read through in pieces); every connection holds
+		// its read buffer, so it is small.
+		ReadBufferSize: 256, WriteBufferSize: 8192,
 		// An idle session holds no write buffer; most are idle most of the time.
 		WriteBufferPool: &sync.Pool{},
 		CheckOrigin:     func(r *http.Request) bool { return s.checkOrigin(r) == nil },
