@@ -177,7 +177,18 @@ func (l *live) play(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case t := <-tick.C:
-			if !l.playFrame(stop, t, &behind) {
+			if !l.srv.takePlay() {
+				// Play frames give way under load; the next tick
+				// advances the more.
+				l.mu.Lock()
+				behind += engine.Time(float64(playTick/time.Millisecond) * l.speed)
+				l.mu.Unlock()
+				l.srv.metrics.skipped.Add(1)
+				continue
+			}
+			more := l.playFrame(stop, t, &behind)
+			l.srv.givePlay()
+			if !more {
 				return
 			}
 		}
