@@ -64,6 +64,8 @@ type Diagram struct {
 	Keyed bool
 
 	// What a live frame needs to lay out only what is new (layout).
+	inPlace bool          // the marks and messages were prev's, kept in place
+	changes layoutChanges // then, what changed among them
 	world   *engine.World
 	scale   dScale
 	drawn   int // events laid out
@@ -327,6 +329,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		Keyed: opts.Window > 0, world: w,
 		Lanes: d.Lanes[:0], Ticks: d.Ticks[:0], Leases: d.Leases[:0], Beliefs: d.Beliefs[:0], Stale: d.Stale[:0],
 		Freezes: d.Freezes[:0], Msgs: d.Msgs[:0], Marks: d.Marks[:0], Legend: d.Legend[:0], workers: d.workers[:0],
+		changes: d.changes,
 	}
 	d.Title = T(lang, "diagram.title")
 	top := dTop
@@ -474,19 +477,33 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	// Messages and marks: what prev drew of the same events is kept, when
 	// nothing that places them moved; the rest is laid out here.
 	done := first
+	d.inPlace = false
+	ch := &d.changes
+	ch.goneMarks, ch.goneMsgs, ch.swapped = ch.goneMarks[:0], ch.goneMsgs[:0], ch.swapped[:0]
 	if prev.sameGround(d, first) {
-		for _, m := range prev.Msgs {
-			if m.Key >= first {
-				d.Msgs = append(d.Msgs, m)
-			}
+		// prev's marks and messages are taken over in place, not copied:
+		// a playing session holds one list of each. What slid out of the
+		// picture is dropped and noted, for the frame to remove.
+		msgs := prev.Msgs
+		prev.Msgs = nil
+		k := 0
+		for k < len(msgs) && msgs[k].Key < first {
+			ch.goneMsgs = append(ch.goneMsgs, msgs[k].Key)
+			k++
 		}
-		for _, m := range prev.Marks {
-			if m.Index >= first {
-				d.Marks = append(d.Marks, m)
-			}
+		d.Msgs = append(msgs[:0], msgs[k:]...)
+		marks := prev.Marks
+		prev.Marks = nil
+		k = 0
+		for k < len(marks) && marks[k].Index < first {
+			ch.goneMarks = append(ch.goneMarks, marks[k].Index)
+			k++
 		}
+		d.Marks = append(marks[:0], marks[k:]...)
 		done = prev.drawn
+		d.inPlace = true
 	}
+	ch.newMsgs, ch.newMarks = len(d.Msgs), len(d.Marks)
 	harm := harmRefsFrom(events, done)
 	for i := done; i < len(events); i++ {
 		if m, ok := d.msgOf(i, events, nw, lang, names); ok {
@@ -497,9 +514,10 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	// at it: it is drawn again.
 	for i := done; i < len(events); i++ {
 		if e := events[i]; e.Kind == engine.KindViolation && harmful(e.Reason) && int(e.Ref) >= first && int(e.Ref) < done {
-			for j := range d.Marks {
+			for j := range d.Marks[:ch.newMarks] {
 				if d.Marks[j].Index == int(e.Ref) {
 					d.Marks[j], _ = d.markOf(int(e.Ref), events, harm, nw, lang, names, highlight, opts.Sentences, prev)
+					ch.swapped = append(ch.swapped, j)
 				}
 			}
 		}
@@ -563,6 +581,15 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		// A page lists the legend as text under the picture, where it wraps.
 		d.Height = d.AxisY + dAxisH
 	}
+}
+
+// layoutChanges is what a layout in place changed among the marks and
+// messages it took over: those that went (by event index), the marks
+// drawn again (by place in Marks), and where the new ones start.
+type layoutChanges struct {
+	goneMarks, goneMsgs []int
+	swapped             []int
+	newMarks, newMsgs   int
 }
 
 var legendKeys = []string{"lease", "belief", "stale", "freeze", "accept", "blocked", "harm"}

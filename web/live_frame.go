@@ -338,8 +338,12 @@ func (p *shownPage) diagramOps(ops []op, a, b *Diagram) ([]op, error) {
 	ops = layerOps(ops, w, 'l', b, a.Leases, b.Leases, barKey, func(x dBar) { w.bar(b, 'l', x) })
 	ops = layerOps(ops, w, 's', b, a.Stale, b.Stale, barKey, func(x dBar) { w.bar(b, 's', x) })
 	ops = layerOps(ops, w, 'b', b, a.Beliefs, b.Beliefs, barKey, func(x dBar) { w.bar(b, 'b', x) })
-	ops = layerOps(ops, w, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return x.Key }, func(x dMsg) { w.msg(b, x) })
-	ops = layerOps(ops, w, 'm', b, a.Marks, b.Marks, func(x dMark) int { return x.Index }, func(x dMark) { w.mark(b, x) })
+	if b.inPlace {
+		ops = keptOps(ops, w, b)
+	} else {
+		ops = layerOps(ops, w, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return x.Key }, func(x dMsg) { w.msg(b, x) })
+		ops = layerOps(ops, w, 'm', b, a.Marks, b.Marks, func(x dMark) int { return x.Index }, func(x dMark) { w.mark(b, x) })
+	}
 	if a.Now != b.Now {
 		part(id+"-now", diagramNow(b))
 		ops = append(ops, op{Op: "attr", Target: id + "-box", Attr: "data-now", HTML: itoa(b.Now.X)})
@@ -362,6 +366,39 @@ func samePin(a, b *dPin) bool {
 		return a == b
 	}
 	return a.X == b.X && a.Y1 == b.Y1 && a.Y2 == b.Y2 && a.Index == b.Index && a.Class == b.Class && a.Text == b.Text
+}
+
+// keptOps sends what changed among the messages and marks a layout in
+// place took over (Diagram.changes): those that slid out are removed, the
+// marks drawn again swapped, the new ones appended.
+func keptOps(ops []op, w *svgw, d *Diagram) []op {
+	ch := &d.changes
+	for _, k := range ch.goneMsgs {
+		ops = append(ops, op{Op: "remove", Target: elemID(d, 'g', k)})
+	}
+	for _, k := range ch.goneMarks {
+		ops = append(ops, op{Op: "remove", Target: elemID(d, 'm', k)})
+	}
+	for _, j := range ch.swapped {
+		w.b = w.b[:0]
+		w.mark(d, d.Marks[j])
+		ops = append(ops, op{Op: "swap", Target: elemID(d, 'm', d.Marks[j].Index), HTML: string(w.b)})
+	}
+	if ch.newMsgs < len(d.Msgs) {
+		w.b = w.b[:0]
+		for _, m := range d.Msgs[ch.newMsgs:] {
+			w.msg(d, m)
+		}
+		ops = append(ops, op{Op: "append", Target: d.ID + "-msgs", HTML: string(w.b)})
+	}
+	if ch.newMarks < len(d.Marks) {
+		w.b = w.b[:0]
+		for _, m := range d.Marks[ch.newMarks:] {
+			w.mark(d, m)
+		}
+		ops = append(ops, op{Op: "append", Target: d.ID + "-marks", HTML: string(w.b)})
+	}
+	return ops
 }
 
 // layerOps changes one layer of the picture, whose elements are in key
