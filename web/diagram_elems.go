@@ -121,21 +121,23 @@ func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
 	w.s(` rx="3"></rect>`)
 	switch {
 	case kind == 'l' && b.W > 44:
-		w.s(`<text class="blabel"`)
-		w.num("x", b.X+5)
-		w.num("y", b.Y+b.H-3)
-		w.s(">")
-		w.esc(b.Label)
-		w.s("</text>")
+		w.barLabel("blabel", b, 3)
 	case kind == 'b' && b.W > 24:
-		w.s(`<text class="bllabel"`)
-		w.num("x", b.X+5)
-		w.num("y", b.Y+b.H-2)
-		w.s(">")
-		w.esc(b.Label)
-		w.s("</text>")
+		w.barLabel("bllabel", b, 2)
 	}
 	w.s("</g>")
+}
+
+// barLabel writes a bar's words inside it, up from its bottom by above.
+func (w *svgw) barLabel(class string, b dBar, above int) {
+	w.s(`<text class="`)
+	w.s(class)
+	w.s(`"`)
+	w.num("x", b.X+5)
+	w.num("y", b.Y+b.H-above)
+	w.s(">")
+	w.esc(b.Label)
+	w.s("</text>")
 }
 
 func (w *svgw) msg(d *Diagram, m dMsg) {
