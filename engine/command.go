@@ -24,6 +24,7 @@ const (
 	CmdClock                            // clock W [skew=D] [jump=D] [rate=R]
 	CmdReplica                          // replica N down|up
 	CmdReset                            // reset
+	CmdLease                            // lease D
 )
 
 // Command is one input to a world. A session is a scenario plus the list of
@@ -62,6 +63,7 @@ storage MODE              none, fencing, equality, cas or idempotent
 partition A [B]           cut the link A—B, or cut A off from everyone
 heal [A [B]]              heal one link, all of A's links, or everything
 link A->B|A B [delay=D] [loss=P]  set a link's delay and loss (one way with ->)
+lease DURATION            leases granted or renewed from now on last DURATION
 clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate
 replica N down|up         take a coordinator replica down or bring it back
 reset                     start the world again (the storage mode is kept)`
@@ -284,6 +286,15 @@ func ParseCommand(s string) (Command, error) {
 			return c, err
 		}
 		return Command{Kind: CmdReset}, nil
+	case "lease":
+		if err := need(1, "lease DURATION"); err != nil {
+			return c, err
+		}
+		d, err := ParseTime(args[0])
+		if err != nil {
+			return c, fmt.Errorf("lease: %w", err)
+		}
+		return Command{Kind: CmdLease, Dur: d}, nil
 	}
 	return c, refuse("unknown-name", fmt.Sprintf("unknown command %q", f[0]), f[0])
 }
@@ -358,6 +369,8 @@ func (c Command) String() string {
 		return "replica " + strconv.Itoa(c.Replica) + " down"
 	case CmdReset:
 		return "reset"
+	case CmdLease:
+		return "lease " + c.Dur.String()
 	}
 	return "?"
 }

@@ -322,7 +322,7 @@ func (w *World) judgeRecord(wk *worker, version int64) bool {
 		wk.seenVersion, wk.seenAt = version, now
 		return false
 	}
-	return now-wk.seenAt >= w.sc.TTL
+	return now-wk.seenAt >= w.coord.ttl
 }
 
 func (w *World) retryAcquire(wk *worker) {

@@ -422,6 +422,18 @@ func (w *World) validate(c Command) error {
 				return err
 			}
 		}
+	case CmdLease:
+		if w.sc.TTL == 0 {
+			return refuse("lease-lock", "lease: this coordinator grants locks that never expire; there is no lease length to change")
+		}
+		if c.Dur <= 0 || c.Dur > Hour {
+			return refuse("lease-range", "lease: a lease lasts more than 0s and at most an hour")
+		}
+		for _, ws := range w.sc.Workers {
+			if ws.Renew.Margin >= c.Dur {
+				return refuse("lease-margin", fmt.Sprintf("lease: %s renews %s before the end, which a %s lease does not leave", ws.Name, ws.Renew.Margin, c.Dur), ws.Name, ws.Renew.Margin.String(), c.Dur.String())
+			}
+		}
 	case CmdReplica:
 		if c.Replica < 1 || c.Replica > len(w.coord.up) {
 			return refuse("replica-range", fmt.Sprintf("replica: there are replicas 1 to %d", len(w.coord.up)), strconv.Itoa(len(w.coord.up)))
@@ -513,6 +525,10 @@ func (w *World) command(c Command) {
 		w.changeClock(wk, c)
 	case CmdReplica:
 		w.coord.setReplica(w, c.Replica-1, c.Up)
+	case CmdLease:
+		// The lease record's length: grants and renewals from now on, and
+		// how long a candidate that watches the record waits.
+		w.coord.ttl = c.Dur
 	}
 }
 

@@ -24,6 +24,9 @@ type Controls struct {
 	Clock     *ClockControl
 	Replica   bool          // replica N down|up
 	Until     []engine.Time // "run until" buttons (until is always allowed)
+	// Lease offers lease D for each D, and back to the scenario's own
+	// length: the length of the leases granted and renewed from then on.
+	Lease []engine.Time
 }
 
 // LinkControl offers link W TO delay=D or loss=P for the listed values,
@@ -165,6 +168,14 @@ func (l *Lab) allowsErr(cmd engine.Command) error {
 			return no("taking coordinator replicas down")
 		}
 		return nil
+	case engine.CmdLease:
+		if len(c.Lease) == 0 {
+			return no("changing the lease length")
+		}
+		if cmd.Dur != l.scenario.TTL && !slices.Contains(c.Lease, cmd.Dur) {
+			return no("a lease of " + cmd.Dur.String())
+		}
+		return nil
 	}
 	return no("that command")
 }
@@ -175,7 +186,7 @@ func parseControls(r *report, y ynode) *Controls {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "controls", "freeze", "crash", "cut", "fencing", "storage", "link", "clock", "replica", "until")
+	knownKeys(r, kvs, "controls", "freeze", "crash", "cut", "fencing", "storage", "link", "clock", "replica", "until", "lease")
 	c := &Controls{}
 	for _, e := range kvs {
 		switch e.key {
@@ -228,6 +239,8 @@ func parseControls(r *report, y ynode) *Controls {
 			}
 		case "until":
 			c.Until = durations(r, e.val, "controls.until", true)
+		case "lease":
+			c.Lease = durations(r, e.val, "controls.lease", true)
 		case "link":
 			c.Link = &LinkControl{}
 			f, _ := e.val.mapping(r, "controls.link")

@@ -88,6 +88,18 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	l.setup = parseCommands(r, fields["setup"], "setup")
 	if v, ok := fields["controls"]; ok {
 		l.controls = parseControls(r, v)
+		if c := l.controls; c != nil && len(c.Lease) > 0 {
+			// Each length offered must be one the engine takes here.
+			for _, d := range c.Lease {
+				w, err := engine.New(l.scenario)
+				if err != nil {
+					break // the scenario's own error is reported already
+				}
+				if err := w.Apply(engine.Command{Kind: engine.CmdLease, Dur: d}); err != nil {
+					r.errorf(v.pos(), "controls.lease: %s: %v", d, err)
+				}
+			}
+		}
 	}
 	l.panels = parsePanels(r, fields["panels"])
 	if v, ok := fields["questions"]; ok {

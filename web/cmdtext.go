@@ -99,6 +99,8 @@ func commandText(lang, src string) string {
 		return f("cmd.replica.down", c.Replica)
 	case engine.CmdReset:
 		return T(lang, "cmd.reset")
+	case engine.CmdLease:
+		return f("cmd.lease", c.Dur)
 	}
 	return src
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"slices"
 	"strconv"
 
 	"leaselab/engine"
@@ -128,6 +129,16 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 				text := T(lang, key) + " " + strconv.Itoa(n)
 				out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: text})
 			}
+		}
+	}
+	if len(c.Lease) > 0 {
+		lengths := append([]engine.Time(nil), c.Lease...)
+		if ttl := w.Scenario().TTL; !slices.Contains(lengths, ttl) {
+			lengths = append([]engine.Time{ttl}, lengths...)
+		}
+		for _, d := range lengths {
+			cmd := engine.Command{Kind: engine.CmdLease, Dur: d}
+			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + d.String(), Label: commandText(lang, cmd.String())})
 		}
 	}
 	for _, t := range c.Until {

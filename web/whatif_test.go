@@ -140,3 +140,61 @@ func w1w2Pair(t *testing.T) string {
 	}
 	return labs.DescribeDifferenceAs(p, d, found, "id", "A", "B")
 }
+
+// A lease length is one of the changes a lab can offer: split-brain's
+// page offers it, its what-if form lists it, and the pair page forks the
+// partition at 0s with a 30-second lease, the first difference being the
+// first grant's length, as the engine says.
+func TestWhatifLeaseLength(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	code, body, _ := get(t, ts.URL+"/id/labs/split-brain?do=until+5s")
+	if code != http.StatusOK {
+		t.Fatalf("lab page: %d", code)
+	}
+	for _, want := range []string{`value="lease 30s"`, `value="lease 10s"`, "durasi lease 30s"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the split-brain page lacks %q", want)
+		}
+	}
+	code, body, _ = get(t, ts.URL+"/id/labs/split-brain/whatif?do=until+5s&do=partition+L1+coord&do=until+20s&vs=lease+30s&vs-at=0s")
+	if code != http.StatusOK {
+		t.Fatalf("pair page: %d: %.300s", code, body)
+	}
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := c.Lab("split-brain")
+	p, err := lab.NewPair(1, engine.Fork{Change: engine.Command{Kind: engine.CmdLease, Dur: 30 * engine.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Replay(cmdsOf(t, "until 5s", "partition L1 coord", "until 20s")); err != nil {
+		t.Fatal(err)
+	}
+	d, found := engine.FirstDifference(p.A.Events(), p.B.Events())
+	if !found || p.B.Events()[d.B].Kind != engine.KindGrant {
+		t.Fatalf("the runs part at %+v (found %v), want the first grant", d, found)
+	}
+	sentence := labs.DescribeDifferenceAs(p, d, found, "id", T("id", "whatif.nameA"), T("id", "whatif.nameB"))
+	if !strings.Contains(body, html.EscapeString(sentence)) || !strings.Contains(sentence, "30s") {
+		t.Errorf("pair page lacks the sentence %q", sentence)
+	}
+	// A length the lab does not offer is refused.
+	if code, _, _ := get(t, ts.URL+"/id/labs/split-brain/whatif?do=until+5s&vs=lease+45s&vs-at=0s"); code != http.StatusBadRequest {
+		t.Errorf("an unoffered lease length: %d, want 400", code)
+	}
+}
+
+func cmdsOf(t *testing.T, src ...string) []engine.Command {
+	t.Helper()
+	var out []engine.Command
+	for _, s := range src {
+		c, err := engine.ParseCommand(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
