@@ -118,11 +118,17 @@ func (l *live) write() {
 		default:
 			l.mu.Lock()
 			done := len(l.out) == 0
+			closeMsg := l.closeAfter
 			if done {
 				l.writing = false
+				l.closeAfter = nil
 			}
 			l.mu.Unlock()
 			if done {
+				if closeMsg != nil {
+					// close: the queue went out, now the reason.
+					l.conn.WriteControl(websocket.CloseMessage, closeMsg, time.Now().Add(closeGrace))
+				}
 				return
 			}
 			continue
@@ -227,8 +233,10 @@ func (l *live) offer(m serverMsg) bool {
 	}
 }
 
-// close ends the session with a reason the client can show. What is still
-// queued is dropped so that the close frame goes out next; the reader
+// close ends the session with a reason the client can show. The answers
+// already queued go out first and the close frame after them (so that a
+// flood's answers up to the rate still arrive); only a client too slow to
+// read a full queue loses it, and gets the close frame next. The reader
 // then waits up to closeGrace for the client's answer, so that it reads
 // the reason before the connection goes. Called with l.mu held.
 func (l *live) close(code int, reason string) {
@@ -236,6 +244,17 @@ func (l *live) close(code int, reason string) {
 		return
 	}
 	l.ending.Store(true)
+	msg := websocket.FormatCloseMessage(code, reason)
+	if len(l.out) < cap(l.out) && (l.writing || len(l.out) > 0) {
+		// The answers already queued go out first, then the close frame:
+		// the writer sends it once the queue is empty.
+		l.closeAfter = msg
+		l.kick()
+		l.closing = true
+		l.conn.SetReadDeadline(time.Now().Add(writeWait + closeGrace))
+		return
+	}
+	// A client too slow to read its queue gets only the reason.
 	for drained := false; !drained; {
 		select {
 		case <-l.out:
@@ -243,7 +262,7 @@ func (l *live) close(code int, reason string) {
 			drained = true
 		}
 	}
-	err := l.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(closeGrace))
+	err := l.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeGrace))
 	l.closing = err == nil
 	wait := time.Duration(0)
 	if l.closing {
