@@ -63,13 +63,13 @@ type live struct {
 	// ticker and the keep timer take it in turn.
 	mu      sync.Mutex
 	seq     int64
-	closing bool            // a close frame was sent, or is queued (closeAfter)
+	closing bool // a close frame was sent, or is queued (closeAfter)
 	// closeAfter is the close frame the writer sends once the answers
 	// queued before it have gone out.
 	closeAfter []byte
-	out     chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
-	writing bool            // a writer goroutine is running
-	ended   bool            // the reader has returned: nothing starts again
+	out        chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
+	writing    bool            // a writer goroutine is running
+	ended      bool            // the reader has returned: nothing starts again
 	// ending is set once close has run: the reader discards what still
 	// comes, and nothing more is queued.
 	ending   atomic.Bool
