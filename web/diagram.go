@@ -68,7 +68,8 @@ type Diagram struct {
 	changes layoutChanges // then, what changed among them
 	world   *engine.World
 	scale   dScale
-	drawn   int // events laid out
+	drawn   int          // events laid out
+	lastEv  engine.Event // the last of them: a log that started again differs
 	outcome runOutcome
 	workers []engine.WorkerState
 }
@@ -162,70 +163,31 @@ type diagramOpts struct {
 	// Zoom shows only the time around the highlighted events, in a
 	// narrower picture: an answer's box.
 	Zoom bool
-	// Window, when set, shows only the last Window of a longer run: a
-	// live session's picture, redrawn every play frame, costs what its
-	// recent past costs, however long the run. Permalinks and answers
-	// draw the whole run.
+	// Window, when set, draws a live session's picture (liveScale): the
+	// last Window of a longer run, on a scale that holds still, so that a
+	// frame costs what its recent past costs, however long the run.
+	// Permalinks and answers draw the whole run.
 	Window engine.Time
-	// Sentences, when set, keeps each mark's sentence from frame to frame.
-	Sentences *sentenceCache
 }
 
-// A live picture shows at most liveWindow of a long run, narrowed in a
-// busy world to the time of its last liveEvents events, but never to less
-// than liveMinWindow: what a frame costs follows what it draws.
+// A live picture shows at most liveWindow of a long run, halved in a busy
+// world (more than liveEvents events in a window), but never to less than
+// liveMinWindow: what a frame costs follows what it draws.
 const (
 	liveWindow    = 2 * engine.Minute
 	liveEvents    = 400
 	liveMinWindow = 30 * engine.Second
 )
 
-// windowDiagram is a live session's picture: the last liveWindow of the
-// run, with the marks' sentences kept in cache (nil: none kept).
-func windowDiagram(id string, w *engine.World, lang string, cache *sentenceCache) *Diagram {
-	return newDiagram(id, w, lang, nil, diagramOpts{Window: liveWindow, Sentences: cache})
+// windowDiagram is a live session's picture as its page first draws it:
+// the last liveWindow of the run, on the live scale.
+func windowDiagram(id string, w *engine.World, lang string) *Diagram {
+	return newDiagram(id, w, lang, nil, diagramOpts{Window: liveWindow})
 }
 
-// sentenceCache keeps the sentence of each mark a live picture drew, by
-// event index. An entry holds its event, so a log that started again
-// (a reset, a replay) never gets a sentence of an event it does not have.
-type sentenceCache struct {
-	lang string
-	m    map[int]cachedSentence
-}
-
-type cachedSentence struct {
-	e engine.Event
-	s string
-}
-
-// sentence is event i's mark title, computed once while i stays in view.
-func (c *sentenceCache) sentence(i int, e engine.Event, names engine.Names, lang string) string {
-	if c == nil {
-		return e.T.String() + " " + labs.DescribeEvent(e, names, lang)
-	}
-	if c.m == nil || c.lang != lang {
-		c.m, c.lang = map[int]cachedSentence{}, lang
-	}
-	if cs, ok := c.m[i]; ok && cs.e == e {
-		return cs.s
-	}
-	s := e.T.String() + " " + labs.DescribeEvent(e, names, lang)
-	c.m[i] = cachedSentence{e, s}
-	return s
-}
-
-// forget drops the sentences of events before index first: the picture
-// no longer shows them.
-func (c *sentenceCache) forget(first int) {
-	if c == nil {
-		return
-	}
-	for i := range c.m {
-		if i < first {
-			delete(c.m, i)
-		}
-	}
+// markSentence is a mark's title: the event's time and what happened.
+func markSentence(e engine.Event, names engine.Names, lang string) string {
+	return e.T.String() + " " + labs.DescribeEvent(e, names, lang)
 }
 
 // pageDiagram is the picture as a page shows it: the pinned sentence is
@@ -317,7 +279,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	now := w.Now()
 	events := w.Events()
 	names := w.Names()
-	if prev != nil && prev.world != w {
+	if !prev.sameLog(w) {
 		prev = nil
 	}
 	width := dWidth
@@ -516,20 +478,20 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		if e := events[i]; e.Kind == engine.KindViolation && harmful(e.Reason) && int(e.Ref) >= first && int(e.Ref) < done {
 			for j := range d.Marks[:ch.newMarks] {
 				if d.Marks[j].Index == int(e.Ref) {
-					d.Marks[j], _ = d.markOf(int(e.Ref), events, harm, nw, lang, names, highlight, opts.Sentences, prev)
+					d.Marks[j], _ = d.markOf(int(e.Ref), events, harm, nw, lang, names, highlight, prev)
 					ch.swapped = append(ch.swapped, j)
 				}
 			}
 		}
 	}
 	for i := done; i < len(events); i++ {
-		if mk, ok := d.markOf(i, events, harm, nw, lang, names, highlight, opts.Sentences, prev); ok {
+		if mk, ok := d.markOf(i, events, harm, nw, lang, names, highlight, prev); ok {
 			d.Marks = append(d.Marks, mk)
 		}
 	}
 	d.drawn = len(events)
-	if c := opts.Sentences; c != nil && len(c.m) > 2*len(d.Marks)+64 {
-		c.forget(first)
+	if len(events) > 0 {
+		d.lastEv = events[len(events)-1]
 	}
 	// The pinned sentence: the run's outcome, worst first (see summarize).
 	var o runOutcome
@@ -601,12 +563,23 @@ var (
 	beliefClass = [6]string{"belief w0", "belief w1", "belief w2", "belief w3", "belief w4", "belief w5"}
 )
 
+// sameLog reports whether p was laid out from the log w has now, or from
+// a beginning of it: not from another world, nor from a log that started
+// again in the same one.
+func (p *Diagram) sameLog(w *engine.World) bool {
+	if p == nil || p.world != w {
+		return false
+	}
+	events := w.Events()
+	return p.drawn == 0 || (p.drawn <= len(events) && events[p.drawn-1] == p.lastEv)
+}
+
 // sameGround reports whether d, being laid out now, places events exactly
-// as p did: the same world on the same scale and lanes. Then p's marks and
+// as p, laid out from the same log (sameLog), did: the same scale and lanes. Then p's marks and
 // messages of the events it drew stand.
 func (p *Diagram) sameGround(d *Diagram, first int) bool {
-	return p != nil && p.world == d.world && p.scale == d.scale && p.Shift == d.Shift &&
-		p.AxisY == d.AxisY && len(p.Lanes) == len(d.Lanes) && p.drawn >= first && p.drawn <= len(d.world.Events())
+	return p != nil && p.scale == d.scale && p.Shift == d.Shift &&
+		p.AxisY == d.AxisY && len(p.Lanes) == len(d.Lanes) && p.drawn >= first
 }
 
 func (p *Diagram) leasesOf() []dBar {
@@ -694,7 +667,7 @@ func msgClass(k engine.MsgKind, dropped bool) string {
 // markOf is event i's mark, in the colours of its outcome, for the events
 // that matter to the story: a blocked write is safe, an accepted one that
 // did harm is not.
-func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int, lang string, names engine.Names, highlight map[int]bool, sentences *sentenceCache, prev *Diagram) (dMark, bool) {
+func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int, lang string, names engine.Names, highlight map[int]bool, prev *Diagram) (dMark, bool) {
 	e := events[i]
 	mk := dMark{Index: i, X: d.scale.xi(e.T), Highlight: highlight[i]}
 	li := laneOf(e.Node, nw)
@@ -756,9 +729,9 @@ func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int
 		mk.Y = d.Lanes[li].Y + d.Lanes[li].H - 12 // under the two lease rows
 	}
 	if p := prev.markAt(i); p != nil {
-		mk.Title = p.Title
+		mk.Title = p.Title // computed once per event while it stays in view
 	} else {
-		mk.Title = sentences.sentence(i, e, names, lang)
+		mk.Title = markSentence(e, names, lang)
 	}
 	return mk, true
 }

@@ -21,8 +21,7 @@ import (
 
 // shownPage is what the page of a playing session shows.
 type shownPage struct {
-	world   *engine.World
-	d       *Diagram // the picture the page shows
+	d       *Diagram // the picture the page shows; d.world is its world
 	spare   *Diagram // the one before it: its slices are reused
 	status  statusView
 	workers []engine.WorkerState // status.Workers, owned here
@@ -31,7 +30,6 @@ type shownPage struct {
 	chartSpan engine.Time
 	chartDots int
 	renewals  []engine.Time // the time left at each renewal, sorted
-	signalsAt int           // events when the signals panel was drawn
 	svg       svgw
 }
 
@@ -58,7 +56,7 @@ func (l *live) frame(id int64) serverMsg {
 		l.view = nil
 	}
 	p := l.view
-	if p == nil || p.world != w || l.shown < 0 || l.shownOf != w {
+	if p == nil || p.d.world != w || l.shown < 0 || l.shownOf != w {
 		p = nil
 	}
 	var m serverMsg
@@ -107,7 +105,7 @@ func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
 	query := l.sess.Query()
 	d := &Diagram{}
 	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, nil)
-	p := &shownPage{world: w, d: d}
+	p := &shownPage{d: d}
 	p.workers = w.AppendWorkers(p.workers)
 	p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
 	p.cmds = append(p.cmds, l.sess.Commands()...)
@@ -134,7 +132,6 @@ func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
 		}
 		m.Ops = append(m.Ops, op{Op: "replace", Target: part.target, HTML: html})
 	}
-	p.signalsAt = len(w.Events())
 	p.chartSpan, p.chartDots, p.renewals = liveChartSpan(w.Now()), 0, nil
 	for _, e := range w.Events() {
 		if e.Kind == engine.KindRenewed {
@@ -208,7 +205,6 @@ func (l *live) nextFrame(id int64, w *engine.World, p *shownPage) (serverMsg, er
 			}
 			m.Ops = append(m.Ops, op{Op: "replace", Target: "signals", HTML: html})
 		}
-		p.signalsAt = len(events)
 	} else if span := liveChartSpan(w.Now()); span != p.chartSpan && p.chartDots > 0 {
 		if ops, err := l.chartOps(m.Ops, p, w, seen); err != nil {
 			return m, err

@@ -1151,7 +1151,7 @@ func labPage(v *labView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = diagramFigure(windowDiagram("live", v.World, v.Lang, nil)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = diagramFigure(windowDiagram("live", v.World, v.Lang)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
