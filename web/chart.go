@@ -53,13 +53,7 @@ type chartTick struct {
 // the largest lease duration among the runs.
 func NewChart(id, lang string, runs []ChartRun) *Chart {
 	c := &Chart{ID: id, Lang: lang, Title: T(lang, "chart.title"), Width: chartPanelW * max(1, len(runs)), Height: chartH}
-	var ymax engine.Time
-	for _, r := range runs {
-		ymax = max(ymax, r.World.Scenario().TTL)
-	}
-	if ymax <= 0 {
-		ymax = 10 * engine.Second
-	}
+	ymax := chartYMax(runs)
 	for i, r := range runs {
 		span := max(r.World.Now(), engine.Second)
 		if r.Live {
@@ -128,12 +122,17 @@ func chartSummary(lang string, left []engine.Time) string {
 		strconv.Itoa(len(left)) + " " + T(lang, "chart.renewals")
 }
 
-// chartYMax is the chart's vertical scale for one run: its lease duration.
-func chartYMax(w *engine.World) engine.Time {
-	if ttl := w.Scenario().TTL; ttl > 0 {
-		return ttl
+// chartYMax is the chart's vertical scale: the longest lease duration
+// among the runs.
+func chartYMax(runs []ChartRun) engine.Time {
+	var ymax engine.Time
+	for _, r := range runs {
+		ymax = max(ymax, r.World.Scenario().TTL)
 	}
-	return 10 * engine.Second
+	if ymax <= 0 {
+		return 10 * engine.Second
+	}
+	return ymax
 }
 
 func liveChartSpan(now engine.Time) engine.Time {

@@ -274,7 +274,7 @@ func (l *live) chartOps(ops []op, p *shownPage, w *engine.World, seen int) ([]op
 	if len(dots) == 0 {
 		return ops, nil
 	}
-	panel := newChartPanel(0, span, chartYMax(w))
+	panel := newChartPanel(0, span, chartYMax([]ChartRun{{World: w}}))
 	var b bytes.Buffer
 	for _, e := range dots {
 		if err := chartDotSVG(panel.dot(e)).Render(context.Background(), &b); err != nil {

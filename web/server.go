@@ -337,8 +337,8 @@ func (s *Server) tryRendered(f func()) bool {
 	return true
 }
 
-// takePlay waits up to half a play tick for leave to draw a play frame,
-// and reports whether it got it; givePlay hands it back. The wait is
+// takePlay waits up to half a play tick for a turn to draw a play frame,
+// and reports whether it got one; givePlay hands it back. The wait is
 // taken before the session's lock, so a student's command never waits
 // behind it.
 func (s *Server) takePlay() bool {
