@@ -98,22 +98,72 @@ type dBar struct {
 	sig        [3]int64 // the span's values its words say
 }
 
+// dMsg is a message's line: where it is drawn. Its class and words come
+// from its events when it is written (svgw.msg), so that a playing
+// session's picture keeps no strings per message.
 type dMsg struct {
-	Key            int // the index of its receive (or drop) in the log
-	X1, Y1, X2, Y2 int
-	Class          string
-	Title          string
+	Key            int32 // the index of its receive (or drop) in the log
+	X1, Y1, X2, Y2 int32
 }
 
+// dMark is an event's mark: where it is drawn and how it looks. Its words
+// come from its event when it is written (svgw.mark).
 type dMark struct {
-	Index     int // in the event log
-	X, Y      int
-	Shape     string // "ok", "no", "grant", "expire", "write", "crash", "tick"
-	Class     string
-	Label     string
-	Title     string
+	Index     int32 // in the event log
+	X, Y      int32
+	Look      markLook
 	Highlight bool
 }
+
+// markLook is a mark's shape and class.
+type markLook uint8
+
+const (
+	lookOther markLook = iota
+	lookGrant
+	lookExpire
+	lookRelease
+	lookDeny
+	lookAccept
+	lookHarm
+	lookBlocked
+	lookWrite
+	lookAcquired
+	lookLost
+	lookCrash
+	lookStart
+	lookCheck
+	lookWarnViolation
+	lookHarmViolation
+)
+
+// markLooks are the shape ("ok", "harm", "blocked", "grant", "expire",
+// "write", "crash", "tick") and class of each look.
+var markLooks = [...]struct{ shape, class string }{
+	lookOther:         {"tick", "other"},
+	lookGrant:         {"grant", "grant"},
+	lookExpire:        {"expire", "expire"},
+	lookRelease:       {"tick", "release"},
+	lookDeny:          {"tick", "deny"},
+	lookAccept:        {"ok", "accept"},
+	lookHarm:          {"harm", "accept harm"},
+	lookBlocked:       {"blocked", "reject blocked"},
+	lookWrite:         {"write", "write"},
+	lookAcquired:      {"tick", "acquired"},
+	lookLost:          {"expire", "lost"},
+	lookCrash:         {"crash", "crash"},
+	lookStart:         {"tick", "start"},
+	lookCheck:         {"tick", "check"},
+	lookWarnViolation: {"tick", "violation " + outcomeWarn},
+	lookHarmViolation: {"tick", "violation " + outcomeHarm},
+}
+
+// Shape is the mark's shape: "ok", "harm", "blocked", "grant", "expire",
+// "write", "crash" or "tick".
+func (m dMark) Shape() string { return markLooks[m.Look].shape }
+
+// Class is the mark's class.
+func (m dMark) Class() string { return markLooks[m.Look].class }
 
 type dNow struct {
 	X      int
@@ -449,16 +499,16 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		msgs := prev.Msgs
 		prev.Msgs = nil
 		k := 0
-		for k < len(msgs) && msgs[k].Key < first {
-			ch.goneMsgs = append(ch.goneMsgs, msgs[k].Key)
+		for k < len(msgs) && int(msgs[k].Key) < first {
+			ch.goneMsgs = append(ch.goneMsgs, int(msgs[k].Key))
 			k++
 		}
 		d.Msgs = append(msgs[:0], msgs[k:]...)
 		marks := prev.Marks
 		prev.Marks = nil
 		k = 0
-		for k < len(marks) && marks[k].Index < first {
-			ch.goneMarks = append(ch.goneMarks, marks[k].Index)
+		for k < len(marks) && int(marks[k].Index) < first {
+			ch.goneMarks = append(ch.goneMarks, int(marks[k].Index))
 			k++
 		}
 		d.Marks = append(marks[:0], marks[k:]...)
@@ -468,7 +518,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	ch.newMsgs, ch.newMarks = len(d.Msgs), len(d.Marks)
 	harm := harmRefsFrom(events, done)
 	for i := done; i < len(events); i++ {
-		if m, ok := d.msgOf(i, events, nw, lang, names); ok {
+		if m, ok := d.msgOf(i, events, nw); ok {
 			d.Msgs = append(d.Msgs, m)
 		}
 	}
@@ -477,15 +527,15 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	for i := done; i < len(events); i++ {
 		if e := events[i]; e.Kind == engine.KindViolation && harmful(e.Reason) && int(e.Ref) >= first && int(e.Ref) < done {
 			for j := range d.Marks[:ch.newMarks] {
-				if d.Marks[j].Index == int(e.Ref) {
-					d.Marks[j], _ = d.markOf(int(e.Ref), events, harm, nw, lang, names, highlight, prev)
+				if int(d.Marks[j].Index) == int(e.Ref) {
+					d.Marks[j], _ = d.markOf(int(e.Ref), events, harm, nw, highlight)
 					ch.swapped = append(ch.swapped, j)
 				}
 			}
 		}
 	}
 	for i := done; i < len(events); i++ {
-		if mk, ok := d.markOf(i, events, harm, nw, lang, names, highlight, prev); ok {
+		if mk, ok := d.markOf(i, events, harm, nw, highlight); ok {
 			d.Marks = append(d.Marks, mk)
 		}
 	}
@@ -616,21 +666,14 @@ func (p *Diagram) bar(bars []dBar, key int) *dBar {
 	return nil
 }
 
-// markAt is the mark p drew for event i, if any: its sentence is kept.
-func (p *Diagram) markAt(i int) *dMark {
-	if p == nil {
-		return nil
-	}
-	j := sort.Search(len(p.Marks), func(j int) bool { return p.Marks[j].Index >= i })
-	if j < len(p.Marks) && p.Marks[j].Index == i {
-		return &p.Marks[j]
-	}
-	return nil
+// markTitle is a mark's sentence.
+func (d *Diagram) markTitle(m dMark) string {
+	return markSentence(d.world.Events()[m.Index], d.world.Names(), d.Lang)
 }
 
 // msgOf is event i's message line, if it ends one: a receive or a drop
 // points at its send (Ref).
-func (d *Diagram) msgOf(i int, events []engine.Event, nw int, lang string, names engine.Names) (dMsg, bool) {
+func (d *Diagram) msgOf(i int, events []engine.Event, nw int) (dMsg, bool) {
 	e := events[i]
 	if e.Kind != engine.KindRecv && e.Kind != engine.KindDrop {
 		return dMsg{}, false
@@ -644,94 +687,70 @@ func (d *Diagram) msgOf(i int, events []engine.Event, nw int, lang string, names
 		return dMsg{}, false
 	}
 	x := d.scale.xi
-	m := dMsg{Key: i, X1: x(s.T), Y1: d.Lanes[fromLane].Mid, X2: x(e.T), Y2: d.Lanes[toLane].Mid, Class: msgClass(s.Msg, e.Kind == engine.KindDrop)}
-	m.Title = labs.MsgName(s.Msg, lang) + " " + labs.NodeName(names, s.Node, lang) + "→" + labs.NodeName(names, s.Peer, lang)
-	if s.Token != 0 {
-		m.Title += ", " + T(lang, "diagram.token") + " " + strconv.FormatInt(s.Token, 10)
-	}
+	x1, y1, x2, y2 := x(s.T), d.Lanes[fromLane].Mid, x(e.T), d.Lanes[toLane].Mid
 	if e.Kind == engine.KindDrop {
-		m.Y2 = (m.Y1 + m.Y2) / 2
-		m.X2 = max(m.X2, m.X1+6)
+		y2 = (y1 + y2) / 2
+		x2 = max(x2, x1+6)
 	}
-	return m, true
-}
-
-func msgClass(k engine.MsgKind, dropped bool) string {
-	c := "msg m-" + k.String()
-	if dropped {
-		c += " dropped"
-	}
-	return c
+	return dMsg{Key: int32(i), X1: int32(x1), Y1: int32(y1), X2: int32(x2), Y2: int32(y2)}, true
 }
 
 // markOf is event i's mark, in the colours of its outcome, for the events
 // that matter to the story: a blocked write is safe, an accepted one that
 // did harm is not.
-func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int, lang string, names engine.Names, highlight map[int]bool, prev *Diagram) (dMark, bool) {
+func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int, highlight map[int]bool) (dMark, bool) {
 	e := events[i]
-	mk := dMark{Index: i, X: d.scale.xi(e.T), Highlight: highlight[i]}
+	mk := dMark{Index: int32(i), X: int32(d.scale.xi(e.T)), Highlight: highlight[i]}
 	li := laneOf(e.Node, nw)
 	switch e.Kind {
 	case engine.KindGrant:
-		mk.Shape, mk.Class, mk.Label = "grant", "grant", strconv.FormatInt(e.Token, 10)
+		mk.Look = lookGrant
 	case engine.KindExpire:
-		mk.Shape, mk.Class = "expire", "expire"
+		mk.Look = lookExpire
 	case engine.KindRelease, engine.KindExtend:
-		mk.Shape, mk.Class = "tick", "release"
+		mk.Look = lookRelease
 	case engine.KindDeny, engine.KindRenewReject, engine.KindUnavailable:
-		mk.Shape, mk.Class = "tick", "deny"
+		mk.Look = lookDeny
 	case engine.KindAccept:
-		mk.Shape, mk.Class, mk.Label = "ok", "accept", strconv.FormatInt(e.Token, 10)
+		mk.Look = lookAccept
 		if harm[i] {
-			mk.Shape, mk.Class = "harm", "accept harm"
-			mk.Label += " " + T(lang, "diagram.harm")
+			mk.Look = lookHarm
 		}
 	case engine.KindReject:
-		mk.Shape, mk.Class = "blocked", "reject blocked"
-		mk.Label = strconv.FormatInt(e.Token, 10)
-		if e.Reason == engine.ReasonStaleToken {
-			mk.Label += "<" + strconv.FormatInt(e.Value, 10)
-		}
-		mk.Label += " " + T(lang, "diagram.blocked")
+		mk.Look = lookBlocked
 	case engine.KindWrite:
-		mk.Shape, mk.Class, mk.Label = "write", "write", names.Key(e.Key)+" "+strconv.FormatInt(e.Token, 10)
+		mk.Look = lookWrite
 	case engine.KindAcquired, engine.KindRenewed:
-		mk.Shape, mk.Class = "tick", "acquired"
+		mk.Look = lookAcquired
 	case engine.KindLost:
-		mk.Shape, mk.Class = "expire", "lost"
+		mk.Look = lookLost
 	case engine.KindCrash:
-		mk.Shape, mk.Class = "crash", "crash"
+		mk.Look = lookCrash
 	case engine.KindRestart, engine.KindStart:
-		mk.Shape, mk.Class = "tick", "start"
+		mk.Look = lookStart
 	case engine.KindCheck:
-		mk.Shape, mk.Class = "tick", "check"
+		mk.Look = lookCheck
 	case engine.KindViolation:
 		if !highlight[i] {
 			return mk, false
 		}
-		cls := outcomeWarn
+		mk.Look = lookWarnViolation
 		if harmful(e.Reason) {
-			cls = outcomeHarm
+			mk.Look = lookHarmViolation
 		}
-		mk.Shape, mk.Class = "tick", "violation "+cls
 		li = laneOf(e.Peer, nw)
 	default:
 		if !highlight[i] {
 			return mk, false
 		}
-		mk.Shape, mk.Class = "tick", "other"
+		mk.Look = lookOther
 	}
 	if li < 0 {
 		return mk, false
 	}
-	mk.Y = d.Lanes[li].Mid
+	mk.Y = int32(d.Lanes[li].Mid)
 	if e.Node >= 0 && e.Kind != engine.KindViolation {
-		mk.Y = d.Lanes[li].Y + d.Lanes[li].H - 12 // under the two lease rows
-	}
-	if p := prev.markAt(i); p != nil {
-		mk.Title = p.Title // computed once per event while it stays in view
-	} else {
-		mk.Title = markSentence(e, names, lang)
+		mk.Y = int32(d.Lanes[li].Y + d.Lanes[li].H - 12) // under the two lease rows
 	}
 	return mk, true
 }
@@ -745,8 +764,8 @@ func (d *Diagram) FocusX() int {
 		}
 		x := -1
 		for _, m := range d.Marks {
-			if m.Highlight && d.Shift+m.X > x {
-				x = d.Shift + m.X
+			if m.Highlight && d.Shift+int(m.X) > x {
+				x = d.Shift + int(m.X)
 			}
 		}
 		if x >= 0 {

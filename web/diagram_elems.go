@@ -6,6 +6,9 @@ import (
 	"strconv"
 
 	"github.com/a-h/templ"
+
+	"leaselab/engine"
+	"leaselab/labs"
 )
 
 // The diagram's bars, messages and marks: a busy live picture sends dozens
@@ -140,29 +143,72 @@ func (w *svgw) barLabel(class string, b dBar, above int) {
 	w.s("</text>")
 }
 
+// msg writes a message's line; its class and words come from its events.
 func (w *svgw) msg(d *Diagram, m dMsg) {
-	w.s("<line")
-	w.attr("class", m.Class)
-	w.id(d, 'g', m.Key)
-	w.num("x1", m.X1)
-	w.num("y1", m.Y1)
-	w.num("x2", m.X2)
-	w.num("y2", m.Y2)
+	events, names := d.world.Events(), d.world.Names()
+	e := events[m.Key]
+	s := events[e.Ref]
+	w.s(`<line class="msg m-`)
+	w.s(s.Msg.String())
+	if e.Kind == engine.KindDrop {
+		w.s(" dropped")
+	}
+	w.s(`"`)
+	w.id(d, 'g', int(m.Key))
+	w.num("x1", int(m.X1))
+	w.num("y1", int(m.Y1))
+	w.num("x2", int(m.X2))
+	w.num("y2", int(m.Y2))
 	w.s(` marker-end="url(#`)
 	w.esc(d.ID)
-	w.s(`-arrow)">`)
-	w.title(m.Title)
-	w.s("</line>")
+	w.s(`-arrow)"><title>`)
+	w.esc(labs.MsgName(s.Msg, d.Lang))
+	w.s(" ")
+	w.esc(labs.NodeName(names, s.Node, d.Lang))
+	w.s("→")
+	w.esc(labs.NodeName(names, s.Peer, d.Lang))
+	if s.Token != 0 {
+		w.s(", ")
+		w.esc(T(d.Lang, "diagram.token"))
+		w.s(" ")
+		w.b = strconv.AppendInt(w.b, s.Token, 10)
+	}
+	w.s("</title></line>")
 }
 
-// label appends a mark's words at x, y.
-func (w *svgw) label(x, y int, text string) {
+// labelAt opens a mark's words at x, y; labelEnd closes them.
+func (w *svgw) labelAt(x, y int) {
 	w.s(`<text class="mlabel"`)
 	w.num("x", x)
 	w.num("y", y)
 	w.s(">")
-	w.esc(text)
-	w.s("</text>")
+}
+
+func (w *svgw) labelEnd() { w.s("</text>") }
+
+// markLabel writes the words of mark m, of event e, at x, y: a token, and
+// what became of a write.
+func (w *svgw) markLabel(d *Diagram, m dMark, e engine.Event, x, y int) {
+	w.labelAt(x, y)
+	switch m.Look {
+	case lookWrite:
+		w.esc(d.world.Names().Key(e.Key))
+		w.s(" ")
+	}
+	w.b = strconv.AppendInt(w.b, e.Token, 10)
+	switch m.Look {
+	case lookHarm:
+		w.s(" ")
+		w.esc(T(d.Lang, "diagram.harm"))
+	case lookBlocked:
+		if e.Reason == engine.ReasonStaleToken {
+			w.s("&lt;")
+			w.b = strconv.AppendInt(w.b, e.Value, 10)
+		}
+		w.s(" ")
+		w.esc(T(d.Lang, "diagram.blocked"))
+	}
+	w.labelEnd()
 }
 
 // path appends a path whose d is "M x,y" and the rest.
@@ -192,31 +238,33 @@ func (w *svgw) circle(class string, x, y, r int) {
 	w.s("></circle>")
 }
 
+// mark writes an event's mark; its words come from its event.
 func (w *svgw) mark(d *Diagram, m dMark) {
+	e := d.world.Events()[m.Index]
 	w.s(`<g class="mk `)
-	w.esc(m.Class)
+	w.s(m.Class())
 	w.s(`"`)
-	w.id(d, 'm', m.Index)
-	w.num("data-event", m.Index)
+	w.id(d, 'm', int(m.Index))
+	w.num("data-event", int(m.Index))
 	w.s(">")
-	w.title(m.Title)
-	x, y := m.X, m.Y
-	switch m.Shape {
+	w.title(markSentence(e, d.world.Names(), d.Lang))
+	x, y := int(m.X), int(m.Y)
+	switch m.Shape() {
 	case "ok":
 		w.circle("", x, y, 7)
 		w.path("glyph", x-4, y, " l3,3 l5,-6", "")
-		w.label(x+10, y+4, m.Label)
+		w.markLabel(d, m, e, x+10, y+4)
 	case "blocked":
 		w.circle("", x, y, 7)
 		w.path("glyph", x-4, y, " h8", "")
-		w.label(x+10, y+4, m.Label)
+		w.markLabel(d, m, e, x+10, y+4)
 	case "harm":
 		w.path("", x, y-8, " l8,15 h-16 z", "")
 		w.path("glyph", x, y-3, " v5 m0,2 v1", "")
-		w.label(x+10, y+4, m.Label)
+		w.markLabel(d, m, e, x+10, y+4)
 	case "grant":
 		w.path("", x, y-7, " l6,7 l-6,7 l-6,-7 z", "")
-		w.label(x+8, y-4, m.Label)
+		w.markLabel(d, m, e, x+8, y-4)
 	case "expire":
 		w.path("", x-4, y-4, " l8,8 m0,-8 l-8,8", ` stroke-width="2.2" fill="none"`)
 	case "write":
@@ -224,7 +272,7 @@ func (w *svgw) mark(d *Diagram, m dMark) {
 		w.num("x", x-4)
 		w.num("y", y-4)
 		w.s(` width="8" height="8"></rect>`)
-		w.label(x+7, y+4, m.Label)
+		w.markLabel(d, m, e, x+7, y+4)
 	case "crash":
 		w.path("", x-6, y-6, " l12,12 m0,-12 l-12,12", ` stroke-width="3" fill="none"`)
 	default:

@@ -39,35 +39,37 @@ func TestLiveDiagramWindowsLongRuns(t *testing.T) {
 		t.Fatalf("window: %d marks, %d messages; whole run: %d, %d", len(win.Marks), len(win.Msgs), len(whole.Marks), len(whole.Msgs))
 	}
 	events := w.Events()
-	inWindow := map[int]string{}
+	// Each mark of the window's time is the whole picture's mark, drawn
+	// the same apart from where the scale puts it.
+	inWindow := map[int32]string{}
 	for _, m := range whole.Marks {
 		if events[m.Index].T >= from {
-			inWindow[m.Index] = m.Title
+			inWindow[m.Index] = markHTML(whole, m)
 		}
 	}
 	for _, m := range win.Marks {
 		if events[m.Index].T < from {
 			t.Errorf("mark of event %d at %s, before the window", m.Index, events[m.Index].T)
 		}
-		title, ok := inWindow[m.Index]
-		if !ok || title != m.Title {
-			t.Errorf("mark %d: %q in the window, %q (%v) in the whole picture", m.Index, m.Title, title, ok)
+		html, ok := inWindow[m.Index]
+		if !ok || html != markHTML(win, m) {
+			t.Errorf("mark %d: %s in the window, %s (%v) in the whole picture", m.Index, markHTML(win, m), html, ok)
 		}
 		delete(inWindow, m.Index)
 	}
 	if len(inWindow) > 0 {
 		t.Errorf("%d marks of the window's time only in the whole picture", len(inWindow))
 	}
-	// The next frame's picture keeps the sentences of the marks it takes
-	// over, and they stay right after the log starts again.
-	titles := map[int]string{}
+	// The next frame's picture takes the marks over in place, and after
+	// the log starts again it draws the new log's marks, not the old.
+	want := map[int32]string{}
 	for _, m := range win.Marks {
-		titles[m.Index] = m.Title
+		want[m.Index] = markHTML(win, m)
 	}
 	again := &Diagram{}
 	again.layout("p", w, "en", nil, diagramOpts{Window: liveWindow}, win)
-	if len(again.Marks) != len(titles) || again.Marks[0].Title != titles[again.Marks[0].Index] {
-		t.Fatalf("a second frame differs")
+	if !again.inPlace || len(again.Marks) != len(want) || markHTML(again, again.Marks[0]) != want[again.Marks[0].Index] {
+		t.Fatalf("a second frame differs (in place %v)", again.inPlace)
 	}
 	if err := w.Do("reset"); err != nil {
 		t.Fatal(err)
@@ -82,10 +84,22 @@ func TestLiveDiagramWindowsLongRuns(t *testing.T) {
 		t.Fatalf("after a reset: %d marks, %d laid out after the last frame", len(fresh.Marks), len(cached.Marks))
 	}
 	for i := range fresh.Marks {
-		if fresh.Marks[i].Title != cached.Marks[i].Title {
-			t.Errorf("after a reset, mark %d: %q, after the last frame %q", i, fresh.Marks[i].Title, cached.Marks[i].Title)
+		if f, c := fresh.markTitle(fresh.Marks[i]), cached.markTitle(cached.Marks[i]); f != c {
+			t.Errorf("after a reset, mark %d: %q, after the last frame %q", i, f, c)
 		}
 	}
+}
+
+// markHTML is how m is drawn in d, but for its place and its id: its
+// class, words and shape.
+func markHTML(d *Diagram, m dMark) string {
+	m.X, m.Y = 0, 0
+	var w svgw
+	k := d.Keyed
+	d.Keyed = false
+	w.mark(d, m)
+	d.Keyed = k
+	return string(w.b)
 }
 
 // A live session's first frame draws the picture the lab page draws, byte

@@ -337,8 +337,8 @@ func (p *shownPage) diagramOps(ops []op, a, b *Diagram) ([]op, error) {
 	if b.inPlace {
 		ops = keptOps(ops, w, b)
 	} else {
-		ops = layerOps(ops, w, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return x.Key }, func(x dMsg) { w.msg(b, x) })
-		ops = layerOps(ops, w, 'm', b, a.Marks, b.Marks, func(x dMark) int { return x.Index }, func(x dMark) { w.mark(b, x) })
+		ops = layerOps(ops, w, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return int(x.Key) }, func(x dMsg) { w.msg(b, x) })
+		ops = layerOps(ops, w, 'm', b, a.Marks, b.Marks, func(x dMark) int { return int(x.Index) }, func(x dMark) { w.mark(b, x) })
 	}
 	if a.Now != b.Now {
 		part(id+"-now", diagramNow(b))
@@ -378,7 +378,7 @@ func keptOps(ops []op, w *svgw, d *Diagram) []op {
 	for _, j := range ch.swapped {
 		w.b = w.b[:0]
 		w.mark(d, d.Marks[j])
-		ops = append(ops, op{Op: "swap", Target: elemID(d, 'm', d.Marks[j].Index), HTML: string(w.b)})
+		ops = append(ops, op{Op: "swap", Target: elemID(d, 'm', int(d.Marks[j].Index)), HTML: string(w.b)})
 	}
 	if ch.newMsgs < len(d.Msgs) {
 		w.b = w.b[:0]
