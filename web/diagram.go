@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"leaselab/engine"
 	"leaselab/labs"
@@ -71,8 +72,11 @@ type Diagram struct {
 	drawn   int          // events laid out
 	lastEv  engine.Event // the last of them: a log that started again differs
 	outcome runOutcome
-	workers []engine.WorkerState
 }
+
+// laneWorkers holds the worker states a layout reads its lanes from, for
+// the next layout: a picture keeps only its lanes.
+var laneWorkers = sync.Pool{New: func() any { return new([]engine.WorkerState) }}
 
 type dLane struct {
 	Name  string
@@ -89,13 +93,14 @@ type dTick struct {
 	Label string
 }
 
+// dBar is a lease, a belief, a stale owner's time or a freeze: where it is
+// drawn and the span's values its words say (svgw.bar writes them).
 type dBar struct {
-	Key        int // its place among the world's spans of its kind
-	X, Y, W, H int
-	Class      string
-	Label      string
-	Title      string
-	sig        [3]int64 // the span's values its words say
+	Key        int32 // its place among the world's spans of its kind
+	X, Y, W, H int32
+	Worker     engine.Node
+	Token      int64
+	Start, End engine.Time // a belief's End is when it runs out (Until)
 }
 
 // dMsg is a message's line: where it is drawn. Its class and words come
@@ -340,7 +345,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		ID: id, Lang: lang, Width: width, PlotX0: dGutter, PlotX1: width - dRight, PinInSVG: opts.PinInSVG,
 		Keyed: opts.Window > 0, world: w,
 		Lanes: d.Lanes[:0], Ticks: d.Ticks[:0], Leases: d.Leases[:0], Beliefs: d.Beliefs[:0], Stale: d.Stale[:0],
-		Freezes: d.Freezes[:0], Msgs: d.Msgs[:0], Marks: d.Marks[:0], Legend: d.Legend[:0], workers: d.workers[:0],
+		Freezes: d.Freezes[:0], Msgs: d.Msgs[:0], Marks: d.Marks[:0], Legend: d.Legend[:0],
 		changes: d.changes,
 	}
 	d.Title = T(lang, "diagram.title")
@@ -350,12 +355,14 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	}
 
 	// Lanes.
-	d.workers = w.AppendWorkers(d.workers)
-	nw := len(d.workers)
+	wsp := laneWorkers.Get().(*[]engine.WorkerState)
+	defer laneWorkers.Put(wsp)
+	*wsp = w.AppendWorkers((*wsp)[:0])
+	nw := len(*wsp)
 	y := top
 	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.coord"), Y: y, H: dCoordH, Mid: y + dCoordH/2, Class: "coord"})
 	y += dCoordH
-	for i, ws := range d.workers {
+	for i, ws := range *wsp {
 		cls := ""
 		switch {
 		case ws.Crashed:
@@ -419,15 +426,8 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		if lend < from {
 			continue
 		}
-		b := dBar{Key: i, X: x(l.Start), Y: ln.Y + 6, W: max(x(lend)-x(l.Start), 1), H: 14, Class: leaseClass[int(l.Worker)%6],
-			sig: [3]int64{l.Token, int64(l.Start), int64(l.End)}}
-		if p := prev.bar(prev.leasesOf(), i); p != nil && p.sig == b.sig {
-			b.Label, b.Title = p.Label, p.Title
-		} else {
-			b.Label = T(lang, "diagram.token") + " " + strconv.FormatInt(l.Token, 10)
-			b.Title = fmt.Sprintf(T(lang, "diagram.real"), names.Of(l.Worker), l.Token, l.Start, l.End)
-		}
-		d.Leases = append(d.Leases, b)
+		d.Leases = append(d.Leases, dBar{Key: int32(i), X: int32(x(l.Start)), Y: int32(ln.Y + 6), W: int32(max(x(lend)-x(l.Start), 1)), H: 14,
+			Worker: l.Worker, Token: l.Token, Start: l.Start, End: l.End})
 	}
 	// Believed leases, as each worker saw them on its own clock.
 	for i, bs := range beliefs {
@@ -440,15 +440,8 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		if bs.End != engine.Never && bs.End < from {
 			continue
 		}
-		b := dBar{Key: i, X: x(bs.Start), Y: ln.Y + 24, W: max(x(until)-x(bs.Start), 1), H: 12, Class: beliefClass[int(bs.Worker)%6],
-			sig: [3]int64{bs.Token, int64(bs.Start), int64(bs.Until)}}
-		if p := prev.bar(prev.beliefsOf(), i); p != nil && p.sig == b.sig {
-			b.Label, b.Title = p.Label, p.Title
-		} else {
-			b.Label = strconv.FormatInt(bs.Token, 10)
-			b.Title = fmt.Sprintf(T(lang, "diagram.belief"), names.Of(bs.Worker), bs.Token, bs.Start, bs.Until)
-		}
-		d.Beliefs = append(d.Beliefs, b)
+		d.Beliefs = append(d.Beliefs, dBar{Key: int32(i), X: int32(x(bs.Start)), Y: int32(ln.Y + 24), W: int32(max(x(until)-x(bs.Start), 1)), H: 12,
+			Worker: bs.Worker, Token: bs.Token, Start: bs.Start, End: bs.Until})
 		// A worker that never noticed its belief ran out (it was frozen) still
 		// acts as the holder until it lets go: the stale owner.
 		end := bs.End
@@ -456,14 +449,8 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 			end = now
 		}
 		if bs.Until < end && bs.Until < sc.end && end > from {
-			s := dBar{Key: i, X: x(bs.Until), Y: ln.Y + 24, W: max(x(sc.clip(end))-x(bs.Until), 1), H: 12, Class: "stale",
-				sig: [3]int64{bs.Token, int64(bs.Worker)}}
-			if p := prev.bar(prev.staleOf(), i); p != nil && p.sig == s.sig {
-				s.Title = p.Title
-			} else {
-				s.Title = fmt.Sprintf(T(lang, "diagram.stale"), names.Of(bs.Worker), bs.Token)
-			}
-			d.Stale = append(d.Stale, s)
+			d.Stale = append(d.Stale, dBar{Key: int32(i), X: int32(x(bs.Until)), Y: int32(ln.Y + 24), W: int32(max(x(sc.clip(end))-x(bs.Until), 1)), H: 12,
+				Worker: bs.Worker, Token: bs.Token})
 		}
 	}
 	for i, f := range freezes {
@@ -480,9 +467,8 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 			continue
 		}
 		d.Freezes = append(d.Freezes, dBar{
-			Key: i, X: x(f.Start), Y: ln.Y + 2, W: max(x(sc.clip(fend))-x(f.Start), 2), H: ln.H - 4,
-			Class: "freeze", Label: T(lang, "diagram.frozen"),
-			Title: fmt.Sprintf(T(lang, "diagram.freeze"), names.Of(f.Worker), f.Start, fend),
+			Key: int32(i), X: int32(x(f.Start)), Y: int32(ln.Y + 2), W: int32(max(x(sc.clip(fend))-x(f.Start), 2)), H: int32(ln.H - 4),
+			Worker: f.Worker, Start: f.Start, End: fend,
 		})
 	}
 
@@ -630,40 +616,6 @@ func (p *Diagram) sameLog(w *engine.World) bool {
 func (p *Diagram) sameGround(d *Diagram, first int) bool {
 	return p != nil && p.scale == d.scale && p.Shift == d.Shift &&
 		p.AxisY == d.AxisY && len(p.Lanes) == len(d.Lanes) && p.drawn >= first
-}
-
-func (p *Diagram) leasesOf() []dBar {
-	if p == nil {
-		return nil
-	}
-	return p.Leases
-}
-
-func (p *Diagram) beliefsOf() []dBar {
-	if p == nil {
-		return nil
-	}
-	return p.Beliefs
-}
-
-func (p *Diagram) staleOf() []dBar {
-	if p == nil {
-		return nil
-	}
-	return p.Stale
-}
-
-// bar finds the bar with key in bars, which are in key order: its words
-// are kept when it did not move.
-func (p *Diagram) bar(bars []dBar, key int) *dBar {
-	if p == nil {
-		return nil
-	}
-	i := sort.Search(len(bars), func(i int) bool { return bars[i].Key >= key })
-	if i < len(bars) && bars[i].Key == key {
-		return &bars[i]
-	}
-	return nil
 }
 
 // markTitle is a mark's sentence.

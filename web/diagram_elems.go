@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -19,14 +20,20 @@ import (
 // letter and its key (elemID).
 
 // svgw appends markup to b.
-type svgw struct{ b []byte }
+type svgw struct {
+	b   []byte
+	tmp []byte // words formatted before they are escaped (titlef)
+}
 
 func (w *svgw) s(x string) { w.b = append(w.b, x...) }
 
 func (w *svgw) i(n int) { w.b = strconv.AppendInt(w.b, int64(n), 10) }
 
 // esc appends x escaped for text or a quoted attribute value.
-func (w *svgw) esc(x string) {
+func (w *svgw) esc(x string) { w.b = appendEsc(w.b, x) }
+
+// appendEsc appends x to b, escaped for text or a quoted attribute value.
+func appendEsc[S string | []byte](b []byte, x S) []byte {
 	last := 0
 	for i := 0; i < len(x); i++ {
 		var r string
@@ -44,11 +51,11 @@ func (w *svgw) esc(x string) {
 		default:
 			continue
 		}
-		w.b = append(w.b, x[last:i]...)
-		w.b = append(w.b, r...)
+		b = append(b, x[last:i]...)
+		b = append(b, r...)
 		last = i + 1
 	}
-	w.b = append(w.b, x[last:]...)
+	return append(b, x[last:]...)
 }
 
 // attr appends ` name="value"`, the value escaped.
@@ -87,60 +94,83 @@ func (w *svgw) title(t string) {
 	w.s("</title>")
 }
 
+// titlef appends a title: format, filled with args, escaped.
+func (w *svgw) titlef(format string, args ...any) {
+	w.tmp = fmt.Appendf(w.tmp[:0], format, args...)
+	w.s("<title>")
+	w.b = appendEsc(w.b, w.tmp)
+	w.s("</title>")
+}
+
 // rect appends a rectangle's place and size.
 func (w *svgw) rect(b dBar) {
-	w.num("x", b.X)
-	w.num("y", b.Y)
-	w.num("width", b.W)
-	w.num("height", b.H)
+	w.num("x", int(b.X))
+	w.num("y", int(b.Y))
+	w.num("width", int(b.W))
+	w.num("height", int(b.H))
 }
 
 func (w *svgw) freeze(d *Diagram, f dBar) {
 	w.s(`<g class="freezebox"`)
-	w.id(d, 'f', f.Key)
+	w.id(d, 'f', int(f.Key))
 	w.s(">")
-	w.title(f.Title)
+	w.titlef(T(d.Lang, "diagram.freeze"), d.world.Names().Of(f.Worker), f.Start, f.End)
 	w.s(`<rect class="freeze"`)
 	w.rect(f)
 	w.s(` fill="url(#`)
 	w.esc(d.ID)
 	w.s(`-hatch)"></rect><text class="flabel"`)
-	w.num("x", f.X+4)
-	w.num("y", f.Y+f.H-4)
+	w.num("x", int(f.X+4))
+	w.num("y", int(f.Y+f.H-4))
 	w.s(">")
-	w.esc(f.Label)
+	w.esc(T(d.Lang, "diagram.frozen"))
 	w.s("</text></g>")
 }
 
 // bar is a lease (kind l), a stale owner's time (s) or a belief (b).
 func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
 	w.s("<g")
-	w.id(d, kind, b.Key)
+	w.id(d, kind, int(b.Key))
 	w.s(">")
-	w.title(b.Title)
+	name := d.world.Names().Of(b.Worker)
+	class := "stale"
+	switch kind {
+	case 'l':
+		w.titlef(T(d.Lang, "diagram.real"), name, b.Token, b.Start, b.End)
+		class = leaseClass[int(b.Worker)%6]
+	case 'b':
+		w.titlef(T(d.Lang, "diagram.belief"), name, b.Token, b.Start, b.End)
+		class = beliefClass[int(b.Worker)%6]
+	default:
+		w.titlef(T(d.Lang, "diagram.stale"), name, b.Token)
+	}
 	w.s("<rect")
-	w.attr("class", b.Class)
+	w.attr("class", class)
 	w.rect(b)
 	w.s(` rx="3"></rect>`)
 	switch {
 	case kind == 'l' && b.W > 44:
 		w.barLabel("blabel", b, 3)
+		w.esc(T(d.Lang, "diagram.token"))
+		w.s(" ")
+		w.b = strconv.AppendInt(w.b, b.Token, 10)
+		w.s("</text>")
 	case kind == 'b' && b.W > 24:
 		w.barLabel("bllabel", b, 2)
+		w.b = strconv.AppendInt(w.b, b.Token, 10)
+		w.s("</text>")
 	}
 	w.s("</g>")
 }
 
-// barLabel writes a bar's words inside it, up from its bottom by above.
+// barLabel opens a bar's words inside it, up from its bottom by above.
 func (w *svgw) barLabel(class string, b dBar, above int) {
 	w.s(`<text class="`)
 	w.s(class)
 	w.s(`"`)
-	w.num("x", b.X+5)
-	w.num("y", b.Y+b.H-above)
+	w.num("x", int(b.X+5))
+	w.num("y", int(b.Y+b.H)-above)
 	w.s(">")
-	w.esc(b.Label)
-	w.s("</text>")
 }
 
 // msg writes a message's line; its class and words come from its events.

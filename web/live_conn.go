@@ -126,8 +126,11 @@ func (l *live) write() {
 			l.mu.Unlock()
 			if done {
 				if closeMsg != nil {
-					// close: the queue went out, now the reason.
-					l.conn.WriteControl(websocket.CloseMessage, closeMsg, time.Now().Add(closeGrace))
+					// close: the queue went out, now the reason; the reader
+					// waits closeGrace for the client's answer, no longer.
+					if l.conn.WriteControl(websocket.CloseMessage, closeMsg, time.Now().Add(closeGrace)) == nil {
+						l.conn.SetReadDeadline(time.Now().Add(closeGrace))
+					}
 				}
 				return
 			}

@@ -328,7 +328,7 @@ func (p *shownPage) diagramOps(ops []op, a, b *Diagram) ([]op, error) {
 	if err != nil {
 		return ops, err
 	}
-	barKey := func(x dBar) int { return x.Key }
+	barKey := func(x dBar) int { return int(x.Key) }
 	w := &p.svg
 	ops = layerOps(ops, w, 'f', b, a.Freezes, b.Freezes, barKey, func(x dBar) { w.freeze(b, x) })
 	ops = layerOps(ops, w, 'l', b, a.Leases, b.Leases, barKey, func(x dBar) { w.bar(b, 'l', x) })
