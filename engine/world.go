@@ -571,6 +571,10 @@ func slot(n Node) int { return int(n) + 2 }
 // linkIndex is where the link a→b lives in the table.
 func (w *World) linkIndex(a, b Node) int { return slot(a)*(len(w.sc.Workers)+2) + slot(b) }
 
+// logDoubling is the length from which a full log doubles (emit): 256 KB
+// of events, more than most live sessions' runs reach.
+const logDoubling = 1 << 12
+
 // needLinks makes the link table, all links as the scenario sets them,
 // before a command changes one.
 func (w *World) needLinks() {
@@ -647,10 +651,11 @@ func (w *World) emit(e Event) int32 {
 		e.Ref, e.Ref2 = -1, -1
 	}
 	idx := int32(len(w.log))
-	if len(w.log) == cap(w.log) && len(w.log) >= 256 {
+	if len(w.log) == cap(w.log) && len(w.log) >= logDoubling {
 		// Double, where append grows a large slice by only a quarter: a
 		// long log would be copied about five times over instead of once.
-		// Small logs (most live sessions) grow as append grows them.
+		// Smaller logs (a live session's) grow as append grows them, so
+		// that a session holds little room it has not used.
 		w.log = slices.Grow(w.log, len(w.log))
 	}
 	w.log = append(w.log, e)
