@@ -341,7 +341,9 @@ func (p *shownPage) diagramOps(ops []op, a, b *Diagram) ([]op, error) {
 		ops = layerOps(ops, w, 'm', b, a.Marks, b.Marks, func(x dMark) int { return int(x.Index) }, func(x dMark) { w.mark(b, x) })
 	}
 	if a.Now != b.Now {
-		part(id+"-now", diagramNow(b))
+		w.b = w.b[:0]
+		w.now(b)
+		ops = append(ops, op{Op: "replace", Target: id + "-now", HTML: string(w.b)})
 		ops = append(ops, op{Op: "attr", Target: id + "-box", Attr: "data-now", HTML: itoa(b.Now.X)})
 	}
 	if fx := b.FocusX(); fx != a.FocusX() {
