@@ -164,10 +164,10 @@ func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 
-// controls are what each session sends in turn, as a student clicking
+// Controls are what each session sends in turn, as a student clicking
 // through a lab would; a reset now and then keeps the world young. W1 and
 // W2 stand for the lab's first two workers, read from its first frame.
-var controls = []string{
+var Controls = []string{
 	"fencing on", "freeze W1 for=5s", "advance 1s", "step", "thaw W1",
 	"fencing off", "crash W2", "restart W2", "advance 5s", "reset",
 }
@@ -202,11 +202,11 @@ func labControls(frame []byte) []string {
 		}
 	}
 	if len(workers) == 0 {
-		return controls
+		return Controls
 	}
 	r := strings.NewReplacer("W1", workers[0], "W2", workers[min(1, len(workers)-1)])
-	out := make([]string, len(controls))
-	for i, c := range controls {
+	out := make([]string, len(Controls))
+	for i, c := range Controls {
 		out[i] = r.Replace(c)
 	}
 	return out

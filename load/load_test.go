@@ -125,7 +125,7 @@ func TestLabControlsNameTheLabsWorkers(t *testing.T) {
 	if !strings.Contains(one, "crash H") || !strings.Contains(one, "freeze H") {
 		t.Errorf("one worker: %q", one)
 	}
-	if got := labControls([]byte("not json")); len(got) != len(controls) || got[1] != controls[1] {
+	if got := labControls([]byte("not json")); len(got) != len(Controls) || got[1] != Controls[1] {
 		t.Errorf("no workers: %q", got)
 	}
 }

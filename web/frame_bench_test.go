@@ -15,32 +15,11 @@ import (
 // the timer, as a student's reset would; so the long runs' frames, past
 // the live picture's window, count too.
 func BenchmarkPlayFrame(b *testing.B) {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := New(Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	srv, course := benchServer(b)
 	for _, id := range []string{"w1-w2", "renew-load"} {
 		b.Run(id, func(b *testing.B) {
-			lab := c.Lab(id)
-			if lab == nil {
-				b.Fatalf("no lab %s", id)
-			}
-			start := func() *live {
-				sess, err := labsession.New(lab, 1)
-				if err != nil {
-					b.Fatal(err)
-				}
-				l := &live{srv: srv, lab: lab, lang: "en", sess: sess, playing: true, shown: -1}
-				if m := l.frame(0); m.Type != "frame" {
-					b.Fatal(m.Error)
-				}
-				return l
-			}
+			lab := benchLab(b, course, id)
+			start := func() *live { return playingLive(b, srv, lab, 1) }
 			l := start()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -58,4 +37,40 @@ func BenchmarkPlayFrame(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchServer is a server with the embedded course, closed when b ends.
+func benchServer(b *testing.B) (*Server, *labs.Course) {
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close() })
+	return srv, c
+}
+
+func benchLab(b *testing.B, c *labs.Course, id string) *labs.Lab {
+	lab := c.Lab(id)
+	if lab == nil {
+		b.Fatalf("no lab %s", id)
+	}
+	return lab
+}
+
+// playingLive is a session of lab in play mode, as its socket holds it,
+// after its first frame.
+func playingLive(b *testing.B, srv *Server, lab *labs.Lab, seed uint64) *live {
+	sess, err := labsession.New(lab, seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, playing: true, shown: -1}
+	if m := l.frame(0); m.Type != "frame" {
+		b.Fatal(m.Error)
+	}
+	return l
 }
