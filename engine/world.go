@@ -38,8 +38,6 @@ type World struct {
 	beliefs   []BeliefSpan
 	freezes   []FreezeSpan
 	splitSeen [][2]int64
-
-	undo saved // the state before the command being applied
 }
 
 const maxNodes = MaxWorkers + 2
@@ -252,38 +250,71 @@ func (w *World) ApplyWithin(c Command, events int) error {
 		return err
 	}
 	events = min(events, w.limits.MaxEventsPerApply)
-	if c.Kind == CmdReset {
-		// A reset cannot fail: the new log holds one event.
-		if events < 1 {
-			return fmt.Errorf("%w: a reset records one event (budget %d)", ErrBudget, events)
-		}
-		w.record(c)
-		w.init()
-		w.budget = events
-		w.emit(Event{Kind: KindReset, Node: NoNode, Peer: NoNode})
-		return nil
+	if c.Kind == CmdReset && events < 1 {
+		// Otherwise a reset cannot fail: the new log holds one event.
+		return fmt.Errorf("%w: a reset records one event (budget %d)", ErrBudget, events)
 	}
-	w.save(c.Kind)
+	// What the command list was, for an undo: record may lengthen the last
+	// command (an advance) instead of adding one.
+	ncmds := len(w.cmds)
+	var lastDur Time
+	if ncmds > 0 {
+		lastDur = w.cmds[ncmds-1].Dur
+	}
 	w.record(c)
+	if err := w.run(c, events); err != nil {
+		w.cmds = w.cmds[:ncmds]
+		if ncmds > 0 {
+			w.cmds[ncmds-1].Dur = lastDur
+		}
+		w.replay()
+		return err
+	}
+	return nil
+}
+
+// run carries out a validated command that may record events events: it
+// returns an error wrapping ErrBudget, part way through, when it would
+// record more.
+func (w *World) run(c Command, events int) error {
 	w.budget = events
-	var err error
 	switch c.Kind {
+	case CmdReset:
+		w.init()
+		w.emit(Event{Kind: KindReset, Node: NoNode, Peer: NoNode})
 	case CmdAdvance:
-		err = w.runUntil(w.now + c.Dur)
+		return w.runUntil(w.now + c.Dur)
 	case CmdUntil:
-		err = w.runUntil(c.At)
+		return w.runUntil(c.At)
 	case CmdStep:
-		err = w.step()
+		return w.step()
 	default:
 		w.command(c)
 		if w.budget < 0 {
-			err = w.overBudget(events)
+			return w.overBudget(events)
 		}
 	}
-	if err != nil {
-		w.restore()
+	return nil
+}
+
+// replayBudget is the budget of each command a replay runs again: more
+// events than any world can record, so a replay never stops part way
+// (advances merged into one may need more than each had).
+const replayBudget = 1 << 40
+
+// replay undoes a command refused part way: it builds the world again from
+// its scenario and its command list, which no longer holds the refused
+// command. The same scenario and commands give the same world, so this
+// puts back everything the command changed (the log, the queue, the random
+// numbers, every actor) without keeping a copy of any of it before each
+// command. A refusal is rare (a session at its cap of events), and it
+// costs a run of the world so far again, reusing the arrays it has grown.
+func (w *World) replay() {
+	w.mode = w.sc.Storage
+	w.init()
+	for _, c := range w.cmds {
+		_ = w.run(c, replayBudget) // within replayBudget no command is refused
 	}
-	return err
 }
 
 func (w *World) overBudget(events int) error {
@@ -764,132 +795,4 @@ func (w *World) deliver(it item) {
 	default:
 		w.workerReceive(&w.workers[m.to], m)
 	}
-}
-
-// saved is what a command may change, kept so that a command refused half
-// way (over its budget) can be undone. Its slices are reused from command
-// to command, so saving allocates nothing once they have grown. The log,
-// the storage ledger and the split pairs only grow during a command: their
-// lengths suffice. Spans, beliefs and freezes grow too, and a command
-// changes only the open ones (a lease's l.open, a worker's belief and
-// freeze): only the tail from the first open one is kept. The links change
-// only in the commands that set them, and are kept only for those.
-type saved struct {
-	mode        StorageMode
-	now         Time
-	seq         uint64
-	q           queue
-	rnd         rng
-	nlog        int
-	ncmds       int
-	lastCmd     Command
-	coord       coordinator
-	up          []bool
-	leases      []lease
-	waiters     [][]waiter
-	spansFrom   int
-	spans       []LeaseSpan // coord.spans[spansFrom:]
-	store       storage
-	keys        []keyState
-	workers     []worker
-	deferred    [][]item
-	links       []link
-	hasLinks    bool
-	beliefsFrom int
-	beliefs     []BeliefSpan // beliefs[beliefsFrom:]
-	freezesFrom int
-	freezes     []FreezeSpan // freezes[freezesFrom:]
-	nsplit      int
-}
-
-// changesLinks reports whether command kind k may change the links.
-func changesLinks(k CommandKind) bool {
-	return k == CmdPartition || k == CmdHeal || k == CmdLink
-}
-
-// save keeps the world's state, before command kind k, in w.undo.
-func (w *World) save(k CommandKind) {
-	u := &w.undo
-	u.mode, u.now, u.seq, u.rnd = w.mode, w.now, w.seq, w.rnd
-	u.q = append(u.q[:0], w.q...)
-	u.nlog, u.ncmds = len(w.log), len(w.cmds)
-	if u.ncmds > 0 {
-		u.lastCmd = w.cmds[u.ncmds-1]
-	}
-	u.coord = w.coord
-	u.up = append(u.up[:0], w.coord.up...)
-	u.leases = append(u.leases[:0], w.coord.leases...)
-	u.waiters = grow(u.waiters, len(w.coord.leases))
-	u.spansFrom = len(w.coord.spans)
-	for i := range w.coord.leases {
-		u.waiters[i] = append(u.waiters[i][:0], w.coord.leases[i].waiters...)
-		if o := w.coord.leases[i].open; o >= 0 {
-			u.spansFrom = min(u.spansFrom, o)
-		}
-	}
-	u.spans = append(u.spans[:0], w.coord.spans[u.spansFrom:]...)
-	u.store = w.store
-	u.keys = append(u.keys[:0], w.store.keys...)
-	u.workers = append(u.workers[:0], w.workers...)
-	u.deferred = grow(u.deferred, len(w.workers))
-	u.beliefsFrom, u.freezesFrom = len(w.beliefs), len(w.freezes)
-	for i := range w.workers {
-		wk := &w.workers[i]
-		u.deferred[i] = append(u.deferred[i][:0], wk.deferred...)
-		if wk.belief >= 0 {
-			u.beliefsFrom = min(u.beliefsFrom, wk.belief)
-		}
-		if wk.freeze >= 0 {
-			u.freezesFrom = min(u.freezesFrom, wk.freeze)
-		}
-	}
-	u.beliefs = append(u.beliefs[:0], w.beliefs[u.beliefsFrom:]...)
-	u.freezes = append(u.freezes[:0], w.freezes[u.freezesFrom:]...)
-	u.hasLinks = changesLinks(k)
-	if u.hasLinks {
-		u.links = append(u.links[:0], w.links...)
-	}
-	u.nsplit = len(w.splitSeen)
-}
-
-// restore puts back the state save kept.
-func (w *World) restore() {
-	u := &w.undo
-	w.mode, w.now, w.seq, w.rnd = u.mode, u.now, u.seq, u.rnd
-	w.q = append(w.q[:0], u.q...)
-	w.log = w.log[:u.nlog]
-	w.cmds = w.cmds[:u.ncmds]
-	if u.ncmds > 0 {
-		w.cmds[u.ncmds-1] = u.lastCmd
-	}
-	spans := w.coord.spans // its first spansFrom are as they were
-	w.coord = u.coord
-	w.coord.up = append([]bool(nil), u.up...)
-	w.coord.leases = append([]lease(nil), u.leases...)
-	for i := range w.coord.leases {
-		w.coord.leases[i].waiters = append([]waiter(nil), u.waiters[i]...)
-	}
-	w.coord.spans = append(spans[:u.spansFrom:u.spansFrom], u.spans...)
-	ledger := w.store.ledger[:len(u.store.ledger)]
-	w.store = u.store
-	w.store.ledger = ledger
-	w.store.keys = append([]keyState(nil), u.keys...)
-	w.workers = append([]worker(nil), u.workers...)
-	for i := range w.workers {
-		w.workers[i].deferred = append([]item(nil), u.deferred[i]...)
-	}
-	if u.hasLinks {
-		w.links = append(w.links[:0], u.links...)
-	}
-	w.beliefs = append(w.beliefs[:u.beliefsFrom], u.beliefs...)
-	w.freezes = append(w.freezes[:u.freezesFrom], u.freezes...)
-	w.splitSeen = w.splitSeen[:u.nsplit]
-}
-
-// grow returns s with length n, keeping the inner slices it had for reuse.
-func grow[T any](s [][]T, n int) [][]T {
-	if cap(s) < n {
-		s = append(s[:cap(s)], make([][]T, n-cap(s))...)
-	}
-	return s[:n]
 }
