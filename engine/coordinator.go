@@ -35,7 +35,12 @@ type lease struct {
 	lastChange int32 // log index of the latest grant, expiry or release
 	version    int64 // the record's version: changes with every grant, renewal and release
 	tenure     int64 // the first token of the current holder's uninterrupted holding
-	open       int   // index in spans of the current grant, -1 if none
+	// tokens counts the tokens the lease has had. Tokens only rise, so the
+	// count names the current one: an expiry set for a token holds the
+	// count, not the token (an item's id), and the count stays below the
+	// log's length, which int32 indexes bound.
+	tokens uint32
+	open   int // index in spans of the current grant, -1 if none
 }
 
 type waiter struct {
@@ -93,7 +98,7 @@ func (c *coordinator) receive(w *World, m message) {
 	}
 	start := max(w.now, c.busyUntil)
 	c.busyUntil = start + c.service
-	w.schedule(item{at: c.busyUntil, kind: itCoordProcess, node: Coord, msg: m})
+	w.schedule(item{at: c.busyUntil, kind: itCoordProcess, node: Coord, id: w.post(m)})
 }
 
 func (c *coordinator) reply(w *World, to message, m message) {
@@ -189,15 +194,14 @@ func (c *coordinator) setExpiry(w *World, l *lease, at Time) {
 		return
 	}
 	l.expires = at
-	w.schedule(item{at: at, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: l.index}})
+	w.schedule(item{at: at, kind: itCoordExpire, node: Coord, lease: l.index, id: l.tokens})
 }
 
 func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 	l.holder = to
-	l.token = c.nextToken
+	c.newToken(l)
 	l.tenure = l.token
 	l.version++
-	c.nextToken++
 	li := l.index
 	c.setExpiry(w, l, w.now+c.serverTTL(w, to))
 	l.lastChange = w.emit(Event{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.key})
@@ -214,8 +218,7 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 	}
 	prev := l.expires
 	if c.renewToken {
-		l.token = c.nextToken
-		c.nextToken++
+		c.newToken(l)
 		c.spans[l.open].End = w.now
 		c.spans[l.open].Open = false
 		c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: m.from, Token: l.token, Start: w.now, Open: true})
@@ -231,11 +234,19 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 	c.reply(w, m, message{kind: MsgRenewOK, token: l.token, ttl: c.ttl})
 }
 
-// expireDue runs when a lease's expiry time comes. Renewals since then have
-// moved the expiry, so only the lease that truly ends now expires.
-func (c *coordinator) expireDue(w *World, li uint8, token int64) {
+// newToken hands l the counter's next token.
+func (c *coordinator) newToken(l *lease) {
+	l.token = c.nextToken
+	c.nextToken++
+	l.tokens++
+}
+
+// expireDue runs when a lease's expiry time comes; tokens is l.tokens when
+// the expiry was set. Renewals since then have moved the expiry, so only
+// the lease that truly ends now, with the token it had then, expires.
+func (c *coordinator) expireDue(w *World, li uint8, tokens uint32) {
 	l := &c.leases[li]
-	if l.holder == NoNode || l.token != token || l.expires != w.now {
+	if l.holder == NoNode || l.tokens != tokens || l.expires != w.now {
 		return
 	}
 	spec := w.workers[l.holder].spec
@@ -260,7 +271,7 @@ func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time, why Reason
 	if lockDelay > 0 {
 		l.freeAt = w.now + lockDelay
 		l.freeID++
-		w.schedule(item{at: l.freeAt, kind: itCoordFree, node: Coord, id: l.freeID, msg: message{lease: l.index}})
+		w.schedule(item{at: l.freeAt, kind: itCoordFree, node: Coord, id: l.freeID, lease: l.index})
 		return
 	}
 	c.wakeWaiters(w, l)

@@ -229,6 +229,9 @@ func (v *invariants) apply(t *testing.T, w *World, label string, do func() error
 		t.Helper()
 		t.Fatalf("after %q: "+format+"\ncommands:\n  %s", append([]any{label}, append(args, strings.Join(v.history, "\n  "))...)...)
 	}
+	if msg := messagesHeld(w); msg != "" {
+		fail("%s", msg)
+	}
 	if err != nil {
 		if len(w.Events()) != nEv || w.Now() != now || len(w.Commands()) != nCmd {
 			fail("refused (%v) but changed the world: events %d→%d, now %s→%s, commands %d→%d",
@@ -328,6 +331,50 @@ func (v *invariants) apply(t *testing.T, w *World, label string, do func() error
 		}
 	}
 	v.seen = len(evs)
+}
+
+// messagesHeld checks the messages kept aside (World.msgs): each place
+// not free is held by exactly one item, queued or deferred by a frozen
+// worker, that delivers or serves it, and no such item holds a free place.
+// It says what is wrong, or "".
+func messagesHeld(w *World) string {
+	holders := make([]int, len(w.msgs))
+	hold := func(it item) {
+		if it.kind == itDeliver || it.kind == itCoordProcess {
+			if int(it.id) >= len(holders) {
+				holders = append(holders, make([]int, int(it.id)+1-len(holders))...)
+			}
+			holders[it.id]++
+		}
+	}
+	for _, it := range w.q {
+		hold(it)
+	}
+	for i := range w.workers {
+		for _, it := range w.workers[i].deferred {
+			hold(it)
+		}
+	}
+	free := make([]bool, len(w.msgs))
+	for _, i := range w.freeMsgs {
+		if int(i) >= len(free) || free[i] {
+			return fmt.Sprintf("free place %d is out of range (%d) or listed twice", i, len(w.msgs))
+		}
+		free[i] = true
+	}
+	for i, n := range holders {
+		switch {
+		case i >= len(w.msgs):
+			if n > 0 {
+				return fmt.Sprintf("%d items hold message place %d, past the %d kept", n, i, len(w.msgs))
+			}
+		case free[i] && n > 0:
+			return fmt.Sprintf("%d items hold message place %d, which is free", n, i)
+		case !free[i] && n != 1:
+			return fmt.Sprintf("message place %d is held by %d items, want 1", i, n)
+		}
+	}
+	return ""
 }
 
 // sameAsRebuilt compares w with a world rebuilt from w's commands: the
@@ -571,7 +618,7 @@ func TestBudgetRefusalChangesNothing(t *testing.T) {
 // World that a command changes and that build or init does not set would
 // survive the undo; this list makes whoever adds one look at replay.
 func TestReplayKnowsEveryField(t *testing.T) {
-	known := []string{"sc", "names", "leaseNames", "leaseKeys", "values", "mode", "limits", "now", "seq", "q", "rnd", "log", "cmds", "budget", "coord", "store", "workers", "links", "beliefs", "freezes", "splitSeen"}
+	known := []string{"sc", "names", "leaseNames", "leaseKeys", "values", "mode", "limits", "now", "seq", "q", "msgs", "freeMsgs", "rnd", "log", "cmds", "budget", "coord", "store", "workers", "links", "beliefs", "freezes", "splitSeen"}
 	typ := reflect.TypeOf(World{})
 	var got []string
 	for i := range typ.NumField() {

@@ -412,6 +412,11 @@ func (w *World) crashWorker(wk *worker) {
 	}
 	wk.crashed = true
 	wk.freezeOn = KindNone
+	for _, it := range wk.deferred {
+		if it.kind == itDeliver {
+			w.take(it.id) // it will never arrive
+		}
+	}
 	wk.deferred = wk.deferred[:0]
 	wk.inc++
 	for s := range wk.timers {

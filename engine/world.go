@@ -26,6 +26,8 @@ type World struct {
 	now        Time
 	seq        uint64
 	q          queue
+	msgs       []message // messages on their way, by place; see post
+	freeMsgs   []uint32  // places in msgs no message holds
 	rnd        rng
 	log        []Event
 	cmds       []Command
@@ -66,6 +68,7 @@ func New(sc Scenario) (*World, error) {
 func (w *World) Reuse(sc Scenario) error {
 	var fresh World
 	fresh.log, fresh.q, fresh.links, fresh.cmds = w.log[:0], w.q[:0], w.links[:0], w.cmds[:0]
+	fresh.msgs, fresh.freeMsgs = w.msgs[:0], w.freeMsgs[:0]
 	fresh.beliefs, fresh.freezes, fresh.splitSeen = w.beliefs[:0], w.freezes[:0], w.splitSeen[:0]
 	if err := fresh.build(sc); err != nil {
 		return err
@@ -165,6 +168,7 @@ func (w *World) init() {
 	w.now = 0
 	w.seq = 0
 	w.q = w.q[:0]
+	w.msgs, w.freeMsgs = w.msgs[:0], w.freeMsgs[:0]
 	w.rnd = rng{s: w.sc.Seed}
 	w.log = w.log[:0]
 	w.links = w.links[:0]
@@ -733,11 +737,11 @@ func (w *World) process(it item) {
 			w.thawWorker(wk)
 		}
 	case itCoordProcess:
-		w.coord.process(w, it.msg)
+		w.coord.process(w, w.take(it.id))
 	case itCoordExpire:
-		w.coord.expireDue(w, it.msg.lease, it.msg.token)
+		w.coord.expireDue(w, it.lease, it.id)
 	case itCoordFree:
-		if l := &w.coord.leases[it.msg.lease]; it.id == l.freeID {
+		if l := &w.coord.leases[it.lease]; it.id == l.freeID {
 			w.coord.wakeWaiters(w, l)
 		}
 	case itElection:
@@ -766,26 +770,52 @@ func (w *World) send(m message) {
 		d = l.delay
 	}
 	d += Time(w.rnd.upTo(int64(w.sc.Jitter)))
-	w.schedule(item{at: w.now + d, kind: itDeliver, node: m.to, msg: m})
+	w.schedule(item{at: w.now + d, kind: itDeliver, node: m.to, id: w.post(m)})
+}
+
+// post keeps m aside while it is on its way and returns its place in
+// w.msgs, which its queue item holds. Places are reused, the latest freed
+// first, so msgs holds about as many messages as are ever in flight at
+// once.
+func (w *World) post(m message) uint32 {
+	if n := len(w.freeMsgs); n > 0 {
+		i := w.freeMsgs[n-1]
+		w.freeMsgs = w.freeMsgs[:n-1]
+		w.msgs[i] = m
+		return i
+	}
+	w.msgs = append(w.msgs, m)
+	return uint32(len(w.msgs) - 1)
+}
+
+// take returns the message at place i and frees the place: the message has
+// arrived, or will never arrive.
+func (w *World) take(i uint32) message {
+	m := w.msgs[i]
+	w.freeMsgs = append(w.freeMsgs, i)
+	return m
 }
 
 func (w *World) deliver(it item) {
-	m := it.msg
+	m := w.msgs[it.id]
 	if w.link(m.from, m.to).cut {
+		w.take(it.id)
 		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
 	}
 	if m.to >= 0 {
 		wk := &w.workers[m.to]
 		if wk.crashed {
+			w.take(it.id)
 			w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonDown, Ref: m.sent, Ref2: -1})
 			return
 		}
 		if wk.frozen {
-			wk.deferred = append(wk.deferred, it)
+			wk.deferred = append(wk.deferred, it) // the message stays aside
 			return
 		}
 	}
+	w.take(it.id)
 	w.emit(Event{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind, Value: int64(m.req), Ref: m.sent, Ref2: -1})
 	switch m.to {
 	case Coord:
