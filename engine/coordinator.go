@@ -21,26 +21,26 @@ type coordinator struct {
 	spans      []LeaseSpan
 }
 
-// lease is one named lease at the coordinator.
+// lease is one named lease at the coordinator. Its name is
+// Prepared.leaseNames[index].
 type lease struct {
 	index      uint8 // its place in coordinator.leases
-	name       string
-	key        KeyID // name's id in the log
 	holder     Node  // NoNode when free
-	token      int64
-	expires    Time
-	freeAt     Time // no grant before this (lock-delay)
+	key        KeyID // its name's id in the log
 	freeID     uint32
-	waiters    []waiter
 	lastChange int32 // log index of the latest grant, expiry or release
-	version    int64 // the record's version: changes with every grant, renewal and release
-	tenure     int64 // the first token of the current holder's uninterrupted holding
+	open       int32 // index in spans of the current grant, -1 if none
 	// tokens counts the tokens the lease has had. Tokens only rise, so the
 	// count names the current one: an expiry set for a token holds the
 	// count, not the token (an item's id), and the count stays below the
 	// log's length, which int32 indexes bound.
-	tokens uint32
-	open   int // index in spans of the current grant, -1 if none
+	tokens  uint32
+	token   int64
+	expires Time
+	freeAt  Time  // no grant before this (lock-delay)
+	version int64 // the record's version: changes with every grant, renewal and release
+	tenure  int64 // the first token of the current holder's uninterrupted holding
+	waiters []waiter
 }
 
 type waiter struct {
@@ -48,22 +48,28 @@ type waiter struct {
 	req  uint32
 }
 
-func (c *coordinator) init(sc Scenario, names []string, keys []KeyID) {
-	c.ttl = sc.TTL
-	c.lockDelay = sc.LockDelay
-	c.election = sc.ElectionDelay
-	c.service = sc.ServiceTime
-	c.renewToken = sc.NewTokenOnRenew
-	c.candidate = sc.CandidateExpiry
-	c.up = make([]bool, sc.Replicas)
+// init puts the coordinator in its starting state for p, in the arrays it
+// has grown (its replicas, leases and their lines, spans).
+func (c *coordinator) init(p *Prepared) {
+	sc := &p.sc
+	*c = coordinator{
+		ttl:        sc.TTL,
+		lockDelay:  sc.LockDelay,
+		election:   sc.ElectionDelay,
+		service:    sc.ServiceTime,
+		renewToken: sc.NewTokenOnRenew,
+		candidate:  sc.CandidateExpiry,
+		up:         grown(c.up, sc.Replicas),
+		nextToken:  sc.FirstToken,
+		leases:     grown(c.leases, len(p.leaseNames)),
+		spans:      c.spans[:0],
+	}
 	for i := range c.up {
 		c.up[i] = true
 	}
-	c.leader = 0
-	c.nextToken = sc.FirstToken
-	c.leases = make([]lease, len(names))
-	for i, n := range names {
-		c.leases[i] = lease{index: uint8(i), name: n, key: keys[i], holder: NoNode, lastChange: -1, open: -1}
+	for i := range c.leases {
+		l := &c.leases[i]
+		*l = lease{index: uint8(i), key: p.leaseKeys[i], holder: NoNode, lastChange: -1, open: -1, waiters: l.waiters[:0]}
 	}
 	for i := range c.lastEnd {
 		c.lastEnd[i] = -1
@@ -205,8 +211,8 @@ func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 	li := l.index
 	c.setExpiry(w, l, w.now+c.serverTTL(w, to))
 	l.lastChange = w.emit(Event{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.key})
-	c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
-	l.open = len(c.spans) - 1
+	c.spans = append(c.spans, LeaseSpan{Lease: w.p.leaseNames[l.index], Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
+	l.open = int32(len(c.spans) - 1)
 	w.send(message{kind: MsgGrant, from: Coord, to: to, req: req, token: l.token, ttl: c.ttl, lease: li})
 }
 
@@ -221,8 +227,8 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 		c.newToken(l)
 		c.spans[l.open].End = w.now
 		c.spans[l.open].Open = false
-		c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: m.from, Token: l.token, Start: w.now, Open: true})
-		l.open = len(c.spans) - 1
+		c.spans = append(c.spans, LeaseSpan{Lease: w.p.leaseNames[l.index], Worker: m.from, Token: l.token, Start: w.now, Open: true})
+		l.open = int32(len(c.spans) - 1)
 	}
 	l.version++
 	c.setExpiry(w, l, w.now+c.serverTTL(w, m.from))

@@ -235,7 +235,7 @@ func (w *World) renewOK(wk *worker, m message) {
 			wk.token = m.token
 		}
 	}
-	idx := w.emit(Event{Kind: KindRenewed, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd, Prev: prev, Value: int64(remaining), Gen: r.gen, Key: w.leaseKeys[wk.lease]})
+	idx := w.emit(Event{Kind: KindRenewed, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd, Prev: prev, Value: int64(remaining), Gen: r.gen, Key: w.p.leaseKeys[wk.lease]})
 	wk.acquiredEv = idx
 	if wk.belief >= 0 {
 		b := &w.beliefs[wk.belief]

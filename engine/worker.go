@@ -43,54 +43,56 @@ const (
 )
 
 type timer struct {
-	on    bool
 	local Time
 	id    uint32
+	on    bool
 }
 
+// worker is one worker's state. Its fields are grouped by size, the flags
+// together, so that twelve of them hold little padding.
 type worker struct {
-	id        Node
-	spec      *WorkerSpec
-	lease     uint8  // index of its lease at the coordinator
-	inc       uint32 // incarnation: bumped by crash, so old timers are ignored
-	crashed   bool
-	frozen    bool
-	done      bool
-	freezeOn  Kind // freeze when this event next happens
-	freezeFor Time
-	thawID    uint32
-	deferred  []item // what arrived or fell due while frozen
+	spec *WorkerSpec
+	id   Node
+	// lease is the index of its lease at the coordinator.
+	lease    uint8
+	freezeOn Kind    // freeze when this event next happens
+	waiting  MsgKind // the program request in flight, or MsgNone
+	// The flags. acquiring: a round of asking for the lease is on (see
+	// acqSent); jeopardy: its own lease ran out and it renews within its
+	// grace; refused: a work step waits for a renewal to give it enough
+	// time.
+	crashed, frozen, done, holds, acquiring, jeopardy, refused bool
 
-	pc      int
-	waiting MsgKind // the program request in flight, or MsgNone
-	req     uint32  // id of the latest request of any kind
-	progReq uint32  // id of the program request in flight
-	reqSent Time    // local time the program request was sent
+	inc     uint32 // incarnation: bumped by crash, so old timers are ignored
+	thawID  uint32
+	req     uint32 // id of the latest request of any kind
+	progReq uint32 // id of the program request in flight
+	pc      int32  // the program step it is at
+	// belief and freeze are the indexes in World.beliefs and World.freezes
+	// of its open belief and freeze, -1 if none.
+	belief, freeze int32
+	acquiredEv     int32
+
+	freezeFor Time
+	deferred  []item // what arrived or fell due while frozen
+	reqSent   Time   // local time the program request was sent
 	// acqSent is when the worker first asked for the lease in this round of
 	// asking. A grant may answer any of the round's requests (one that timed
 	// out, say), so the only safe count starts at the first.
-	acqSent   Time
-	acquiring bool
+	acqSent Time
 
 	// What a candidate knows of the lease record (expiry=candidate): the
 	// version it last saw and when, by its own clock, it first saw it.
 	seenVersion int64
 	seenAt      Time
-	jeopardy    bool // its own lease ran out; renewing within its grace
 
-	holds       bool
 	token       int64
 	believedEnd Time // local
-	acquiredEv  int32
 	version     int64
 	renewal     renewal
 
-	refused bool // a work step waits for a renewal to give it enough time
-
 	clk    clock
 	timers [nSlots]timer
-	belief int // index in World.beliefs of the open belief, -1 if none
-	freeze int // index in World.freezes of the open freeze, -1 if none
 }
 
 func (w *World) setTimer(wk *worker, s timerSlot, local Time) {
@@ -119,7 +121,7 @@ func (w *World) startProgram(wk *worker) {
 // runOp performs the program step at pc.
 func (w *World) runOp(wk *worker) {
 	prog := wk.spec.Program
-	if wk.pc >= len(prog) {
+	if int(wk.pc) >= len(prog) {
 		if !wk.done {
 			wk.done = true
 			w.emit(Event{Kind: KindDone, Node: wk.id, Peer: NoNode})
@@ -219,7 +221,7 @@ func (w *World) workerTimer(wk *worker, it item) {
 	t.on = false
 	switch timerSlot(it.slot) {
 	case slotProgram:
-		if wk.pc < len(wk.spec.Program) && wk.spec.Program[wk.pc].Kind != OpAcquire {
+		if int(wk.pc) < len(wk.spec.Program) && wk.spec.Program[wk.pc].Kind != OpAcquire {
 			wk.pc++
 		}
 		w.runOp(wk)
@@ -327,7 +329,7 @@ func (w *World) judgeRecord(wk *worker, version int64) bool {
 
 func (w *World) retryAcquire(wk *worker) {
 	d := Second
-	if wk.pc < len(wk.spec.Program) && wk.spec.Program[wk.pc].Arg > 0 {
+	if int(wk.pc) < len(wk.spec.Program) && wk.spec.Program[wk.pc].Arg > 0 {
 		d = wk.spec.Program[wk.pc].Arg
 	}
 	if j := wk.spec.AcquireJitter; j > 0 {
@@ -351,7 +353,7 @@ func (w *World) acquired(wk *worker, m message) {
 	wk.renewal.startCycle(wk)
 	wk.acquiredEv = w.emit(Event{Kind: KindAcquired, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
 	w.beliefs = append(w.beliefs, BeliefSpan{Worker: wk.id, Token: wk.token, Start: w.now, Local: wk.believedEnd, Until: wk.clk.trueAt(wk.believedEnd, w.now), End: Never})
-	wk.belief = len(w.beliefs) - 1
+	wk.belief = int32(len(w.beliefs) - 1)
 	w.observeBelief(wk)
 	if wk.spec.StopAtExpiry && wk.believedEnd != Never {
 		w.setTimer(wk, slotDeadline, wk.believedEnd)
@@ -393,7 +395,7 @@ func (w *World) lose(wk *worker, r Reason) {
 	wk.pc = 0
 	for i, op := range wk.spec.Program {
 		if op.Kind == OpAcquire {
-			wk.pc = i
+			wk.pc = int32(i)
 			break
 		}
 	}
@@ -437,7 +439,7 @@ func (w *World) freezeWorker(wk *worker, d Time) {
 	}
 	w.emit(Event{Kind: KindFreeze, Node: wk.id, Peer: NoNode, At: until})
 	w.freezes = append(w.freezes, FreezeSpan{Worker: wk.id, Start: w.now, End: Never})
-	wk.freeze = len(w.freezes) - 1
+	wk.freeze = int32(len(w.freezes) - 1)
 }
 
 // thawWorker resumes a frozen worker. Everything that fell due while it was

@@ -76,6 +76,7 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 		return nil
 	}
 	l.scenario = sc
+	l.prepared, l.prepErr = engine.Prepare(sc)
 	if v, ok := fields["horizon"]; ok {
 		if s, ok := v.str(r, "horizon"); ok {
 			if d, err := engine.ParseTime(s); err != nil || d <= 0 {
