@@ -247,10 +247,10 @@ func (c Challenge) PlayIn(w *World, run *Run) (*World, error) {
 	evs := w.Events()
 	for i, e := range evs {
 		other := NoNode
-		if e.Kind == KindViolation && e.Reason == ViolationSplitBrain && e.Ref2 >= 0 {
-			other = evs[e.Ref2].Node
+		if e.Kind == KindViolation && e.Reason() == ViolationSplitBrain && e.Ref2() >= 0 {
+			other = evs[e.Ref2()].Node
 		}
-		if e.Kind == KindViolation && (e.Peer == holder || other == holder) {
+		if e.Kind == KindViolation && (e.Peer() == holder || other == holder) {
 			run.Failed, run.Safety, run.Event, run.Why = true, true, i, e
 			return w, nil
 		}

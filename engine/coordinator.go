@@ -117,7 +117,7 @@ func (c *coordinator) process(w *World, m message) {
 		if m.kind == MsgRelease {
 			return
 		}
-		w.emit(Event{Kind: KindUnavailable, Node: Coord, Peer: m.from, Reason: r})
+		w.emit(EventFields{Kind: KindUnavailable, Node: Coord, Peer: m.from, Reason: r})
 		c.reply(w, m, message{kind: MsgUnavailable, reason: r})
 		return
 	}
@@ -138,7 +138,7 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 	if l.holder == m.from {
 		// The holder asks again (its first answer was slow or lost): tell it
 		// again what it holds. Nothing is extended.
-		w.emit(Event{Kind: KindGrant, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonAgain})
+		w.emit(EventFields{Kind: KindGrant, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonAgain})
 		left := c.ttl
 		if l.expires != Never {
 			left = l.expires - w.now // what is left, not a fresh TTL
@@ -166,14 +166,14 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 			}
 		}
 		l.waiters = append(l.waiters, waiter{node: m.from, req: m.req})
-		w.emit(Event{Kind: KindQueue, Node: Coord, Peer: m.from, Key: l.key})
+		w.emit(EventFields{Kind: KindQueue, Node: Coord, Peer: m.from, Key: l.key})
 		return
 	}
 	r := ReasonHeld
 	if l.holder == NoNode {
 		r = ReasonLockDelay
 	}
-	w.emit(Event{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r, Key: l.key, Value: c.recordVersion(l)})
+	w.emit(EventFields{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r, Key: l.key, Value: c.recordVersion(l)})
 	c.reply(w, m, message{kind: MsgDeny, reason: r, version: c.recordVersion(l)})
 }
 
@@ -210,7 +210,7 @@ func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 	l.version++
 	li := l.index
 	c.setExpiry(w, l, w.now+c.serverTTL(w, to))
-	l.lastChange = w.emit(Event{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.key})
+	l.lastChange = w.emit(EventFields{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.key})
 	c.spans = append(c.spans, LeaseSpan{Lease: w.p.leaseNames[l.index], Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
 	l.open = int32(len(c.spans) - 1)
 	w.send(message{kind: MsgGrant, from: Coord, to: to, req: req, token: l.token, ttl: c.ttl, lease: li})
@@ -218,7 +218,7 @@ func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 
 func (c *coordinator) renew(w *World, l *lease, m message) {
 	if l.holder != m.from || l.token != m.token {
-		w.emit(Event{Kind: KindRenewReject, Node: Coord, Peer: m.from, Token: m.token, Key: l.key})
+		w.emit(EventFields{Kind: KindRenewReject, Node: Coord, Peer: m.from, Token: m.token, Key: l.key})
 		c.reply(w, m, message{kind: MsgRenewReject, token: m.token})
 		return
 	}
@@ -233,7 +233,7 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 	l.version++
 	c.setExpiry(w, l, w.now+c.serverTTL(w, m.from))
 	c.spans[l.open].End = l.expires
-	idx := w.emit(Event{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.key})
+	idx := w.emit(EventFields{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.key})
 	if c.renewToken {
 		l.lastChange = idx
 	}
@@ -266,7 +266,7 @@ func (c *coordinator) expireDue(w *World, li uint8, tokens uint32) {
 
 // end frees the lease after an expiry or a release.
 func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time, why Reason) {
-	idx := w.emit(Event{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.key, Reason: why})
+	idx := w.emit(EventFields{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.key, Reason: why})
 	l.lastChange = idx
 	l.version++
 	c.lastEnd[l.holder] = idx
@@ -315,7 +315,7 @@ func (c *coordinator) refresh(w *World) {
 		}
 		c.setExpiry(w, l, w.now+c.serverTTL(w, l.holder)+c.election)
 		c.spans[l.open].End = l.expires
-		w.emit(Event{Kind: KindExtend, Node: Coord, Peer: l.holder, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonRefresh})
+		w.emit(EventFields{Kind: KindExtend, Node: Coord, Peer: l.holder, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonRefresh})
 	}
 }
 
@@ -342,7 +342,7 @@ func (c *coordinator) setReplica(w *World, i int, up bool) {
 	if up {
 		r = ReasonUp
 	}
-	w.emit(Event{Kind: KindReplica, Node: Coord, Peer: NoNode, Reason: r, Value: int64(i + 1)})
+	w.emit(EventFields{Kind: KindReplica, Node: Coord, Peer: NoNode, Reason: r, Value: int64(i + 1)})
 	if !up && i == c.leader {
 		c.leader = -1
 		c.electing = false
@@ -350,7 +350,7 @@ func (c *coordinator) setReplica(w *World, i int, up bool) {
 	if c.leader < 0 && !c.electing && c.quorum() {
 		c.electing = true
 		c.electionID++
-		w.emit(Event{Kind: KindElection, Node: Coord, Peer: NoNode, At: w.now + c.election})
+		w.emit(EventFields{Kind: KindElection, Node: Coord, Peer: NoNode, At: w.now + c.election})
 		w.schedule(item{at: w.now + c.election, kind: itElection, node: Coord, id: c.electionID})
 	}
 	if up && c.leader >= 0 && !c.electing {
@@ -372,7 +372,7 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 			break
 		}
 	}
-	w.emit(Event{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
+	w.emit(EventFields{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
 	c.refresh(w)
 	c.wakeAll(w)
 }

@@ -283,12 +283,12 @@ func (v *invariants) apply(t *testing.T, w *World, label string, do func() error
 		if i > 0 && e.T < evs[i-1].T {
 			at("earlier than the event before it (%s)", evs[i-1].T)
 		}
-		if e.Ref >= int32(i) || e.Ref2 >= int32(i) || e.Ref < -1 || e.Ref2 < -1 {
-			at("refers to #%d,#%d, not an earlier event", e.Ref, e.Ref2)
+		if e.Ref() >= int32(i) || e.Ref2() >= int32(i) || e.Ref() < -1 || e.Ref2() < -1 {
+			at("refers to #%d,#%d, not an earlier event", e.Ref(), e.Ref2())
 		}
 		switch e.Kind {
 		case KindGrant:
-			if e.Reason == ReasonAgain {
+			if e.Reason() == ReasonAgain {
 				// The holder is told again what it holds: same token.
 				if e.Token != v.leaseTok[e.Key] {
 					at("repeats token %d, but the lease's token is %d", e.Token, v.leaseTok[e.Key])
@@ -544,7 +544,7 @@ func TestGrantBeliefFromItsOwnRequest(t *testing.T) {
 				bad = append(bad, fmt.Sprintf("%s, but the coordinator grants token %d until %s", w.Names().Format(e), e.Token, until))
 			}
 		case KindViolation:
-			if e.Reason == ViolationSplitBrain {
+			if e.Reason() == ViolationSplitBrain {
 				bad = append(bad, w.Names().Format(e))
 			}
 		}

@@ -114,7 +114,7 @@ func (w *World) next(wk *worker) {
 func (w *World) startProgram(wk *worker) {
 	wk.pc = 0
 	wk.done = false
-	w.emit(Event{Kind: KindStart, Node: wk.id, Peer: NoNode})
+	w.emit(EventFields{Kind: KindStart, Node: wk.id, Peer: NoNode})
 	w.runOp(wk)
 }
 
@@ -124,7 +124,7 @@ func (w *World) runOp(wk *worker) {
 	if int(wk.pc) >= len(prog) {
 		if !wk.done {
 			wk.done = true
-			w.emit(Event{Kind: KindDone, Node: wk.id, Peer: NoNode})
+			w.emit(EventFields{Kind: KindDone, Node: wk.id, Peer: NoNode})
 		}
 		return
 	}
@@ -145,7 +145,7 @@ func (w *World) runOp(wk *worker) {
 			if !wk.holds {
 				left = 0
 			}
-			w.emit(Event{Kind: KindRefuse, Node: wk.id, Peer: NoNode, Value: int64(left), At: op.Need})
+			w.emit(EventFields{Kind: KindRefuse, Node: wk.id, Peer: NoNode, Value: int64(left), At: op.Need})
 			if wk.holds && wk.renews() {
 				wk.refused = true // try again after the next renewal
 				return
@@ -153,7 +153,7 @@ func (w *World) runOp(wk *worker) {
 			w.lose(wk, ReasonNoTime)
 			return
 		}
-		w.emit(Event{Kind: KindWork, Node: wk.id, Peer: NoNode, Value: int64(op.Arg)})
+		w.emit(EventFields{Kind: KindWork, Node: wk.id, Peer: NoNode, Value: int64(op.Arg)})
 		w.setTimer(wk, slotProgram, now+op.Arg)
 	case OpSleep:
 		w.setTimer(wk, slotProgram, now+op.Arg)
@@ -163,7 +163,7 @@ func (w *World) runOp(wk *worker) {
 		if !ok {
 			r = ReasonExpired
 		}
-		w.emit(Event{Kind: KindCheck, Node: wk.id, Peer: NoNode, Reason: r, Token: wk.token, At: wk.believedEnd})
+		w.emit(EventFields{Kind: KindCheck, Node: wk.id, Peer: NoNode, Reason: r, Token: wk.token, At: wk.believedEnd})
 		if !ok {
 			w.lose(wk, ReasonExpired)
 			return
@@ -175,7 +175,7 @@ func (w *World) runOp(wk *worker) {
 		if wk.spec.NoToken {
 			sent = 0
 		}
-		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: w.keyOf(op.Key), Effect: op.Kind == OpSend})
+		idx := w.emit(EventFields{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: w.keyOf(op.Key), Effect: op.Kind == OpSend})
 		w.observeWrite(wk, idx)
 		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: w.keyOf(op.Key), value: w.valueOf(op.Value), effect: op.Kind == OpSend, version: wk.version, lease: wk.lease, ev: idx})
 	case OpRead:
@@ -232,12 +232,12 @@ func (w *World) workerTimer(wk *worker, it item) {
 	case slotTimeout:
 		k := wk.waiting
 		wk.waiting = MsgNone
-		w.emit(Event{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: k})
+		w.emit(EventFields{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: k})
 		w.runOp(wk)
 	case slotRenewTimeout, slotRenewTimeout1:
 		loop := int(it.slot - uint8(slotRenewTimeout))
 		if wk.renewal.loops[loop].inflight {
-			w.emit(Event{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: MsgRenew})
+			w.emit(EventFields{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: MsgRenew})
 			w.renewError(wk, loop, ReasonTimeout)
 		}
 	case slotPublish:
@@ -351,7 +351,7 @@ func (w *World) acquired(wk *worker, m message) {
 	wk.jeopardy = false
 	wk.believedEnd = wk.beliefEnd(base, m.ttl)
 	wk.renewal.startCycle(wk)
-	wk.acquiredEv = w.emit(Event{Kind: KindAcquired, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
+	wk.acquiredEv = w.emit(EventFields{Kind: KindAcquired, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
 	w.beliefs = append(w.beliefs, BeliefSpan{Worker: wk.id, Token: wk.token, Start: w.now, Local: wk.believedEnd, Until: wk.clk.trueAt(wk.believedEnd, w.now), End: Never})
 	wk.belief = int32(len(w.beliefs) - 1)
 	w.observeBelief(wk)
@@ -379,7 +379,7 @@ func (w *World) dropLease(wk *worker) {
 // acquire: it stops the work that needed the lease.
 func (w *World) lose(wk *worker, r Reason) {
 	if wk.holds {
-		w.emit(Event{Kind: KindLost, Node: wk.id, Peer: NoNode, Token: wk.token, Reason: r})
+		w.emit(EventFields{Kind: KindLost, Node: wk.id, Peer: NoNode, Token: wk.token, Reason: r})
 		if r != ReasonNotHolder {
 			// Let go at the coordinator too, in case it still thinks this
 			// worker holds the lease; a stale release is ignored there.
@@ -403,7 +403,7 @@ func (w *World) lose(wk *worker, r Reason) {
 }
 
 func (w *World) crashWorker(wk *worker) {
-	w.emit(Event{Kind: KindCrash, Node: wk.id, Peer: NoNode})
+	w.emit(EventFields{Kind: KindCrash, Node: wk.id, Peer: NoNode})
 	if wk.holds {
 		w.dropLease(wk)
 	}
@@ -437,7 +437,7 @@ func (w *World) freezeWorker(wk *worker, d Time) {
 		wk.thawID++
 		w.schedule(item{at: until, kind: itThaw, node: wk.id, id: wk.thawID})
 	}
-	w.emit(Event{Kind: KindFreeze, Node: wk.id, Peer: NoNode, At: until})
+	w.emit(EventFields{Kind: KindFreeze, Node: wk.id, Peer: NoNode, At: until})
 	w.freezes = append(w.freezes, FreezeSpan{Worker: wk.id, Start: w.now, End: Never})
 	wk.freeze = int32(len(w.freezes) - 1)
 }
@@ -450,7 +450,7 @@ func (w *World) thawWorker(wk *worker) {
 	wk.thawID++
 	w.freezes[wk.freeze].End = w.now
 	wk.freeze = -1
-	w.emit(Event{Kind: KindThaw, Node: wk.id, Peer: NoNode})
+	w.emit(EventFields{Kind: KindThaw, Node: wk.id, Peer: NoNode})
 	for _, it := range wk.deferred {
 		it.at = w.now
 		w.schedule(it)
@@ -472,7 +472,7 @@ func (w *World) changeClock(wk *worker, c Command) {
 		rate = c.Rate
 	}
 	wk.clk = clock{base: l, anchor: w.now, rate: rate}
-	w.emit(Event{Kind: KindClock, Node: wk.id, Peer: NoNode, At: l, Value: rate})
+	w.emit(EventFields{Kind: KindClock, Node: wk.id, Peer: NoNode, At: l, Value: rate})
 	for s := range wk.timers {
 		t := &wk.timers[s]
 		if t.on {

@@ -228,7 +228,7 @@ func (w *World) run(c Command, events int) error {
 	switch c.Kind {
 	case CmdReset:
 		w.init()
-		w.emit(Event{Kind: KindReset, Node: NoNode, Peer: NoNode})
+		w.emit(EventFields{Kind: KindReset, Node: NoNode, Peer: NoNode})
 	case CmdAdvance:
 		return w.runUntil(w.now + c.Dur)
 	case CmdUntil:
@@ -451,11 +451,11 @@ func (w *World) command(c Command) {
 	case CmdRestart:
 		wk, _ := w.worker(c.A)
 		wk.crashed = false
-		w.emit(Event{Kind: KindRestart, Node: wk.id, Peer: NoNode})
+		w.emit(EventFields{Kind: KindRestart, Node: wk.id, Peer: NoNode})
 		w.schedule(item{at: w.now, kind: itStart, node: wk.id, id: wk.inc})
 	case CmdStorage:
 		w.mode = c.Mode
-		w.emit(Event{Kind: KindFencing, Node: Storage, Peer: NoNode, Value: int64(c.Mode)})
+		w.emit(EventFields{Kind: KindFencing, Node: Storage, Peer: NoNode, Value: int64(c.Mode)})
 	case CmdPartition:
 		a, _ := w.node(c.A)
 		if c.B == "" {
@@ -464,19 +464,19 @@ func (w *World) command(c Command) {
 					w.setCut(a, b, true)
 				}
 			}
-			w.emit(Event{Kind: KindPartition, Node: a, Peer: NoNode})
+			w.emit(EventFields{Kind: KindPartition, Node: a, Peer: NoNode})
 			return
 		}
 		b, _ := w.node(c.B)
 		w.setCut(a, b, true)
-		w.emit(Event{Kind: KindPartition, Node: a, Peer: b})
+		w.emit(EventFields{Kind: KindPartition, Node: a, Peer: b})
 	case CmdHeal:
 		switch {
 		case c.A == "":
 			for i := range w.links {
 				w.links[i].cut = false
 			}
-			w.emit(Event{Kind: KindHeal, Node: NoNode, Peer: NoNode})
+			w.emit(EventFields{Kind: KindHeal, Node: NoNode, Peer: NoNode})
 		case c.B == "":
 			a, _ := w.node(c.A)
 			for _, b := range w.allNodes() {
@@ -484,12 +484,12 @@ func (w *World) command(c Command) {
 					w.setCut(a, b, false)
 				}
 			}
-			w.emit(Event{Kind: KindHeal, Node: a, Peer: NoNode})
+			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: NoNode})
 		default:
 			a, _ := w.node(c.A)
 			b, _ := w.node(c.B)
 			w.setCut(a, b, false)
-			w.emit(Event{Kind: KindHeal, Node: a, Peer: b})
+			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: b})
 		}
 	case CmdLink:
 		a, _ := w.node(c.A)
@@ -526,7 +526,7 @@ func (w *World) setLink(a, b Node, c Command) {
 	if l.hasLoss {
 		loss = l.lossPPM
 	}
-	w.emit(Event{Kind: KindLink, Node: a, Peer: b, At: d, Value: loss})
+	w.emit(EventFields{Kind: KindLink, Node: a, Peer: b, At: d, Value: loss})
 }
 
 func (w *World) setCut(a, b Node, cut bool) {
@@ -623,11 +623,9 @@ func (w *World) schedule(it item) {
 
 // emit records an event and runs the observers over it. It returns the
 // event's index in the log.
-func (w *World) emit(e Event) int32 {
-	e.T = w.now
-	if e.Ref == 0 && e.Ref2 == 0 {
-		e.Ref, e.Ref2 = -1, -1
-	}
+func (w *World) emit(f EventFields) int32 {
+	f.T = w.now
+	e := f.Event()
 	idx := int32(len(w.log))
 	if len(w.log) == cap(w.log) && len(w.log) >= logDoubling {
 		// Double, where append grows a large slice by only a quarter: a
@@ -694,10 +692,10 @@ func (w *World) process(it item) {
 
 // send puts a message on the network: lost now, or delivered later.
 func (w *World) send(m message) {
-	m.sent = w.emit(Event{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token, Value: int64(m.req)})
+	m.sent = w.emit(EventFields{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token, Value: int64(m.req)})
 	l := w.link(m.from, m.to)
 	if l.cut {
-		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
+		w.emit(EventFields{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
 	}
 	loss := w.p.sc.LossPPM
@@ -705,7 +703,7 @@ func (w *World) send(m message) {
 		loss = l.lossPPM
 	}
 	if w.rnd.chance(loss) {
-		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonLoss, Ref: m.sent, Ref2: -1})
+		w.emit(EventFields{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonLoss, Ref: m.sent, Ref2: -1})
 		return
 	}
 	d := w.p.sc.Delay
@@ -743,14 +741,14 @@ func (w *World) deliver(it item) {
 	m := w.msgs[it.id]
 	if w.link(m.from, m.to).cut {
 		w.take(it.id)
-		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
+		w.emit(EventFields{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
 	}
 	if m.to >= 0 {
 		wk := &w.workers[m.to]
 		if wk.crashed {
 			w.take(it.id)
-			w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonDown, Ref: m.sent, Ref2: -1})
+			w.emit(EventFields{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonDown, Ref: m.sent, Ref2: -1})
 			return
 		}
 		if wk.frozen {
@@ -759,7 +757,7 @@ func (w *World) deliver(it item) {
 		}
 	}
 	w.take(it.id)
-	w.emit(Event{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind, Value: int64(m.req), Ref: m.sent, Ref2: -1})
+	w.emit(EventFields{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind, Value: int64(m.req), Ref: m.sent, Ref2: -1})
 	switch m.to {
 	case Coord:
 		w.coord.receive(w, m)

@@ -12,16 +12,16 @@ import (
 // other language gets Indonesian), without its time.
 func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	pick := func(key string) string { return catalog.T(lang, key) }
-	n, p := NodeName(names, e.Node, lang), NodeName(names, e.Peer, lang)
+	n, p := NodeName(names, e.Node, lang), NodeName(names, e.Peer(), lang)
 	tok := strconv.FormatInt(e.Token, 10)
-	reason := reasonText(e.Reason, lang)
+	reason := reasonText(e.Reason(), lang)
 	switch e.Kind {
 	case engine.KindSend:
-		return fmt.Sprintf(pick("event.send"), n, MsgName(e.Msg, lang), p)
+		return fmt.Sprintf(pick("event.send"), n, MsgName(e.Msg(), lang), p)
 	case engine.KindRecv:
-		return fmt.Sprintf(pick("event.recv"), n, MsgName(e.Msg, lang), p)
+		return fmt.Sprintf(pick("event.recv"), n, MsgName(e.Msg(), lang), p)
 	case engine.KindDrop:
-		return fmt.Sprintf(pick("event.drop"), MsgName(e.Msg, lang), n, p, reason)
+		return fmt.Sprintf(pick("event.drop"), MsgName(e.Msg(), lang), n, p, reason)
 	case engine.KindGrant:
 		if e.At == engine.Never {
 			return fmt.Sprintf(pick("event.grant"), p, tok)
@@ -32,7 +32,7 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindDeny:
 		return fmt.Sprintf(pick("event.deny"), p, reason)
 	case engine.KindExtend:
-		if e.Reason == engine.ReasonRefresh {
+		if e.Reason() == engine.ReasonRefresh {
 			return fmt.Sprintf(pick("event.extend.refresh"), p, tok, e.At)
 		}
 		return fmt.Sprintf(pick("event.extend"), p, tok, e.At)
@@ -41,7 +41,7 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindUnavailable:
 		return fmt.Sprintf(pick("event.unavailable"), p, reason)
 	case engine.KindExpire:
-		if e.Reason == engine.ReasonTakeover {
+		if e.Reason() == engine.ReasonTakeover {
 			return fmt.Sprintf(pick("event.expire.takeover"), p, tok)
 		}
 		return fmt.Sprintf(pick("event.expire"), p, tok)
@@ -52,7 +52,7 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindLeader:
 		return fmt.Sprintf(pick("event.leader"), e.Value)
 	case engine.KindReplica:
-		if e.Reason == engine.ReasonUp {
+		if e.Reason() == engine.ReasonUp {
 			return fmt.Sprintf(pick("event.replica"), e.Value)
 		}
 		return fmt.Sprintf(pick("event.replica.2"), e.Value)
@@ -67,13 +67,13 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindWork:
 		return fmt.Sprintf(pick("event.work"), n, engine.Time(e.Value))
 	case engine.KindCheck:
-		if e.Reason == engine.ReasonOK {
+		if e.Reason() == engine.ReasonOK {
 			return fmt.Sprintf(pick("event.check"), n, e.At)
 		}
 		return fmt.Sprintf(pick("event.check.2"), n, e.At)
 	case engine.KindWrite:
 		verb := pick("event.write")
-		if e.Effect {
+		if e.Effect() {
 			verb = pick("event.write.2")
 		}
 		if e.Token == 0 {
@@ -81,17 +81,17 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("event.write.4"), n, verb, names.Key(e.Key), tok)
 	case engine.KindTimeout:
-		return fmt.Sprintf(pick("event.timeout"), e.Msg, n)
+		return fmt.Sprintf(pick("event.timeout"), e.Msg(), n)
 	case engine.KindDone:
 		return fmt.Sprintf(pick("event.done"), n)
 	case engine.KindAccept:
-		if e.Reason == engine.ReasonSameValue {
+		if e.Reason() == engine.ReasonSameValue {
 			return fmt.Sprintf(pick("event.accept"), names.Key(e.Key), p, tok)
 		}
 		return fmt.Sprintf(pick("event.accept.2"), names.Key(e.Key), p, tok, e.Value)
 	case engine.KindReject:
 		why := reason
-		switch e.Reason {
+		switch e.Reason() {
 		case engine.ReasonStaleToken:
 			why = fmt.Sprintf(pick("event.reject"), tok, e.Value)
 		case engine.ReasonNotCurrent:
@@ -116,12 +116,12 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindFencing:
 		return fmt.Sprintf(pick("event.fencing"), engine.StorageMode(e.Value))
 	case engine.KindPartition:
-		if e.Peer == engine.NoNode {
+		if e.Peer() == engine.NoNode {
 			return fmt.Sprintf(pick("event.partition"), n)
 		}
 		return fmt.Sprintf(pick("event.partition.2"), n, p)
 	case engine.KindHeal:
-		if e.Peer == engine.NoNode {
+		if e.Peer() == engine.NoNode {
 			return pick("event.heal")
 		}
 		return fmt.Sprintf(pick("event.heal.2"), n, p)
@@ -141,7 +141,7 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("event.renew-error.2"), n, reason)
 	case engine.KindUncertain:
-		if e.Reason == engine.ReasonJeopardy {
+		if e.Reason() == engine.ReasonJeopardy {
 			return fmt.Sprintf(pick("event.uncertain.jeopardy"), n, e.At)
 		}
 		return fmt.Sprintf(pick("event.uncertain"), n, engine.Time(e.Value), e.At)
@@ -160,10 +160,10 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 // violationTexts is built once: violations are described on every frame.
 
 func violationText(e engine.Event, p, tok, lang string) string {
-	if f, ok := catalog.Lookup(lang, "violation."+e.Reason.String()); ok {
+	if f, ok := catalog.Lookup(lang, "violation."+e.Reason().String()); ok {
 		return fmt.Sprintf(f, p, tok)
 	}
-	return fmt.Sprintf(catalog.T(lang, "violation.other"), e.Reason)
+	return fmt.Sprintf(catalog.T(lang, "violation.other"), e.Reason())
 }
 
 // NodeName is a node's name for a student: a worker's own name, and the

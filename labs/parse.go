@@ -556,7 +556,7 @@ func violationList(w *engine.World) string {
 	var vs []string
 	for _, e := range w.Events() {
 		if e.Kind == engine.KindViolation {
-			vs = append(vs, e.Reason.String())
+			vs = append(vs, e.Reason().String())
 		}
 	}
 	if len(vs) == 0 {

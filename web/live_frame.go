@@ -86,7 +86,7 @@ func (l *live) frame(id int64) serverMsg {
 		m.Ops = append(m.Ops, op{Op: opName, Target: "events", HTML: html})
 		// A write the list shows already turns out to have done harm.
 		for _, e := range events[from:] {
-			if r := int(e.Ref); opName == "append" && e.Kind == engine.KindViolation && harmful(e.Reason) && r >= 0 && r < from {
+			if r := int(e.Ref()); opName == "append" && e.Kind == engine.KindViolation && harmful(e.Reason()) && r >= 0 && r < from {
 				html, err := renderString(eventRows(&eventsView{ID: "events", Lang: l.lang, From: r, Events: events[r:], Names: w.Names(), Only: map[int]bool{r: true}}))
 				if err != nil {
 					l.view = nil

@@ -96,13 +96,13 @@ func signalLineOf(e engine.Event, names engine.Names, leaseOf map[string]string)
 	who := names.Of(e.Node)
 	l := signalLine{At: e.T.String(), Worker: who}
 	f := func(k, v string) { l.Fields = append(l.Fields, signalField{k, v}) }
-	gen := strconv.FormatUint(uint64(e.Gen), 10)
+	gen := strconv.FormatUint(uint64(e.Gen()), 10)
 	switch e.Kind {
 	case engine.KindRenewed:
 		l.Event = "renewed"
 		f("lease", leaseOf[who])
 		f("gen", gen)
-		f("prev", e.Prev.String())
+		f("prev", e.Prev().String())
 		f("new", e.At.String())
 		f("left", engine.Time(e.Value).String())
 	case engine.KindRenewError:
@@ -114,7 +114,7 @@ func signalLineOf(e engine.Event, names engine.Names, leaseOf map[string]string)
 		f("lease", leaseOf[who])
 		f("gen", gen)
 		f("class", class)
-		f("error", e.Reason.String())
+		f("error", e.Reason().String())
 	case engine.KindStaleReply:
 		l.Event, l.Warn = "stale", true
 		f("lease", leaseOf[who])
@@ -123,7 +123,7 @@ func signalLineOf(e engine.Event, names engine.Names, leaseOf map[string]string)
 	case engine.KindLost:
 		l.Event, l.Warn = "lost", true
 		f("lease", leaseOf[who])
-		f("why", e.Reason.String())
+		f("why", e.Reason().String())
 	default:
 		return l, false
 	}

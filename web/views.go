@@ -249,8 +249,8 @@ func (v *eventsView) Rows() []eventRow {
 	var rows []eventRow
 	harm := map[int]bool{}
 	for _, e := range v.Events {
-		if e.Kind == engine.KindViolation && harmful(e.Reason) {
-			harm[int(e.Ref)] = true
+		if e.Kind == engine.KindViolation && harmful(e.Reason()) {
+			harm[int(e.Ref())] = true
 		}
 	}
 	for i, e := range v.Events {
@@ -339,7 +339,7 @@ func outcomeStatus(o runOutcome, events []engine.Event, lang string) string {
 	}
 	s := T(lang, "outcome."+o.Class) + ": " + T(lang, "outcome."+o.Class+".short")
 	if o.Class == outcomeHarm {
-		s = T(lang, "outcome.harm") + ": " + T(lang, "harm."+events[o.Event].Reason.String())
+		s = T(lang, "outcome.harm") + ": " + T(lang, "harm."+events[o.Event].Reason().String())
 		if o.Harm > 1 {
 			s += fmt.Sprintf(" (+%d)", o.Harm-1)
 		}
