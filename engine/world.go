@@ -549,7 +549,7 @@ func slot(n Node) int { return int(n) + 2 }
 // linkIndex is where the link a→b lives in the table.
 func (w *World) linkIndex(a, b Node) int { return slot(a)*(len(w.p.sc.Workers)+2) + slot(b) }
 
-// logDoubling is the length from which a full log doubles (emit): 256 KB
+// logDoubling is the length from which a full log doubles (emit): 192 KB
 // of events, more than most live sessions' runs reach.
 const logDoubling = 1 << 12
 
@@ -627,12 +627,20 @@ func (w *World) emit(f EventFields) int32 {
 	f.T = w.now
 	e := f.Event()
 	idx := int32(len(w.log))
-	if len(w.log) == cap(w.log) && len(w.log) >= logDoubling {
-		// Double, where append grows a large slice by only a quarter: a
-		// long log would be copied about five times over instead of once.
-		// Smaller logs (a live session's) grow as append grows them, so
-		// that a session holds little room it has not used.
-		w.log = slices.Grow(w.log, len(w.log))
+	if n := len(w.log); n == cap(w.log) {
+		if n >= logDoubling {
+			// Double, where append grows a large slice by only a quarter:
+			// a long log would be copied about five times over instead of
+			// once.
+			w.log = slices.Grow(w.log, n)
+		} else {
+			// A smaller log (a live session's) grows by an eighth, where
+			// append would double it up to 256 events and then grow it by
+			// half or more: a session holds little room it has not used
+			// (grown as append grows it, a log of 550 events has room for
+			// 850).
+			w.log = append(make([]Event, 0, n+n/8+16), w.log...)
+		}
 	}
 	w.log = append(w.log, e)
 	w.budget--
