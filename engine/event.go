@@ -296,16 +296,24 @@ func (k Kind) saysGeneration() bool {
 // Event packs f. Proofs left at 0 and 0 are none (-1, -1), as the engine
 // records them.
 func (f EventFields) Event() Event {
-	e := Event{T: f.T, Token: f.Token, At: f.At, Value: f.Value, Kind: f.Kind, Node: f.Node, Key: f.Key}
+	var e Event
+	f.pack(&e)
+	return e
+}
+
+// pack writes f into *e, every field of it: the engine packs each event
+// straight into its place in the log.
+func (f *EventFields) pack(e *Event) {
+	e.T, e.Token, e.At, e.Value, e.Kind, e.Node, e.Key = f.T, f.Token, f.At, f.Value, f.Kind, f.Node, f.Key
 	if f.Kind == KindRenewed {
 		u := uint64(f.Prev)
 		hi := uint32(u >> 32)
 		e.ref = int32(uint32(u))
 		e.peer, e.msg, e.reason, e.flags = Node(int8(hi)), MsgKind(hi>>8), Reason(hi>>16), uint8(hi>>24)
 		e.ref2 = int32(f.Gen)
-		return e
+		return
 	}
-	e.peer, e.msg, e.reason = f.Peer, f.Msg, f.Reason
+	e.peer, e.msg, e.reason, e.flags = f.Peer, f.Msg, f.Reason, 0
 	if f.Effect {
 		e.flags = flagEffect
 	}
@@ -317,7 +325,6 @@ func (f EventFields) Event() Event {
 	default:
 		e.ref, e.ref2 = f.Ref, f.Ref2
 	}
-	return e
 }
 
 // Fields spells e out.

@@ -625,9 +625,8 @@ func (w *World) schedule(it item) {
 // event's index in the log.
 func (w *World) emit(f EventFields) int32 {
 	f.T = w.now
-	e := f.Event()
-	idx := int32(len(w.log))
-	if n := len(w.log); n == cap(w.log) {
+	n := len(w.log)
+	if n == cap(w.log) {
 		if n >= logDoubling {
 			// Double, where append grows a large slice by only a quarter:
 			// a long log would be copied about five times over instead of
@@ -642,16 +641,17 @@ func (w *World) emit(f EventFields) int32 {
 			w.log = append(make([]Event, 0, n+n/8+16), w.log...)
 		}
 	}
-	w.log = append(w.log, e)
+	w.log = w.log[:n+1]
+	f.pack(&w.log[n])
 	w.budget--
-	if e.Node >= 0 {
-		wk := &w.workers[e.Node]
-		if wk.freezeOn != KindNone && wk.freezeOn == e.Kind {
+	if f.Node >= 0 {
+		wk := &w.workers[f.Node]
+		if wk.freezeOn != KindNone && wk.freezeOn == f.Kind {
 			wk.freezeOn = KindNone
 			w.freezeWorker(wk, wk.freezeFor)
 		}
 	}
-	return idx
+	return int32(n)
 }
 
 func (w *World) process(it item) {
