@@ -97,6 +97,10 @@ type Session struct {
 	cmds []engine.Command
 	// since is the index in cmds of the first command after the last reset.
 	since int
+	// queryHead is Query's text for cmds[:queryOf-1], which only a reset
+	// changes (the session is then a new value: queryOf 0, none written).
+	queryHead string
+	queryOf   int
 }
 
 // New opens a session of lab with seed at the lab's start.
@@ -228,19 +232,34 @@ func (s *Session) Strings() []string {
 
 // Query writes the session as URL parameters (without "?").
 func (s *Session) Query() string {
-	var b strings.Builder
-	if s.seed != 0 {
-		b.WriteString("seed=")
-		b.WriteString(strconv.FormatUint(s.seed, 10))
+	// A playing session's query changes every frame, but only in its last
+	// command (the advance that grows): the rest is written once.
+	n := len(s.cmds)
+	if head := max(n-1, 0); s.queryOf != head+1 {
+		s.queryHead, s.queryOf = string(s.appendQuery(nil, s.cmds[:head])), head+1
 	}
-	for _, c := range s.cmds {
-		if b.Len() > 0 {
-			b.WriteByte('&')
+	if n == 0 {
+		return s.queryHead
+	}
+	b := make([]byte, 0, len(s.queryHead)+40)
+	b = append(b, s.queryHead...)
+	return string(s.appendQuery(b, s.cmds[n-1:]))
+}
+
+// appendQuery appends the seed, when b is empty, and cmds as URL parameters.
+func (s *Session) appendQuery(b []byte, cmds []engine.Command) []byte {
+	if len(b) == 0 && s.seed != 0 {
+		b = append(b, "seed="...)
+		b = strconv.AppendUint(b, s.seed, 10)
+	}
+	for _, c := range cmds {
+		if len(b) > 0 {
+			b = append(b, '&')
 		}
-		b.WriteString("do=")
-		b.WriteString(url.QueryEscape(c.String()))
+		b = append(b, "do="...)
+		b = append(b, url.QueryEscape(c.String())...)
 	}
-	return b.String()
+	return b
 }
 
 // Do parses src and applies it.
