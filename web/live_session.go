@@ -67,9 +67,9 @@ type live struct {
 	// closeAfter is the close frame the writer sends once the answers
 	// queued before it have gone out.
 	closeAfter []byte
-	out        chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
-	writing    bool            // a writer goroutine is running
-	ended      bool            // the reader has returned: nothing starts again
+	out        chan *outMsg // encoded (offer); pointers, pooled: a full queue of values would cost every session 9 KB
+	writing    bool         // a writer goroutine is running
+	ended      bool         // the reader has returned: nothing starts again
 	// ending is set once close has run: the reader discards what still
 	// comes, and nothing more is queued.
 	ending   atomic.Bool
