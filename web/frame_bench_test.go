@@ -55,6 +55,7 @@ func benchPlayFrames(b *testing.B, encode func(serverMsg) int) {
 				if encode != nil {
 					bytes += encode(m)
 				}
+				m.free() // as offer does once it has encoded m
 			}
 			if encode != nil {
 				b.ReportMetric(float64(bytes)/float64(b.N), "frame-B/op")

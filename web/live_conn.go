@@ -222,6 +222,7 @@ func (l *live) offer(m serverMsg) bool {
 	m.Playing = l.playing
 	o := outMsgs.Get().(*outMsg)
 	o.b = appendMsg(o.b[:0], &m)
+	m.free()
 	o.at, o.play = m.at, m.play
 	select {
 	case l.out <- o:

@@ -342,11 +342,12 @@ func (l *live) handle(m clientMsg) serverMsg {
 		l.srv.metrics.error(errMessage)
 		return serverMsg{Type: "error", ID: m.ID, Error: "unknown message type " + labsession.Clip(m.Type)}
 	}
-	html, err := renderString(fragment)
-	if err != nil {
+	reply := serverMsg{Type: "ack", ID: m.ID}
+	if err := reply.body().render(opReplace, target, fragment); err != nil {
+		reply.free()
 		return fail(err)
 	}
-	return serverMsg{Type: "ack", ID: m.ID, Ops: []op{{Op: "replace", Target: target, HTML: html}}}
+	return reply
 }
 
 // safely runs f, turning a panic — a bug, in the engine or here — into an

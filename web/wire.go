@@ -1,11 +1,14 @@
 package web
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/a-h/templ"
 )
 
 // A server message is encoded by hand, not through encoding/json: a play
@@ -41,8 +44,130 @@ func (o *outMsg) free() {
 	outMsgs.Put(o)
 }
 
-// appendMsg appends m as encoding/json encodes it, with a newline.
+// opKind is what an op does to its target (op).
+type opKind uint8
+
+const (
+	opReplace opKind = iota
+	opAppend
+	opSwap
+	opRemove
+	opText
+	opAttr
+)
+
+// opNames are the ops' names on the wire.
+var opNames = [...]string{opReplace: "replace", opAppend: "append", opSwap: "swap", opRemove: "remove", opText: "text", opAttr: "attr"}
+
+// span is a stretch of a message body's text: a target, an attribute's
+// name or an op's HTML.
+type span struct{ from, to uint32 }
+
+// msgBody is what a message carries besides its head: its ops, its query
+// and its time. Their texts are written one after another into one
+// buffer, the markup straight from the writers that make it (svgw, or a
+// templ component rendered into it), so that a frame makes no string per
+// op. Pooled: a body goes back once offer has encoded it.
+type msgBody struct {
+	svgw         // the text
+	ops          []op
+	query, clock span
+}
+
+var msgBodies = sync.Pool{New: func() any { return new(msgBody) }}
+
+// maxPooledBody is the largest body kept for another frame.
+const maxPooledBody = 256 << 10
+
+// body is m's body, taken from the pool the first time.
+func (m *serverMsg) body() *msgBody {
+	if m.b == nil {
+		m.b = msgBodies.Get().(*msgBody)
+	}
+	return m.b
+}
+
+// free gives m's body back to the pool: m is encoded, or will never be.
+func (m *serverMsg) free() {
+	b := m.b
+	if b == nil {
+		return
+	}
+	m.b = nil
+	if cap(b.b) > maxPooledBody {
+		b.svgw = svgw{}
+	}
+	b.b, b.tmp, b.ops, b.query, b.clock = b.b[:0], b.tmp[:0], b.ops[:0], span{}, span{}
+	msgBodies.Put(b)
+}
+
+// at is where the next text begins.
+func (b *msgBody) at() int { return len(b.b) }
+
+// since is the text written from at on.
+func (b *msgBody) since(at int) span { return span{uint32(at), uint32(len(b.b))} }
+
+// str writes s and is its span.
+func (b *msgBody) str(s string) span {
+	at := b.at()
+	b.s(s)
+	return b.since(at)
+}
+
+// text is what s spans.
+func (b *msgBody) text(s span) []byte { return b.b[s.from:s.to] }
+
+// add appends an op whose texts are written.
+func (b *msgBody) add(k opKind, target, html span) {
+	b.ops = append(b.ops, op{kind: k, target: target, html: html})
+}
+
+// put appends an op with its target and HTML.
+func (b *msgBody) put(k opKind, target, html string) {
+	t := b.str(target)
+	b.add(k, t, b.str(html))
+}
+
+// setAttr appends an attr op: target's attribute attr becomes value.
+func (b *msgBody) setAttr(target span, attr string, value span) {
+	b.ops = append(b.ops, op{kind: opAttr, target: target, attr: b.str(attr), html: value})
+}
+
+// render appends an op whose HTML is c, rendered straight into the body.
+func (b *msgBody) render(k opKind, target string, c templ.Component) error {
+	t := b.str(target)
+	at := b.at()
+	if err := c.Render(context.Background(), &b.svgw); err != nil {
+		return err
+	}
+	b.add(k, t, b.since(at))
+	return nil
+}
+
+// elem writes the id of one element of a keyed picture (elemID).
+func (b *msgBody) elem(d *Diagram, kind byte, key int) span {
+	at := b.at()
+	b.s(d.ID)
+	b.b = append(b.b, '-', kind)
+	b.i(key)
+	return b.since(at)
+}
+
+// part writes the id of one of a picture's parts: its ID, "-", name.
+func (b *msgBody) part(d *Diagram, name string) span {
+	at := b.at()
+	b.s(d.ID)
+	b.s("-")
+	b.s(name)
+	return b.since(at)
+}
+
+// appendMsg appends m as encoding/json encoded it, with a newline.
 func appendMsg(b []byte, m *serverMsg) []byte {
+	body := m.b
+	if body == nil {
+		body = &noBody
+	}
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, m.Seq, 10)
 	b = append(b, `,"type":`...)
@@ -51,23 +176,33 @@ func appendMsg(b []byte, m *serverMsg) []byte {
 		b = append(b, `,"id":`...)
 		b = strconv.AppendInt(b, m.ID, 10)
 	}
-	if len(m.Ops) > 0 {
+	if len(body.ops) > 0 {
 		b = append(b, `,"ops":[`...)
-		for i := range m.Ops {
+		for i, o := range body.ops {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = m.Ops[i].appendJSON(b)
+			b = append(b, `{"op":"`...)
+			b = append(b, opNames[o.kind]...)
+			b = append(b, `","target":`...)
+			b = appendJSONString(b, body.text(o.target))
+			if o.attr.to > o.attr.from {
+				b = append(b, `,"attr":`...)
+				b = appendJSONString(b, body.text(o.attr))
+			}
+			b = append(b, `,"html":`...)
+			b = appendJSONString(b, body.text(o.html))
+			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
-	if m.Query != "" {
+	if q := body.text(body.query); len(q) > 0 {
 		b = append(b, `,"query":`...)
-		b = appendJSONString(b, m.Query)
+		b = appendJSONString(b, q)
 	}
-	if m.Now != "" {
+	if now := body.text(body.clock); len(now) > 0 {
 		b = append(b, `,"now":`...)
-		b = appendJSONString(b, m.Now)
+		b = appendJSONString(b, now)
 	}
 	b = append(b, `,"playing":`...)
 	b = strconv.AppendBool(b, m.Playing)
@@ -85,20 +220,8 @@ func appendMsg(b []byte, m *serverMsg) []byte {
 	return append(b, "}\n"...)
 }
 
-// appendJSON appends the op as encoding/json encodes it.
-func (o *op) appendJSON(b []byte) []byte {
-	b = append(b, `{"op":`...)
-	b = appendJSONString(b, o.Op)
-	b = append(b, `,"target":`...)
-	b = appendJSONString(b, o.Target)
-	if o.Attr != "" {
-		b = append(b, `,"attr":`...)
-		b = appendJSONString(b, o.Attr)
-	}
-	b = append(b, `,"html":`...)
-	b = appendJSONString(b, o.HTML)
-	return append(b, '}')
-}
+// noBody is the body of a message without one: no ops, no query, no time.
+var noBody msgBody
 
 // jsonSafe are the ASCII bytes a JSON string holds as they are when HTML
 // is not escaped: all but the control characters, the quote and the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -42,13 +43,39 @@ func jsonOf(t testing.TB, w *wireMsg) []byte {
 	return b.Bytes()
 }
 
-// msgOf builds w as the server builds a message.
+// msgOf builds w as the server builds a message: its texts written into
+// its body. An op's name must be one the server sends.
 func msgOf(w *wireMsg) serverMsg {
-	m := serverMsg{Seq: w.Seq, Type: w.Type, ID: w.ID, Query: w.Query, Now: w.Now, Playing: w.Playing, Error: w.Error, Retry: w.Retry}
-	for _, o := range w.Ops {
-		m.Ops = append(m.Ops, op{Op: o.Op, Target: o.Target, Attr: o.Attr, HTML: o.HTML})
+	m := serverMsg{Seq: w.Seq, Type: w.Type, ID: w.ID, Playing: w.Playing, Error: w.Error, Retry: w.Retry}
+	if len(w.Ops) == 0 && w.Query == "" && w.Now == "" {
+		return m
 	}
+	b := m.body()
+	for _, o := range w.Ops {
+		k := slices.Index(opNames[:], o.Op)
+		if k < 0 {
+			panic("no op " + o.Op)
+		}
+		if o.Attr != "" {
+			t := b.str(o.Target)
+			b.setAttr(t, o.Attr, b.str(o.HTML))
+			b.ops[len(b.ops)-1].kind = opKind(k)
+			continue
+		}
+		b.put(opKind(k), o.Target, o.HTML)
+	}
+	b.query = b.str(w.Query)
+	b.clock = b.str(w.Now)
 	return m
+}
+
+// wireOf is m as the browser reads it: encoded, then decoded.
+func wireOf(m serverMsg) wireMsg {
+	var w wireMsg
+	if err := json.Unmarshal(appendMsg(nil, &m), &w); err != nil {
+		panic(err)
+	}
+	return w
 }
 
 // sameAsJSON fails t when the server's encoding of w is not encoding/json's.
@@ -80,6 +107,7 @@ func TestAppendMsgIsEncodingJSON(t *testing.T) {
 		// control character, DEL, non-ASCII text, the two separators
 		// JavaScript ends lines at, and bytes that are not UTF-8.
 		{Type: "frame", Ops: []wireOp{{Op: "append", Target: `a"b\c`, HTML: "<p a=\"1\">&amp; 'x' </p>\x7f"}}},
+		{Type: "frame", Ops: []wireOp{{Op: "swap", Target: "x", Attr: "odd"}, {Op: "text", Target: "", HTML: "only"}}},
 		{Type: "frame", Error: "\x00\x01\x07\b\t\n\v\f\r\x1b\x1f", Now: "Ω → ≤ 日本 😀"},
 		{Type: "frame", Error: "line\u2028para\u2029end", Query: "\xff\xfe x \xc3 \xe2\x80 \xed\xa0\x80 \xf4\x90\x80\x80"},
 		{Type: "frame", Error: "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa"},
@@ -100,7 +128,7 @@ func FuzzAppendMsg(f *testing.F) {
 		}
 		w := wireMsg{Seq: seq, Type: typ, ID: id, Query: query, Now: now, Playing: playing, Error: errText, Retry: retry}
 		if opName != "" {
-			w.Ops = []wireOp{{Op: opName, Target: target, Attr: attr, HTML: html}, {Op: "remove", Target: html}}
+			w.Ops = []wireOp{{Op: opNames[len(opName)%len(opNames)], Target: target, Attr: attr, HTML: html}, {Op: "remove", Target: html}}
 		}
 		sameAsJSON(t, &w)
 	})

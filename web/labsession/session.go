@@ -227,20 +227,41 @@ func (s *Session) Strings() []string {
 }
 
 // Query writes the session as URL parameters (without "?").
-func (s *Session) Query() string {
-	var b strings.Builder
+func (s *Session) Query() string { return string(s.AppendQuery(nil)) }
+
+// AppendQuery appends Query to b: a playing session's frames carry the
+// query, which grows with the last command, and write it without a string.
+func (s *Session) AppendQuery(b []byte) []byte {
+	start := len(b)
 	if s.seed != 0 {
-		b.WriteString("seed=")
-		b.WriteString(strconv.FormatUint(s.seed, 10))
+		b = append(b, "seed="...)
+		b = strconv.AppendUint(b, s.seed, 10)
 	}
+	var text [64]byte // a command's text, before it is escaped
 	for _, c := range s.cmds {
-		if b.Len() > 0 {
-			b.WriteByte('&')
+		if len(b) > start {
+			b = append(b, '&')
 		}
-		b.WriteString("do=")
-		b.WriteString(url.QueryEscape(c.String()))
+		b = append(b, "do="...)
+		b = appendQueryEscape(b, c.AppendTo(text[:0]))
 	}
-	return b.String()
+	return b
+}
+
+// appendQueryEscape appends s escaped as url.QueryEscape escapes it.
+func appendQueryEscape(b, s []byte) []byte {
+	const hex = "0123456789ABCDEF"
+	for _, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~':
+			b = append(b, c)
+		case c == ' ':
+			b = append(b, '+')
+		default:
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return b
 }
 
 // Do parses src and applies it.
