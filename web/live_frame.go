@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/a-h/templ"
 
@@ -19,7 +20,6 @@ import (
 // shownPage is what the page of a playing session shows.
 type shownPage struct {
 	d       *Diagram // the picture the page shows; d.world is its world
-	spare   *Diagram // the one before it: its slices are reused
 	status  statusView
 	workers []engine.WorkerState // status.Workers, owned here
 	cmds    []engine.Command     // the session's commands as the page lists them
@@ -27,6 +27,18 @@ type shownPage struct {
 	chartSpan engine.Time
 	chartDots int
 	renewals  []engine.Time // the time left at each renewal, sorted
+}
+
+// livePictures are the pictures a frame lays out into, their slices
+// reused: shared, so that a playing session keeps one picture, the one its
+// page shows, not a second to lay the next out into.
+var livePictures = sync.Pool{New: func() any { return new(Diagram) }}
+
+// putPicture gives d to livePictures, holding no world: the next layout
+// overwrites all but its slices' room.
+func putPicture(d *Diagram) {
+	d.world, d.Pin, d.pin = nil, nil, dPin{}
+	livePictures.Put(d)
 }
 
 // frame renders what changed: the picture, the state, the session, and
@@ -90,7 +102,7 @@ func (l *live) frame(id int64) serverMsg {
 
 // wholeFrame redraws every part of the page a frame keeps up to date.
 func (l *live) wholeFrame(out *msgBody, w *engine.World) error {
-	d := &Diagram{}
+	d := livePictures.Get().(*Diagram)
 	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, nil)
 	p := &shownPage{d: d}
 	p.workers = w.AppendWorkers(p.workers)
@@ -136,16 +148,16 @@ func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 	events := w.Events()
 	seen := p.d.drawn // events the page's picture has
 
-	// The picture.
-	d := p.spare
-	if d == nil {
-		d = &Diagram{}
-	}
+	// The picture: laid out anew into a pooled one, which the page's
+	// picture then goes back to.
+	d := livePictures.Get().(*Diagram)
 	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, p.d)
 	if err := diagramOps(out, p.d, d); err != nil {
+		putPicture(d)
 		return err
 	}
-	p.spare, p.d = p.d, d
+	putPicture(p.d)
+	p.d = d
 
 	// The status: most frames change only its clock.
 	p.workers = w.AppendWorkers(p.workers[:0])
