@@ -68,9 +68,9 @@ type live struct {
 	// closeAfter is the close frame the writer sends once the answers
 	// queued before it have gone out.
 	closeAfter []byte
-	out        chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
-	writing    bool            // a writer goroutine is running
-	ended      bool            // the reader has returned: nothing starts again
+	out        chan *outMsg // encoded (offer); pointers, pooled: a full queue of values would cost every session 9 KB
+	writing    bool         // a writer goroutine is running
+	ended      bool         // the reader has returned: nothing starts again
 	// ending is set once close has run: the reader discards what still
 	// comes, and nothing more is queued.
 	ending  atomic.Bool
@@ -336,11 +336,12 @@ func (l *live) handle(m clientMsg) serverMsg {
 		l.srv.metrics.error(errMessage)
 		return serverMsg{Type: "error", ID: m.ID, Error: "unknown message type " + labsession.Clip(m.Type)}
 	}
-	html, err := renderString(fragment)
-	if err != nil {
+	reply := serverMsg{Type: "ack", ID: m.ID}
+	if err := reply.body().render(opReplace, target, fragment); err != nil {
+		reply.free()
 		return fail(err)
 	}
-	return serverMsg{Type: "ack", ID: m.ID, Ops: []op{{Op: "replace", Target: target, HTML: html}}}
+	return reply
 }
 
 // safely runs f, turning a panic — a bug, in the engine or here — into an
