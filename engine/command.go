@@ -300,79 +300,109 @@ func ParseCommand(s string) (Command, error) {
 }
 
 // String writes the command back in the form ParseCommand reads.
-func (c Command) String() string {
+func (c Command) String() string { return string(c.AppendTo(nil)) }
+
+// AppendTo appends the command as String writes it: a live frame writes a
+// session's commands into its buffer without a string for each.
+func (c Command) AppendTo(b []byte) []byte {
+	word := func(s string) { b = append(b, s...) }
 	switch c.Kind {
 	case CmdAdvance:
-		return "advance " + c.Dur.String()
+		word("advance ")
+		return c.Dur.AppendTo(b)
 	case CmdStep:
-		return "step"
+		word("step")
 	case CmdUntil:
-		return "until " + c.At.String()
+		word("until ")
+		return c.At.AppendTo(b)
 	case CmdFreeze:
-		s := "freeze " + c.A
+		word("freeze ")
+		word(c.A)
 		if c.Dur > 0 {
-			s += " for=" + c.Dur.String()
+			word(" for=")
+			b = c.Dur.AppendTo(b)
 		}
 		if c.On != KindNone {
-			s += " on=" + c.On.String()
+			word(" on=")
+			word(c.On.String())
 		}
-		return s
 	case CmdThaw:
-		return "thaw " + c.A
+		word("thaw ")
+		word(c.A)
 	case CmdCrash:
-		return "crash " + c.A
+		word("crash ")
+		word(c.A)
 	case CmdRestart:
-		return "restart " + c.A
+		word("restart ")
+		word(c.A)
 	case CmdStorage:
 		switch c.Mode {
 		case StorageFencing:
-			return "fencing on"
+			word("fencing on")
 		case StorageNone:
-			return "fencing off"
+			word("fencing off")
+		default:
+			word("storage ")
+			word(c.Mode.String())
 		}
-		return "storage " + c.Mode.String()
 	case CmdPartition:
-		if c.B == "" {
-			return "partition " + c.A
+		word("partition ")
+		word(c.A)
+		if c.B != "" {
+			word(" ")
+			word(c.B)
 		}
-		return "partition " + c.A + " " + c.B
 	case CmdHeal:
-		return strings.TrimSpace("heal " + c.A + " " + c.B)
+		word(strings.TrimSpace("heal " + c.A + " " + c.B))
 	case CmdLink:
-		s := "link " + c.A + " " + c.B
+		word("link ")
+		word(c.A)
 		if c.OneWay {
-			s = "link " + c.A + "->" + c.B
+			word("->")
+		} else {
+			word(" ")
 		}
+		word(c.B)
 		if c.HasDelay {
-			s += " delay=" + c.Dur.String()
+			word(" delay=")
+			b = c.Dur.AppendTo(b)
 		}
 		if c.HasLoss {
-			s += " loss=" + strconv.FormatFloat(float64(c.LossPPM)/1e6, 'f', -1, 64)
+			word(" loss=")
+			b = strconv.AppendFloat(b, float64(c.LossPPM)/1e6, 'f', -1, 64)
 		}
-		return s
 	case CmdClock:
-		s := "clock " + c.A
+		word("clock ")
+		word(c.A)
 		if c.HasSkew {
-			s += " skew=" + signed(c.Skew)
+			word(" skew=")
+			word(signed(c.Skew))
 		}
 		if c.HasJump {
-			s += " jump=" + signed(c.Jump)
+			word(" jump=")
+			word(signed(c.Jump))
 		}
 		if c.HasRate {
-			s += " rate=" + formatRate(c.Rate)
+			word(" rate=")
+			word(formatRate(c.Rate))
 		}
-		return s
 	case CmdReplica:
+		word("replica ")
+		b = strconv.AppendInt(b, int64(c.Replica), 10)
 		if c.Up {
-			return "replica " + strconv.Itoa(c.Replica) + " up"
+			word(" up")
+		} else {
+			word(" down")
 		}
-		return "replica " + strconv.Itoa(c.Replica) + " down"
 	case CmdReset:
-		return "reset"
+		word("reset")
 	case CmdLease:
-		return "lease " + c.Dur.String()
+		word("lease ")
+		return c.Dur.AppendTo(b)
+	default:
+		word("?")
 	}
-	return "?"
+	return b
 }
 
 func signed(t Time) string {

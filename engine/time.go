@@ -22,34 +22,39 @@ const (
 )
 
 // String formats t compactly: "0s", "1.5s", "30.01s", "250ms", "2m30s".
-func (t Time) String() string {
+func (t Time) String() string { return string(t.AppendTo(nil)) }
+
+// AppendTo appends t as String formats it: a live frame writes times
+// into its buffer without a string for each.
+func (t Time) AppendTo(b []byte) []byte {
 	if t == Never {
-		return "never"
+		return append(b, "never"...)
 	}
-	neg := t < 0
-	if neg {
+	if t < 0 {
+		b = append(b, '-')
 		t = -t
 	}
-	var s string
 	switch {
 	case t == 0:
-		s = "0s"
+		return append(b, "0s"...)
 	case t < Second:
-		s = strconv.FormatInt(int64(t), 10) + "ms"
+		return append(strconv.AppendInt(b, int64(t), 10), "ms"...)
 	case t%Hour == 0:
-		s = strconv.FormatInt(int64(t/Hour), 10) + "h"
+		return append(strconv.AppendInt(b, int64(t/Hour), 10), 'h')
 	case t%Minute == 0 && t >= 10*Minute:
-		s = strconv.FormatInt(int64(t/Minute), 10) + "m"
+		return append(strconv.AppendInt(b, int64(t/Minute), 10), 'm')
 	case t%Second == 0:
-		s = strconv.FormatInt(int64(t/Second), 10) + "s"
-	default:
-		frac := strings.TrimRight(fmt.Sprintf("%03d", int64(t%Second)), "0")
-		s = strconv.FormatInt(int64(t/Second), 10) + "." + frac + "s"
+		return append(strconv.AppendInt(b, int64(t/Second), 10), 's')
 	}
-	if neg {
-		return "-" + s
+	b = append(strconv.AppendInt(b, int64(t/Second), 10), '.')
+	// The milliseconds, three digits without the zeros that end them.
+	ms := int(t % Second)
+	digits := [3]byte{byte('0' + ms/100), byte('0' + ms/10%10), byte('0' + ms%10)}
+	n := 3
+	for digits[n-1] == '0' {
+		n--
 	}
-	return s
+	return append(append(b, digits[:n]...), 's')
 }
 
 // ParseTime reads a duration or instant such as "30s", "1.5s", "500ms",

@@ -67,13 +67,16 @@ type Result struct {
 	// resident set is still as large as an earlier run left it.
 	GoBefore, GoIdle GoMem
 	CPU              time.Duration // server CPU (user+system) during the hold; 0 if unknown
-	PlayFrames       int64         // messages the playing sessions received during the hold
-	Commands         int64         // commands answered
-	Errors           int64         // of those, answered with an error
-	Timeouts         int64         // commands not answered within 5 s
-	Frames           int64         // messages received in all
-	Closed           int64         // sessions the server closed during the hold
-	Latencies        []time.Duration
+	// LoadCPU is this generator's own CPU during the hold: on one machine
+	// it takes its share of the cores the server's latency is measured on.
+	LoadCPU    time.Duration
+	PlayFrames int64 // messages the playing sessions received during the hold
+	Commands   int64 // commands answered
+	Errors     int64 // of those, answered with an error
+	Timeouts   int64 // commands not answered within 5 s
+	Frames     int64 // messages received in all
+	Closed     int64 // sessions the server closed during the hold
+	Latencies  []time.Duration
 }
 
 // Quantile is the q-th latency (0 ≤ q ≤ 1) of the commands answered.
@@ -149,6 +152,10 @@ func (r *Result) Report(w io.Writer) {
 	if r.CPU > 0 {
 		fmt.Fprintf(w, "server CPU: %.2f s in %s (%.0f%% of one core): %.1f µs per frame over %d frames\n",
 			r.CPU.Seconds(), r.Hold, 100*r.CPU.Seconds()/r.Hold.Seconds(), float64(r.CPUPerFrame())/float64(time.Microsecond), r.PlayFrames)
+	}
+	if r.LoadCPU > 0 {
+		fmt.Fprintf(w, "load generator CPU: %.2f s in %s (%.0f%% of one core), on the same machine as the server\n",
+			r.LoadCPU.Seconds(), r.Hold, 100*r.LoadCPU.Seconds()/r.Hold.Seconds())
 	}
 	perSec := 0.0
 	if r.Held > 0 {
@@ -290,6 +297,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer cancel()
 	framesBefore := frames.Load()
 	cpuBefore, cpuErr := cpu()
+	selfBefore, selfErr := procCPU(os.Getpid())
 	lat := make([][]time.Duration, len(sessions))
 	for i, s := range sessions {
 		if s == nil {
@@ -328,6 +336,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.PlayFrames = frames.Load() - framesBefore
 	if cpuAfter, err := cpu(); err == nil && cpuErr == nil {
 		res.CPU = cpuAfter - cpuBefore
+	}
+	if selfAfter, err := procCPU(os.Getpid()); err == nil && selfErr == nil {
+		res.LoadCPU = selfAfter - selfBefore
 	}
 	for _, s := range sessions {
 		if s != nil {
@@ -445,6 +456,7 @@ func dial(ctx context.Context, d *websocket.Dialer, u string, res *Result, frame
 // read counts every message and signals the answer to the pending command.
 func (s *session) read() {
 	defer close(s.done)
+	var head [64]byte
 	for {
 		_, r, err := s.conn.NextReader()
 		if err != nil {
@@ -454,8 +466,7 @@ func (s *session) read() {
 			return
 		}
 		// Only the head is read: a frame's HTML is the server's work, not ours.
-		head := make([]byte, 64)
-		n, _ := io.ReadFull(r, head)
+		n, _ := io.ReadFull(r, head[:])
 		io.Copy(io.Discard, r)
 		s.frames.Add(1)
 		h := parseHead(head[:n])

@@ -31,7 +31,7 @@ func TestRunPlaysSessions(t *testing.T) {
 	if r.IdleHeld != 30 || r.IdleFailed != 0 || r.IdleClosed != 0 {
 		t.Errorf("idle: held %d, failed %d, closed %d", r.IdleHeld, r.IdleFailed, r.IdleClosed)
 	}
-	if r.PlayFrames == 0 || r.PlayFrames > r.Frames || r.CPU <= 0 || r.CPUPerFrame() <= 0 || r.RSSIdle == 0 {
+	if r.PlayFrames == 0 || r.PlayFrames > r.Frames || r.CPU <= 0 || r.CPUPerFrame() <= 0 || r.RSSIdle == 0 || r.LoadCPU <= 0 {
 		t.Errorf("no frames or CPU measured: %+v", r)
 	}
 	if r.Commands == 0 || len(r.Latencies) != int(r.Commands) || r.RSSHeld == 0 {
@@ -39,7 +39,7 @@ func TestRunPlaysSessions(t *testing.T) {
 	}
 	var b strings.Builder
 	r.Report(&b)
-	for _, want := range []string{"sessions held: 20 of 20", "idle sessions held: 30 of 30", "KB per idle session", "KB of goroutine stacks", "KB per playing session", "µs per frame", "p50", "p99"} {
+	for _, want := range []string{"sessions held: 20 of 20", "idle sessions held: 30 of 30", "KB per idle session", "KB of goroutine stacks", "KB per playing session", "µs per frame", "load generator CPU", "p50", "p99"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}

@@ -80,7 +80,7 @@ func bystander(b *testing.B, host string, n int) []time.Duration {
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	var m serverMsg
+	var m wireMsg
 	if err := conn.ReadJSON(&m); err != nil {
 		b.Fatal(err)
 	}

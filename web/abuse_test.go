@@ -42,7 +42,7 @@ func TestReplayCannotGrowTheSession(t *testing.T) {
 		return ms.HeapAlloc
 	}
 	before := heap()
-	var last serverMsg
+	var last wireMsg
 	for i := range 100 {
 		last = c.call(clientMsg{Type: "replay"})
 		if last.Type != "ack" {
@@ -265,7 +265,7 @@ func TestIdleConnectionsCannotStarveStudents(t *testing.T) {
 	}
 	defer conn.Close()
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var m serverMsg
+	var m wireMsg
 	if err := conn.ReadJSON(&m); err != nil || m.Type != "frame" {
 		t.Fatalf("a new student's first frame: %v %s", err, m.Type)
 	}

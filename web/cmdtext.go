@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -16,91 +15,108 @@ func commandText(lang, src string) string {
 	if err != nil {
 		return src
 	}
-	f := func(key string, args ...any) string { return fmt.Sprintf(T(lang, key), args...) }
-	node := func(n string) string {
+	return string(appendCommandText(nil, lang, c))
+}
+
+// appendCommandText appends command c in the student's words: a playing
+// session's list grows its last command every frame, written so without
+// a string.
+func appendCommandText(b []byte, lang string, c engine.Command) []byte {
+	f := func(key string, args ...farg) { b = appendf(b, T(lang, key), args...) }
+	plain := func(key string) { b = append(b, T(lang, key)...) }
+	words := func(key string, args ...farg) string { return string(appendf(nil, T(lang, key), args...)) }
+	node := func(n string) farg {
 		switch n {
 		case "coord", "storage":
-			return T(lang, "node."+n)
+			return fstr(T(lang, "node."+n))
 		}
-		return n
+		return fstr(n)
 	}
 	switch c.Kind {
 	case engine.CmdAdvance:
-		return f("cmd.advance", c.Dur)
+		f("cmd.advance", ftime(c.Dur))
 	case engine.CmdStep:
-		return T(lang, "cmd.step")
+		plain("cmd.step")
 	case engine.CmdUntil:
-		return f("cmd.until", c.At)
+		f("cmd.until", ftime(c.At))
 	case engine.CmdFreeze:
-		s := f("cmd.freeze", c.A)
 		if c.Dur > 0 {
-			s = f("cmd.freeze.for", c.A, c.Dur)
+			f("cmd.freeze.for", fstr(c.A), ftime(c.Dur))
+		} else {
+			f("cmd.freeze", fstr(c.A))
 		}
 		if c.On != engine.KindNone {
-			s += " (" + f("cmd.freeze.on", c.A, c.On) + ")"
+			b = append(b, " ("...)
+			f("cmd.freeze.on", fstr(c.A), fstr(c.On.String()))
+			b = append(b, ")"...)
 		}
-		return s
 	case engine.CmdThaw:
-		return f("cmd.thaw", c.A)
+		f("cmd.thaw", fstr(c.A))
 	case engine.CmdCrash:
-		return f("cmd.crash", c.A)
+		f("cmd.crash", fstr(c.A))
 	case engine.CmdRestart:
-		return f("cmd.restart", c.A)
+		f("cmd.restart", fstr(c.A))
 	case engine.CmdStorage:
 		switch c.Mode {
 		case engine.StorageFencing:
-			return T(lang, "cmd.fencing.on")
+			plain("cmd.fencing.on")
 		case engine.StorageNone:
-			return T(lang, "cmd.fencing.off")
+			plain("cmd.fencing.off")
+		default:
+			f("cmd.storage", fstr(T(lang, "mode."+c.Mode.String())))
 		}
-		return f("cmd.storage", T(lang, "mode."+c.Mode.String()))
 	case engine.CmdPartition:
 		if c.B == "" {
-			return f("cmd.partition", node(c.A))
+			f("cmd.partition", node(c.A))
+		} else {
+			f("cmd.partition2", node(c.A), node(c.B))
 		}
-		return f("cmd.partition2", node(c.A), node(c.B))
 	case engine.CmdHeal:
 		switch {
 		case c.A == "":
-			return T(lang, "cmd.heal")
+			plain("cmd.heal")
 		case c.B == "":
-			return f("cmd.heal1", node(c.A))
+			f("cmd.heal1", node(c.A))
+		default:
+			f("cmd.heal2", node(c.A), node(c.B))
 		}
-		return f("cmd.heal2", node(c.A), node(c.B))
 	case engine.CmdLink:
 		var parts []string
 		if c.HasDelay {
-			parts = append(parts, f("cmd.delay", c.Dur))
+			parts = append(parts, words("cmd.delay", ftime(c.Dur)))
 		}
 		if c.HasLoss {
-			parts = append(parts, f("cmd.loss", strconv.FormatFloat(float64(c.LossPPM)/1e4, 'f', -1, 64)+"%"))
+			parts = append(parts, words("cmd.loss", fstr(strconv.FormatFloat(float64(c.LossPPM)/1e4, 'f', -1, 64)+"%")))
 		}
 		sep := "—"
 		if c.OneWay {
 			sep = "→"
 		}
-		return f("cmd.link", node(c.A)+sep+node(c.B), strings.Join(parts, ", "))
+		f("cmd.link", fstr(node(c.A).s+sep+node(c.B).s), fstr(strings.Join(parts, ", ")))
 	case engine.CmdClock:
 		var parts []string
 		if c.HasSkew {
-			parts = append(parts, f("cmd.skew", signedTime(c.Skew)))
+			parts = append(parts, words("cmd.skew", fstr(signedTime(c.Skew))))
 		}
 		if c.HasJump {
-			parts = append(parts, f("cmd.jump", signedTime(c.Jump)))
+			parts = append(parts, words("cmd.jump", fstr(signedTime(c.Jump))))
 		}
 		if c.HasRate {
-			parts = append(parts, f("cmd.rate", strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×"))
+			parts = append(parts, words("cmd.rate", fstr(strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×")))
 		}
-		return f("cmd.clock", c.A, strings.Join(parts, ", "))
+		f("cmd.clock", fstr(c.A), fstr(strings.Join(parts, ", ")))
 	case engine.CmdReplica:
 		if c.Up {
-			return f("cmd.replica.up", c.Replica)
+			f("cmd.replica.up", fint(int64(c.Replica)))
+		} else {
+			f("cmd.replica.down", fint(int64(c.Replica)))
 		}
-		return f("cmd.replica.down", c.Replica)
 	case engine.CmdReset:
-		return T(lang, "cmd.reset")
+		plain("cmd.reset")
 	case engine.CmdLease:
-		return f("cmd.lease", c.Dur)
+		f("cmd.lease", ftime(c.Dur))
+	default:
+		b = c.AppendTo(b)
 	}
-	return src
+	return b
 }

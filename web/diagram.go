@@ -47,7 +47,7 @@ type Diagram struct {
 	Msgs          []dMsg
 	Marks         []dMark
 	Now           dNow
-	Pin           *dPin
+	Pin           *dPin // nil, or pin
 	Legend        []dLegend
 	PlotX0        int
 	PlotX1        int
@@ -72,6 +72,7 @@ type Diagram struct {
 	drawn   int          // events laid out
 	lastEv  engine.Event // the last of them: a log that started again differs
 	outcome runOutcome
+	pin     dPin
 }
 
 // laneWorkers holds the worker states a layout reads its lanes from, for
@@ -88,9 +89,10 @@ type dLane struct {
 	StateClass string
 }
 
+// dTick is one tick of the time axis: where, and the time its label says.
 type dTick struct {
-	X     int
-	Label string
+	X  int
+	At engine.Time
 }
 
 // dBar is a lease, a belief, a stale owner's time or a freeze: where it is
@@ -170,9 +172,10 @@ func (m dMark) Shape() string { return markLooks[m.Look].shape }
 // Class is the mark's class.
 func (m dMark) Class() string { return markLooks[m.Look].class }
 
+// dNow is the "now" line: where, and the time its label says.
 type dNow struct {
 	X      int
-	Label  string
+	At     engine.Time
 	Y1, Y2 int
 }
 
@@ -411,7 +414,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	d.From = from
 	x := sc.xi
 	for t := from; t <= sc.end; t += step {
-		d.Ticks = append(d.Ticks, dTick{X: d.Shift + x(t), Label: t.String()})
+		d.Ticks = append(d.Ticks, dTick{X: d.Shift + x(t), At: t})
 	}
 
 	// Real leases, as the coordinator granted them.
@@ -550,15 +553,17 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	}
 	d.outcome = o
 	if d.Pin != nil {
-		p := *d.Pin
-		e := events[p.Index]
-		p.X = d.Shift + x(e.T)
+		// The picture's own copy (prev's may be shared), kept in d: a
+		// frame's layout allocates none.
+		d.pin = *d.Pin
+		e := events[d.pin.Index]
+		d.pin.X = d.Shift + x(e.T)
 		if e.T < from || e.T > sc.end {
-			p.X = -1
+			d.pin.X = -1
 		}
-		d.Pin = &p
+		d.Pin = &d.pin
 	}
-	d.Now = dNow{X: d.Shift + x(now), Y1: top - 6, Y2: d.AxisY, Label: T(lang, "diagram.now") + " " + now.String()}
+	d.Now = dNow{X: d.Shift + x(now), Y1: top - 6, Y2: d.AxisY, At: now}
 	if now > sc.end {
 		d.Now.X = -1
 	}

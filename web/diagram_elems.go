@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -26,6 +25,12 @@ type svgw struct {
 }
 
 func (w *svgw) s(x string) { w.b = append(w.b, x...) }
+
+// Write appends p: a templ component renders into an svgw (msgBody.render).
+func (w *svgw) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
 
 func (w *svgw) i(n int) { w.b = strconv.AppendInt(w.b, int64(n), 10) }
 
@@ -95,8 +100,8 @@ func (w *svgw) title(t string) {
 }
 
 // titlef appends a title: format, filled with args, escaped.
-func (w *svgw) titlef(format string, args ...any) {
-	w.tmp = fmt.Appendf(w.tmp[:0], format, args...)
+func (w *svgw) titlef(format string, args ...farg) {
+	w.tmp = appendf(w.tmp[:0], format, args...)
 	w.s("<title>")
 	w.b = appendEsc(w.b, w.tmp)
 	w.s("</title>")
@@ -114,7 +119,7 @@ func (w *svgw) freeze(d *Diagram, f dBar) {
 	w.s(`<g class="freezebox"`)
 	w.id(d, 'f', int(f.Key))
 	w.s(">")
-	w.titlef(T(d.Lang, "diagram.freeze"), d.world.Names().Of(f.Worker), f.Start, f.End)
+	w.titlef(T(d.Lang, "diagram.freeze"), fstr(d.world.Names().Of(f.Worker)), ftime(f.Start), ftime(f.End))
 	w.s(`<rect class="freeze"`)
 	w.rect(f)
 	w.s(` fill="url(#`)
@@ -132,17 +137,17 @@ func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
 	w.s("<g")
 	w.id(d, kind, int(b.Key))
 	w.s(">")
-	name := d.world.Names().Of(b.Worker)
+	name := fstr(d.world.Names().Of(b.Worker))
 	class := "stale"
 	switch kind {
 	case 'l':
-		w.titlef(T(d.Lang, "diagram.real"), name, b.Token, b.Start, b.End)
+		w.titlef(T(d.Lang, "diagram.real"), name, fint(b.Token), ftime(b.Start), ftime(b.End))
 		class = leaseClass[int(b.Worker)%6]
 	case 'b':
-		w.titlef(T(d.Lang, "diagram.belief"), name, b.Token, b.Start, b.End)
+		w.titlef(T(d.Lang, "diagram.belief"), name, fint(b.Token), ftime(b.Start), ftime(b.End))
 		class = beliefClass[int(b.Worker)%6]
 	default:
-		w.titlef(T(d.Lang, "diagram.stale"), name, b.Token)
+		w.titlef(T(d.Lang, "diagram.stale"), name, fint(b.Token))
 	}
 	w.s("<rect")
 	w.attr("class", class)
@@ -277,7 +282,12 @@ func (w *svgw) mark(d *Diagram, m dMark) {
 	w.id(d, 'm', int(m.Index))
 	w.num("data-event", int(m.Index))
 	w.s(">")
-	w.title(markSentence(e, d.world.Names(), d.Lang))
+	// markSentence, written in place: the time needs no escaping.
+	w.s("<title>")
+	w.b = e.T.AppendTo(w.b)
+	w.s(" ")
+	w.esc(labs.DescribeEvent(e, d.world.Names(), d.Lang))
+	w.s("</title>")
 	x, y := int(m.X), int(m.Y)
 	switch m.Shape() {
 	case "ok":
@@ -377,13 +387,18 @@ func (w *svgw) eventRow(list string, r eventRow) {
 	w.s("</span></li>")
 }
 
+// eventRows writes the lines of an event list (eventList).
+func (w *svgw) eventRows(v *eventsView) {
+	for _, r := range v.Rows() {
+		w.eventRow(v.ID, r)
+	}
+}
+
 // eventRows is the lines of an event list (eventList).
 func eventRows(v *eventsView) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
 		var w svgw
-		for _, r := range v.Rows() {
-			w.eventRow(v.ID, r)
-		}
+		w.eventRows(v)
 		_, err := out.Write(w.b)
 		return err
 	})
@@ -404,7 +419,9 @@ func (w *svgw) now(d *Diagram) {
 	w.num("y", d.Now.Y1-2)
 	w.attr("text-anchor", nowAnchor(d))
 	w.s(">")
-	w.esc(d.Now.Label)
+	w.esc(T(d.Lang, "diagram.now"))
+	w.s(" ")
+	w.b = d.Now.At.AppendTo(w.b) // a time's text needs no escaping
 	w.s("</text></g>")
 }
 
@@ -418,11 +435,17 @@ func diagramNow(d *Diagram) templ.Component {
 }
 
 // sessionCmd writes command i of a session's list, in words.
-func (w *svgw) sessionCmd(lang string, i int, c string) {
+func (w *svgw) sessionCmd(lang string, i int, c engine.Command) {
+	w.tmp = appendCommandText(w.tmp[:0], lang, c)
+	w.cmdItem(i, w.tmp)
+}
+
+// cmdItem writes command i of a session's list, its words given.
+func (w *svgw) cmdItem(i int, words []byte) {
 	w.s(`<li id="cmd-`)
 	w.i(i)
 	w.s(`">`)
-	w.esc(commandText(lang, c))
+	w.b = appendEsc(w.b, words)
 	w.s("</li>")
 }
 
@@ -430,7 +453,34 @@ func (w *svgw) sessionCmd(lang string, i int, c string) {
 func sessionCmd(p *page, i int, c string) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
 		var w svgw
-		w.sessionCmd(p.Lang, i, c)
+		w.cmdItem(i, []byte(commandText(p.Lang, c)))
+		_, err := out.Write(w.b)
+		return err
+	})
+}
+
+// ticks writes a picture's time axis: a grid line and a label a tick.
+func (w *svgw) ticks(d *Diagram) {
+	for _, t := range d.Ticks {
+		w.s(`<line class="grid"`)
+		w.num("x1", t.X)
+		w.num("x2", t.X)
+		w.num("y1", d.Lanes[0].Y)
+		w.num("y2", d.AxisY)
+		w.s(`></line> <text class="tick"`) // templ wrote a space between them
+		w.num("x", t.X)
+		w.num("y", d.AxisY+16)
+		w.s(` text-anchor="middle">`)
+		w.b = t.At.AppendTo(w.b) // a time's text needs no escaping
+		w.s("</text>")
+	}
+}
+
+// diagramTicks is a picture's time axis as a templ component.
+func diagramTicks(d *Diagram) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
+		var w svgw
+		w.ticks(d)
 		_, err := out.Write(w.b)
 		return err
 	})

@@ -25,8 +25,8 @@ func TestLiveDiagramWindowsLongRuns(t *testing.T) {
 	}
 	whole := pageDiagram("p", w, "en", nil)
 	win := windowDiagram("p", w, "en")
-	if whole.Ticks[0].Label != "0s" || win.Ticks[0].Label == "0s" {
-		t.Fatalf("whole starts at %s, window at %s", whole.Ticks[0].Label, win.Ticks[0].Label)
+	if whole.Ticks[0].At != 0 || win.Ticks[0].At == 0 {
+		t.Fatalf("whole starts at %s, window at %s", whole.Ticks[0].At, win.Ticks[0].At)
 	}
 	from := win.From
 	if from <= 0 || from < w.Now()-liveWindow-30*engine.Second || from > w.Now()-liveMinWindow {
@@ -131,7 +131,7 @@ func TestLivePictureIsThePagePicture(t *testing.T) {
 			l := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1, playing: playing}
 			m := l.frame(0)
 			got := ""
-			for _, o := range m.Ops {
+			for _, o := range wireOf(m).Ops {
 				if o.Target == "diagram" {
 					got = o.HTML
 				}

@@ -14,13 +14,30 @@ import (
 // session starts again from its lab every four virtual minutes, outside
 // the timer, as a student's reset would; so the long runs' frames, past
 // the live picture's window, count too.
-func BenchmarkPlayFrame(b *testing.B) {
+func BenchmarkPlayFrame(b *testing.B) { benchPlayFrames(b, nil) }
+
+// BenchmarkPlayFrameEncoded is BenchmarkPlayFrame with each frame encoded
+// to the bytes the writer sends, as offer encodes it.
+func BenchmarkPlayFrameEncoded(b *testing.B) {
+	benchPlayFrames(b, func(m serverMsg) int {
+		o := outMsgs.Get().(*outMsg)
+		o.b = appendMsg(o.b[:0], &m)
+		n := len(o.b)
+		o.free()
+		return n
+	})
+}
+
+// benchPlayFrames plays each lab's frames; encode, when set, takes each
+// and says how many bytes it came to.
+func benchPlayFrames(b *testing.B, encode func(serverMsg) int) {
 	srv, course := benchServer(b)
 	for _, id := range []string{"w1-w2", "renew-load"} {
 		b.Run(id, func(b *testing.B) {
 			lab := benchLab(b, course, id)
 			start := func() *live { return playingLive(b, srv, lab, 1) }
 			l := start()
+			bytes := 0
 			b.ReportAllocs()
 			for b.Loop() {
 				if l.sess.World().Now() >= 4*engine.Minute {
@@ -31,12 +48,54 @@ func BenchmarkPlayFrame(b *testing.B) {
 				if err := l.sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
 					b.Fatal(err)
 				}
-				if m := l.frame(0); m.Type != "frame" {
+				m := l.frame(0)
+				if m.Type != "frame" {
 					b.Fatal(m.Error)
 				}
+				if encode != nil {
+					bytes += encode(m)
+				}
+				m.free() // as offer does once it has encoded m
+			}
+			if encode != nil {
+				b.ReportMetric(float64(bytes)/float64(b.N), "frame-B/op")
 			}
 		})
 	}
+}
+
+// BenchmarkEncodeFrame encodes the first two minutes' play frames of
+// each lab, one after another, as offer encodes them: the encoder alone.
+func BenchmarkEncodeFrame(b *testing.B) {
+	srv, course := benchServer(b)
+	for _, id := range []string{"w1-w2", "renew-load"} {
+		b.Run(id, func(b *testing.B) {
+			frames := playFrames(b, srv, benchLab(b, course, id), 120)
+			n, i := 0, 0
+			b.ReportAllocs()
+			for b.Loop() {
+				o := outMsgs.Get().(*outMsg)
+				o.b = appendMsg(o.b[:0], &frames[i%len(frames)])
+				n += len(o.b)
+				o.free()
+				i++
+			}
+			b.ReportMetric(float64(n)/float64(b.N), "frame-B/op")
+		})
+	}
+}
+
+// playFrames is the first n play frames of a session of lab.
+func playFrames(b *testing.B, srv *Server, lab *labs.Lab, n int) []serverMsg {
+	l := playingLive(b, srv, lab, 1)
+	frames := make([]serverMsg, n)
+	for i := range frames {
+		if err := l.sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
+			b.Fatal(err)
+		}
+		frames[i] = l.frame(0)
+	}
+	return frames
 }
 
 // benchServer is a server with the embedded course, closed when b ends.

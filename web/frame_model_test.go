@@ -61,9 +61,10 @@ func (p *pageModel) byID(id string) *html.Node {
 	return nil
 }
 
-func (p *pageModel) apply(m serverMsg) {
+func (p *pageModel) apply(sent serverMsg) {
 	t := p.t
 	t.Helper()
+	m := wireOf(sent)
 	if m.Type == "error" {
 		t.Fatalf("frame error: %s", m.Error)
 	}
@@ -243,7 +244,7 @@ func TestFramesAddUpToAFreshRender(t *testing.T) {
 }
 
 func hasReplace(m serverMsg, target string) bool {
-	for _, o := range m.Ops {
+	for _, o := range wireOf(m).Ops {
 		if o.Op == "replace" && o.Target == target {
 			return true
 		}

@@ -147,7 +147,7 @@ func TestLiveLabBadInput(t *testing.T) {
 	var acks, refused int
 	flood.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for {
-		var m serverMsg
+		var m wireMsg
 		if err := flood.conn.ReadJSON(&m); err != nil {
 			ce, ok := err.(*websocket.CloseError)
 			if !ok || ce.Code != websocket.ClosePolicyViolation {

@@ -13,7 +13,7 @@ type view struct {
 	query string
 }
 
-func (v *view) apply(m serverMsg) {
+func (v *view) apply(m wireMsg) {
 	if v.parts == nil {
 		v.parts = map[string]string{}
 	}

@@ -149,7 +149,7 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		s.metrics.error(errBudget)
 		return s.refuseLive(c, websocket.CloseTryAgainLater, err.Error())
 	}
-	l := &live{srv: s, lab: lab, lang: lang, out: make(chan *serverMsg, sendQueue), speed: 1,
+	l := &live{srv: s, lab: lab, lang: lang, out: make(chan *outMsg, sendQueue), speed: 1,
 		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr}
 	start := time.Now()
 	err = open(l)

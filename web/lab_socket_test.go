@@ -18,7 +18,7 @@ type wsClient struct {
 	conn  *websocket.Conn
 	seq   int64
 	id    int64
-	first serverMsg // the frame the connection began with
+	first wireMsg // the frame the connection began with
 }
 
 func dialLab(t *testing.T, base, path string) *wsClient {
@@ -37,10 +37,10 @@ func dialLab(t *testing.T, base, path string) *wsClient {
 }
 
 // next reads one message and checks that its sequence number follows.
-func (c *wsClient) next() serverMsg {
+func (c *wsClient) next() wireMsg {
 	c.t.Helper()
 	c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var m serverMsg
+	var m wireMsg
 	if err := c.conn.ReadJSON(&m); err != nil {
 		c.t.Fatalf("read: %v", err)
 	}
@@ -52,7 +52,7 @@ func (c *wsClient) next() serverMsg {
 }
 
 // call sends a message and returns the answer to it, skipping play frames.
-func (c *wsClient) call(m clientMsg) serverMsg {
+func (c *wsClient) call(m clientMsg) wireMsg {
 	c.t.Helper()
 	c.id++
 	m.ID = c.id
@@ -67,7 +67,7 @@ func (c *wsClient) call(m clientMsg) serverMsg {
 	}
 }
 
-func (c *wsClient) do(cmd string) serverMsg {
+func (c *wsClient) do(cmd string) wireMsg {
 	c.t.Helper()
 	r := c.call(clientMsg{Type: "do", Cmd: cmd})
 	if r.Type != "ack" {
@@ -76,7 +76,7 @@ func (c *wsClient) do(cmd string) serverMsg {
 	return r
 }
 
-func opHTML(m serverMsg, target string) string {
+func opHTML(m wireMsg, target string) string {
 	var b strings.Builder
 	for _, o := range m.Ops {
 		if o.Target == target {

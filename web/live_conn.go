@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -82,21 +81,10 @@ func (l *live) read() {
 	}
 }
 
-// writeJSON encodes m straight into the socket's pooled write buffer. HTML
-// is left unescaped: the fragments are mostly markup, and \u003c for every
-// < would make each frame a third larger.
-func writeJSON(conn *websocket.Conn, m *serverMsg) error {
-	w, err := conn.NextWriter(websocket.TextMessage)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
+// writeMsg sends one encoded message. WriteMessage copies it into the
+// connection's pooled write buffer, with no writer to allocate.
+func writeMsg(conn *websocket.Conn, o *outMsg) error {
+	return conn.WriteMessage(websocket.TextMessage, o.b)
 }
 
 // An idle connection holds one goroutine, its reader, and one timer (keep):
@@ -112,7 +100,7 @@ func writeJSON(conn *websocket.Conn, m *serverMsg) error {
 func (l *live) write() {
 	defer l.tasks.Done()
 	for {
-		var m *serverMsg
+		var m *outMsg
 		select {
 		case m = <-l.out:
 		default:
@@ -137,15 +125,19 @@ func (l *live) write() {
 			continue
 		}
 		l.conn.SetWriteDeadline(time.Now().Add(writeWait))
-		if err := writeJSON(l.conn, m); err != nil {
+		err := writeMsg(l.conn, m)
+		if err == nil {
+			switch {
+			case m.play:
+				l.srv.metrics.plays.observe(time.Since(m.at))
+			case !m.at.IsZero():
+				l.srv.metrics.answers.observe(time.Since(m.at))
+			}
+		}
+		m.free()
+		if err != nil {
 			l.failed(err)
 			return
-		}
-		switch {
-		case m.play:
-			l.srv.metrics.plays.observe(time.Since(m.at))
-		case !m.at.IsZero():
-			l.srv.metrics.answers.observe(time.Since(m.at))
 		}
 	}
 }
@@ -220,18 +212,25 @@ func (l *live) send(m serverMsg) bool {
 }
 
 // offer queues a message if there is room, and reports whether there was.
+// The message is encoded here, once its sequence number and play state
+// are known, so that the writer only writes bytes.
 func (l *live) offer(m serverMsg) bool {
-	if l.ending.Load() {
+	if l.ending.Load() || len(l.out) == cap(l.out) {
 		return false
 	}
 	m.Seq = l.seq + 1
 	m.Playing = l.playing
+	o := outMsgs.Get().(*outMsg)
+	o.b = appendMsg(o.b[:0], &m)
+	m.free()
+	o.at, o.play = m.at, m.play
 	select {
-	case l.out <- &m:
+	case l.out <- o:
 		l.seq++
 		l.kick()
 		return true
 	default:
+		o.free()
 		return false
 	}
 }
@@ -260,7 +259,8 @@ func (l *live) close(code int, reason string) {
 	// A client too slow to read its queue gets only the reason.
 	for drained := false; !drained; {
 		select {
-		case <-l.out:
+		case o := <-l.out:
+			o.free()
 		default:
 			drained = true
 		}

@@ -1,10 +1,8 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/a-h/templ"
@@ -22,7 +20,6 @@ import (
 // shownPage is what the page of a playing session shows.
 type shownPage struct {
 	d       *Diagram // the picture the page shows; d.world is its world
-	spare   *Diagram // the one before it: its slices are reused
 	status  statusView
 	workers []engine.WorkerState // status.Workers, owned here
 	cmds    []engine.Command     // the session's commands as the page lists them
@@ -30,22 +27,18 @@ type shownPage struct {
 	chartSpan engine.Time
 	chartDots int
 	renewals  []engine.Time // the time left at each renewal, sorted
-	svg       svgw
 }
 
-// renderBufs are the buffers frames are rendered into: shared, so that a
-// playing session does not keep one as large as its whole picture.
-var renderBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// livePictures are the pictures a frame lays out into, their slices
+// reused: shared, so that a playing session keeps one picture, the one its
+// page shows, not a second to lay the next out into.
+var livePictures = sync.Pool{New: func() any { return new(Diagram) }}
 
-// render writes c into a pooled buffer and returns it as a string.
-func (p *shownPage) render(c templ.Component) (string, error) {
-	b := renderBufs.Get().(*bytes.Buffer)
-	defer renderBufs.Put(b)
-	b.Reset()
-	if err := c.Render(context.Background(), b); err != nil {
-		return "", err
-	}
-	return b.String(), nil
+// putPicture gives d to livePictures, holding no world: the next layout
+// overwrites all but its slices' room.
+func putPicture(d *Diagram) {
+	d.world, d.Pin, d.pin = nil, nil, dPin{}
+	livePictures.Put(d)
 }
 
 // frame renders what changed: the picture, the state, the session, and
@@ -59,40 +52,47 @@ func (l *live) frame(id int64) serverMsg {
 	if p == nil || p.d.world != w || l.shown < 0 || l.shownOf != w {
 		p = nil
 	}
-	var m serverMsg
+	m := serverMsg{Type: "frame", ID: id}
+	out := m.body()
+	at := out.at()
+	out.b = l.sess.AppendQuery(out.b)
+	out.query = out.since(at)
+	at = out.at()
+	out.b = w.Now().AppendTo(out.b)
+	out.clock = out.since(at)
 	var err error
 	if p == nil {
-		m, err = l.wholeFrame(id, w)
+		err = l.wholeFrame(out, w)
 	} else {
-		m, err = l.nextFrame(id, w, p)
+		err = l.nextFrame(out, w, p)
 	}
 	if err != nil {
 		l.view = nil
+		m.free()
 		return serverMsg{Type: "error", ID: id, Error: err.Error()}
 	}
 	// After a reset the log starts again, and a reconnect does not know what
 	// the page shows: then the list is replaced whole.
 	events := w.Events()
-	opName, from := "append", l.shown
+	kind, from := opAppend, l.shown
 	if l.shown < 0 || l.shown > len(events) || l.shownOf != w {
-		opName, from = "replace", 0
+		kind, from = opReplace, 0
 	}
-	if from < len(events) || opName == "replace" {
-		html, err := renderString(eventRows(&eventsView{ID: "events", Lang: l.lang, From: from, Events: events[from:], Names: w.Names()}))
-		if err != nil {
-			l.view = nil
-			return serverMsg{Type: "error", ID: id, Error: err.Error()}
-		}
-		m.Ops = append(m.Ops, op{Op: opName, Target: "events", HTML: html})
+	if from < len(events) || kind == opReplace {
+		target := out.str("events")
+		at := out.at()
+		out.eventRows(&eventsView{ID: "events", Lang: l.lang, From: from, Events: events[from:], Names: w.Names()})
+		out.add(kind, target, out.since(at))
 		// A write the list shows already turns out to have done harm.
 		for _, e := range events[from:] {
-			if r := int(e.Ref()); opName == "append" && e.Kind == engine.KindViolation && harmful(e.Reason()) && r >= 0 && r < from {
-				html, err := renderString(eventRows(&eventsView{ID: "events", Lang: l.lang, From: r, Events: events[r:], Names: w.Names(), Only: map[int]bool{r: true}}))
-				if err != nil {
-					l.view = nil
-					return serverMsg{Type: "error", ID: id, Error: err.Error()}
-				}
-				m.Ops = append(m.Ops, op{Op: "swap", Target: "events-" + strconv.Itoa(r), HTML: html})
+			if r := int(e.Ref()); kind == opAppend && e.Kind == engine.KindViolation && harmful(e.Reason()) && r >= 0 && r < from {
+				at := out.at()
+				out.s("events-")
+				out.i(r)
+				target := out.since(at)
+				at = out.at()
+				out.eventRows(&eventsView{ID: "events", Lang: l.lang, From: r, Events: events[r:], Names: w.Names(), Only: map[int]bool{r: true}})
+				out.add(opSwap, target, out.since(at))
 			}
 		}
 	}
@@ -101,15 +101,15 @@ func (l *live) frame(id int64) serverMsg {
 }
 
 // wholeFrame redraws every part of the page a frame keeps up to date.
-func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
-	query := l.sess.Query()
-	d := &Diagram{}
+func (l *live) wholeFrame(out *msgBody, w *engine.World) error {
+	d := livePictures.Get().(*Diagram)
 	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, nil)
 	p := &shownPage{d: d}
 	p.workers = w.AppendWorkers(p.workers)
 	p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
+	// The status keeps its own copy: p.workers is read anew every frame.
+	p.status.Workers = slices.Clone(p.workers)
 	p.cmds = append(p.cmds, l.sess.Commands()...)
-	m := serverMsg{Type: "frame", ID: id, Query: query, Now: w.Now().String()}
 	parts := []struct {
 		target string
 		comp   templ.Component
@@ -117,7 +117,7 @@ func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
 		{"status", statusPanel(&p.status)},
 		{"diagram", diagramFigure(d)},
 		{"chart", liveChart("live", w, l.lang)},
-		{"session", sessionPanel(l.pageOf(), l.lab.ID, session{Seed: l.sess.Seed(), Do: l.sess.Strings(), query: query})},
+		{"session", sessionPanel(l.pageOf(), l.lab.ID, sessionOf(l.sess))},
 	}
 	if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
 		parts = append(parts, struct {
@@ -126,11 +126,9 @@ func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
 		}{"signals", SignalsPanel(s)})
 	}
 	for _, part := range parts {
-		html, err := p.render(part.comp)
-		if err != nil {
-			return serverMsg{}, err
+		if err := out.render(opReplace, part.target, part.comp); err != nil {
+			return err
 		}
-		m.Ops = append(m.Ops, op{Op: "replace", Target: part.target, HTML: html})
 	}
 	p.chartSpan, p.chartDots, p.renewals = liveChartSpan(w.Now()), 0, nil
 	for _, e := range w.Events() {
@@ -142,120 +140,113 @@ func (l *live) wholeFrame(id int64, w *engine.World) (serverMsg, error) {
 	if l.playing {
 		l.view = p
 	}
-	return m, nil
+	return nil
 }
 
 // nextFrame sends what changed since the page p shows.
-func (l *live) nextFrame(id int64, w *engine.World, p *shownPage) (serverMsg, error) {
-	m := serverMsg{Type: "frame", ID: id, Query: l.sess.Query(), Now: w.Now().String()}
+func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 	events := w.Events()
 	seen := p.d.drawn // events the page's picture has
 
-	// The picture.
-	d := p.spare
-	if d == nil {
-		d = &Diagram{}
-	}
+	// The picture: laid out anew into a pooled one, which the page's
+	// picture then goes back to.
+	d := livePictures.Get().(*Diagram)
 	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, p.d)
-	ops, err := p.diagramOps(m.Ops, p.d, d)
-	if err != nil {
-		return m, err
+	if err := diagramOps(out, p.d, d); err != nil {
+		putPicture(d)
+		return err
 	}
-	m.Ops = ops
-	p.spare, p.d = p.d, d
+	putPicture(p.d)
+	p.d = d
 
 	// The status: most frames change only its clock.
 	p.workers = w.AppendWorkers(p.workers[:0])
-	st := newStatusOf(w, l.lang, d.outcome, p.workers)
-	if st.sameBut(&p.status) {
-		m.Ops = append(m.Ops, op{Op: "text", Target: "now", HTML: st.Now})
-		p.status.Now = st.Now
+	if p.status.sameAs(w, d.outcome, p.workers) {
+		target := out.str("now")
+		at := out.at()
+		out.b = w.Now().AppendTo(out.b)
+		out.add(opText, target, out.since(at))
 	} else {
-		html, err := p.render(statusPanel(&st))
-		if err != nil {
-			return m, err
+		shown := p.status.Workers[:0]
+		p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
+		if err := out.render(opReplace, "status", statusPanel(&p.status)); err != nil {
+			return err
 		}
-		m.Ops = append(m.Ops, op{Op: "replace", Target: "status", HTML: html})
-		p.status = st
-		p.status.Workers = append(p.status.Workers[:0:0], st.Workers...)
+		p.status.Workers = append(shown, p.workers...)
 	}
 
 	// The session's commands: while it plays, the last one grows.
-	if ops, ok := l.sessionOps(m.Ops, p); ok {
-		m.Ops = ops
-	} else {
-		html, err := p.render(sessionPanel(l.pageOf(), l.lab.ID, session{Seed: l.sess.Seed(), Do: l.sess.Strings(), query: m.Query}))
-		if err != nil {
-			return m, err
+	if !l.sessionOps(out, p) {
+		if err := out.render(opReplace, "session", sessionPanel(l.pageOf(), l.lab.ID, sessionOf(l.sess))); err != nil {
+			return err
 		}
-		m.Ops = append(m.Ops, op{Op: "replace", Target: "session", HTML: html})
 	}
 
 	// The chart and the signals, which only events change.
 	if len(events) != seen {
-		if ops, err := l.chartOps(m.Ops, p, w, seen); err != nil {
-			return m, err
-		} else {
-			m.Ops = ops
+		if err := l.chartOps(out, p, w, seen); err != nil {
+			return err
 		}
 		if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
-			html, err := p.render(SignalsPanel(s))
-			if err != nil {
-				return m, err
+			if err := out.render(opReplace, "signals", SignalsPanel(s)); err != nil {
+				return err
 			}
-			m.Ops = append(m.Ops, op{Op: "replace", Target: "signals", HTML: html})
 		}
 	} else if span := liveChartSpan(w.Now()); span != p.chartSpan && p.chartDots > 0 {
-		if ops, err := l.chartOps(m.Ops, p, w, seen); err != nil {
-			return m, err
-		} else {
-			m.Ops = ops
+		if err := l.chartOps(out, p, w, seen); err != nil {
+			return err
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // sessionOps lists the session's new commands, or grows its last one;
 // false when the list changed otherwise (a reset): then it is redrawn.
-func (l *live) sessionOps(ops []op, p *shownPage) ([]op, bool) {
+func (l *live) sessionOps(out *msgBody, p *shownPage) bool {
 	now := l.sess.Commands()
 	old := p.cmds
 	defer func() { p.cmds = append(p.cmds[:0], now...) }()
 	if len(now) < len(old) || len(old) == 0 {
-		return ops, false
+		return false
 	}
 	for i := 0; i < len(old)-1; i++ {
 		if old[i] != now[i] {
-			return ops, false
+			return false
 		}
 	}
-	w := &p.svg
 	if last := len(old) - 1; old[last] != now[last] {
-		w.b = w.b[:0]
-		w.sessionCmd(l.lang, last, now[last].String())
-		ops = append(ops, op{Op: "swap", Target: "cmd-" + strconv.Itoa(last), HTML: string(w.b)})
+		at := out.at()
+		out.s("cmd-")
+		out.i(last)
+		target := out.since(at)
+		at = out.at()
+		out.sessionCmd(l.lang, last, now[last])
+		out.add(opSwap, target, out.since(at))
 	}
 	if len(now) > len(old) {
-		w.b = w.b[:0]
+		target := out.str("session-cmds")
+		at := out.at()
 		for i := len(old); i < len(now); i++ {
-			w.sessionCmd(l.lang, i, now[i].String())
+			out.sessionCmd(l.lang, i, now[i])
 		}
-		ops = append(ops,
-			op{Op: "append", Target: "session-cmds", HTML: string(w.b)},
-			op{Op: "text", Target: "session-count", HTML: strconv.Itoa(len(now))})
+		out.add(opAppend, target, out.since(at))
+		target = out.str("session-count")
+		at = out.at()
+		out.i(len(now))
+		out.add(opText, target, out.since(at))
 	}
-	return ops, true
+	return true
 }
 
 // chartOps adds the chart's new dots, or redraws it on a new scale.
-func (l *live) chartOps(ops []op, p *shownPage, w *engine.World, seen int) ([]op, error) {
+func (l *live) chartOps(out *msgBody, p *shownPage, w *engine.World, seen int) error {
 	events := w.Events()
 	span := liveChartSpan(w.Now())
 	first := p.chartDots == 0
-	var dots []engine.Event
+	dots := 0
 	for _, e := range events[seen:] {
 		if e.Kind == engine.KindRenewed {
-			dots = append(dots, e)
+			dots++
 			p.chartDots++
 			p.renewals = insertSorted(p.renewals, engine.Time(e.Value))
 		}
@@ -263,27 +254,26 @@ func (l *live) chartOps(ops []op, p *shownPage, w *engine.World, seen int) ([]op
 	if first || span != p.chartSpan {
 		p.chartSpan = span
 		if p.chartDots == 0 {
-			return ops, nil
+			return nil
 		}
-		html, err := p.render(liveChart("live", w, l.lang))
-		if err != nil {
-			return ops, err
-		}
-		return append(ops, op{Op: "replace", Target: "chart", HTML: html}), nil
+		return out.render(opReplace, "chart", liveChart("live", w, l.lang))
 	}
-	if len(dots) == 0 {
-		return ops, nil
+	if dots == 0 {
+		return nil
 	}
 	panel := newChartPanel(0, span, chartYMax([]ChartRun{{World: w}}))
-	var b bytes.Buffer
-	for _, e := range dots {
-		if err := chartDotSVG(panel.dot(e)).Render(context.Background(), &b); err != nil {
-			return ops, err
+	target := out.str("live-chart-dots0")
+	at := out.at()
+	for _, e := range events[seen:] {
+		if e.Kind == engine.KindRenewed {
+			if err := chartDotSVG(panel.dot(e)).Render(context.Background(), &out.svgw); err != nil {
+				return err
+			}
 		}
 	}
-	return append(ops,
-		op{Op: "append", Target: "live-chart-dots0", HTML: b.String()},
-		op{Op: "text", Target: "live-chart-sum0", HTML: chartSummary(l.lang, p.renewals)}), nil
+	out.add(opAppend, target, out.since(at))
+	out.put(opText, "live-chart-sum0", chartSummary(l.lang, p.renewals))
+	return nil
 }
 
 // insertSorted adds v to the sorted s.
@@ -303,60 +293,65 @@ func (l *live) pageOf() *page { return &page{Lang: l.lang, Base: l.srv.base} }
 // diagramOps changes the picture the page shows, a, into b: a whole new
 // picture when the scale or the lanes' places changed, else the elements
 // that differ.
-func (p *shownPage) diagramOps(ops []op, a, b *Diagram) ([]op, error) {
+func diagramOps(out *msgBody, a, b *Diagram) error {
 	if a.scale.span != b.scale.span || a.scale.plotW != b.scale.plotW || a.AxisY != b.AxisY || len(a.Lanes) != len(b.Lanes) ||
 		a.Height != b.Height || a.Width != b.Width || a.ID != b.ID {
-		html, err := p.render(diagramFigure(b))
-		return append(ops, op{Op: "replace", Target: "diagram", HTML: html}), err
+		return out.render(opReplace, "diagram", diagramFigure(b))
 	}
-	id := b.ID
-	var err error
 	if a.Shift != b.Shift {
-		ops = append(ops, op{Op: "attr", Target: id + "-plot", Attr: "transform", HTML: shiftTransform(b.Shift)})
-	}
-	part := func(target string, c templ.Component) {
-		if err != nil {
-			return
-		}
-		var html string
-		html, err = p.render(c)
-		ops = append(ops, op{Op: "replace", Target: target, HTML: html})
+		target := out.part(b, "plot")
+		at := out.at()
+		out.s("translate(")
+		out.i(b.Shift)
+		out.s(",0)")
+		out.setAttr(target, "transform", out.since(at))
 	}
 	if !slices.Equal(a.Ticks, b.Ticks) {
-		part(id+"-ticks", diagramTicks(b))
-	}
-	if err != nil {
-		return ops, err
+		target := out.part(b, "ticks")
+		at := out.at()
+		out.ticks(b)
+		out.add(opReplace, target, out.since(at))
 	}
 	barKey := func(x dBar) int { return int(x.Key) }
-	w := &p.svg
-	ops = layerOps(ops, w, 'f', b, a.Freezes, b.Freezes, barKey, func(x dBar) { w.freeze(b, x) })
-	ops = layerOps(ops, w, 'l', b, a.Leases, b.Leases, barKey, func(x dBar) { w.bar(b, 'l', x) })
-	ops = layerOps(ops, w, 's', b, a.Stale, b.Stale, barKey, func(x dBar) { w.bar(b, 's', x) })
-	ops = layerOps(ops, w, 'b', b, a.Beliefs, b.Beliefs, barKey, func(x dBar) { w.bar(b, 'b', x) })
+	w := &out.svgw
+	layerOps(out, 'f', b, a.Freezes, b.Freezes, barKey, func(x dBar) { w.freeze(b, x) })
+	layerOps(out, 'l', b, a.Leases, b.Leases, barKey, func(x dBar) { w.bar(b, 'l', x) })
+	layerOps(out, 's', b, a.Stale, b.Stale, barKey, func(x dBar) { w.bar(b, 's', x) })
+	layerOps(out, 'b', b, a.Beliefs, b.Beliefs, barKey, func(x dBar) { w.bar(b, 'b', x) })
 	if b.inPlace {
-		ops = keptOps(ops, w, b)
+		keptOps(out, b)
 	} else {
-		ops = layerOps(ops, w, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return int(x.Key) }, func(x dMsg) { w.msg(b, x) })
-		ops = layerOps(ops, w, 'm', b, a.Marks, b.Marks, func(x dMark) int { return int(x.Index) }, func(x dMark) { w.mark(b, x) })
+		layerOps(out, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return int(x.Key) }, func(x dMsg) { w.msg(b, x) })
+		layerOps(out, 'm', b, a.Marks, b.Marks, func(x dMark) int { return int(x.Index) }, func(x dMark) { w.mark(b, x) })
 	}
 	if a.Now != b.Now {
-		w.b = w.b[:0]
-		w.now(b)
-		ops = append(ops, op{Op: "replace", Target: id + "-now", HTML: string(w.b)})
-		ops = append(ops, op{Op: "attr", Target: id + "-box", Attr: "data-now", HTML: itoa(b.Now.X)})
+		target := out.part(b, "now")
+		at := out.at()
+		out.now(b)
+		out.add(opReplace, target, out.since(at))
+		box := out.part(b, "box")
+		at = out.at()
+		out.i(b.Now.X)
+		out.setAttr(box, "data-now", out.since(at))
 	}
 	if fx := b.FocusX(); fx != a.FocusX() {
-		ops = append(ops, op{Op: "attr", Target: id + "-box", Attr: "data-focus", HTML: itoa(fx)})
+		box := out.part(b, "box")
+		at := out.at()
+		out.i(fx)
+		out.setAttr(box, "data-focus", out.since(at))
 	}
 	if !samePin(a.Pin, b.Pin) {
-		part(id+"-pin", diagramPin(b))
-		part(id+"-pintext", pinText(b))
+		if err := out.render(opReplace, b.ID+"-pin", diagramPin(b)); err != nil {
+			return err
+		}
+		if err := out.render(opReplace, b.ID+"-pintext", pinText(b)); err != nil {
+			return err
+		}
 	}
 	if !slices.Equal(a.Lanes, b.Lanes) {
-		part(id+"-lanes", diagramLanes(b))
+		return out.render(opReplace, b.ID+"-lanes", diagramLanes(b))
 	}
-	return ops, err
+	return nil
 }
 
 func samePin(a, b *dPin) bool {
@@ -369,71 +364,75 @@ func samePin(a, b *dPin) bool {
 // keptOps sends what changed among the messages and marks a layout in
 // place took over (Diagram.changes): those that slid out are removed, the
 // marks drawn again swapped, the new ones appended.
-func keptOps(ops []op, w *svgw, d *Diagram) []op {
+func keptOps(out *msgBody, d *Diagram) {
 	ch := &d.changes
 	for _, k := range ch.goneMsgs {
-		ops = append(ops, op{Op: "remove", Target: elemID(d, 'g', k)})
+		out.add(opRemove, out.elem(d, 'g', k), span{})
 	}
 	for _, k := range ch.goneMarks {
-		ops = append(ops, op{Op: "remove", Target: elemID(d, 'm', k)})
+		out.add(opRemove, out.elem(d, 'm', k), span{})
 	}
 	for _, j := range ch.swapped {
-		w.b = w.b[:0]
-		w.mark(d, d.Marks[j])
-		ops = append(ops, op{Op: "swap", Target: elemID(d, 'm', int(d.Marks[j].Index)), HTML: string(w.b)})
+		target := out.elem(d, 'm', int(d.Marks[j].Index))
+		at := out.at()
+		out.mark(d, d.Marks[j])
+		out.add(opSwap, target, out.since(at))
 	}
 	if ch.newMsgs < len(d.Msgs) {
-		w.b = w.b[:0]
+		target := out.part(d, "msgs")
+		at := out.at()
 		for _, m := range d.Msgs[ch.newMsgs:] {
-			w.msg(d, m)
+			out.msg(d, m)
 		}
-		ops = append(ops, op{Op: "append", Target: d.ID + "-msgs", HTML: string(w.b)})
+		out.add(opAppend, target, out.since(at))
 	}
 	if ch.newMarks < len(d.Marks) {
-		w.b = w.b[:0]
+		target := out.part(d, "marks")
+		at := out.at()
 		for _, m := range d.Marks[ch.newMarks:] {
-			w.mark(d, m)
+			out.mark(d, m)
 		}
-		ops = append(ops, op{Op: "append", Target: d.ID + "-marks", HTML: string(w.b)})
+		out.add(opAppend, target, out.since(at))
 	}
-	return ops
 }
 
 // layerOps changes one layer of the picture, whose elements are in key
 // order, from old to new: each element that went is removed, each that
-// changed swapped, each new one appended. A new element among old ones
-// (it cannot be appended in its place) redraws the layer. draw writes an
-// element into w.
-func layerOps[T comparable](ops []op, w *svgw, kind byte, d *Diagram, old, new []T, key func(T) int, draw func(T)) []op {
-	w.b = w.b[:0]
+// changed swapped, and the new ones, which come after the old, appended
+// together. A new element among old ones (it cannot be appended in its
+// place) redraws the layer. draw writes an element into out.
+func layerOps[T comparable](out *msgBody, kind byte, d *Diagram, old, new []T, key func(T) int, draw func(T)) {
 	i, j := 0, 0
-	for i < len(old) || j < len(new) {
+	for i < len(old) {
 		switch {
-		case j == len(new) || (i < len(old) && key(old[i]) < key(new[j])):
-			ops = append(ops, op{Op: "remove", Target: elemID(d, kind, key(old[i]))})
+		case j == len(new) || key(old[i]) < key(new[j]):
+			out.add(opRemove, out.elem(d, kind, key(old[i])), span{})
 			i++
-		case i == len(old):
-			draw(new[j]) // appended below, with the other new ones
-			j++
 		case key(new[j]) < key(old[i]):
-			w.b = w.b[:0]
-			w.layer(d, kind)
-			return append(ops, op{Op: "replace", Target: d.ID + "-" + layerNames[kind], HTML: string(w.b)})
+			target := out.part(d, layerNames[kind])
+			at := out.at()
+			out.layer(d, kind)
+			out.add(opReplace, target, out.since(at))
+			return
 		default:
 			if old[i] != new[j] {
-				at := len(w.b)
+				target := out.elem(d, kind, key(new[j]))
+				at := out.at()
 				draw(new[j])
-				ops = append(ops, op{Op: "swap", Target: elemID(d, kind, key(new[j])), HTML: string(w.b[at:])})
-				w.b = w.b[:at]
+				out.add(opSwap, target, out.since(at))
 			}
 			i++
 			j++
 		}
 	}
-	if len(w.b) > 0 {
-		ops = append(ops, op{Op: "append", Target: d.ID + "-" + layerNames[kind], HTML: string(w.b)})
+	if j < len(new) {
+		target := out.part(d, layerNames[kind])
+		at := out.at()
+		for _, x := range new[j:] {
+			draw(x)
+		}
+		out.add(opAppend, target, out.since(at))
 	}
-	return ops
 }
 
 // layerNames are the layers' groups in a picture, by their elements' letter.

@@ -11,7 +11,9 @@ import (
 )
 
 // liveGoroutines counts the goroutines now running each of the live
-// connection's loops: its reader, its writer and play mode's ticker.
+// connection's loops, its reader and its writer, and the goroutines that
+// draw play frames for a session of their own (there should be none: the
+// server's players draw them all).
 func liveGoroutines(t *testing.T) (read, write, play int) {
 	t.Helper()
 	var b bytes.Buffer
@@ -33,7 +35,7 @@ func liveGoroutines(t *testing.T) (read, write, play int) {
 				read += n
 			case strings.Contains(line, "web.(*live).write+"):
 				write += n
-			case strings.Contains(line, "web.(*live).play+"):
+			case strings.Contains(line, "web.(*live).play+"), strings.Contains(line, "web.(*live).playFrame+") && !strings.Contains(block, "web.(*players).run"):
 				play += n
 			default:
 				continue
@@ -59,12 +61,23 @@ func waitGoroutines(t *testing.T, read, write, play int) {
 }
 
 // An idle connection (open, answered, not playing) holds one goroutine,
-// its reader: the writer runs only while a message waits to go out, and
-// play mode's ticker only while the session plays. A classroom is mostly
-// idle connections, so this is most of what it costs (leaselab load
-// --idle measures the memory).
+// its reader: the writer runs only while a message waits to go out. A
+// playing one holds nothing more than its place in the players' queue.
+// A classroom is mostly idle connections, so this is most of what it
+// costs (leaselab load --idle measures the memory).
 func TestIdleSessionHoldsOnlyItsReader(t *testing.T) {
-	_, ts := newTestServer(t, Config{})
+	srv, ts := newTestServer(t, Config{})
+	// waitQueued waits until the players' queue holds want frames.
+	waitQueued := func(want int) {
+		t.Helper()
+		for range 200 {
+			if srv.players.queued() == want {
+				return
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		t.Fatalf("%d play frames queued, want %d", srv.players.queued(), want)
+	}
 	const n = 5
 	var cs []*wsClient
 	for range n {
@@ -78,27 +91,36 @@ func TestIdleSessionHoldsOnlyItsReader(t *testing.T) {
 	}
 	waitGoroutines(t, n, 0, 0)
 
-	// Play mode runs a ticker for the playing session only; the frames it
-	// queues bring a writer up now and then.
+	// A playing session has its next frame queued for the players, and no
+	// goroutine of its own; the frames bring a writer up now and then.
 	if r := cs[1].call(clientMsg{Type: "play", Speed: 5}); r.Type != "ack" {
 		t.Fatalf("play: %s %s", r.Type, r.Error)
 	}
-	for {
-		if m := cs[1].next(); m.Type == "frame" {
-			break
+	for range 3 {
+		for m := cs[1].next(); m.Type != "frame"; m = cs[1].next() {
 		}
 	}
-	if _, _, p := liveGoroutines(t); p != 1 {
-		t.Fatalf("%d play goroutines while one session plays, want 1", p)
+	waitQueued(1) // (0 while a player draws it)
+	if _, _, p := liveGoroutines(t); p != 0 {
+		t.Fatalf("%d play goroutines of a session's own, want 0", p)
 	}
 	if r := cs[1].call(clientMsg{Type: "pause"}); r.Type != "ack" {
 		t.Fatalf("pause: %s %s", r.Type, r.Error)
 	}
 	waitGoroutines(t, n, 0, 0)
+	waitQueued(0) // the paused session's frame was dropped when it fell due
+
+	// Playing again, then closing, leaves nothing queued either.
+	if r := cs[2].call(clientMsg{Type: "play", Speed: 5}); r.Type != "ack" {
+		t.Fatalf("play: %s %s", r.Type, r.Error)
+	}
+	for m := cs[2].next(); m.Type != "frame"; m = cs[2].next() {
+	}
 
 	// A closed connection leaves nothing behind.
 	for _, c := range cs {
 		c.conn.Close()
 	}
 	waitGoroutines(t, 0, 0, 0)
+	waitQueued(0)
 }

@@ -76,16 +76,20 @@ var errTimeOnly = errors.New("what if: only time moves a pair on (play, pause, s
 // pairFrame redraws the pair's live part and the way back to the lab.
 func (l *live) pairFrame(id int64) serverMsg {
 	v := l.srv.newPairView(l.lang, nil, l.lab, l.pair)
-	m := serverMsg{Type: "frame", ID: id, Query: l.pair.Query(), Now: l.pair.A().Now().String()}
+	m := serverMsg{Type: "frame", ID: id}
+	out := m.body()
+	out.query = out.str(l.pair.Query())
+	at := out.at()
+	out.b = l.pair.A().Now().AppendTo(out.b)
+	out.clock = out.since(at)
 	for _, p := range []struct {
 		target string
 		comp   templ.Component
 	}{{"pair-crumb", pairCrumb(v)}, {"pair-live", pairLive(v)}} {
-		html, err := renderString(p.comp)
-		if err != nil {
+		if err := out.render(opReplace, p.target, p.comp); err != nil {
+			m.free()
 			return serverMsg{Type: "error", ID: id, Error: err.Error()}
 		}
-		m.Ops = append(m.Ops, op{Op: "replace", Target: p.target, HTML: html})
 	}
 	return m
 }

@@ -205,9 +205,10 @@ func BenchmarkPairPlayFrame(b *testing.B) {
 		if m.Type != "frame" {
 			b.Fatal(m.Error)
 		}
-		for _, o := range m.Ops {
-			bytes += len(o.HTML)
+		for _, o := range m.b.ops {
+			bytes += int(o.html.to - o.html.from)
 		}
+		m.free()
 	}
 	b.ReportMetric(float64(bytes)/float64(b.N), "frame-bytes/op")
 }

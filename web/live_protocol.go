@@ -73,35 +73,39 @@ func decodeClientMsg(data []byte) clientMsg {
 
 // serverMsg is one message to the browser. Every one carries the next
 // sequence number, so the client can tell a gap. Seq, type and id come
-// first: a client may read just those.
+// first: a client may read just those. Its ops, query and time are in its
+// body (wire.go); appendMsg writes it as docs/protocol.md has it:
+//
+//	{"seq":1,"type":"frame","id":2,"ops":[...],"query":"...","now":"4s",
+//	 "playing":true,"error":"...","retry":1.5}
+//
+// with id, ops, query, now, error and retry left out when empty.
 type serverMsg struct {
-	Seq     int64  `json:"seq"`
-	Type    string `json:"type"` // frame, ack, error
-	ID      int64  `json:"id,omitempty"`
-	Ops     []op   `json:"ops,omitempty"`
-	Query   string `json:"query,omitempty"`
-	Now     string `json:"now,omitempty"`
-	Playing bool   `json:"playing"`
-	Error   string `json:"error,omitempty"`
+	Seq     int64
+	Type    string // frame, ack, error
+	ID      int64
+	b       *msgBody // ops, query and now; nil: none
+	Playing bool
+	Error   string
 	// Retry, on an error for work over the budget, is how many seconds
 	// until the session may ask again.
-	Retry float64 `json:"retry,omitempty"`
+	Retry float64
 
 	at   time.Time // when the work it answers began
 	play bool      // a play-mode frame
 }
 
-// op changes one element of the page, the one whose id is Target:
+// op changes one element of the page, the one whose id is target:
 //
-//	replace  its content becomes HTML
-//	append   HTML is added at the end of its content
-//	swap     it is replaced by HTML, itself included
+//	replace  its content becomes html
+//	append   html is added at the end of its content
+//	swap     it is replaced by html, itself included
 //	remove   it is removed
-//	text     its text becomes HTML, as text (not markup)
-//	attr     its attribute Attr becomes HTML, as text
+//	text     its text becomes html, as text (not markup)
+//	attr     its attribute attr becomes html, as text
+//
+// Its texts are spans of its message's body.
 type op struct {
-	Op     string `json:"op"`
-	Target string `json:"target"`
-	Attr   string `json:"attr,omitempty"`
-	HTML   string `json:"html"`
+	kind               opKind
+	target, attr, html span
 }

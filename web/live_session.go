@@ -20,7 +20,7 @@ import (
 
 // The live session: the connection's reader carries out the client's
 // messages one at a time under the session's lock and queues the answers;
-// play mode moves the world on from a ticker of its own.
+// in play mode the server's players move the world on (play.go).
 
 const (
 	// playTick is how often play mode advances the world, in real time.
@@ -40,8 +40,9 @@ const (
 )
 
 // live is one open lab. The connection's goroutine reads the socket and
-// carries out each message under mu; play mode's ticker and the writer run
-// in goroutines of their own only while they have work (live_conn.go).
+// carries out each message under mu; the writer runs in a goroutine of its
+// own only while it has work (live_conn.go), and play mode's frames are
+// drawn by the server's players (play.go).
 type live struct {
 	srv  *Server
 	conn *websocket.Conn
@@ -59,28 +60,34 @@ type live struct {
 	// work is this session's budget; addr its client address's, shared.
 	work, addr *workBudget
 
-	// mu guards the session and everything below: the reader, play mode's
-	// ticker and the keep timer take it in turn.
+	// mu guards the session and everything below: the reader, the players
+	// and the keep timer take it in turn.
 	mu      sync.Mutex
 	seq     int64
 	closing bool // a close frame was sent, or is queued (closeAfter)
 	// closeAfter is the close frame the writer sends once the answers
 	// queued before it have gone out.
 	closeAfter []byte
-	out        chan *serverMsg // pointers: a full queue of values would cost every session 9 KB
-	writing    bool            // a writer goroutine is running
-	ended      bool            // the reader has returned: nothing starts again
+	out        chan *outMsg // encoded (offer); pointers, pooled: a full queue of values would cost every session 9 KB
+	writing    bool         // a writer goroutine is running
+	ended      bool         // the reader has returned: nothing starts again
 	// ending is set once close has run: the reader discards what still
 	// comes, and nothing more is queued.
-	ending   atomic.Bool
-	playing  bool
-	playStop chan struct{} // closed to end play mode's goroutine
-	speed    float64
-	refused  int         // messages over the rate in a row
-	active   time.Time   // the last message
-	pingAt   time.Time   // when the next ping is due
-	keeper   *time.Timer // runs keep: pings and the idle timeout
-	tasks    sync.WaitGroup
+	ending  atomic.Bool
+	playing bool
+	// playGen counts the times play mode started and stopped: a queued
+	// frame of another generation is stale (play.go).
+	playGen uint64
+	speed   float64
+	// lastDue is when the last play frame was due (or play started), and
+	// owed the virtual time play mode has not yet moved the world on.
+	lastDue time.Time
+	owed    engine.Time
+	refused int         // messages over the rate in a row
+	active  time.Time   // the last message
+	pingAt  time.Time   // when the next ping is due
+	keeper  *time.Timer // runs keep: pings and the idle timeout
+	tasks   sync.WaitGroup
 	// view is what the page shows, kept while the session plays so that
 	// a frame sends only what changed (live_frame.go).
 	view *shownPage
@@ -138,15 +145,7 @@ func (l *live) receive(m clientMsg) {
 	var reply serverMsg
 	switch m.kind {
 	case msgPlay:
-		if m.Speed > 0 {
-			l.speed = min(m.Speed, maxSpeed)
-		}
-		if l.playStop == nil {
-			l.playStop = make(chan struct{})
-			l.tasks.Add(1)
-			go l.play(l.playStop)
-		}
-		l.playing = true
+		l.startPlay(m.at, m.Speed)
 		reply = serverMsg{Type: "ack", ID: m.ID}
 	case msgPause:
 		l.stopPlay()
@@ -158,96 +157,91 @@ func (l *live) receive(m clientMsg) {
 	l.send(reply)
 }
 
-// stopPlay ends play mode. Called with l.mu held.
+// startPlay starts play mode, or only changes its speed when the session
+// plays already. Called with l.mu held.
+func (l *live) startPlay(at time.Time, speed float64) {
+	if speed > 0 {
+		l.speed = min(speed, maxSpeed)
+	}
+	if l.playing {
+		return
+	}
+	l.playing = true
+	l.playGen++
+	l.lastDue, l.owed = at, 0
+	l.srv.players.add(playEntry{due: at.Add(playTick), l: l, gen: l.playGen})
+}
+
+// stopPlay ends play mode: the frame queued for it is stale from now.
+// Called with l.mu held.
 func (l *live) stopPlay() {
-	if l.playStop != nil {
-		close(l.playStop)
-		l.playStop = nil
+	if l.playing {
+		l.playGen++
 	}
 	l.playing = false
+	l.owed = 0
 	l.view = nil // a paused session keeps nothing beyond its world
 }
 
-// play is play mode's goroutine: every playTick it moves the world on and
-// queues the frame, until stop closes.
-func (l *live) play(stop <-chan struct{}) {
-	defer l.tasks.Done()
-	tick := time.NewTicker(playTick)
-	defer tick.Stop()
-	var behind engine.Time // virtual time play mode owes the world
-	for {
-		select {
-		case <-stop:
-			return
-		case t := <-tick.C:
-			if !l.srv.takePlay() {
-				// Play frames give way under load; the next tick
-				// advances the more.
-				l.mu.Lock()
-				behind += engine.Time(float64(playTick/time.Millisecond) * l.speed)
-				l.mu.Unlock()
-				l.srv.metrics.skipped.Add(1)
-				continue
-			}
-			more := l.playFrame(stop, t, &behind)
-			l.srv.givePlay()
-			if !more {
-				return
-			}
-		}
+// playFrame draws the frame e, on a player (play.go), and queues the
+// session's next one. A session busy with a student's message, or over
+// its work budget, lets the tick pass: its next frame advances the more.
+func (l *live) playFrame(e playEntry) {
+	// The next frame is due a tick after this one; ticks already past
+	// pass without a frame.
+	next := e.due.Add(playTick)
+	if late := time.Since(next); late >= 0 {
+		n := late/playTick + 1
+		next = next.Add(n * playTick)
+		l.srv.metrics.skipped.Add(int64(n))
 	}
-}
-
-// playFrame is one play tick, under l.mu; false when play mode has ended.
-func (l *live) playFrame(stop <-chan struct{}, t time.Time, behind *engine.Time) bool {
-	l.mu.Lock()
+	again := playEntry{due: next, l: l, gen: e.gen}
+	if !l.mu.TryLock() {
+		// A player never waits for one session: its reader is carrying
+		// out a message, so this tick passes. Whether the session still
+		// plays is seen when the next one is drawn.
+		l.srv.metrics.skipped.Add(1)
+		l.srv.players.add(again)
+		return
+	}
 	defer l.mu.Unlock()
+	if l.ended || !l.playing || e.gen != l.playGen {
+		return // paused, closed, or playing again from a later entry
+	}
 	defer func() {
 		// A panic that safely could not contain ends this session only.
 		if p := recover(); p != nil {
 			l.srv.metrics.error(errPanic)
 			l.srv.log.Error("live lab session ended by a panic", "lab", l.lab.ID, "panic", p, "session", l.sess.Query())
+			l.stopPlay()
 			l.conn.Close()
 		}
 	}()
-	select {
-	case <-stop:
-		return false
-	default:
-	}
-	// Play frames give way under load: when no renderer is idle, or the
-	// session or its address is over its work budget, the tick is skipped
-	// and the next one advances the more, so virtual time keeps its speed
-	// and only the frame rate drops.
-	*behind += engine.Time(float64(playTick/time.Millisecond) * l.speed)
-	cmd := engine.Command{Kind: engine.CmdAdvance, Dur: max(*behind, 1)}
+	l.owed += engine.Time(float64(e.due.Sub(l.lastDue)/time.Millisecond) * l.speed)
+	l.lastDue = e.due
 	if waitFor(l.work, l.addr) != nil || !l.addr.take(0) {
 		l.srv.metrics.skipped.Add(1)
-		return true
+		l.srv.players.add(again)
+		return
 	}
-	var msg serverMsg
 	start := time.Now()
-	ok := l.srv.tryRendered(func() {
-		msg = l.safely(0, func() serverMsg {
-			if err := l.advance(cmd); err != nil {
-				return l.fail(0, err)
-			}
-			l.srv.metrics.commands.Add(1)
-			return l.next(0)
-		})
+	msg := l.safely(0, func() serverMsg {
+		if err := l.advance(engine.Command{Kind: engine.CmdAdvance, Dur: max(l.owed, 1)}); err != nil {
+			return l.fail(0, err)
+		}
+		l.srv.metrics.commands.Add(1)
+		return l.next(0)
 	})
 	l.addr.give()
-	if !ok {
-		l.srv.metrics.skipped.Add(1)
-		return true
-	}
 	charge(start, l.work, l.addr)
-	*behind = 0
+	l.owed = 0
 	if msg.Type == "error" {
 		l.stopPlay()
 	}
-	msg.at, msg.play = t, true
-	return l.send(msg) && msg.Type != "error"
+	msg.at, msg.play = e.due, true
+	if l.send(msg) && l.playing {
+		l.srv.players.add(again)
+	}
 }
 
 // costly answers a message that runs the engine or renders, within the
@@ -342,11 +336,12 @@ func (l *live) handle(m clientMsg) serverMsg {
 		l.srv.metrics.error(errMessage)
 		return serverMsg{Type: "error", ID: m.ID, Error: "unknown message type " + labsession.Clip(m.Type)}
 	}
-	html, err := renderString(fragment)
-	if err != nil {
+	reply := serverMsg{Type: "ack", ID: m.ID}
+	if err := reply.body().render(opReplace, target, fragment); err != nil {
+		reply.free()
 		return fail(err)
 	}
-	return serverMsg{Type: "ack", ID: m.ID, Ops: []op{{Op: "replace", Target: target, HTML: html}}}
+	return reply
 }
 
 // safely runs f, turning a panic — a bug, in the engine or here — into an

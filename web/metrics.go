@@ -145,7 +145,7 @@ func (m *metrics) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP leaselab_sessions_open Live lab sessions open now.\n# TYPE leaselab_sessions_open gauge\nleaselab_sessions_open %d\n", m.sessionsOpen.Load())
 	fmt.Fprintf(w, "# HELP leaselab_sessions_total Live lab sessions opened since start.\n# TYPE leaselab_sessions_total counter\nleaselab_sessions_total %d\n", m.sessionsTotal.Load())
 	fmt.Fprintf(w, "# HELP leaselab_commands_total Commands applied to live worlds, play-mode steps included.\n# TYPE leaselab_commands_total counter\nleaselab_commands_total %d\n", m.commands.Load())
-	fmt.Fprintf(w, "# HELP leaselab_play_frames_skipped_total Play-mode frames left out because every renderer was busy.\n# TYPE leaselab_play_frames_skipped_total counter\nleaselab_play_frames_skipped_total %d\n", m.skipped.Load())
+	fmt.Fprintf(w, "# HELP leaselab_play_frames_skipped_total Play ticks that passed without a frame: the players were behind, or the session was busy or over its work budget.\n# TYPE leaselab_play_frames_skipped_total counter\nleaselab_play_frames_skipped_total %d\n", m.skipped.Load())
 	fmt.Fprintf(w, "# HELP leaselab_errors_total Errors answered or sessions ended, by kind.\n# TYPE leaselab_errors_total counter\n")
 	for i, k := range errorKinds {
 		fmt.Fprintf(w, "leaselab_errors_total{kind=%q} %d\n", k, m.errors[i].Load())

@@ -137,11 +137,11 @@ type Server struct {
 	// renders is where live sessions render their frames: a few goroutines
 	// whose stacks grow deep in templ once, instead of every session's.
 	renders chan func()
-	// playing holds a token for each play frame being drawn: at most one
-	// fewer than the cores, so that under load play frames give way (a
-	// tick is skipped, the next advances the more) and a core is left for
-	// the students' own commands and for writing frames out.
-	playing chan struct{}
+	// players draw the play frames of every playing session: one fewer
+	// than the cores, so that under load play frames give way (they come
+	// late, or a tick passes without one) and a core is left for the
+	// students' own commands and for writing frames out (play.go).
+	players *players
 	// beforeHandle, when set (by tests, before any session), sees each
 	// client message before it is handled.
 	beforeHandle func(clientMsg)
@@ -225,7 +225,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, cur.err
 	}
 	s.renders = make(chan func())
-	s.playing = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
+	s.players = newPlayers()
+	for range max(1, runtime.GOMAXPROCS(0)-1) {
+		go s.players.run(s.ctx, func(e playEntry) { e.l.playFrame(e) })
+	}
 	for range max(8, 4*runtime.GOMAXPROCS(0)) {
 		go s.renderLoop()
 	}
@@ -336,28 +339,6 @@ func (s *Server) tryRendered(f func()) bool {
 	}
 	return true
 }
-
-// takePlay waits up to half a play tick for a turn to draw a play frame,
-// and reports whether it got one; givePlay hands it back. The wait is
-// taken before the session's lock, so a student's command never waits
-// behind it.
-func (s *Server) takePlay() bool {
-	select {
-	case s.playing <- struct{}{}:
-		return true
-	default:
-	}
-	t := time.NewTimer(playTick / 2)
-	defer t.Stop()
-	select {
-	case s.playing <- struct{}{}:
-		return true
-	case <-t.C:
-		return false
-	}
-}
-
-func (s *Server) givePlay() { <-s.playing }
 
 // rendered runs f on an idle render goroutine, or on the caller's own when
 // none is idle: an answer to a student never waits for the play frames of

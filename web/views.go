@@ -289,6 +289,26 @@ type statusView struct {
 	// Outcome is the run so far in one word and colour: harm, safe, warn.
 	Outcome     runOutcome
 	OutcomeText string
+
+	key statusKey // what the words above were made from, but the time
+}
+
+// statusKey is what a status panel's words are made from, but its time:
+// a playing session compares it, not the words, to tell whether a frame
+// must redraw the panel.
+type statusKey struct {
+	brief   engine.Brief // Now left out
+	outcome struct {
+		class       string
+		event, harm int
+	}
+}
+
+func statusKeyOf(b engine.Brief, o runOutcome) statusKey {
+	var k statusKey
+	k.brief, k.brief.Now = b, 0
+	k.outcome.class, k.outcome.event, k.outcome.harm = o.Class, o.Event, o.Harm
+	return k
 }
 
 func newStatus(w *engine.World, lang string) *statusView {
@@ -301,7 +321,8 @@ func newStatus(w *engine.World, lang string) *statusView {
 func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.WorkerState) statusView {
 	b := w.Brief()
 	mode := b.Mode.String()
-	v := statusView{Lang: lang, Now: b.Now.String(), Storage: mode, StorageIn: T(lang, "mode."+mode), Highest: b.Highest, Workers: workers}
+	v := statusView{Lang: lang, Now: b.Now.String(), Storage: mode, StorageIn: T(lang, "mode."+mode), Highest: b.Highest, Workers: workers,
+		key: statusKeyOf(b, o)}
 	events := w.Events()
 	v.Outcome = o
 	v.OutcomeText = outcomeStatus(v.Outcome, events, lang)
@@ -317,14 +338,16 @@ func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.Wo
 	return v
 }
 
-// sameBut reports whether v shows what o shows, but perhaps another time.
-func (v *statusView) sameBut(o *statusView) bool {
-	if v.Holder != o.Holder || v.Storage != o.Storage || v.Highest != o.Highest || v.OutcomeText != o.OutcomeText ||
-		v.Outcome.Class != o.Outcome.Class || len(v.Workers) != len(o.Workers) || v.Lang != o.Lang {
+// sameAs reports whether v, a status shown, shows w's status but for its
+// time, when w's run's outcome is o and its workers are as workers says:
+// then a frame sends only the time. It compares what the words are made
+// from, so that a frame makes no words to compare.
+func (v *statusView) sameAs(w *engine.World, o runOutcome, workers []engine.WorkerState) bool {
+	if v.key != statusKeyOf(w.Brief(), o) || len(v.Workers) != len(workers) {
 		return false
 	}
 	for i := range v.Workers {
-		a, b := &v.Workers[i], &o.Workers[i]
+		a, b := &v.Workers[i], &workers[i]
 		if a.Name != b.Name || a.Crashed != b.Crashed || a.Frozen != b.Frozen || a.Done != b.Done || a.Holds != b.Holds || a.Token != b.Token {
 			return false
 		}

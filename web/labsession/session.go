@@ -97,6 +97,10 @@ type Session struct {
 	cmds []engine.Command
 	// since is the index in cmds of the first command after the last reset.
 	since int
+	// queryHead is Query's text for cmds[:queryOf-1], which only a reset
+	// changes (the session is then a new value: queryOf 0, none written).
+	queryHead string
+	queryOf   int
 }
 
 // New opens a session of lab with seed at the lab's start.
@@ -227,20 +231,64 @@ func (s *Session) Strings() []string {
 }
 
 // Query writes the session as URL parameters (without "?").
-func (s *Session) Query() string {
-	var b strings.Builder
+func (s *Session) Query() string { return string(s.AppendQuery(nil)) }
+
+// AppendQuery appends Query to b: a playing session's frames carry the
+// query and write it without a string. It changes from frame to frame only
+// in its last command (the advance that grows), so the commands before that
+// one are written once.
+func (s *Session) AppendQuery(b []byte) []byte {
+	n := len(s.cmds)
+	if head := max(n-1, 0); s.queryOf != head+1 {
+		s.queryHead, s.queryOf = string(s.appendQuery(nil, s.cmds[:head])), head+1
+	}
+	start := len(b)
+	b = append(b, s.queryHead...)
+	if n == 0 {
+		return b
+	}
+	if len(b) > start {
+		b = append(b, '&')
+	}
+	return s.appendCmd(b, s.cmds[n-1])
+}
+
+// appendQuery appends the seed and cmds as URL parameters to an empty b.
+func (s *Session) appendQuery(b []byte, cmds []engine.Command) []byte {
 	if s.seed != 0 {
-		b.WriteString("seed=")
-		b.WriteString(strconv.FormatUint(s.seed, 10))
+		b = append(b, "seed="...)
+		b = strconv.AppendUint(b, s.seed, 10)
 	}
-	for _, c := range s.cmds {
-		if b.Len() > 0 {
-			b.WriteByte('&')
+	for _, c := range cmds {
+		if len(b) > 0 {
+			b = append(b, '&')
 		}
-		b.WriteString("do=")
-		b.WriteString(url.QueryEscape(c.String()))
+		b = s.appendCmd(b, c)
 	}
-	return b.String()
+	return b
+}
+
+// appendCmd appends one command as a URL parameter.
+func (s *Session) appendCmd(b []byte, c engine.Command) []byte {
+	var text [64]byte // a command's text, before it is escaped
+	b = append(b, "do="...)
+	return appendQueryEscape(b, c.AppendTo(text[:0]))
+}
+
+// appendQueryEscape appends s escaped as url.QueryEscape escapes it.
+func appendQueryEscape(b, s []byte) []byte {
+	const hex = "0123456789ABCDEF"
+	for _, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~':
+			b = append(b, c)
+		case c == ' ':
+			b = append(b, '+')
+		default:
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return b
 }
 
 // Do parses src and applies it.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -282,5 +283,47 @@ func TestOpenMatchesTheQuery(t *testing.T) {
 	bad, _ := Parse("thaw W2")
 	if _, err := Open(lab, 5, append(cmds, bad)); err == nil || !strings.Contains(err.Error(), "command 6") {
 		t.Errorf("Open with a command the world refuses: %v", err)
+	}
+}
+
+// Query writes the commands before the last one only when they change,
+// and is always what writing the whole list writes.
+func TestQueryKeepsUpWithTheCommands(t *testing.T) {
+	whole := func(s *Session) string {
+		var parts []string
+		if s.Seed() != 0 {
+			parts = append(parts, "seed="+strconv.FormatUint(s.Seed(), 10))
+		}
+		for _, c := range s.Commands() {
+			parts = append(parts, "do="+url.QueryEscape(c.String()))
+		}
+		return strings.Join(parts, "&")
+	}
+	lab := courseLab(t, "w1-w2")
+	for _, seed := range []uint64{0, 7} {
+		s, err := New(lab, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A session whose query is first written after a command.
+		first, err := New(lab, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := first.Do("advance 2s"); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := first.Query(), whole(first); got != want {
+			t.Fatalf("seed %d, first written after a command: %q, want %q", seed, got, want)
+		}
+		steps := []string{"", "advance 1s", "advance 1s", "fencing on", "advance 500ms", "freeze W1 for=5s", "advance 2s", "reset", "advance 1s", "advance 3s", "replay", "thaw W1"}
+		for _, src := range steps {
+			if src != "" {
+				_ = s.Do(src) // refused ones (thaw W1 when not frozen) change nothing
+			}
+			if got, want := s.Query(), whole(s); got != want {
+				t.Fatalf("seed %d after %q: Query %q, want %q", seed, src, got, want)
+			}
+		}
 	}
 }

@@ -1,0 +1,128 @@
+package web
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+	"leaselab/web/labsession"
+)
+
+// The players draw frames in the order they fall due, whatever the order
+// they were queued in.
+func TestPlayersDrawInDueOrder(t *testing.T) {
+	p := newPlayers()
+	base := time.Now().Add(-time.Hour) // all due already
+	r := rand.New(rand.NewPCG(1, 2))
+	var want []time.Time
+	for i := range 200 {
+		due := base.Add(time.Duration(r.IntN(1000)) * time.Millisecond)
+		want = append(want, due)
+		p.add(playEntry{due: due, gen: uint64(i)})
+	}
+	slices.SortFunc(want, func(a, b time.Time) int { return a.Compare(b) })
+	ctx, cancel := context.WithCancel(context.Background())
+	var got []time.Time
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.run(ctx, func(e playEntry) {
+			if got = append(got, e.due); len(got) == len(want) {
+				cancel()
+			}
+		})
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("the player did not draw 200 frames that were all due")
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("drawn out of order: %v", got[:10])
+	}
+	if p.queued() != 0 {
+		t.Errorf("%d left queued", p.queued())
+	}
+}
+
+// playingForTest is a session in play mode whose frames stay in its queue
+// to the client: it has no connection, and its writer counts as running.
+func playingForTest(t *testing.T, srv *Server, speed float64, start time.Time) *live {
+	t.Helper()
+	lab := srv.course.get().course.Lab("w1-w2")
+	sess, err := labsession.New(lab, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1, out: make(chan *outMsg, sendQueue), writing: true,
+		work: newWorkBudget(srv.sessionWork, sessionBurst), addr: newWorkBudget(srv.sessionWork*4, sessionBurst)}
+	l.mu.Lock()
+	l.startPlay(start, speed)
+	l.mu.Unlock()
+	return l
+}
+
+// A frame moves the world on by the play time since the last frame times
+// the speed: ticks that passed without a frame (the players were behind,
+// or the session was busy) are owed, so virtual time keeps its pace. A
+// frame of an earlier play, after a pause, is dropped.
+func TestPlayFrameOwesTheTicksThatPassed(t *testing.T) {
+	srv, _ := newTestServer(t, Config{})
+	srv.players = newPlayers()            // a queue no player runs: the test draws
+	start := time.Now().Add(-time.Minute) // every frame below is late: none waits
+	l := playingForTest(t, srv, 5, start)
+	gen := l.playGen
+	frame := func(ticks int) {
+		t.Helper()
+		l.playFrame(playEntry{due: start.Add(time.Duration(ticks) * playTick), l: l, gen: gen})
+	}
+	now := func() engine.Time {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.sess.World().Now()
+	}
+	frame(1)
+	if got := now(); got != engine.Second {
+		t.Fatalf("after one tick at speed 5: %s, want 1s", got)
+	}
+	// The session is busy for the next two ticks: they pass.
+	l.mu.Lock()
+	frame(2)
+	frame(3)
+	l.mu.Unlock()
+	if got := now(); got != engine.Second {
+		t.Fatalf("a busy session moved on: %s", got)
+	}
+	frame(4)
+	if got := now(); got != 4*engine.Second {
+		t.Fatalf("after four ticks, two of them passed: %s, want 4s", got)
+	}
+	if n := len(l.out); n != 2 {
+		t.Errorf("%d frames queued to the client, want 2", n)
+	}
+	// Paused: a frame still queued for the players changes nothing.
+	l.mu.Lock()
+	l.stopPlay()
+	l.mu.Unlock()
+	frame(5)
+	if got := now(); got != 4*engine.Second {
+		t.Errorf("a paused session moved on: %s", got)
+	}
+	// Playing again starts a new generation: the old entries are stale.
+	l.mu.Lock()
+	l.startPlay(start.Add(5*playTick), 5)
+	l.mu.Unlock()
+	frame(6)
+	if got := now(); got != 4*engine.Second {
+		t.Errorf("a stale frame moved the world: %s", got)
+	}
+	gen = l.playGen
+	frame(6)
+	if got := now(); got != 5*engine.Second {
+		t.Errorf("after playing again for a tick: %s, want 5s", got)
+	}
+}

@@ -1,0 +1,310 @@
+package web
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/a-h/templ"
+)
+
+// A server message is encoded by hand, not through encoding/json: a play
+// frame is mostly markup, and reflection over serverMsg and op, with a
+// pass to escape each string, cost about a tenth of a loaded server's CPU.
+// The bytes are those encoding/json wrote with SetEscapeHTML(false), the
+// fields in serverMsg's order, its newline at the end included
+// (TestAppendMsgIsEncodingJSON and FuzzAppendMsg hold the two together),
+// so the wire format (docs/protocol.md) is unchanged.
+
+// outMsg is a message queued for the writer: encoded once, under the
+// session's lock, when its sequence number and play state are known
+// (offer), so that the writer only writes bytes. Pooled: a playing
+// session sends five a second.
+type outMsg struct {
+	b    []byte
+	at   time.Time // when the work it answers began
+	play bool      // a play-mode frame
+}
+
+var outMsgs = sync.Pool{New: func() any { return new(outMsg) }}
+
+// maxPooledMsg is the largest buffer kept for another message: a whole
+// picture of a busy run is tens of KB, and the pool should not hold many.
+const maxPooledMsg = 256 << 10
+
+// free gives o back to the pool, once it went out or never will.
+func (o *outMsg) free() {
+	if cap(o.b) > maxPooledMsg {
+		o.b = nil
+	}
+	o.b, o.at, o.play = o.b[:0], time.Time{}, false
+	outMsgs.Put(o)
+}
+
+// opKind is what an op does to its target (op).
+type opKind uint8
+
+const (
+	opReplace opKind = iota
+	opAppend
+	opSwap
+	opRemove
+	opText
+	opAttr
+)
+
+// opNames are the ops' names on the wire.
+var opNames = [...]string{opReplace: "replace", opAppend: "append", opSwap: "swap", opRemove: "remove", opText: "text", opAttr: "attr"}
+
+// span is a stretch of a message body's text: a target, an attribute's
+// name or an op's HTML.
+type span struct{ from, to uint32 }
+
+// msgBody is what a message carries besides its head: its ops, its query
+// and its time. Their texts are written one after another into one
+// buffer, the markup straight from the writers that make it (svgw, or a
+// templ component rendered into it), so that a frame makes no string per
+// op. Pooled: a body goes back once offer has encoded it.
+type msgBody struct {
+	svgw         // the text
+	ops          []op
+	query, clock span
+}
+
+var msgBodies = sync.Pool{New: func() any { return new(msgBody) }}
+
+// maxPooledBody is the largest body kept for another frame.
+const maxPooledBody = 256 << 10
+
+// body is m's body, taken from the pool the first time.
+func (m *serverMsg) body() *msgBody {
+	if m.b == nil {
+		m.b = msgBodies.Get().(*msgBody)
+	}
+	return m.b
+}
+
+// free gives m's body back to the pool: m is encoded, or will never be.
+func (m *serverMsg) free() {
+	b := m.b
+	if b == nil {
+		return
+	}
+	m.b = nil
+	if cap(b.b) > maxPooledBody {
+		b.svgw = svgw{}
+	}
+	b.b, b.tmp, b.ops, b.query, b.clock = b.b[:0], b.tmp[:0], b.ops[:0], span{}, span{}
+	msgBodies.Put(b)
+}
+
+// at is where the next text begins.
+func (b *msgBody) at() int { return len(b.b) }
+
+// since is the text written from at on.
+func (b *msgBody) since(at int) span { return span{uint32(at), uint32(len(b.b))} }
+
+// str writes s and is its span.
+func (b *msgBody) str(s string) span {
+	at := b.at()
+	b.s(s)
+	return b.since(at)
+}
+
+// text is what s spans.
+func (b *msgBody) text(s span) []byte { return b.b[s.from:s.to] }
+
+// add appends an op whose texts are written.
+func (b *msgBody) add(k opKind, target, html span) {
+	b.ops = append(b.ops, op{kind: k, target: target, html: html})
+}
+
+// put appends an op with its target and HTML.
+func (b *msgBody) put(k opKind, target, html string) {
+	t := b.str(target)
+	b.add(k, t, b.str(html))
+}
+
+// setAttr appends an attr op: target's attribute attr becomes value.
+func (b *msgBody) setAttr(target span, attr string, value span) {
+	b.ops = append(b.ops, op{kind: opAttr, target: target, attr: b.str(attr), html: value})
+}
+
+// render appends an op whose HTML is c, rendered straight into the body.
+func (b *msgBody) render(k opKind, target string, c templ.Component) error {
+	t := b.str(target)
+	at := b.at()
+	if err := c.Render(context.Background(), &b.svgw); err != nil {
+		return err
+	}
+	b.add(k, t, b.since(at))
+	return nil
+}
+
+// elem writes the id of one element of a keyed picture (elemID).
+func (b *msgBody) elem(d *Diagram, kind byte, key int) span {
+	at := b.at()
+	b.s(d.ID)
+	b.b = append(b.b, '-', kind)
+	b.i(key)
+	return b.since(at)
+}
+
+// part writes the id of one of a picture's parts: its ID, "-", name.
+func (b *msgBody) part(d *Diagram, name string) span {
+	at := b.at()
+	b.s(d.ID)
+	b.s("-")
+	b.s(name)
+	return b.since(at)
+}
+
+// appendMsg appends m as encoding/json encoded it, with a newline.
+func appendMsg(b []byte, m *serverMsg) []byte {
+	body := m.b
+	if body == nil {
+		body = &noBody
+	}
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, m.Seq, 10)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, m.Type)
+	if m.ID != 0 {
+		b = append(b, `,"id":`...)
+		b = strconv.AppendInt(b, m.ID, 10)
+	}
+	if len(body.ops) > 0 {
+		b = append(b, `,"ops":[`...)
+		for i, o := range body.ops {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"op":"`...)
+			b = append(b, opNames[o.kind]...)
+			b = append(b, `","target":`...)
+			b = appendJSONString(b, body.text(o.target))
+			if o.attr.to > o.attr.from {
+				b = append(b, `,"attr":`...)
+				b = appendJSONString(b, body.text(o.attr))
+			}
+			b = append(b, `,"html":`...)
+			b = appendJSONString(b, body.text(o.html))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if q := body.text(body.query); len(q) > 0 {
+		b = append(b, `,"query":`...)
+		b = appendJSONString(b, q)
+	}
+	if now := body.text(body.clock); len(now) > 0 {
+		b = append(b, `,"now":`...)
+		b = appendJSONString(b, now)
+	}
+	b = append(b, `,"playing":`...)
+	b = strconv.AppendBool(b, m.Playing)
+	if m.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, m.Error)
+	}
+	// encoding/json refuses NaN and infinities (the write failed, the
+	// client was dropped); a retry is a duration's seconds, never one, and
+	// such a value is left out like a zero rather than end a session.
+	if r := m.Retry; r != 0 && !math.IsNaN(r) && !math.IsInf(r, 0) {
+		b = append(b, `,"retry":`...)
+		b = appendJSONFloat(b, r)
+	}
+	return append(b, "}\n"...)
+}
+
+// noBody is the body of a message without one: no ops, no query, no time.
+var noBody msgBody
+
+// jsonSafe are the ASCII bytes a JSON string holds as they are when HTML
+// is not escaped: all but the control characters, the quote and the
+// backslash.
+var jsonSafe = func() (s [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		s[c] = c != '"' && c != '\\'
+	}
+	return s
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s quoted as encoding/json quotes a string with
+// SetEscapeHTML(false): control characters, the quote and the backslash
+// escaped, invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped (they
+// end a line in JavaScript).
+func appendJSONString[S string | []byte](b []byte, s S) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		// Only the bytes that begin one multi-byte rune: a string
+		// conversion of a slice this short needs no allocation.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendJSONFloat appends a finite f as encoding/json writes a float64:
+// like ES6's number to string, exponents unpadded.
+func appendJSONFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-07 becomes e-7
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}

@@ -1,0 +1,145 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"testing"
+)
+
+// wireMsg is a server message as it crosses the wire, decoded: what the
+// browser reads (docs/protocol.md). It is also what encoding/json encoded
+// before messages were encoded by hand, so the encoder is held to it.
+type wireMsg struct {
+	Seq     int64    `json:"seq"`
+	Type    string   `json:"type"`
+	ID      int64    `json:"id,omitempty"`
+	Ops     []wireOp `json:"ops,omitempty"`
+	Query   string   `json:"query,omitempty"`
+	Now     string   `json:"now,omitempty"`
+	Playing bool     `json:"playing"`
+	Error   string   `json:"error,omitempty"`
+	Retry   float64  `json:"retry,omitempty"`
+}
+
+type wireOp struct {
+	Op     string `json:"op"`
+	Target string `json:"target"`
+	Attr   string `json:"attr,omitempty"`
+	HTML   string `json:"html"`
+}
+
+// jsonOf is w as encoding/json encodes it, HTML unescaped: the bytes the
+// server sent before it encoded messages itself.
+func jsonOf(t testing.TB, w *wireMsg) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// msgOf builds w as the server builds a message: its texts written into
+// its body. An op's name must be one the server sends.
+func msgOf(w *wireMsg) serverMsg {
+	m := serverMsg{Seq: w.Seq, Type: w.Type, ID: w.ID, Playing: w.Playing, Error: w.Error, Retry: w.Retry}
+	if len(w.Ops) == 0 && w.Query == "" && w.Now == "" {
+		return m
+	}
+	b := m.body()
+	for _, o := range w.Ops {
+		k := slices.Index(opNames[:], o.Op)
+		if k < 0 {
+			panic("no op " + o.Op)
+		}
+		if o.Attr != "" {
+			t := b.str(o.Target)
+			b.setAttr(t, o.Attr, b.str(o.HTML))
+			b.ops[len(b.ops)-1].kind = opKind(k)
+			continue
+		}
+		b.put(opKind(k), o.Target, o.HTML)
+	}
+	b.query = b.str(w.Query)
+	b.clock = b.str(w.Now)
+	return m
+}
+
+// wireOf is m as the browser reads it: encoded, then decoded.
+func wireOf(m serverMsg) wireMsg {
+	var w wireMsg
+	if err := json.Unmarshal(appendMsg(nil, &m), &w); err != nil {
+		panic(err)
+	}
+	return w
+}
+
+// sameAsJSON fails t when the server's encoding of w is not encoding/json's.
+func sameAsJSON(t testing.TB, w *wireMsg) {
+	t.Helper()
+	m := msgOf(w)
+	got := appendMsg(nil, &m)
+	if want := jsonOf(t, w); !bytes.Equal(got, want) {
+		t.Fatalf("encoded\n%q\nencoding/json:\n%q", got, want)
+	}
+}
+
+func TestAppendMsgIsEncodingJSON(t *testing.T) {
+	for _, w := range []wireMsg{
+		{Type: "frame"},
+		{Seq: 1, Type: "ack", ID: 7, Playing: true},
+		{Seq: 3, Type: "error", ID: -2, Error: `too many messages: at most 30 a second`, Retry: 1},
+		{Seq: 4, Type: "error", Retry: 0.25},
+		{Seq: 5, Type: "error", Retry: 1e-7},    // an exponent, unpadded
+		{Seq: 6, Type: "error", Retry: 1.5e21},  // an exponent
+		{Seq: 7, Type: "error", Retry: -123.75}, // not a retry, but a float
+		{Seq: math.MaxInt64, Type: "frame", ID: math.MinInt64, Query: "seed=1&do=freeze+W1+for%3D25s", Now: "1m5.25s", Ops: []wireOp{
+			{Op: "replace", Target: "status", HTML: `<dl class="status"><dd id="now">4s</dd></dl>`},
+			{Op: "attr", Target: "live-plot", Attr: "transform", HTML: "translate(-12,0)"},
+			{Op: "remove", Target: "live-g12"},
+			{Op: "text", Target: "now", HTML: ""},
+		}},
+		// What a string may hold: markup, quotes and backslashes, every
+		// control character, DEL, non-ASCII text, the two separators
+		// JavaScript ends lines at, and bytes that are not UTF-8.
+		{Type: "frame", Ops: []wireOp{{Op: "append", Target: `a"b\c`, HTML: "<p a=\"1\">&amp; 'x' </p>\x7f"}}},
+		{Type: "frame", Ops: []wireOp{{Op: "swap", Target: "x", Attr: "odd"}, {Op: "text", Target: "", HTML: "only"}}},
+		{Type: "frame", Error: "\x00\x01\x07\b\t\n\v\f\r\x1b\x1f", Now: "Ω → ≤ 日本 😀"},
+		{Type: "frame", Error: "line\u2028para\u2029end", Query: "\xff\xfe x \xc3 \xe2\x80 \xed\xa0\x80 \xf4\x90\x80\x80"},
+		{Type: "frame", Error: "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa"},
+	} {
+		sameAsJSON(t, &w)
+	}
+}
+
+// FuzzAppendMsg holds the encoder to encoding/json on any strings and
+// numbers.
+func FuzzAppendMsg(f *testing.F) {
+	f.Add(int64(1), "frame", int64(0), "replace", "status", "", "<b>x</b>", "seed=1", "4s", true, "", 0.0)
+	f.Add(int64(9), "error", int64(3), "attr", "live-box", "data-now", "12", "", "", false, "slow \u2028 \xff", 2.5)
+	f.Add(int64(-1), "ack", int64(-5), "text", "now", "", "\x00\"\\\u2029", "q=\xc3", "1m", false, "e", 1e-9)
+	f.Fuzz(func(t *testing.T, seq int64, typ string, id int64, opName, target, attr, html, query, now string, playing bool, errText string, retry float64) {
+		if math.IsNaN(retry) || math.IsInf(retry, 0) {
+			return // encoding/json refuses them; appendMsg leaves them out
+		}
+		w := wireMsg{Seq: seq, Type: typ, ID: id, Query: query, Now: now, Playing: playing, Error: errText, Retry: retry}
+		if opName != "" {
+			w.Ops = []wireOp{{Op: opNames[len(opName)%len(opNames)], Target: target, Attr: attr, HTML: html}, {Op: "remove", Target: html}}
+		}
+		sameAsJSON(t, &w)
+	})
+}
+
+// A retry that is not a number is left out rather than fail the write.
+func TestAppendMsgLeavesOutRetryNotANumber(t *testing.T) {
+	for _, r := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		m := serverMsg{Type: "error", Retry: r}
+		if got := string(appendMsg(nil, &m)); got != `{"seq":0,"type":"error","playing":false}`+"\n" {
+			t.Errorf("retry %v: %s", r, got)
+		}
+	}
+}
