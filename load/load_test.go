@@ -21,14 +21,14 @@ func TestRunPlaysSessions(t *testing.T) {
 	ts := httptest.NewServer(s)
 	defer func() { s.Close(); ts.Close() }()
 
-	r, err := Run(context.Background(), Config{URL: ts.URL, Sessions: 20, Idle: 30, Hold: time.Second, Every: 200 * time.Millisecond, PID: os.Getpid()})
+	r, err := Run(context.Background(), Config{URL: ts.URL, Sessions: 20, Idle: 300, Hold: time.Second, Every: 200 * time.Millisecond, PID: os.Getpid()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Held != 20 || r.Failed != 0 || r.Closed != 0 {
 		t.Errorf("held %d, failed %d (%s), closed %d", r.Held, r.Failed, r.FirstDialError, r.Closed)
 	}
-	if r.IdleHeld != 30 || r.IdleFailed != 0 || r.IdleClosed != 0 {
+	if r.IdleHeld != 300 || r.IdleFailed != 0 || r.IdleClosed != 0 {
 		t.Errorf("idle: held %d, failed %d, closed %d", r.IdleHeld, r.IdleFailed, r.IdleClosed)
 	}
 	if r.PlayFrames == 0 || r.PlayFrames > r.Frames || r.CPU <= 0 || r.CPUPerFrame() <= 0 || r.RSSIdle == 0 || r.LoadCPU <= 0 {
@@ -39,14 +39,18 @@ func TestRunPlaysSessions(t *testing.T) {
 	}
 	var b strings.Builder
 	r.Report(&b)
-	for _, want := range []string{"sessions held: 20 of 20", "idle sessions held: 30 of 30", "KB per idle session", "KB of goroutine stacks", "KB per playing session", "µs per frame", "load generator CPU", "p50", "p99"} {
+	for _, want := range []string{"sessions held: 20 of 20", "idle sessions held: 300 of 300", "KB per idle session", "KB of goroutine stacks", "KB per playing session", "µs per frame", "load generator CPU", "p50", "p99"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
 	}
 
-	if r.GoIdle.Heap <= r.GoBefore.Heap || r.GoIdle.Stacks <= r.GoBefore.Stacks {
-		t.Errorf("30 idle sessions added no heap or stacks: %+v before, %+v with them", r.GoBefore, r.GoIdle)
+	// The server shares this process with the generator, whose garbage
+	// makes the heap in use between two collections noise beside small
+	// sessions; 300 reader goroutines' stacks are not (30 were not enough
+	// beside stacks freed by earlier tests and kept for reuse).
+	if r.GoBefore.Heap <= 0 || r.GoIdle.Heap <= 0 || r.GoIdle.Stacks <= r.GoBefore.Stacks {
+		t.Errorf("300 idle sessions added no stacks, or the heap was not read: %+v before, %+v with them", r.GoBefore, r.GoIdle)
 	}
 
 	// Without --pid the server's /metrics tells its memory and CPU time.
