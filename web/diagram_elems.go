@@ -7,6 +7,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -100,8 +101,8 @@ func (w *svgw) title(t string) {
 }
 
 // titlef appends a title: format, filled with args, escaped.
-func (w *svgw) titlef(format string, args ...farg) {
-	w.tmp = appendf(w.tmp[:0], format, args...)
+func (w *svgw) titlef(format string, args ...catalog.Arg) {
+	w.tmp = catalog.Appendf(w.tmp[:0], format, args...)
 	w.s("<title>")
 	w.b = appendEsc(w.b, w.tmp)
 	w.s("</title>")
@@ -119,7 +120,7 @@ func (w *svgw) freeze(d *Diagram, f dBar) {
 	w.s(`<g class="freezebox"`)
 	w.id(d, 'f', int(f.Key))
 	w.s(">")
-	w.titlef(T(d.Lang, "diagram.freeze"), fstr(d.world.Names().Of(f.Worker)), ftime(f.Start), ftime(f.End))
+	w.titlef(T(d.Lang, "diagram.freeze"), catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
 	w.s(`<rect class="freeze"`)
 	w.rect(f)
 	w.s(` fill="url(#`)
@@ -137,17 +138,17 @@ func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
 	w.s("<g")
 	w.id(d, kind, int(b.Key))
 	w.s(">")
-	name := fstr(d.world.Names().Of(b.Worker))
+	name := catalog.Str(d.world.Names().Of(b.Worker))
 	class := "stale"
 	switch kind {
 	case 'l':
-		w.titlef(T(d.Lang, "diagram.real"), name, fint(b.Token), ftime(b.Start), ftime(b.End))
+		w.titlef(T(d.Lang, "diagram.real"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = leaseClass[int(b.Worker)%6]
 	case 'b':
-		w.titlef(T(d.Lang, "diagram.belief"), name, fint(b.Token), ftime(b.Start), ftime(b.End))
+		w.titlef(T(d.Lang, "diagram.belief"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = beliefClass[int(b.Worker)%6]
 	default:
-		w.titlef(T(d.Lang, "diagram.stale"), name, fint(b.Token))
+		w.titlef(T(d.Lang, "diagram.stale"), name, catalog.Int(b.Token))
 	}
 	w.s("<rect")
 	w.attr("class", class)
