@@ -287,7 +287,8 @@ func (w *svgw) mark(d *Diagram, m dMark) {
 	w.s("<title>")
 	w.b = e.T.AppendTo(w.b)
 	w.s(" ")
-	w.esc(labs.DescribeEvent(e, d.world.Names(), d.Lang))
+	w.tmp = labs.AppendEvent(w.tmp[:0], e, d.world.Names(), d.Lang)
+	w.b = appendEsc(w.b, w.tmp)
 	w.s("</title>")
 	x, y := int(m.X), int(m.Y)
 	switch m.Shape() {
@@ -371,27 +372,43 @@ func diagramLayer(d *Diagram, kind byte) templ.Component {
 	})
 }
 
-// eventRow writes one line of an event list whose id is list.
-func (w *svgw) eventRow(list string, r eventRow) {
-	w.s("<li")
-	w.attr("class", r.Class)
-	w.s(` id="`)
-	w.esc(list)
-	w.s("-")
-	w.i(r.Index)
-	w.s(`"`)
-	w.num("data-event", r.Index)
-	w.s(`><span class="t">`)
-	w.esc(r.Time)
-	w.s(`</span> <span class="txt">`)
-	w.esc(r.Text)
-	w.s("</span></li>")
-}
-
-// eventRows writes the lines of an event list (eventList).
+// eventRows writes the lines of an event list (eventList). Network
+// messages are left out: the picture draws them, and in words they drown
+// the story.
 func (w *svgw) eventRows(v *eventsView) {
-	for _, r := range v.Rows() {
-		w.eventRow(v.ID, r)
+	harm := harmRefsFrom(v.Events, 0)
+	for i, e := range v.Events {
+		idx := v.From + i
+		if v.Only != nil && !v.Only[idx] {
+			continue
+		}
+		if v.Only == nil && (e.Kind == engine.KindSend || e.Kind == engine.KindRecv) {
+			continue
+		}
+		w.s(`<li class="ev k-`)
+		w.s(e.Kind.String())
+		if e.Kind == engine.KindViolation {
+			w.s(" violation")
+		}
+		if o := eventOutcome(e, harm, idx); o != outcomeNone {
+			w.s(" o-")
+			w.s(o)
+		}
+		if v.Highlight[idx] {
+			w.s(" hl")
+		}
+		w.s(`" id="`)
+		w.esc(v.ID)
+		w.s("-")
+		w.i(idx)
+		w.s(`"`)
+		w.num("data-event", idx)
+		w.s(`><span class="t">`)
+		w.b = e.T.AppendTo(w.b) // a time's text needs no escaping
+		w.s(`</span> <span class="txt">`)
+		w.tmp = labs.AppendEvent(w.tmp[:0], e, v.Names, v.Lang)
+		w.b = appendEsc(w.b, w.tmp)
+		w.s("</span></li>")
 	}
 }
 

@@ -234,49 +234,6 @@ type eventsView struct {
 	Only      map[int]bool // when set, only these events
 }
 
-type eventRow struct {
-	Index     int
-	Time      string
-	Who       string
-	Text      string
-	Class     string
-	Highlight bool
-}
-
-// Rows is the list's lines. Network messages are left out: the picture
-// draws them, and in words they drown the story.
-func (v *eventsView) Rows() []eventRow {
-	var rows []eventRow
-	harm := map[int]bool{}
-	for _, e := range v.Events {
-		if e.Kind == engine.KindViolation && harmful(e.Reason) {
-			harm[int(e.Ref)] = true
-		}
-	}
-	for i, e := range v.Events {
-		idx := v.From + i
-		if v.Only != nil && !v.Only[idx] {
-			continue
-		}
-		if v.Only == nil && (e.Kind == engine.KindSend || e.Kind == engine.KindRecv) {
-			continue
-		}
-		cls := "ev k-" + e.Kind.String()
-		if e.Kind == engine.KindViolation {
-			cls += " violation"
-		}
-		if o := eventOutcome(e, harm, idx); o != outcomeNone {
-			cls += " o-" + o
-		}
-		hl := v.Highlight[idx]
-		if hl {
-			cls += " hl"
-		}
-		rows = append(rows, eventRow{Index: idx, Time: e.T.String(), Who: v.Names.Of(e.Node), Text: labs.DescribeEvent(e, v.Names, v.Lang), Class: cls, Highlight: hl})
-	}
-	return rows
-}
-
 // statusView is the world's state at a glance.
 type statusView struct {
 	Lang      string
