@@ -1,11 +1,7 @@
 package web
 
 import (
-	"context"
-	"io"
 	"strconv"
-
-	"github.com/a-h/templ"
 
 	"leaselab/catalog"
 	"leaselab/engine"
@@ -15,7 +11,8 @@ import (
 // The diagram's bars, messages and marks: a busy live picture sends dozens
 // of them a frame, so they are written straight into a byte buffer, with
 // no allocation once the buffer has grown, rather than through templ.
-// A whole picture (diagram.templ) draws them with these same writers. In
+// A whole picture (DiagramSVG, diagram_svg.go) draws them with these same
+// writers. In
 // a keyed (live) picture every element carries an id: the picture's ID, a
 // letter and its key (elemID).
 
@@ -362,16 +359,6 @@ func (w *svgw) layer(d *Diagram, kind byte) {
 	}
 }
 
-// diagramLayer is one of d's layers as a templ component.
-func diagramLayer(d *Diagram, kind byte) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.layer(d, kind)
-		_, err := out.Write(w.b)
-		return err
-	})
-}
-
 // eventRows writes the lines of an event list (eventList). Network
 // messages are left out: the picture draws them, and in words they drown
 // the story.
@@ -413,14 +400,7 @@ func (w *svgw) eventRows(v *eventsView) {
 }
 
 // eventRows is the lines of an event list (eventList).
-func eventRows(v *eventsView) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.eventRows(v)
-		_, err := out.Write(w.b)
-		return err
-	})
-}
+func eventRows(v *eventsView) svgPart { return func(w *svgw) { w.eventRows(v) } }
 
 // now writes the "now" line, when the picture shows the present.
 func (w *svgw) now(d *Diagram) {
@@ -443,15 +423,6 @@ func (w *svgw) now(d *Diagram) {
 	w.s("</text></g>")
 }
 
-func diagramNow(d *Diagram) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.now(d)
-		_, err := out.Write(w.b)
-		return err
-	})
-}
-
 // sessionCmd writes command i of a session's list, in words.
 func (w *svgw) sessionCmd(lang string, i int, c engine.Command) {
 	w.tmp = appendCommandText(w.tmp[:0], lang, c)
@@ -468,13 +439,11 @@ func (w *svgw) cmdItem(i int, words []byte) {
 }
 
 // sessionCmd is one command of a session's list.
-func sessionCmd(p *page, i int, c string) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.cmdItem(i, []byte(commandText(p.Lang, c)))
-		_, err := out.Write(w.b)
-		return err
-	})
+func sessionCmd(p *page, i int, c string) svgPart {
+	return func(w *svgw) {
+		w.tmp = append(w.tmp[:0], commandText(p.Lang, c)...)
+		w.cmdItem(i, w.tmp)
+	}
 }
 
 // ticks writes a picture's time axis: a grid line and a label a tick.
@@ -492,14 +461,4 @@ func (w *svgw) ticks(d *Diagram) {
 		w.b = t.At.AppendTo(w.b) // a time's text needs no escaping
 		w.s("</text>")
 	}
-}
-
-// diagramTicks is a picture's time axis as a templ component.
-func diagramTicks(d *Diagram) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.ticks(d)
-		_, err := out.Write(w.b)
-		return err
-	})
 }

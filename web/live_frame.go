@@ -296,7 +296,8 @@ func (l *live) pageOf() *page { return &page{Lang: l.lang, Base: l.srv.base} }
 func diagramOps(out *msgBody, a, b *Diagram) error {
 	if a.scale.span != b.scale.span || a.scale.plotW != b.scale.plotW || a.AxisY != b.AxisY || len(a.Lanes) != len(b.Lanes) ||
 		a.Height != b.Height || a.Width != b.Width || a.ID != b.ID {
-		return out.render(opReplace, "diagram", diagramFigure(b))
+		out.write(opReplace, "diagram", func(w *svgw) { w.figure(b) })
+		return nil
 	}
 	if a.Shift != b.Shift {
 		target := out.part(b, "plot")
@@ -341,15 +342,20 @@ func diagramOps(out *msgBody, a, b *Diagram) error {
 		out.setAttr(box, "data-focus", out.since(at))
 	}
 	if !samePin(a.Pin, b.Pin) {
-		if err := out.render(opReplace, b.ID+"-pin", diagramPin(b)); err != nil {
-			return err
-		}
-		if err := out.render(opReplace, b.ID+"-pintext", pinText(b)); err != nil {
-			return err
-		}
+		target := out.part(b, "pin")
+		at := out.at()
+		out.pin(b)
+		out.add(opReplace, target, out.since(at))
+		target = out.part(b, "pintext")
+		at = out.at()
+		out.pinText(b)
+		out.add(opReplace, target, out.since(at))
 	}
 	if !slices.Equal(a.Lanes, b.Lanes) {
-		return out.render(opReplace, b.ID+"-lanes", diagramLanes(b))
+		target := out.part(b, "lanes")
+		at := out.at()
+		out.lanes(b)
+		out.add(opReplace, target, out.since(at))
 	}
 	return nil
 }
