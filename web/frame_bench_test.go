@@ -32,7 +32,7 @@ func BenchmarkPlayFrameEncoded(b *testing.B) {
 // and says how many bytes it came to.
 func benchPlayFrames(b *testing.B, encode func(serverMsg) int) {
 	srv, course := benchServer(b)
-	for _, id := range []string{"w1-w2", "renew-load"} {
+	for _, id := range []string{"w1-w2", "renew-load", "renewal-signals"} {
 		b.Run(id, func(b *testing.B) {
 			lab := benchLab(b, course, id)
 			start := func() *live { return playingLive(b, srv, lab, 1) }
