@@ -483,10 +483,12 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	ch.goneMarks, ch.goneMsgs, ch.swapped = ch.goneMarks[:0], ch.goneMsgs[:0], ch.swapped[:0]
 	if prev.sameGround(d, first) {
 		// prev's marks and messages are taken over in place, not copied:
-		// a playing session holds one list of each. What slid out of the
+		// a playing session holds one list of each. prev, which goes back
+		// to the pool, gets d's room for them instead, so that the next
+		// picture laid out whole has room too. What slid out of the
 		// picture is dropped and noted, for the frame to remove.
 		msgs := prev.Msgs
-		prev.Msgs = nil
+		prev.Msgs = d.Msgs[:0]
 		k := 0
 		for k < len(msgs) && int(msgs[k].Key) < first {
 			ch.goneMsgs = append(ch.goneMsgs, int(msgs[k].Key))
@@ -494,7 +496,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		}
 		d.Msgs = append(msgs[:0], msgs[k:]...)
 		marks := prev.Marks
-		prev.Marks = nil
+		prev.Marks = d.Marks[:0]
 		k = 0
 		for k < len(marks) && int(marks[k].Index) < first {
 			ch.goneMarks = append(ch.goneMarks, int(marks[k].Index))

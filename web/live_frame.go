@@ -106,18 +106,14 @@ func (l *live) wholeFrame(out *msgBody, w *engine.World) error {
 	// The status keeps its own copy: p.workers is read anew every frame.
 	p.status.Workers = slices.Clone(p.workers)
 	p.cmds = append(p.cmds, l.sess.Commands()...)
-	if err := out.render(opReplace, "status", statusPanel(&p.status)); err != nil {
-		return err
-	}
+	out.write(opReplace, "status", func(w *svgw) { w.status(&p.status) })
 	out.write(opReplace, "diagram", func(w *svgw) { w.figure(d) })
 	p.redrawChart(out, w, l.lang)
 	if err := out.render(opReplace, "session", sessionPanel(l.pageOf(), l.lab.ID, sessionOf(l.sess))); err != nil {
 		return err
 	}
 	if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
-		if err := out.render(opReplace, "signals", SignalsPanel(s)); err != nil {
-			return err
-		}
+		out.write(opReplace, "signals", func(w *svgw) { w.signals(s) })
 	}
 	if l.playing {
 		l.view = p
@@ -151,9 +147,7 @@ func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 	} else {
 		shown := p.status.Workers[:0]
 		p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
-		if err := out.render(opReplace, "status", statusPanel(&p.status)); err != nil {
-			return err
-		}
+		out.write(opReplace, "status", func(w *svgw) { w.status(&p.status) })
 		p.status.Workers = append(shown, p.workers...)
 	}
 
@@ -170,9 +164,7 @@ func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 			return err
 		}
 		if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
-			if err := out.render(opReplace, "signals", SignalsPanel(s)); err != nil {
-				return err
-			}
+			out.write(opReplace, "signals", func(w *svgw) { w.signals(s) })
 		}
 	} else if liveChartSpan(w.Now()) != p.chart.Panels[0].span && p.chart.renewals() > 0 {
 		if err := l.chartOps(out, p, w, seen); err != nil {
