@@ -293,7 +293,8 @@ func (w *svgw) chartDots(p *chartPanel, events []engine.Event) {
 	}
 }
 
-// chartStyle is the chart's own style, as the template wrote it.
+// chartStyle is the chart's own style, as the templ component wrote it
+// (the tabs before its end included).
 const chartStyle = "<style>\n" + `.chart{--fg:#1d2433;--muted:#4b5366;--grid:#e3e7ef}
 @media (prefers-color-scheme:dark){.chart{--fg:#e5e9f0;--muted:#b4bccb;--grid:#343c4e}}
 .chart text{fill:var(--fg)}

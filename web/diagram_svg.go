@@ -11,7 +11,8 @@ import (
 // whole when the picture's scale changes, a pair frame twice every tick,
 // and templ's attribute and class handling cost hundreds of allocations
 // a picture. Pages draw them through svgPart, so there is one source of
-// the markup; it is what diagram.templ wrote before, byte for byte.
+// the markup; it is what the templ components wrote before, byte for
+// byte.
 
 // svgPart is markup an svgw method writes, as a templ component: a page
 // renders it with the writers a frame uses.
@@ -284,7 +285,8 @@ func (w *svgw) lanes(d *Diagram) {
 	}
 }
 
-// diagramStyle is the picture's own style, as the template wrote it.
+// diagramStyle is the picture's own style, as the templ component wrote
+// it (the tabs before its end included).
 const diagramStyle = "<style>\n" + `.diagram{--fg:#1d2433;--muted:#4b5366;--lane:#f4f6fa;--lane2:#fff;--grid:#d9dee8;--w0:#2563eb;--w1:#b45309;--w2:#047857;--w3:#7e22ce;--w4:#be185d;--w5:#0e7490;--ok:#334155;--safe:#15803d;--harm:#dc2626;--warn:#b45309;--frz:#0369a1;--stalefill:#ef4444;--hatch:#e0f2fe;--hatch2:#7dd3fc}
 @media (prefers-color-scheme:dark){.diagram{--fg:#e5e9f0;--muted:#b4bccb;--lane:#1b2130;--lane2:#141925;--grid:#343c4e;--w0:#60a5fa;--w1:#fbbf24;--w2:#34d399;--w3:#c084fc;--w4:#f472b6;--w5:#22d3ee;--ok:#cbd5e1;--safe:#4ade80;--harm:#f87171;--warn:#fbbf24;--frz:#7dd3fc;--stalefill:#dc2626;--hatch:#0c2a3f;--hatch2:#155e75}}
 .diagram text{fill:var(--fg)}
