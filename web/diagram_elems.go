@@ -438,12 +438,64 @@ func (w *svgw) cmdItem(i int, words []byte) {
 	w.s("</li>")
 }
 
-// sessionCmd is one command of a session's list.
-func sessionCmd(p *page, i int, c string) svgPart {
+// sessionPanel is a session's commands and its links, as a page shows
+// them.
+func sessionPanel(p *page, lab string, s session) svgPart {
 	return func(w *svgw) {
-		w.tmp = append(w.tmp[:0], commandText(p.Lang, c)...)
-		w.cmdItem(i, w.tmp)
+		w.sessionPanel(p.Lang, p.Base, lab, s.cmds, func(b []byte) []byte { return append(b, s.query...) })
 	}
+}
+
+// sessionPanel writes a session's commands, cmds, in lang's words, and
+// the links to its permalink and its picture; appendQuery appends the
+// session's query. base is the site's base path.
+func (w *svgw) sessionPanel(lang, base, lab string, cmds []engine.Command, appendQuery func([]byte) []byte) {
+	w.s(`<details class="session"><summary>`)
+	w.esc(T(lang, "lab.commands"))
+	w.s(`: <span id="session-count">`)
+	w.i(len(cmds))
+	w.s("</span></summary> ")
+	if len(cmds) == 0 {
+		w.s("<p>")
+		w.esc(T(lang, "lab.nocommands"))
+		w.s("</p>")
+	} else {
+		w.s(`<ol class="cmds" id="session-cmds">`)
+		for i, c := range cmds {
+			w.sessionCmd(lang, i, c)
+		}
+		w.s("</ol>")
+	}
+	w.tmp = appendQuery(w.tmp[:0])
+	w.s(`<p><a id="permalink" href="`)
+	w.labHref(base, lang, lab, "/at?")
+	w.b = appendEsc(w.b, w.tmp)
+	w.s(`" data-base="`)
+	w.labHref(base, lang, lab, "/at")
+	w.s(`">`)
+	w.esc(T(lang, "lab.permalink"))
+	w.s(`</a> <button type="button" class="js-only share" data-share="#permalink"`)
+	w.attr("data-copied", T(lang, "lab.copied"))
+	w.s(">")
+	w.esc(T(lang, "lab.share"))
+	w.s(`</button> · <a id="svglink" href="`)
+	w.labHref(base, lang, lab, "/diagram.svg?")
+	w.b = appendEsc(w.b, w.tmp)
+	w.s(`" data-base="`)
+	w.labHref(base, lang, lab, "/diagram.svg")
+	w.s(`">`)
+	w.esc(T(lang, "lab.svg"))
+	w.s("</a></p></details>")
+}
+
+// labHref writes, escaped, the URL of lab's page path (page.Href).
+func (w *svgw) labHref(base, lang, lab, path string) {
+	w.esc(base)
+	w.s("/")
+	w.esc(lang)
+	w.s("/labs/")
+	w.esc(lab)
+	w.esc(path)
 }
 
 // ticks writes a picture's time axis: a grid line and a label a tick.

@@ -109,9 +109,7 @@ func (l *live) wholeFrame(out *msgBody, w *engine.World) error {
 	out.write(opReplace, "status", func(w *svgw) { w.status(&p.status) })
 	out.write(opReplace, "diagram", func(w *svgw) { w.figure(d) })
 	p.redrawChart(out, w, l.lang)
-	if err := out.render(opReplace, "session", sessionPanel(l.pageOf(), l.lab.ID, sessionOf(l.sess))); err != nil {
-		return err
-	}
+	out.write(opReplace, "session", func(w *svgw) { w.sessionPanel(l.lang, l.srv.base, l.lab.ID, l.sess.Commands(), l.sess.AppendQuery) })
 	if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
 		out.write(opReplace, "signals", func(w *svgw) { w.signals(s) })
 	}
@@ -153,9 +151,7 @@ func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 
 	// The session's commands: while it plays, the last one grows.
 	if !l.sessionOps(out, p) {
-		if err := out.render(opReplace, "session", sessionPanel(l.pageOf(), l.lab.ID, sessionOf(l.sess))); err != nil {
-			return err
-		}
+		out.write(opReplace, "session", func(w *svgw) { w.sessionPanel(l.lang, l.srv.base, l.lab.ID, l.sess.Commands(), l.sess.AppendQuery) })
 	}
 
 	// The chart and the signals, which only events change.
@@ -266,8 +262,6 @@ func insertSorted(s []engine.Time, v engine.Time) []engine.Time {
 	s[i] = v
 	return s
 }
-
-func (l *live) pageOf() *page { return &page{Lang: l.lang, Base: l.srv.base} }
 
 // diagramOps changes the picture the page shows, a, into b: a whole new
 // picture when the scale or the lanes' places changed, else the elements

@@ -235,15 +235,16 @@ type eventsView struct {
 }
 
 // session is what a page shows of a labsession.Session: its seed, its
-// commands as text, and the query that rebuilds it.
+// commands as text and as the engine's, and the query that rebuilds it.
 type session struct {
 	Seed  uint64
 	Do    []string
+	cmds  []engine.Command
 	query string
 }
 
 func sessionOf(s *labsession.Session) session {
-	return session{Seed: s.Seed(), Do: s.Strings(), query: s.Query()}
+	return session{Seed: s.Seed(), Do: s.Strings(), cmds: s.Commands(), query: s.Query()}
 }
 
 // Query writes the session as URL parameters.
