@@ -274,6 +274,95 @@ func TestAppendEventIsTheSentence(t *testing.T) {
 	}
 }
 
+// describeDifferenceFmt is DescribeDifferenceAs as fmt.Sprintf made it
+// before AppendDifference: the reference.
+func describeDifferenceFmt(p *engine.Pair, d engine.Difference, found bool, lang, nameA, nameB string) string {
+	if !found {
+		return catalog.T(lang, "diff.same")
+	}
+	side := func(w *engine.World, i int) string {
+		if i < 0 {
+			return catalog.T(lang, "diff.ended")
+		}
+		return describeEventFmt(w.Events()[i], w.Names(), lang)
+	}
+	var at engine.Time
+	switch {
+	case d.A >= 0 && d.B >= 0:
+		at = min(p.A.Events()[d.A].T, p.B.Events()[d.B].T)
+	case d.A >= 0:
+		at = p.A.Events()[d.A].T
+	default:
+		at = p.B.Events()[d.B].T
+	}
+	sa, sb := side(p.A, d.A), side(p.B, d.B)
+	if d.A >= 0 && d.B >= 0 && p.A.Events()[d.A].T != p.B.Events()[d.B].T {
+		sa = fmt.Sprintf(catalog.T(lang, "diff.when"), p.A.Events()[d.A].T, sa)
+		sb = fmt.Sprintf(catalog.T(lang, "diff.when"), p.B.Events()[d.B].T, sb)
+	}
+	return fmt.Sprintf(catalog.T(lang, "diff.part"), at, nameA, sa, nameB, sb)
+}
+
+// TestAppendDifferenceIsTheSentence: for what-ifs of every lab (changes
+// the lab allows, landing at a few moments, watched as the pair runs on),
+// in every language, AppendDifference writes what fmt wrote; so do the
+// sides that ended and the runs that have not parted.
+func TestAppendDifferenceIsTheSentence(t *testing.T) {
+	c, err := Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := []string{"fencing on", "fencing off", "freeze W1 for=10s", "freeze W1", "crash W1", "crash W2", "restart W1",
+		"partition W1 coord", "partition W1", "lease 30s", "storage versioned", "clock W1 skew=2s", "link W1 coord delay=1s"}
+	sentences, parted := 0, 0
+	for _, l := range c.Labs {
+		for _, src := range changes {
+			change, err := engine.ParseCommand(src)
+			if err != nil || !l.Allows(change) {
+				continue
+			}
+			for _, at := range []engine.Time{0, 3 * engine.Second, 12 * engine.Second} {
+				p, err := l.NewPair(1, engine.Fork{At: at, Change: change})
+				if err != nil {
+					continue
+				}
+				for step := 0; step < 12; step++ {
+					if err := p.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: 5 * engine.Second}); err != nil {
+						break
+					}
+					d, found := engine.FirstDifference(p.A.Events(), p.B.Events())
+					cases := []struct {
+						d     engine.Difference
+						found bool
+					}{{d, found}, {engine.Difference{A: d.A, B: -1}, true}, {engine.Difference{A: -1, B: d.B}, true}}
+					for _, k := range cases {
+						if k.found && k.d.A < 0 && k.d.B < 0 {
+							continue
+						}
+						for _, lang := range describeLangs {
+							want := describeDifferenceFmt(p, k.d, k.found, lang, "A<1>", "B")
+							if got := string(AppendDifference([]byte("x"), p, k.d, k.found, lang, "A<1>", "B")); got != "x"+want {
+								t.Fatalf("%s %s at %s: AppendDifference wrote %q, fmt: %q", l.ID, src, at, got[1:], want)
+							}
+							if got := DescribeDifferenceAs(p, k.d, k.found, lang, "A<1>", "B"); got != want {
+								t.Fatalf("%s %s at %s: DescribeDifferenceAs is %q, fmt: %q", l.ID, src, at, got, want)
+							}
+							sentences++
+						}
+					}
+					if found {
+						parted++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d sentences, %d of the pairs' moments parted", sentences, parted)
+	if parted < 100 {
+		t.Errorf("only %d moments where the runs parted", parted)
+	}
+}
+
 // FuzzAppendEvent holds AppendEvent to the reference on any event.
 func FuzzAppendEvent(f *testing.F) {
 	f.Add(uint8(engine.KindReject), uint8(engine.ReasonStaleToken), int8(0), int8(-2), uint8(1), false, uint16(1), int64(7), int64(1500), int64(8))

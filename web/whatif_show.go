@@ -22,10 +22,10 @@ type pairView struct {
 	ChangeIn string // the change in the student's words
 	At       engine.Time
 	A, B     *Diagram
-	Sentence string
 	Found    bool
 	query    string // the pair's own query (session + vs + vs-at)
-	diff     engine.Difference
+	runs     *engine.Pair
+	diff     engine.Difference // where the runs first part, when Found
 }
 
 // Socket is the pair socket's URL, without the query.
@@ -91,15 +91,13 @@ func openPair(lang string, lab *labs.Lab, q url.Values) (p *labsession.Pair, ref
 func (s *Server) newPairView(lang string, course *labs.Course, lab *labs.Lab, p *labsession.Pair, shown *pairPictures) *pairView {
 	sess := p.Session()
 	d, found := p.Difference()
-	nameA, nameB := T(lang, "whatif.nameA"), T(lang, "whatif.nameB")
 	v := &pairView{
 		labView: &labView{
 			page:   s.newPage(lang, "/labs/"+lab.ID+"/whatif", lab.Title(lang)+" · "+T(lang, "whatif.title"), "whatif"),
 			Course: course, Lab: lab, Session: sessionOf(sess), World: p.A(),
 		},
 		Change: p.Change(), ChangeIn: commandText(lang, p.Change()), At: p.Fork().At, Found: found,
-		Sentence: labs.DescribeDifferenceAs(p.Engine(), d, found, lang, nameA, nameB),
-		query:    p.Query(),
+		runs: p.Engine(), query: p.Query(),
 	}
 	hlA, hlB := map[int]bool{}, map[int]bool{}
 	if found && d.A >= 0 {
@@ -181,7 +179,8 @@ func (w *svgw) pairLive(v *pairView) {
 	w.s(`" data-now="`)
 	w.b = v.World.Now().AppendTo(w.b)
 	w.s(`"><strong>`)
-	w.esc(v.Sentence)
+	w.tmp = labs.AppendDifference(w.tmp[:0], v.runs, v.diff, v.Found, v.Lang, T(v.Lang, "whatif.nameA"), T(v.Lang, "whatif.nameB"))
+	w.b = appendEsc(w.b, w.tmp)
 	w.s(`</strong></p><section class="world run-a" id="run-a"><h2>`)
 	w.esc(v.T("whatif.nameA"))
 	w.s(": ")
