@@ -18,6 +18,8 @@ type Challenge struct {
 	Horizon  Time   // how long each run lasts; default 2m
 	Faults   FaultLimits
 	Survive  FaultLimits // a schedule within these limits must not cost the lease
+
+	prepared *Prepared // Scenario, prepared by Ready for every run
 }
 
 // FaultLimits bounds each kind of fault in a schedule. A zero field turns
@@ -220,7 +222,9 @@ func (c Challenge) Play(run *Run) (*World, error) {
 // nil, so that many runs in a row allocate little. It returns the world
 // the run was played in.
 func (c Challenge) PlayIn(w *World, run *Run) (*World, error) {
-	if w == nil {
+	if c.prepared != nil {
+		w = c.prepared.NewIn(w, c.Scenario.Seed)
+	} else if w == nil {
 		var err error
 		if w, err = New(c.Scenario); err != nil {
 			return nil, err
@@ -243,10 +247,10 @@ func (c Challenge) PlayIn(w *World, run *Run) (*World, error) {
 	evs := w.Events()
 	for i, e := range evs {
 		other := NoNode
-		if e.Kind == KindViolation && e.Reason == ViolationSplitBrain && e.Ref2 >= 0 {
-			other = evs[e.Ref2].Node
+		if e.Kind == KindViolation && e.Reason() == ViolationSplitBrain && e.Ref2() >= 0 {
+			other = evs[e.Ref2()].Node
 		}
-		if e.Kind == KindViolation && (e.Peer == holder || other == holder) {
+		if e.Kind == KindViolation && (e.Peer() == holder || other == holder) {
 			run.Failed, run.Safety, run.Event, run.Why = true, true, i, e
 			return w, nil
 		}
@@ -284,15 +288,19 @@ func (c Challenge) validFaults() error {
 // Ready checks the challenge and fills in its defaults (Runs, Horizon).
 // A caller that plays the runs itself (PlayRun, perhaps on several
 // goroutines, each with its own world) starts from the challenge Ready
-// returns and ends with Tally.
+// returns and ends with Tally. That challenge holds its scenario prepared
+// (Prepare) once for all its runs: a challenge changed after Ready must be
+// made Ready again.
 func (c Challenge) Ready() (Challenge, error) {
 	c.defaults()
-	if err := c.Scenario.Validate(); err != nil {
+	p, err := Prepare(c.Scenario)
+	if err != nil {
 		return c, err
 	}
 	if err := c.validFaults(); err != nil {
 		return c, err
 	}
+	c.prepared = p
 	return c, nil
 }
 

@@ -21,21 +21,26 @@ type coordinator struct {
 	spans      []LeaseSpan
 }
 
-// lease is one named lease at the coordinator.
+// lease is one named lease at the coordinator. Its name is
+// Prepared.leaseNames[index].
 type lease struct {
 	index      uint8 // its place in coordinator.leases
-	name       string
-	key        KeyID // name's id in the log
 	holder     Node  // NoNode when free
-	token      int64
-	expires    Time
-	freeAt     Time // no grant before this (lock-delay)
+	key        KeyID // its name's id in the log
 	freeID     uint32
-	waiters    []waiter
 	lastChange int32 // log index of the latest grant, expiry or release
-	version    int64 // the record's version: changes with every grant, renewal and release
-	tenure     int64 // the first token of the current holder's uninterrupted holding
-	open       int   // index in spans of the current grant, -1 if none
+	open       int32 // index in spans of the current grant, -1 if none
+	// tokens counts the tokens the lease has had. Tokens only rise, so the
+	// count names the current one: an expiry set for a token holds the
+	// count, not the token (an item's id), and the count stays below the
+	// log's length, which int32 indexes bound.
+	tokens  uint32
+	token   int64
+	expires Time
+	freeAt  Time  // no grant before this (lock-delay)
+	version int64 // the record's version: changes with every grant, renewal and release
+	tenure  int64 // the first token of the current holder's uninterrupted holding
+	waiters []waiter
 }
 
 type waiter struct {
@@ -43,22 +48,28 @@ type waiter struct {
 	req  uint32
 }
 
-func (c *coordinator) init(sc Scenario, names []string, keys []KeyID) {
-	c.ttl = sc.TTL
-	c.lockDelay = sc.LockDelay
-	c.election = sc.ElectionDelay
-	c.service = sc.ServiceTime
-	c.renewToken = sc.NewTokenOnRenew
-	c.candidate = sc.CandidateExpiry
-	c.up = make([]bool, sc.Replicas)
+// init puts the coordinator in its starting state for p, in the arrays it
+// has grown (its replicas, leases and their lines, spans).
+func (c *coordinator) init(p *Prepared) {
+	sc := &p.sc
+	*c = coordinator{
+		ttl:        sc.TTL,
+		lockDelay:  sc.LockDelay,
+		election:   sc.ElectionDelay,
+		service:    sc.ServiceTime,
+		renewToken: sc.NewTokenOnRenew,
+		candidate:  sc.CandidateExpiry,
+		up:         grown(c.up, sc.Replicas),
+		nextToken:  sc.FirstToken,
+		leases:     grown(c.leases, len(p.leaseNames)),
+		spans:      c.spans[:0],
+	}
 	for i := range c.up {
 		c.up[i] = true
 	}
-	c.leader = 0
-	c.nextToken = sc.FirstToken
-	c.leases = make([]lease, len(names))
-	for i, n := range names {
-		c.leases[i] = lease{index: uint8(i), name: n, key: keys[i], holder: NoNode, lastChange: -1, open: -1}
+	for i := range c.leases {
+		l := &c.leases[i]
+		*l = lease{index: uint8(i), key: p.leaseKeys[i], holder: NoNode, lastChange: -1, open: -1, waiters: l.waiters[:0]}
 	}
 	for i := range c.lastEnd {
 		c.lastEnd[i] = -1
@@ -93,7 +104,7 @@ func (c *coordinator) receive(w *World, m message) {
 	}
 	start := max(w.now, c.busyUntil)
 	c.busyUntil = start + c.service
-	w.schedule(item{at: c.busyUntil, kind: itCoordProcess, node: Coord, msg: m})
+	w.schedule(item{at: c.busyUntil, kind: itCoordProcess, node: Coord, id: w.post(m)})
 }
 
 func (c *coordinator) reply(w *World, to message, m message) {
@@ -106,7 +117,7 @@ func (c *coordinator) process(w *World, m message) {
 		if m.kind == MsgRelease {
 			return
 		}
-		w.emit(Event{Kind: KindUnavailable, Node: Coord, Peer: m.from, Reason: r})
+		w.emit(EventFields{Kind: KindUnavailable, Node: Coord, Peer: m.from, Reason: r})
 		c.reply(w, m, message{kind: MsgUnavailable, reason: r})
 		return
 	}
@@ -127,7 +138,7 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 	if l.holder == m.from {
 		// The holder asks again (its first answer was slow or lost): tell it
 		// again what it holds. Nothing is extended.
-		w.emit(Event{Kind: KindGrant, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonAgain})
+		w.emit(EventFields{Kind: KindGrant, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonAgain})
 		left := c.ttl
 		if l.expires != Never {
 			left = l.expires - w.now // what is left, not a fresh TTL
@@ -155,14 +166,14 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 			}
 		}
 		l.waiters = append(l.waiters, waiter{node: m.from, req: m.req})
-		w.emit(Event{Kind: KindQueue, Node: Coord, Peer: m.from, Key: l.key})
+		w.emit(EventFields{Kind: KindQueue, Node: Coord, Peer: m.from, Key: l.key})
 		return
 	}
 	r := ReasonHeld
 	if l.holder == NoNode {
 		r = ReasonLockDelay
 	}
-	w.emit(Event{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r, Key: l.key, Value: c.recordVersion(l)})
+	w.emit(EventFields{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: r, Key: l.key, Value: c.recordVersion(l)})
 	c.reply(w, m, message{kind: MsgDeny, reason: r, version: c.recordVersion(l)})
 }
 
@@ -189,53 +200,59 @@ func (c *coordinator) setExpiry(w *World, l *lease, at Time) {
 		return
 	}
 	l.expires = at
-	w.schedule(item{at: at, kind: itCoordExpire, node: Coord, msg: message{token: l.token, lease: l.index}})
+	w.schedule(item{at: at, kind: itCoordExpire, node: Coord, lease: l.index, id: l.tokens})
 }
 
 func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 	l.holder = to
-	l.token = c.nextToken
+	c.newToken(l)
 	l.tenure = l.token
 	l.version++
-	c.nextToken++
 	li := l.index
 	c.setExpiry(w, l, w.now+c.serverTTL(w, to))
-	l.lastChange = w.emit(Event{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.key})
-	c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
-	l.open = len(c.spans) - 1
+	l.lastChange = w.emit(EventFields{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.key})
+	c.spans = append(c.spans, LeaseSpan{Lease: w.p.leaseNames[l.index], Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
+	l.open = int32(len(c.spans) - 1)
 	w.send(message{kind: MsgGrant, from: Coord, to: to, req: req, token: l.token, ttl: c.ttl, lease: li})
 }
 
 func (c *coordinator) renew(w *World, l *lease, m message) {
 	if l.holder != m.from || l.token != m.token {
-		w.emit(Event{Kind: KindRenewReject, Node: Coord, Peer: m.from, Token: m.token, Key: l.key})
+		w.emit(EventFields{Kind: KindRenewReject, Node: Coord, Peer: m.from, Token: m.token, Key: l.key})
 		c.reply(w, m, message{kind: MsgRenewReject, token: m.token})
 		return
 	}
 	prev := l.expires
 	if c.renewToken {
-		l.token = c.nextToken
-		c.nextToken++
+		c.newToken(l)
 		c.spans[l.open].End = w.now
 		c.spans[l.open].Open = false
-		c.spans = append(c.spans, LeaseSpan{Lease: l.name, Worker: m.from, Token: l.token, Start: w.now, Open: true})
-		l.open = len(c.spans) - 1
+		c.spans = append(c.spans, LeaseSpan{Lease: w.p.leaseNames[l.index], Worker: m.from, Token: l.token, Start: w.now, Open: true})
+		l.open = int32(len(c.spans) - 1)
 	}
 	l.version++
 	c.setExpiry(w, l, w.now+c.serverTTL(w, m.from))
 	c.spans[l.open].End = l.expires
-	idx := w.emit(Event{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.key})
+	idx := w.emit(EventFields{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.key})
 	if c.renewToken {
 		l.lastChange = idx
 	}
 	c.reply(w, m, message{kind: MsgRenewOK, token: l.token, ttl: c.ttl})
 }
 
-// expireDue runs when a lease's expiry time comes. Renewals since then have
-// moved the expiry, so only the lease that truly ends now expires.
-func (c *coordinator) expireDue(w *World, li uint8, token int64) {
+// newToken hands l the counter's next token.
+func (c *coordinator) newToken(l *lease) {
+	l.token = c.nextToken
+	c.nextToken++
+	l.tokens++
+}
+
+// expireDue runs when a lease's expiry time comes; tokens is l.tokens when
+// the expiry was set. Renewals since then have moved the expiry, so only
+// the lease that truly ends now, with the token it had then, expires.
+func (c *coordinator) expireDue(w *World, li uint8, tokens uint32) {
 	l := &c.leases[li]
-	if l.holder == NoNode || l.token != token || l.expires != w.now {
+	if l.holder == NoNode || l.tokens != tokens || l.expires != w.now {
 		return
 	}
 	spec := w.workers[l.holder].spec
@@ -249,7 +266,7 @@ func (c *coordinator) expireDue(w *World, li uint8, token int64) {
 
 // end frees the lease after an expiry or a release.
 func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time, why Reason) {
-	idx := w.emit(Event{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.key, Reason: why})
+	idx := w.emit(EventFields{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.key, Reason: why})
 	l.lastChange = idx
 	l.version++
 	c.lastEnd[l.holder] = idx
@@ -260,7 +277,7 @@ func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time, why Reason
 	if lockDelay > 0 {
 		l.freeAt = w.now + lockDelay
 		l.freeID++
-		w.schedule(item{at: l.freeAt, kind: itCoordFree, node: Coord, id: l.freeID, msg: message{lease: l.index}})
+		w.schedule(item{at: l.freeAt, kind: itCoordFree, node: Coord, id: l.freeID, lease: l.index})
 		return
 	}
 	c.wakeWaiters(w, l)
@@ -298,7 +315,7 @@ func (c *coordinator) refresh(w *World) {
 		}
 		c.setExpiry(w, l, w.now+c.serverTTL(w, l.holder)+c.election)
 		c.spans[l.open].End = l.expires
-		w.emit(Event{Kind: KindExtend, Node: Coord, Peer: l.holder, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonRefresh})
+		w.emit(EventFields{Kind: KindExtend, Node: Coord, Peer: l.holder, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonRefresh})
 	}
 }
 
@@ -325,7 +342,7 @@ func (c *coordinator) setReplica(w *World, i int, up bool) {
 	if up {
 		r = ReasonUp
 	}
-	w.emit(Event{Kind: KindReplica, Node: Coord, Peer: NoNode, Reason: r, Value: int64(i + 1)})
+	w.emit(EventFields{Kind: KindReplica, Node: Coord, Peer: NoNode, Reason: r, Value: int64(i + 1)})
 	if !up && i == c.leader {
 		c.leader = -1
 		c.electing = false
@@ -333,7 +350,7 @@ func (c *coordinator) setReplica(w *World, i int, up bool) {
 	if c.leader < 0 && !c.electing && c.quorum() {
 		c.electing = true
 		c.electionID++
-		w.emit(Event{Kind: KindElection, Node: Coord, Peer: NoNode, At: w.now + c.election})
+		w.emit(EventFields{Kind: KindElection, Node: Coord, Peer: NoNode, At: w.now + c.election})
 		w.schedule(item{at: w.now + c.election, kind: itElection, node: Coord, id: c.electionID})
 	}
 	if up && c.leader >= 0 && !c.electing {
@@ -355,7 +372,7 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 			break
 		}
 	}
-	w.emit(Event{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
+	w.emit(EventFields{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
 	c.refresh(w)
 	c.wakeAll(w)
 }

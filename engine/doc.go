@@ -91,14 +91,21 @@
 // restart W, fencing on|off, storage MODE, partition A [B], heal [A [B]],
 // link A->B|A B [delay=D] [loss=P], clock W [skew=D] [jump=D] [rate=R],
 // replica N down|up, reset. A session is its scenario, seed and
-// [World.Commands]; replaying them rebuilds it exactly.
+// [World.Commands]; replaying them rebuilds it exactly. That is also how a
+// command refused part way, over its event budget, is undone: the world is
+// built again from its scenario and its commands before the refused one.
 //
 // The log is one slice of flat events without pointers: a lease or a
 // storage key is a [KeyID] that [Names.Key] turns back into its name, so
-// the garbage collector never scans the log. A caller running many worlds
-// one after another ([Challenge] runs) builds each in the last one's
-// arrays with [World.Reuse]. A World belongs to one goroutine; separate
-// worlds share nothing, so a caller may run many at once (labs judges a
+// the garbage collector never scans the log. A caller building many worlds
+// of one scenario prepares it once ([Prepare]): every world built from the
+// [Prepared] scenario shares its workers, programs and names and only
+// reads them, so a world holds just what its run changes (a lab's
+// sessions do this). A caller running many worlds one after another
+// ([Challenge] runs) builds each in the last one's arrays
+// ([Prepared.NewIn], [World.Reuse]); a reset and a refused command's undo
+// reuse them too. A World belongs to one goroutine; separate worlds change
+// nothing they share, so a caller may run many at once (labs judges a
 // challenge's runs on every core through [Challenge.PlayRun] and
 // [Challenge.Tally], in the same order and with the same verdict as
 // [Challenge.Judge]).

@@ -228,7 +228,44 @@ func (r Reason) IsHarm() bool {
 // Event is one thing that happened. It is a flat value without pointers so
 // that the log is one slice the garbage collector never scans, and
 // recording an event allocates nothing.
+//
+// An event is 48 bytes. Its time, kind, node, key, token, At and Value are
+// fields of every event. The rest is what the kind of event says besides,
+// read with the methods Peer, Msg, Reason, Effect, Ref, Ref2, Gen and Prev:
+// most events say whom they concern, a message, a reason, an effect and up
+// to two proofs; a renewal-status event says a generation instead of the
+// proofs; a renewal (renewed), which says none of these, says its
+// generation and the believed end before it. EventFields spells an event
+// out, every field its own.
 type Event struct {
+	T     Time
+	Token int64
+	At    Time
+	Value int64
+	Kind  Kind
+	Node  Node
+	Key   KeyID // the lease (coordinator events, renewed) or the storage key (write, accept, reject); Names.Key gives its name
+
+	peer   Node
+	msg    MsgKind
+	reason Reason
+	flags  uint8 // flagEffect
+	ref    int32
+	ref2   int32 // a renewal-status event's or a renewal's generation
+	// A renewal keeps Prev in ref (its low half) and in peer, msg, reason
+	// and flags (its high half, a byte each, in that order): with the time,
+	// token, At and Value it says five 8-byte numbers, which 48 bytes hold
+	// only in the room of what it does not say.
+}
+
+const flagEffect = 1 // write, accept, reject: an effect (send), not a put
+
+// EventFields is an event spelled out, every field its own. The engine
+// records events from it; a test or a tool may build one (Event) or read
+// one whole (Event.Fields). An event keeps what its kind says: a renewal
+// no peer, message, reason, effect or proof; a renewal-status event no
+// proof; any other event no generation or previous end.
+type EventFields struct {
 	T      Time
 	Kind   Kind
 	Node   Node
@@ -244,6 +281,121 @@ type Event struct {
 	Gen    uint32 // renewal generation
 	Ref    int32  // index in the log of an event this one points at; -1 if none
 	Ref2   int32
+}
+
+// saysGeneration reports whether events of kind k say a renewal
+// generation (in ref2) rather than proofs.
+func (k Kind) saysGeneration() bool {
+	switch k {
+	case KindRenewed, KindRenewError, KindUncertain, KindGiveUp, KindStaleReply, KindPublish:
+		return true
+	}
+	return false
+}
+
+// Event packs f. Proofs left at 0 and 0 are none (-1, -1), as the engine
+// records them.
+func (f EventFields) Event() Event {
+	var e Event
+	f.pack(&e)
+	return e
+}
+
+// pack writes f into *e, every field of it: the engine packs each event
+// straight into its place in the log.
+func (f *EventFields) pack(e *Event) {
+	e.T, e.Token, e.At, e.Value, e.Kind, e.Node, e.Key = f.T, f.Token, f.At, f.Value, f.Kind, f.Node, f.Key
+	if f.Kind == KindRenewed {
+		u := uint64(f.Prev)
+		hi := uint32(u >> 32)
+		e.ref = int32(uint32(u))
+		e.peer, e.msg, e.reason, e.flags = Node(int8(hi)), MsgKind(hi>>8), Reason(hi>>16), uint8(hi>>24)
+		e.ref2 = int32(f.Gen)
+		return
+	}
+	e.peer, e.msg, e.reason, e.flags = f.Peer, f.Msg, f.Reason, 0
+	if f.Effect {
+		e.flags = flagEffect
+	}
+	switch {
+	case f.Kind.saysGeneration():
+		e.ref, e.ref2 = -1, int32(f.Gen)
+	case f.Ref == 0 && f.Ref2 == 0:
+		e.ref, e.ref2 = -1, -1
+	default:
+		e.ref, e.ref2 = f.Ref, f.Ref2
+	}
+}
+
+// Fields spells e out.
+func (e Event) Fields() EventFields {
+	return EventFields{T: e.T, Kind: e.Kind, Node: e.Node, Peer: e.Peer(), Msg: e.Msg(), Reason: e.Reason(), Effect: e.Effect(),
+		Key: e.Key, Token: e.Token, At: e.At, Value: e.Value, Prev: e.Prev(), Gen: e.Gen(), Ref: e.Ref(), Ref2: e.Ref2()}
+}
+
+// Peer is the other node the event concerns, NoNode if none.
+func (e Event) Peer() Node {
+	if e.Kind == KindRenewed {
+		return NoNode
+	}
+	return e.peer
+}
+
+// Msg is the message sent, received, dropped or timed out, MsgNone if none.
+func (e Event) Msg() MsgKind {
+	if e.Kind == KindRenewed {
+		return MsgNone
+	}
+	return e.msg
+}
+
+// Reason qualifies the event (why a write was rejected, which violation),
+// ReasonNone if nothing does.
+func (e Event) Reason() Reason {
+	if e.Kind == KindRenewed {
+		return ReasonNone
+	}
+	return e.reason
+}
+
+// Effect reports whether a write, accept or reject is of an effect (a
+// send), not a put.
+func (e Event) Effect() bool { return e.Kind != KindRenewed && e.flags&flagEffect != 0 }
+
+// Ref is the index in the log of an event this one points at (the send a
+// receive answers, the write a storage judged, a violation's first proof),
+// -1 if none.
+func (e Event) Ref() int32 {
+	if e.Kind.saysGeneration() {
+		return -1
+	}
+	return e.ref
+}
+
+// Ref2 is a violation's second proof, -1 if none.
+func (e Event) Ref2() int32 {
+	if e.Kind.saysGeneration() {
+		return -1
+	}
+	return e.ref2
+}
+
+// Gen is a renewal's or a renewal-status event's generation, 0 for other
+// events.
+func (e Event) Gen() uint32 {
+	if e.Kind.saysGeneration() {
+		return uint32(e.ref2)
+	}
+	return 0
+}
+
+// Prev is a renewal's believed end before it, 0 for other events.
+func (e Event) Prev() Time {
+	if e.Kind != KindRenewed {
+		return 0
+	}
+	hi := uint32(uint8(e.peer)) | uint32(e.msg)<<8 | uint32(e.reason)<<16 | uint32(e.flags)<<24
+	return Time(uint64(hi)<<32 | uint64(uint32(e.ref)))
 }
 
 // KeyID names a lease or a storage key in a world's log: an index into
@@ -321,55 +473,55 @@ func (n Names) describe(e Event) string {
 	tok := func() string { return " token=" + strconv.FormatInt(e.Token, 10) }
 	switch e.Kind {
 	case KindSend:
-		s := "send " + e.Msg.String() + " -> " + n.Of(e.Peer)
+		s := "send " + e.Msg().String() + " -> " + n.Of(e.Peer())
 		if e.Token != 0 {
 			s += tok()
 		}
 		return s
 	case KindRecv:
-		return "recv " + e.Msg.String() + " <- " + n.Of(e.Peer)
+		return "recv " + e.Msg().String() + " <- " + n.Of(e.Peer())
 	case KindDrop:
-		return "drop " + e.Msg.String() + " -> " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
+		return "drop " + e.Msg().String() + " -> " + n.Of(e.Peer()) + " (" + e.Reason().String() + ")"
 	case KindGrant:
-		s := "grant " + n.Of(e.Peer) + tok() + " until=" + e.At.String()
+		s := "grant " + n.Of(e.Peer()) + tok() + " until=" + e.At.String()
 		if e.At == Never {
-			s = "grant " + n.Of(e.Peer) + tok() + " (no expiry)"
+			s = "grant " + n.Of(e.Peer()) + tok() + " (no expiry)"
 		}
-		if e.Reason == ReasonAgain {
+		if e.Reason() == ReasonAgain {
 			s += " (again)"
 		}
 		return s
 	case KindQueue:
-		return "queue " + n.Of(e.Peer)
+		return "queue " + n.Of(e.Peer())
 	case KindDeny:
-		s := "deny " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
+		s := "deny " + n.Of(e.Peer()) + " (" + e.Reason().String() + ")"
 		if e.Value > 0 {
 			s += " record=" + strconv.FormatInt(e.Value, 10)
 		}
 		return s
 	case KindExtend:
-		s := "extend " + n.Of(e.Peer) + tok() + " until=" + e.At.String()
-		if e.Reason == ReasonRefresh {
+		s := "extend " + n.Of(e.Peer()) + tok() + " until=" + e.At.String()
+		if e.Reason() == ReasonRefresh {
 			s += " (refresh)"
 		}
 		return s
 	case KindRenewReject:
-		return "renew-reject " + n.Of(e.Peer) + tok()
+		return "renew-reject " + n.Of(e.Peer()) + tok()
 	case KindUnavailable:
-		return "unavailable -> " + n.Of(e.Peer) + " (" + e.Reason.String() + ")"
+		return "unavailable -> " + n.Of(e.Peer()) + " (" + e.Reason().String() + ")"
 	case KindExpire:
-		if e.Reason == ReasonTakeover {
-			return "expire " + n.Of(e.Peer) + tok() + " (takeover)"
+		if e.Reason() == ReasonTakeover {
+			return "expire " + n.Of(e.Peer()) + tok() + " (takeover)"
 		}
-		return "expire " + n.Of(e.Peer) + tok()
+		return "expire " + n.Of(e.Peer()) + tok()
 	case KindRelease:
-		return "release " + n.Of(e.Peer) + tok()
+		return "release " + n.Of(e.Peer()) + tok()
 	case KindElection:
 		return "election until=" + e.At.String()
 	case KindLeader:
 		return "leader replica=" + strconv.FormatInt(e.Value, 10)
 	case KindReplica:
-		if e.Reason == ReasonUp {
+		if e.Reason() == ReasonUp {
 			return "replica " + strconv.FormatInt(e.Value, 10) + " up"
 		}
 		return "replica " + strconv.FormatInt(e.Value, 10) + " down"
@@ -379,12 +531,12 @@ func (n Names) describe(e Event) string {
 		return "acquired" + tok() + " believes-until=" + e.At.String()
 	case KindRenewed:
 		s := "renewed" + tok() + " believes-until=" + e.At.String()
-		if e.Gen > 0 {
-			s += " gen=" + strconv.FormatUint(uint64(e.Gen), 10)
+		if e.Gen() > 0 {
+			s += " gen=" + strconv.FormatUint(uint64(e.Gen()), 10)
 		}
-		if e.Prev != 0 {
-			s += " was=" + e.Prev.String() + " left=" + Time(e.Value).String()
-			if e.At < e.Prev {
+		if e.Prev() != 0 {
+			s += " was=" + e.Prev().String() + " left=" + Time(e.Value).String()
+			if e.At < e.Prev() {
 				s += " (rolled back)"
 			}
 		}
@@ -394,26 +546,26 @@ func (n Names) describe(e Event) string {
 		if e.Value == 1 {
 			class = "definitive"
 		}
-		return "renew-error " + e.Reason.String() + " class=" + class
+		return "renew-error " + e.Reason().String() + " class=" + class
 	case KindUncertain:
-		return "uncertain (" + e.Reason.String() + ") deadline=" + e.At.String() + " left=" + Time(e.Value).String()
+		return "uncertain (" + e.Reason().String() + ") deadline=" + e.At.String() + " left=" + Time(e.Value).String()
 	case KindGiveUp:
-		return "give-up (" + e.Reason.String() + ") deadline=" + e.At.String()
+		return "give-up (" + e.Reason().String() + ") deadline=" + e.At.String()
 	case KindStaleReply:
-		return "stale-reply gen=" + strconv.FormatUint(uint64(e.Gen), 10) + " current=" + strconv.FormatInt(e.Value, 10) + " dropped"
+		return "stale-reply gen=" + strconv.FormatUint(uint64(e.Gen()), 10) + " current=" + strconv.FormatInt(e.Value, 10) + " dropped"
 	case KindPublish:
 		return "publish" + tok()
 	case KindRefuse:
 		return "refuse work: " + Time(e.Value).String() + " left, needs " + e.At.String()
 	case KindLost:
-		return "lost" + tok() + " (" + e.Reason.String() + ")"
+		return "lost" + tok() + " (" + e.Reason().String() + ")"
 	case KindWork:
 		return "work " + Time(e.Value).String()
 	case KindCheck:
-		return "check " + e.Reason.String() + " believes-until=" + e.At.String()
+		return "check " + e.Reason().String() + " believes-until=" + e.At.String()
 	case KindWrite:
 		s := "write " + n.Key(e.Key)
-		if e.Effect {
+		if e.Effect() {
 			s = "send " + n.Key(e.Key)
 		}
 		if e.Token != 0 {
@@ -423,18 +575,18 @@ func (n Names) describe(e Event) string {
 		}
 		return s
 	case KindTimeout:
-		return "timeout " + e.Msg.String()
+		return "timeout " + e.Msg().String()
 	case KindDone:
 		return "done"
 	case KindAccept:
-		s := "accept " + n.Key(e.Key) + " from " + n.Of(e.Peer) + tok() + " highest=" + strconv.FormatInt(e.Value, 10)
-		if e.Reason == ReasonSameValue {
+		s := "accept " + n.Key(e.Key) + " from " + n.Of(e.Peer()) + tok() + " highest=" + strconv.FormatInt(e.Value, 10)
+		if e.Reason() == ReasonSameValue {
 			s += " (same-value)"
 		}
 		return s
 	case KindReject:
-		s := "reject " + n.Key(e.Key) + " from " + n.Of(e.Peer) + tok() + " (" + e.Reason.String()
-		switch e.Reason {
+		s := "reject " + n.Key(e.Key) + " from " + n.Of(e.Peer()) + tok() + " (" + e.Reason().String()
+		switch e.Reason() {
 		case ReasonStaleToken:
 			s += ": " + strconv.FormatInt(e.Token, 10) + " < " + strconv.FormatInt(e.Value, 10)
 		case ReasonNotCurrent:
@@ -448,7 +600,7 @@ func (n Names) describe(e Event) string {
 		}
 		return s + ")"
 	case KindRead:
-		return "read " + n.Of(e.Peer) + " version=" + strconv.FormatInt(e.Value, 10)
+		return "read " + n.Of(e.Peer()) + " version=" + strconv.FormatInt(e.Value, 10)
 	case KindFreeze:
 		if e.At != 0 {
 			return "freeze until=" + e.At.String()
@@ -463,33 +615,33 @@ func (n Names) describe(e Event) string {
 	case KindFencing:
 		return "storage mode=" + StorageMode(e.Value).String()
 	case KindPartition:
-		if e.Peer == NoNode {
+		if e.Peer() == NoNode {
 			return "partition (isolated)"
 		}
-		return "partition " + n.Of(e.Node) + " | " + n.Of(e.Peer)
+		return "partition " + n.Of(e.Node) + " | " + n.Of(e.Peer())
 	case KindHeal:
-		if e.Peer == NoNode {
+		if e.Peer() == NoNode {
 			return "heal all"
 		}
-		return "heal " + n.Of(e.Node) + " - " + n.Of(e.Peer)
+		return "heal " + n.Of(e.Node) + " - " + n.Of(e.Peer())
 	case KindLink:
-		return "link -> " + n.Of(e.Peer) + " delay=" + e.At.String() + " loss=" + strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64)
+		return "link -> " + n.Of(e.Peer()) + " delay=" + e.At.String() + " loss=" + strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64)
 	case KindClock:
 		return "clock local=" + e.At.String() + " rate=" + formatRate(e.Value)
 	case KindReset:
 		return "reset"
 	case KindViolation:
-		s := "VIOLATION " + e.Reason.String()
-		if e.Peer != NoNode {
-			s += " " + n.Of(e.Peer)
+		s := "VIOLATION " + e.Reason().String()
+		if e.Peer() != NoNode {
+			s += " " + n.Of(e.Peer())
 		}
 		if e.Token != 0 {
 			s += tok()
 		}
-		if e.Ref >= 0 {
-			s += " proof=#" + strconv.Itoa(int(e.Ref))
-			if e.Ref2 >= 0 {
-				s += ",#" + strconv.Itoa(int(e.Ref2))
+		if e.Ref() >= 0 {
+			s += " proof=#" + strconv.Itoa(int(e.Ref()))
+			if e.Ref2() >= 0 {
+				s += ",#" + strconv.Itoa(int(e.Ref2()))
 			}
 		}
 		return s

@@ -165,8 +165,9 @@ func isCommandEvent(e Event) bool {
 
 // sameEvent compares what happened, not where the log keeps its proof.
 func sameEvent(x, y Event) bool {
-	x.Ref, x.Ref2, y.Ref, y.Ref2 = 0, 0, 0, 0
-	return x == y
+	a, b := x.Fields(), y.Fields()
+	a.Ref, a.Ref2, b.Ref, b.Ref2 = 0, 0, 0, 0
+	return a == b
 }
 
 func (k CommandKind) name() string {

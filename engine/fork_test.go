@@ -65,7 +65,7 @@ func TestForkFencing(t *testing.T) {
 		t.Fatal("no difference found")
 	}
 	ea, eb := a.Events()[d.A], b.Events()[d.B]
-	if ea.Kind != KindAccept || eb.Kind != KindReject || ea.Peer != 0 || eb.Peer != 0 || ea.T != eb.T || ea.T != 29*Second {
+	if ea.Kind != KindAccept || eb.Kind != KindReject || ea.Peer() != 0 || eb.Peer() != 0 || ea.T != eb.T || ea.T != 29*Second {
 		t.Errorf("first difference: A %s, B %s; want W1's write accepted in A and rejected in B at 29s", a.Names().Format(ea), b.Names().Format(eb))
 	}
 	// Everything before it is the same run.
@@ -84,7 +84,7 @@ func TestForkLaterArrival(t *testing.T) {
 		t.Fatal("no difference found")
 	}
 	ea, eb := a.Events()[d.A], b.Events()[d.B]
-	if ea.Kind != KindRecv || ea.Node != Storage || ea.Peer != 1 {
+	if ea.Kind != KindRecv || ea.Node != Storage || ea.Peer() != 1 {
 		t.Errorf("A's side of the difference is %s, want the storage receiving W2's write", a.Names().Format(ea))
 	}
 	if eb.T <= ea.T {
@@ -93,7 +93,7 @@ func TestForkLaterArrival(t *testing.T) {
 	// In B the same message does arrive, 2 s later.
 	found := false
 	for _, e := range b.Events() {
-		if e.Kind == KindRecv && e.Node == Storage && e.Peer == 1 && e.T == ea.T+2*Second {
+		if e.Kind == KindRecv && e.Node == Storage && e.Peer() == 1 && e.T == ea.T+2*Second {
 			found = true
 		}
 	}

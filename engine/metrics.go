@@ -33,13 +33,13 @@ func ComputeMetrics(evs []Event) Metrics {
 	for _, e := range evs {
 		switch e.Kind {
 		case KindSend:
-			if e.Msg == MsgRenew {
+			if e.Msg() == MsgRenew {
 				m.Attempts++
 				attempts[e.Node]++
 				sent[key{e.Node, e.Value}] = e.T
 			}
 		case KindRecv:
-			switch e.Msg {
+			switch e.Msg() {
 			case MsgRenewOK, MsgRenewReject, MsgUnavailable:
 				if t, ok := sent[key{e.Node, e.Value}]; ok {
 					m.Latency = append(m.Latency, e.T-t)
@@ -61,7 +61,7 @@ func ComputeMetrics(evs []Event) Metrics {
 		case KindRenewReject:
 			m.Rejected++
 		case KindLost:
-			if e.Reason == ReasonDeadline || e.Reason == ReasonNotHolder {
+			if e.Reason() == ReasonDeadline || e.Reason() == ReasonNotHolder {
 				m.Lost++
 			}
 		case KindStaleReply:

@@ -6,19 +6,19 @@ package engine
 // observeAccept runs when the storage accepts a write.
 func (w *World) observeAccept(m message, accept int32, ks *keyState) {
 	if !w.coord.holding(m.lease, m.from, m.real, w.now) {
-		w.emit(Event{Kind: KindViolation, Reason: ViolationStaleWrite, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: w.leaseEnd(m.from)})
+		w.emit(EventFields{Kind: KindViolation, Reason: ViolationStaleWrite, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: w.leaseEnd(m.from)})
 	}
 	if m.effect {
 		if ks.firstSend >= 0 && !ks.doubled {
 			ks.doubled = true
-			w.emit(Event{Kind: KindViolation, Reason: ViolationDoubleEffect, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: ks.firstSend})
+			w.emit(EventFields{Kind: KindViolation, Reason: ViolationDoubleEffect, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: ks.firstSend})
 		} else if ks.firstSend < 0 {
 			ks.firstSend = accept
 		}
 		return
 	}
 	if ks.lastAccept >= 0 && m.real < ks.lastToken {
-		w.emit(Event{Kind: KindViolation, Reason: ViolationLostUpdate, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: ks.lastAccept})
+		w.emit(EventFields{Kind: KindViolation, Reason: ViolationLostUpdate, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: ks.lastAccept})
 	}
 	ks.lastToken, ks.lastAccept, ks.lastValue = m.real, accept, m.value
 }
@@ -26,7 +26,7 @@ func (w *World) observeAccept(m message, accept int32, ks *keyState) {
 // observeWrite runs when a worker acts on the storage.
 func (w *World) observeWrite(wk *worker, write int32) {
 	if !w.coord.holding(wk.lease, wk.id, wk.token, w.now) {
-		w.emit(Event{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: write, Ref2: w.leaseEnd(wk.id)})
+		w.emit(EventFields{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: write, Ref2: w.leaseEnd(wk.id)})
 	}
 	if wk.holds {
 		w.splitBrain(wk, write)
@@ -72,7 +72,7 @@ func (w *World) splitBrain(wk *worker, ev int32) {
 			continue
 		}
 		w.splitSeen = append(w.splitSeen, pair)
-		w.emit(Event{Kind: KindViolation, Reason: ViolationSplitBrain, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: ev, Ref2: o.acquiredEv})
+		w.emit(EventFields{Kind: KindViolation, Reason: ViolationSplitBrain, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: ev, Ref2: o.acquiredEv})
 	}
 }
 

@@ -15,7 +15,9 @@ const (
 	itElection                         // an election completes
 )
 
-// message is a network message. It is carried by value inside a queue item.
+// message is a network message. While it is on its way, or waits for the
+// coordinator to serve it, it is kept in World.msgs and its queue item
+// holds its place there.
 type message struct {
 	kind MsgKind
 	from Node
@@ -38,14 +40,23 @@ type message struct {
 	value    uint16 // write: a fixed result (index in World.values), or 0 for the holder's own
 }
 
+// item is one thing due at a time. It is small (24 bytes), so that the
+// queue holds little and the heap moves items cheaply: a message it
+// delivers is kept aside, in World.msgs.
 type item struct {
-	at   Time
-	seq  uint64
-	kind itemKind
-	node Node
-	slot uint8
-	id   uint32
-	msg  message
+	at  Time
+	seq uint64
+	// id says which thing is due, or whether it is still due: deliver and
+	// coordinator process: the message's place in World.msgs; timer: the
+	// timer's id; next, start: the worker's incarnation; thaw: the
+	// freeze's id; coordinator expire: the count of tokens the lease had
+	// when the expiry was set (lease.tokens); free: the lock-delay's id;
+	// election: the election's id.
+	id    uint32
+	kind  itemKind
+	node  Node
+	slot  uint8 // timer: which of the worker's timers
+	lease uint8 // coordinator expire, free: which lease
 }
 
 // queue is a binary min-heap of items ordered by (at, seq). It stores values
@@ -60,9 +71,9 @@ func before(a, b *item) bool {
 	return a.seq < b.seq
 }
 
-// push and pop move a hole rather than swap: an item is large, and each
-// level of the heap then copies it once instead of twice. The resulting
-// order is the one swapping gives.
+// push and pop move a hole rather than swap: each level of the heap then
+// copies an item once instead of twice. The resulting order is the one
+// swapping gives.
 func (q *queue) push(it item) {
 	*q = append(*q, it)
 	h := *q

@@ -143,7 +143,7 @@ func (w *World) renewAttempt(wk *worker, loop int) {
 func (w *World) giveUp(wk *worker, why Reason) {
 	r := &wk.renewal
 	r.gaveUp = true
-	w.emit(Event{Kind: KindGiveUp, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Gen: r.gen})
+	w.emit(EventFields{Kind: KindGiveUp, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Gen: r.gen})
 	if wk.clk.local(w.now) >= wk.believedEnd && wk.spec.StopAtExpiry {
 		w.lose(wk, ReasonDeadline)
 	}
@@ -162,7 +162,7 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 		class = 1
 	}
 	now := wk.clk.local(w.now)
-	w.emit(Event{Kind: KindRenewError, Node: wk.id, Peer: NoNode, Reason: why, Value: class, Token: wk.token, Gen: r.loops[loop].gen})
+	w.emit(EventFields{Kind: KindRenewError, Node: wk.id, Peer: NoNode, Reason: why, Value: class, Token: wk.token, Gen: r.loops[loop].gen})
 	if !wk.holds {
 		return
 	}
@@ -172,7 +172,7 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 	}
 	if !r.uncertain {
 		r.uncertain = true
-		w.emit(Event{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Value: int64(wk.believedEnd - now), Gen: r.gen})
+		w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Value: int64(wk.believedEnd - now), Gen: r.gen})
 	}
 	p := &wk.spec.Renew
 	if wk.renews() {
@@ -212,7 +212,7 @@ func (w *World) renewOK(wk *worker, m message) {
 		return
 	}
 	if m.gen != r.gen && !wk.spec.Renew.AnyGen {
-		w.emit(Event{Kind: KindStaleReply, Node: wk.id, Peer: NoNode, Token: m.token, Gen: m.gen, Value: int64(r.gen)})
+		w.emit(EventFields{Kind: KindStaleReply, Node: wk.id, Peer: NoNode, Token: m.token, Gen: m.gen, Value: int64(r.gen)})
 		return
 	}
 	now := wk.clk.local(w.now)
@@ -235,7 +235,7 @@ func (w *World) renewOK(wk *worker, m message) {
 			wk.token = m.token
 		}
 	}
-	idx := w.emit(Event{Kind: KindRenewed, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd, Prev: prev, Value: int64(remaining), Gen: r.gen, Key: w.leaseKeys[wk.lease]})
+	idx := w.emit(EventFields{Kind: KindRenewed, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd, Prev: prev, Value: int64(remaining), Gen: r.gen, Key: w.p.leaseKeys[wk.lease]})
 	wk.acquiredEv = idx
 	if wk.belief >= 0 {
 		b := &w.beliefs[wk.belief]
@@ -259,7 +259,7 @@ func (w *World) publishToken(wk *worker) {
 		return
 	}
 	wk.token, r.pending = r.pending, 0
-	w.emit(Event{Kind: KindPublish, Node: wk.id, Peer: NoNode, Token: wk.token, Gen: r.gen})
+	w.emit(EventFields{Kind: KindPublish, Node: wk.id, Peer: NoNode, Token: wk.token, Gen: r.gen})
 }
 
 // hidesExpiry reports whether the worker treats an uncertain lease as
@@ -285,7 +285,7 @@ func (w *World) deadline(wk *worker) {
 		// longer trusts its lock, but the session may yet be saved: keep
 		// trying for the grace period.
 		wk.jeopardy = true
-		w.emit(Event{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: ReasonJeopardy, Token: wk.token, At: wk.believedEnd + g, Value: int64(g), Gen: wk.renewal.gen})
+		w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: ReasonJeopardy, Token: wk.token, At: wk.believedEnd + g, Value: int64(g), Gen: wk.renewal.gen})
 		wk.renewal.gaveUp = false
 		if !wk.renewal.loops[0].inflight && !wk.timers[slotRenew].on {
 			w.renewAttempt(wk, 0)

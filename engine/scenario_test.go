@@ -80,7 +80,7 @@ func runScenarioFile(t *testing.T, path string) {
 				for _, e := range w.Events() {
 					if e.Kind == KindViolation {
 						b.WriteString(w.Names().Format(e) + "\n")
-						for _, r := range []int32{e.Ref, e.Ref2} {
+						for _, r := range []int32{e.Ref(), e.Ref2()} {
 							if r >= 0 {
 								fmt.Fprintf(&b, "    #%-3d%s\n", r, w.Names().Format(w.Events()[r]))
 							}

@@ -116,7 +116,7 @@ func (w *World) Snapshot() Snapshot {
 		s.Coordinator.Leader = 0
 	}
 	for _, l := range c.leases {
-		ls := LeaseState{Name: l.name, Holder: l.holder, Token: l.token, Expires: l.expires, FreeAt: l.freeAt}
+		ls := LeaseState{Name: w.p.leaseNames[l.index], Holder: l.holder, Token: l.token, Expires: l.expires, FreeAt: l.freeAt}
 		for _, wt := range l.waiters {
 			ls.Waiting = append(ls.Waiting, wt.node)
 		}
@@ -173,7 +173,7 @@ func (w *World) AppendWorkers(dst []WorkerState) []WorkerState {
 			Crashed:     wk.crashed,
 			Frozen:      wk.frozen,
 			Done:        wk.done,
-			Step:        wk.pc,
+			Step:        int(wk.pc),
 			Program:     wk.spec.Program,
 			Holds:       wk.holds,
 			Believes:    w.believes(wk),

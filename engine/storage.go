@@ -41,8 +41,8 @@ func (s *storage) receive(w *World, m message) {
 }
 
 func (s *storage) write(w *World, m message) {
-	if s.keys == nil {
-		s.keys = make([]keyState, len(w.names.Keys))
+	if len(s.keys) == 0 {
+		s.keys = grown(s.keys, len(w.p.names.Keys))
 		for i := range s.keys {
 			s.keys[i] = keyState{lastAccept: -1, firstSend: -1}
 		}
@@ -82,8 +82,8 @@ func (s *storage) write(w *World, m message) {
 			shown = ks.highest
 		}
 		s.keys[m.key] = ks
-		idx = w.emit(Event{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown, Effect: m.effect, Ref: m.ev, Ref2: -1})
-		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.names.Keys[m.key], Effect: m.effect, Reason: reason, Highest: ks.highest, Event: idx})
+		idx = w.emit(EventFields{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown, Effect: m.effect, Ref: m.ev, Ref2: -1})
+		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.p.names.Keys[m.key], Effect: m.effect, Reason: reason, Highest: ks.highest, Event: idx})
 		reply := MsgWriteErr
 		if reason == ReasonDuplicate {
 			// The effect is already done: the writer may carry on.
@@ -100,8 +100,8 @@ func (s *storage) write(w *World, m message) {
 	if same {
 		why = ReasonSameValue
 	}
-	idx = w.emit(Event{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: why, Value: ks.highest, Effect: m.effect, Ref: m.ev, Ref2: -1})
-	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.names.Keys[m.key], Effect: m.effect, Accepted: true, Highest: ks.highest, Event: idx})
+	idx = w.emit(EventFields{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: why, Value: ks.highest, Effect: m.effect, Ref: m.ev, Ref2: -1})
+	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.p.names.Keys[m.key], Effect: m.effect, Accepted: true, Highest: ks.highest, Event: idx})
 	if !same {
 		w.observeAccept(m, idx, &ks)
 	}
@@ -110,6 +110,6 @@ func (s *storage) write(w *World, m message) {
 }
 
 func (s *storage) read(w *World, m message) {
-	w.emit(Event{Kind: KindRead, Node: Storage, Peer: m.from, Value: s.version})
+	w.emit(EventFields{Kind: KindRead, Node: Storage, Peer: m.from, Value: s.version})
 	w.send(message{kind: MsgReadOK, from: Storage, to: m.from, req: m.req, version: s.version})
 }

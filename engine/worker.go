@@ -43,54 +43,56 @@ const (
 )
 
 type timer struct {
-	on    bool
 	local Time
 	id    uint32
+	on    bool
 }
 
+// worker is one worker's state. Its fields are grouped by size, the flags
+// together, so that twelve of them hold little padding.
 type worker struct {
-	id        Node
-	spec      *WorkerSpec
-	lease     uint8  // index of its lease at the coordinator
-	inc       uint32 // incarnation: bumped by crash, so old timers are ignored
-	crashed   bool
-	frozen    bool
-	done      bool
-	freezeOn  Kind // freeze when this event next happens
-	freezeFor Time
-	thawID    uint32
-	deferred  []item // what arrived or fell due while frozen
+	spec *WorkerSpec
+	id   Node
+	// lease is the index of its lease at the coordinator.
+	lease    uint8
+	freezeOn Kind    // freeze when this event next happens
+	waiting  MsgKind // the program request in flight, or MsgNone
+	// The flags. acquiring: a round of asking for the lease is on (see
+	// acqSent); jeopardy: its own lease ran out and it renews within its
+	// grace; refused: a work step waits for a renewal to give it enough
+	// time.
+	crashed, frozen, done, holds, acquiring, jeopardy, refused bool
 
-	pc      int
-	waiting MsgKind // the program request in flight, or MsgNone
-	req     uint32  // id of the latest request of any kind
-	progReq uint32  // id of the program request in flight
-	reqSent Time    // local time the program request was sent
+	inc     uint32 // incarnation: bumped by crash, so old timers are ignored
+	thawID  uint32
+	req     uint32 // id of the latest request of any kind
+	progReq uint32 // id of the program request in flight
+	pc      int32  // the program step it is at
+	// belief and freeze are the indexes in World.beliefs and World.freezes
+	// of its open belief and freeze, -1 if none.
+	belief, freeze int32
+	acquiredEv     int32
+
+	freezeFor Time
+	deferred  []item // what arrived or fell due while frozen
+	reqSent   Time   // local time the program request was sent
 	// acqSent is when the worker first asked for the lease in this round of
 	// asking. A grant may answer any of the round's requests (one that timed
 	// out, say), so the only safe count starts at the first.
-	acqSent   Time
-	acquiring bool
+	acqSent Time
 
 	// What a candidate knows of the lease record (expiry=candidate): the
 	// version it last saw and when, by its own clock, it first saw it.
 	seenVersion int64
 	seenAt      Time
-	jeopardy    bool // its own lease ran out; renewing within its grace
 
-	holds       bool
 	token       int64
 	believedEnd Time // local
-	acquiredEv  int32
 	version     int64
 	renewal     renewal
 
-	refused bool // a work step waits for a renewal to give it enough time
-
 	clk    clock
 	timers [nSlots]timer
-	belief int // index in World.beliefs of the open belief, -1 if none
-	freeze int // index in World.freezes of the open freeze, -1 if none
 }
 
 func (w *World) setTimer(wk *worker, s timerSlot, local Time) {
@@ -112,17 +114,17 @@ func (w *World) next(wk *worker) {
 func (w *World) startProgram(wk *worker) {
 	wk.pc = 0
 	wk.done = false
-	w.emit(Event{Kind: KindStart, Node: wk.id, Peer: NoNode})
+	w.emit(EventFields{Kind: KindStart, Node: wk.id, Peer: NoNode})
 	w.runOp(wk)
 }
 
 // runOp performs the program step at pc.
 func (w *World) runOp(wk *worker) {
 	prog := wk.spec.Program
-	if wk.pc >= len(prog) {
+	if int(wk.pc) >= len(prog) {
 		if !wk.done {
 			wk.done = true
-			w.emit(Event{Kind: KindDone, Node: wk.id, Peer: NoNode})
+			w.emit(EventFields{Kind: KindDone, Node: wk.id, Peer: NoNode})
 		}
 		return
 	}
@@ -143,7 +145,7 @@ func (w *World) runOp(wk *worker) {
 			if !wk.holds {
 				left = 0
 			}
-			w.emit(Event{Kind: KindRefuse, Node: wk.id, Peer: NoNode, Value: int64(left), At: op.Need})
+			w.emit(EventFields{Kind: KindRefuse, Node: wk.id, Peer: NoNode, Value: int64(left), At: op.Need})
 			if wk.holds && wk.renews() {
 				wk.refused = true // try again after the next renewal
 				return
@@ -151,7 +153,7 @@ func (w *World) runOp(wk *worker) {
 			w.lose(wk, ReasonNoTime)
 			return
 		}
-		w.emit(Event{Kind: KindWork, Node: wk.id, Peer: NoNode, Value: int64(op.Arg)})
+		w.emit(EventFields{Kind: KindWork, Node: wk.id, Peer: NoNode, Value: int64(op.Arg)})
 		w.setTimer(wk, slotProgram, now+op.Arg)
 	case OpSleep:
 		w.setTimer(wk, slotProgram, now+op.Arg)
@@ -161,7 +163,7 @@ func (w *World) runOp(wk *worker) {
 		if !ok {
 			r = ReasonExpired
 		}
-		w.emit(Event{Kind: KindCheck, Node: wk.id, Peer: NoNode, Reason: r, Token: wk.token, At: wk.believedEnd})
+		w.emit(EventFields{Kind: KindCheck, Node: wk.id, Peer: NoNode, Reason: r, Token: wk.token, At: wk.believedEnd})
 		if !ok {
 			w.lose(wk, ReasonExpired)
 			return
@@ -173,7 +175,7 @@ func (w *World) runOp(wk *worker) {
 		if wk.spec.NoToken {
 			sent = 0
 		}
-		idx := w.emit(Event{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: w.keyOf(op.Key), Effect: op.Kind == OpSend})
+		idx := w.emit(EventFields{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: w.keyOf(op.Key), Effect: op.Kind == OpSend})
 		w.observeWrite(wk, idx)
 		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: w.keyOf(op.Key), value: w.valueOf(op.Value), effect: op.Kind == OpSend, version: wk.version, lease: wk.lease, ev: idx})
 	case OpRead:
@@ -219,7 +221,7 @@ func (w *World) workerTimer(wk *worker, it item) {
 	t.on = false
 	switch timerSlot(it.slot) {
 	case slotProgram:
-		if wk.pc < len(wk.spec.Program) && wk.spec.Program[wk.pc].Kind != OpAcquire {
+		if int(wk.pc) < len(wk.spec.Program) && wk.spec.Program[wk.pc].Kind != OpAcquire {
 			wk.pc++
 		}
 		w.runOp(wk)
@@ -230,12 +232,12 @@ func (w *World) workerTimer(wk *worker, it item) {
 	case slotTimeout:
 		k := wk.waiting
 		wk.waiting = MsgNone
-		w.emit(Event{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: k})
+		w.emit(EventFields{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: k})
 		w.runOp(wk)
 	case slotRenewTimeout, slotRenewTimeout1:
 		loop := int(it.slot - uint8(slotRenewTimeout))
 		if wk.renewal.loops[loop].inflight {
-			w.emit(Event{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: MsgRenew})
+			w.emit(EventFields{Kind: KindTimeout, Node: wk.id, Peer: NoNode, Msg: MsgRenew})
 			w.renewError(wk, loop, ReasonTimeout)
 		}
 	case slotPublish:
@@ -327,7 +329,7 @@ func (w *World) judgeRecord(wk *worker, version int64) bool {
 
 func (w *World) retryAcquire(wk *worker) {
 	d := Second
-	if wk.pc < len(wk.spec.Program) && wk.spec.Program[wk.pc].Arg > 0 {
+	if int(wk.pc) < len(wk.spec.Program) && wk.spec.Program[wk.pc].Arg > 0 {
 		d = wk.spec.Program[wk.pc].Arg
 	}
 	if j := wk.spec.AcquireJitter; j > 0 {
@@ -349,9 +351,9 @@ func (w *World) acquired(wk *worker, m message) {
 	wk.jeopardy = false
 	wk.believedEnd = wk.beliefEnd(base, m.ttl)
 	wk.renewal.startCycle(wk)
-	wk.acquiredEv = w.emit(Event{Kind: KindAcquired, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
+	wk.acquiredEv = w.emit(EventFields{Kind: KindAcquired, Node: wk.id, Peer: NoNode, Token: wk.token, At: wk.believedEnd})
 	w.beliefs = append(w.beliefs, BeliefSpan{Worker: wk.id, Token: wk.token, Start: w.now, Local: wk.believedEnd, Until: wk.clk.trueAt(wk.believedEnd, w.now), End: Never})
-	wk.belief = len(w.beliefs) - 1
+	wk.belief = int32(len(w.beliefs) - 1)
 	w.observeBelief(wk)
 	if wk.spec.StopAtExpiry && wk.believedEnd != Never {
 		w.setTimer(wk, slotDeadline, wk.believedEnd)
@@ -377,7 +379,7 @@ func (w *World) dropLease(wk *worker) {
 // acquire: it stops the work that needed the lease.
 func (w *World) lose(wk *worker, r Reason) {
 	if wk.holds {
-		w.emit(Event{Kind: KindLost, Node: wk.id, Peer: NoNode, Token: wk.token, Reason: r})
+		w.emit(EventFields{Kind: KindLost, Node: wk.id, Peer: NoNode, Token: wk.token, Reason: r})
 		if r != ReasonNotHolder {
 			// Let go at the coordinator too, in case it still thinks this
 			// worker holds the lease; a stale release is ignored there.
@@ -393,7 +395,7 @@ func (w *World) lose(wk *worker, r Reason) {
 	wk.pc = 0
 	for i, op := range wk.spec.Program {
 		if op.Kind == OpAcquire {
-			wk.pc = i
+			wk.pc = int32(i)
 			break
 		}
 	}
@@ -401,7 +403,7 @@ func (w *World) lose(wk *worker, r Reason) {
 }
 
 func (w *World) crashWorker(wk *worker) {
-	w.emit(Event{Kind: KindCrash, Node: wk.id, Peer: NoNode})
+	w.emit(EventFields{Kind: KindCrash, Node: wk.id, Peer: NoNode})
 	if wk.holds {
 		w.dropLease(wk)
 	}
@@ -412,6 +414,11 @@ func (w *World) crashWorker(wk *worker) {
 	}
 	wk.crashed = true
 	wk.freezeOn = KindNone
+	for _, it := range wk.deferred {
+		if it.kind == itDeliver {
+			w.take(it.id) // it will never arrive
+		}
+	}
 	wk.deferred = wk.deferred[:0]
 	wk.inc++
 	for s := range wk.timers {
@@ -430,9 +437,9 @@ func (w *World) freezeWorker(wk *worker, d Time) {
 		wk.thawID++
 		w.schedule(item{at: until, kind: itThaw, node: wk.id, id: wk.thawID})
 	}
-	w.emit(Event{Kind: KindFreeze, Node: wk.id, Peer: NoNode, At: until})
+	w.emit(EventFields{Kind: KindFreeze, Node: wk.id, Peer: NoNode, At: until})
 	w.freezes = append(w.freezes, FreezeSpan{Worker: wk.id, Start: w.now, End: Never})
-	wk.freeze = len(w.freezes) - 1
+	wk.freeze = int32(len(w.freezes) - 1)
 }
 
 // thawWorker resumes a frozen worker. Everything that fell due while it was
@@ -443,7 +450,7 @@ func (w *World) thawWorker(wk *worker) {
 	wk.thawID++
 	w.freezes[wk.freeze].End = w.now
 	wk.freeze = -1
-	w.emit(Event{Kind: KindThaw, Node: wk.id, Peer: NoNode})
+	w.emit(EventFields{Kind: KindThaw, Node: wk.id, Peer: NoNode})
 	for _, it := range wk.deferred {
 		it.at = w.now
 		w.schedule(it)
@@ -465,7 +472,7 @@ func (w *World) changeClock(wk *worker, c Command) {
 		rate = c.Rate
 	}
 	wk.clk = clock{base: l, anchor: w.now, rate: rate}
-	w.emit(Event{Kind: KindClock, Node: wk.id, Peer: NoNode, At: l, Value: rate})
+	w.emit(EventFields{Kind: KindClock, Node: wk.id, Peer: NoNode, At: l, Value: rate})
 	for s := range wk.timers {
 		t := &wk.timers[s]
 		if t.on {

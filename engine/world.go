@@ -16,30 +16,26 @@ var ErrBudget = errors.New("event budget for one command used up")
 // World is one simulated run. It is not safe for concurrent use: one
 // goroutine owns it, and everything it does happens inside Apply.
 type World struct {
-	sc         Scenario
-	names      Names
-	leaseNames []string
-	leaseKeys  []KeyID     // leaseNames' ids in names.Keys
-	values     []string    // fixed write results, by message.value; values[0] is ""
-	mode       StorageMode // a switch the student flips; survives reset
-	limits     Limits
-	now        Time
-	seq        uint64
-	q          queue
-	rnd        rng
-	log        []Event
-	cmds       []Command
-	budget     int // events this Apply may still record; below 0: too many
-	coord      coordinator
-	store      storage
-	workers    []worker
-	links      []link // n×n, indexed by linkIndex(a, b); n = workers + 2. Empty until a command sets one: most worlds never do
+	p        *Prepared // the scenario, shared with the other worlds built from it: read only
+	seed     uint64
+	mode     StorageMode // a switch the student flips; survives reset
+	now      Time
+	seq      uint64
+	q        queue
+	msgs     []message // messages on their way, by place; see post
+	freeMsgs []uint32  // places in msgs no message holds
+	rnd      rng
+	log      []Event
+	cmds     []Command
+	budget   int // events this Apply may still record; below 0: too many
+	coord    coordinator
+	store    storage
+	workers  []worker
+	links    []link // n×n, indexed by linkIndex(a, b); n = workers + 2. Empty until a command sets one: most worlds never do
 
 	beliefs   []BeliefSpan
 	freezes   []FreezeSpan
 	splitSeen [][2]int64
-
-	undo saved // the state before the command being applied
 }
 
 const maxNodes = MaxWorkers + 2
@@ -53,147 +49,96 @@ type link struct {
 }
 
 // New builds a world at time 0 from a scenario. The scenario is copied.
+// A caller that builds many worlds of one scenario prepares it once
+// (Prepare) and builds them from that.
 func New(sc Scenario) (*World, error) {
-	w := &World{}
-	if err := w.build(sc); err != nil {
+	p, err := Prepare(sc)
+	if err != nil {
 		return nil, err
 	}
-	return w, nil
+	return p.New(sc.Seed), nil
 }
 
 // Reuse turns w into a new world of sc, as New(sc) would build it, but
-// keeps the arrays w has grown (log, queue, links), so a caller that runs
-// many worlds one after another allocates little. Slices w returned before
-// (Events, Commands) must not be used after. On an error w is unchanged.
+// keeps the arrays w has grown (log, queue, actors, ...), so a caller that
+// runs many worlds one after another allocates little (Prepared.NewIn
+// does the same without preparing sc again). Slices w returned before
+// (Events, Commands, Spans) must not be used after. On an error w is
+// unchanged.
 func (w *World) Reuse(sc Scenario) error {
-	var fresh World
-	fresh.log, fresh.q, fresh.links, fresh.cmds = w.log[:0], w.q[:0], w.links[:0], w.cmds[:0]
-	fresh.beliefs, fresh.freezes, fresh.splitSeen = w.beliefs[:0], w.freezes[:0], w.splitSeen[:0]
-	if err := fresh.build(sc); err != nil {
+	p, err := Prepare(sc)
+	if err != nil {
 		return err
 	}
-	*w = fresh
+	p.NewIn(w, sc.Seed)
 	return nil
 }
 
-// build sets up a zero world (or one holding only emptied arrays) for sc.
-func (w *World) build(sc Scenario) error {
-	if err := sc.Validate(); err != nil {
-		return err
-	}
-	if sc.Replicas == 0 {
-		sc.Replicas = 3
-	}
-	if sc.FirstToken == 0 {
-		sc.FirstToken = 1
-	}
-	sc.Workers = append([]WorkerSpec(nil), sc.Workers...)
-	for i := range sc.Workers {
-		if sc.Workers[i].Lease == "" {
-			sc.Workers[i].Lease = DefaultLease
-		}
-		if err := sc.Workers[i].resolvePreset(sc.TTL); err != nil {
-			return err
-		}
-	}
-	if err := sc.Validate(); err != nil {
-		return err
-	}
-	for i := range sc.Workers {
-		ws := &sc.Workers[i]
-		ws.Program = append([]Op(nil), ws.Program...)
-		if ws.Drift == 0 {
-			ws.Drift = 1_000_000
-		}
-		if ws.Renew.Retry == 0 {
-			ws.Renew.Retry = ws.Renew.Every
-		}
-	}
-	w.sc, w.mode, w.limits = sc, sc.Storage, sc.Limits
-	if w.limits.MaxEventsPerApply == 0 {
-		w.limits.MaxEventsPerApply = 1_000_000
-	}
-	if w.limits.MaxTime == 0 {
-		w.limits.MaxTime = 24 * Hour
-	}
-	w.names = Names{Nodes: make([]string, len(sc.Workers)), Keys: []string{""}}
-	w.values = []string{""}
-	for i, ws := range sc.Workers {
-		w.names.Nodes[i] = ws.Name
-		if !slices.Contains(w.leaseNames, ws.Lease) {
-			w.leaseNames = append(w.leaseNames, ws.Lease)
-			w.leaseKeys = append(w.leaseKeys, w.intern(&w.names.Keys, ws.Lease))
-		}
-	}
-	// Every key a program names gets its id now, so the log holds ids only.
-	for _, ws := range sc.Workers {
-		for _, op := range ws.Program {
-			if op.Kind == OpWrite || op.Kind == OpSend {
-				w.intern(&w.names.Keys, op.Key)
-				w.intern(&w.values, op.Value)
-			}
-		}
-	}
-	if len(w.names.Keys) > 1<<16 || len(w.values) > 1<<16 {
-		return fmt.Errorf("too many distinct keys or values (at most %d)", 1<<16)
-	}
-	w.init()
-	return nil
-}
-
-// intern returns s's index in *table, adding it when it is new.
-func (w *World) intern(table *[]string, s string) KeyID {
-	if i := slices.Index(*table, s); i >= 0 {
-		return KeyID(i)
-	}
-	*table = append(*table, s)
-	return KeyID(len(*table) - 1)
-}
-
-// keyOf is the id of a key a program names (interned by New).
+// keyOf is the id of a key a program names (interned by Prepare).
 func (w *World) keyOf(s string) KeyID {
-	i := slices.Index(w.names.Keys, s)
+	i := slices.Index(w.p.names.Keys, s)
 	return KeyID(max(i, 0))
 }
 
-// valueOf is the index of a fixed write result (interned by New).
+// valueOf is the index of a fixed write result (interned by Prepare).
 func (w *World) valueOf(s string) uint16 {
-	i := slices.Index(w.values, s)
+	i := slices.Index(w.p.values, s)
 	return uint16(max(i, 0))
 }
 
-// init puts every actor in its starting state. Used by New and reset.
+// init puts every actor in its starting state, in the arrays the world has
+// grown: it sets every field but the scenario, seed, storage mode, command
+// list and budget. Used by New, reset and replay.
 func (w *World) init() {
 	w.now = 0
 	w.seq = 0
 	w.q = w.q[:0]
-	w.rnd = rng{s: w.sc.Seed}
+	w.msgs, w.freeMsgs = w.msgs[:0], w.freeMsgs[:0]
+	w.rnd = rng{s: w.seed}
 	w.log = w.log[:0]
 	w.links = w.links[:0]
-	w.coord = coordinator{}
-	w.coord.init(w.sc, w.leaseNames, w.leaseKeys)
-	w.store = storage{}
+	w.coord.init(w.p)
+	w.store = storage{ledger: w.store.ledger[:0], keys: w.store.keys[:0]}
 	w.beliefs = w.beliefs[:0]
 	w.freezes = w.freezes[:0]
 	w.splitSeen = w.splitSeen[:0]
-	w.workers = make([]worker, len(w.sc.Workers))
+	w.workers = grown(w.workers, len(w.p.sc.Workers))
 	for i := range w.workers {
 		wk := &w.workers[i]
-		wk.id = Node(i)
-		wk.spec = &w.sc.Workers[i]
-		wk.lease = uint8(slices.Index(w.leaseNames, wk.spec.Lease))
-		wk.clk = clock{base: wk.spec.Skew, anchor: 0, rate: wk.spec.Drift}
-		wk.belief = -1
-		wk.freeze = -1
-		w.schedule(item{at: wk.spec.Start, kind: itStart, node: wk.id})
+		spec := &w.p.sc.Workers[i]
+		*wk = worker{
+			id:       Node(i),
+			spec:     spec,
+			lease:    uint8(slices.Index(w.p.leaseNames, spec.Lease)),
+			clk:      clock{base: spec.Skew, anchor: 0, rate: spec.Drift},
+			belief:   -1,
+			freeze:   -1,
+			deferred: wk.deferred[:0],
+		}
+		w.schedule(item{at: spec.Start, kind: itStart, node: wk.id})
 	}
 }
 
-// Scenario returns the scenario the world was built from.
-func (w *World) Scenario() Scenario { return w.sc }
+// grown is s with length n, reusing its array when it is large enough: a
+// reset puts the actors in their starting state in the arrays they had.
+// The caller sets every element.
+func grown[T any](s []T, n int) []T {
+	return slices.Grow(s[:0], n)[:n]
+}
 
-// Names maps nodes to names for formatting.
-func (w *World) Names() Names { return w.names }
+// Scenario returns the scenario the world was built from, with its
+// defaults filled in and its presets resolved. Its workers and their
+// programs are shared with the other worlds built from the same prepared
+// scenario: read them, do not change them.
+func (w *World) Scenario() Scenario {
+	sc := w.p.sc
+	sc.Seed = w.seed
+	return sc
+}
+
+// Names maps nodes to names for formatting. It is shared with the other
+// worlds built from the same prepared scenario: read it, do not change it.
+func (w *World) Names() Names { return w.p.names }
 
 // Now is the current virtual time.
 func (w *World) Now() Time { return w.now }
@@ -207,7 +152,7 @@ func (w *World) Commands() []Command { return w.cmds }
 
 // Worker finds a worker by name.
 func (w *World) Worker(name string) (Node, bool) {
-	for i, n := range w.names.Nodes {
+	for i, n := range w.p.names.Nodes {
 		if n == name {
 			return Node(i), true
 		}
@@ -226,13 +171,13 @@ func (w *World) node(name string) (Node, error) {
 	if n, ok := w.Worker(name); ok {
 		return n, nil
 	}
-	return NoNode, refuse("no-node", fmt.Sprintf("no node called %q (workers: %v, or coord, storage)", name, w.names.Nodes), name, strings.Join(w.names.Nodes, ", "))
+	return NoNode, refuse("no-node", fmt.Sprintf("no node called %q (workers: %v, or coord, storage)", name, w.p.names.Nodes), name, strings.Join(w.p.names.Nodes, ", "))
 }
 
 func (w *World) worker(name string) (*worker, error) {
 	n, ok := w.Worker(name)
 	if !ok {
-		return nil, refuse("no-worker", fmt.Sprintf("no worker called %q (workers: %v)", name, w.names.Nodes), name, strings.Join(w.names.Nodes, ", "))
+		return nil, refuse("no-worker", fmt.Sprintf("no worker called %q (workers: %v)", name, w.p.names.Nodes), name, strings.Join(w.p.names.Nodes, ", "))
 	}
 	return &w.workers[n], nil
 }
@@ -240,7 +185,7 @@ func (w *World) worker(name string) (*worker, error) {
 // Apply carries out one command. A command that is not valid in the
 // current state, or that would record more events than the scenario's
 // MaxEventsPerApply, returns an error and changes nothing.
-func (w *World) Apply(c Command) error { return w.ApplyWithin(c, w.limits.MaxEventsPerApply) }
+func (w *World) Apply(c Command) error { return w.ApplyWithin(c, w.p.limits.MaxEventsPerApply) }
 
 // ApplyWithin is Apply with a budget of its own: the command may record at
 // most events events (a reset counts the events of the new log). A command
@@ -251,39 +196,72 @@ func (w *World) ApplyWithin(c Command, events int) error {
 	if err := w.validate(c); err != nil {
 		return err
 	}
-	events = min(events, w.limits.MaxEventsPerApply)
-	if c.Kind == CmdReset {
-		// A reset cannot fail: the new log holds one event.
-		if events < 1 {
-			return fmt.Errorf("%w: a reset records one event (budget %d)", ErrBudget, events)
-		}
-		w.record(c)
-		w.init()
-		w.budget = events
-		w.emit(Event{Kind: KindReset, Node: NoNode, Peer: NoNode})
-		return nil
+	events = min(events, w.p.limits.MaxEventsPerApply)
+	if c.Kind == CmdReset && events < 1 {
+		// Otherwise a reset cannot fail: the new log holds one event.
+		return fmt.Errorf("%w: a reset records one event (budget %d)", ErrBudget, events)
 	}
-	w.save(c.Kind)
+	// What the command list was, for an undo: record may lengthen the last
+	// command (an advance) instead of adding one.
+	ncmds := len(w.cmds)
+	var lastDur Time
+	if ncmds > 0 {
+		lastDur = w.cmds[ncmds-1].Dur
+	}
 	w.record(c)
+	if err := w.run(c, events); err != nil {
+		w.cmds = w.cmds[:ncmds]
+		if ncmds > 0 {
+			w.cmds[ncmds-1].Dur = lastDur
+		}
+		w.replay()
+		return err
+	}
+	return nil
+}
+
+// run carries out a validated command that may record events events: it
+// returns an error wrapping ErrBudget, part way through, when it would
+// record more.
+func (w *World) run(c Command, events int) error {
 	w.budget = events
-	var err error
 	switch c.Kind {
+	case CmdReset:
+		w.init()
+		w.emit(EventFields{Kind: KindReset, Node: NoNode, Peer: NoNode})
 	case CmdAdvance:
-		err = w.runUntil(w.now + c.Dur)
+		return w.runUntil(w.now + c.Dur)
 	case CmdUntil:
-		err = w.runUntil(c.At)
+		return w.runUntil(c.At)
 	case CmdStep:
-		err = w.step()
+		return w.step()
 	default:
 		w.command(c)
 		if w.budget < 0 {
-			err = w.overBudget(events)
+			return w.overBudget(events)
 		}
 	}
-	if err != nil {
-		w.restore()
+	return nil
+}
+
+// replayBudget is the budget of each command a replay runs again: more
+// events than any world can record, so a replay never stops part way
+// (advances merged into one may need more than each had).
+const replayBudget = 1 << 40
+
+// replay undoes a command refused part way: it builds the world again from
+// its scenario and its command list, which no longer holds the refused
+// command. The same scenario and commands give the same world, so this
+// puts back everything the command changed (the log, the queue, the random
+// numbers, every actor) without keeping a copy of any of it before each
+// command. A refusal is rare (a session at its cap of events), and it
+// costs a run of the world so far again, reusing the arrays it has grown.
+func (w *World) replay() {
+	w.mode = w.p.sc.Storage
+	w.init()
+	for _, c := range w.cmds {
+		_ = w.run(c, replayBudget) // within replayBudget no command is refused
 	}
-	return err
 }
 
 func (w *World) overBudget(events int) error {
@@ -294,7 +272,7 @@ func (w *World) overBudget(events int) error {
 // playing session applies one every frame, and "advance a; advance b" runs
 // exactly as "advance a+b" does.
 func (w *World) record(c Command) {
-	if n := len(w.cmds); n > 0 && c.Kind == CmdAdvance && w.cmds[n-1].Kind == CmdAdvance && w.cmds[n-1].Dur+c.Dur <= w.limits.MaxTime {
+	if n := len(w.cmds); n > 0 && c.Kind == CmdAdvance && w.cmds[n-1].Kind == CmdAdvance && w.cmds[n-1].Dur+c.Dur <= w.p.limits.MaxTime {
 		w.cmds[n-1].Dur += c.Dur
 		return
 	}
@@ -322,22 +300,22 @@ func (w *World) validate(c Command) error {
 		if c.Dur <= 0 {
 			return refuse("advance-positive", "advance: duration must be positive")
 		}
-		if c.Dur > w.limits.MaxTime-w.now {
-			return refuse("world-end", fmt.Sprintf("advance: this world stops at %s of virtual time", w.limits.MaxTime), w.limits.MaxTime.String())
+		if c.Dur > w.p.limits.MaxTime-w.now {
+			return refuse("world-end", fmt.Sprintf("advance: this world stops at %s of virtual time", w.p.limits.MaxTime), w.p.limits.MaxTime.String())
 		}
 	case CmdUntil:
 		if c.At < w.now {
 			return refuse("until-past", fmt.Sprintf("until %s: it is already %s", c.At, w.now), c.At.String(), w.now.String())
 		}
-		if c.At > w.limits.MaxTime {
-			return refuse("world-end", fmt.Sprintf("until: this world stops at %s of virtual time", w.limits.MaxTime), w.limits.MaxTime.String())
+		if c.At > w.p.limits.MaxTime {
+			return refuse("world-end", fmt.Sprintf("until: this world stops at %s of virtual time", w.p.limits.MaxTime), w.p.limits.MaxTime.String())
 		}
 	case CmdStep:
 		if len(w.q) == 0 {
 			return refuse("step-nothing", "step: nothing more will happen")
 		}
-		if w.q[0].at > w.limits.MaxTime {
-			return refuse("world-end", fmt.Sprintf("step: the next event is after the world's end at %s", w.limits.MaxTime), w.limits.MaxTime.String())
+		if w.q[0].at > w.p.limits.MaxTime {
+			return refuse("world-end", fmt.Sprintf("step: the next event is after the world's end at %s", w.p.limits.MaxTime), w.p.limits.MaxTime.String())
 		}
 	case CmdReset:
 	case CmdFreeze, CmdThaw, CmdCrash, CmdRestart, CmdClock:
@@ -353,8 +331,8 @@ func (w *World) validate(c Command) error {
 			if wk.frozen {
 				return refuse("freeze-frozen", fmt.Sprintf("freeze: %s is already frozen", c.A), c.A)
 			}
-			if c.Dur < 0 || c.Dur > w.limits.MaxTime {
-				return refuse("freeze-duration", fmt.Sprintf("freeze: duration must be between 0 and %s", w.limits.MaxTime), w.limits.MaxTime.String())
+			if c.Dur < 0 || c.Dur > w.p.limits.MaxTime {
+				return refuse("freeze-duration", fmt.Sprintf("freeze: duration must be between 0 and %s", w.p.limits.MaxTime), w.p.limits.MaxTime.String())
 			}
 			if c.On != KindNone && c.On != KindCheck && c.On != KindWork && c.On != KindAcquired {
 				return refuse("freeze-on", "freeze on: want check, work or acquired")
@@ -423,13 +401,13 @@ func (w *World) validate(c Command) error {
 			}
 		}
 	case CmdLease:
-		if w.sc.TTL == 0 {
+		if w.p.sc.TTL == 0 {
 			return refuse("lease-lock", "lease: this coordinator grants locks that never expire; there is no lease length to change")
 		}
 		if c.Dur <= 0 || c.Dur > Hour {
 			return refuse("lease-range", "lease: a lease lasts more than 0s and at most an hour")
 		}
-		for _, ws := range w.sc.Workers {
+		for _, ws := range w.p.sc.Workers {
 			if ws.Renew.Margin >= c.Dur {
 				return refuse("lease-margin", fmt.Sprintf("lease: %s renews %s before the end, which a %s lease does not leave", ws.Name, ws.Renew.Margin, c.Dur), ws.Name, ws.Renew.Margin.String(), c.Dur.String())
 			}
@@ -473,11 +451,11 @@ func (w *World) command(c Command) {
 	case CmdRestart:
 		wk, _ := w.worker(c.A)
 		wk.crashed = false
-		w.emit(Event{Kind: KindRestart, Node: wk.id, Peer: NoNode})
+		w.emit(EventFields{Kind: KindRestart, Node: wk.id, Peer: NoNode})
 		w.schedule(item{at: w.now, kind: itStart, node: wk.id, id: wk.inc})
 	case CmdStorage:
 		w.mode = c.Mode
-		w.emit(Event{Kind: KindFencing, Node: Storage, Peer: NoNode, Value: int64(c.Mode)})
+		w.emit(EventFields{Kind: KindFencing, Node: Storage, Peer: NoNode, Value: int64(c.Mode)})
 	case CmdPartition:
 		a, _ := w.node(c.A)
 		if c.B == "" {
@@ -486,19 +464,19 @@ func (w *World) command(c Command) {
 					w.setCut(a, b, true)
 				}
 			}
-			w.emit(Event{Kind: KindPartition, Node: a, Peer: NoNode})
+			w.emit(EventFields{Kind: KindPartition, Node: a, Peer: NoNode})
 			return
 		}
 		b, _ := w.node(c.B)
 		w.setCut(a, b, true)
-		w.emit(Event{Kind: KindPartition, Node: a, Peer: b})
+		w.emit(EventFields{Kind: KindPartition, Node: a, Peer: b})
 	case CmdHeal:
 		switch {
 		case c.A == "":
 			for i := range w.links {
 				w.links[i].cut = false
 			}
-			w.emit(Event{Kind: KindHeal, Node: NoNode, Peer: NoNode})
+			w.emit(EventFields{Kind: KindHeal, Node: NoNode, Peer: NoNode})
 		case c.B == "":
 			a, _ := w.node(c.A)
 			for _, b := range w.allNodes() {
@@ -506,12 +484,12 @@ func (w *World) command(c Command) {
 					w.setCut(a, b, false)
 				}
 			}
-			w.emit(Event{Kind: KindHeal, Node: a, Peer: NoNode})
+			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: NoNode})
 		default:
 			a, _ := w.node(c.A)
 			b, _ := w.node(c.B)
 			w.setCut(a, b, false)
-			w.emit(Event{Kind: KindHeal, Node: a, Peer: b})
+			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: b})
 		}
 	case CmdLink:
 		a, _ := w.node(c.A)
@@ -541,14 +519,14 @@ func (w *World) setLink(a, b Node, c Command) {
 	if c.HasLoss {
 		l.hasLoss, l.lossPPM = true, c.LossPPM
 	}
-	d, loss := w.sc.Delay, w.sc.LossPPM
+	d, loss := w.p.sc.Delay, w.p.sc.LossPPM
 	if l.hasDelay {
 		d = l.delay
 	}
 	if l.hasLoss {
 		loss = l.lossPPM
 	}
-	w.emit(Event{Kind: KindLink, Node: a, Peer: b, At: d, Value: loss})
+	w.emit(EventFields{Kind: KindLink, Node: a, Peer: b, At: d, Value: loss})
 }
 
 func (w *World) setCut(a, b Node, cut bool) {
@@ -569,9 +547,9 @@ func (w *World) allNodes() []Node {
 func slot(n Node) int { return int(n) + 2 }
 
 // linkIndex is where the link a→b lives in the table.
-func (w *World) linkIndex(a, b Node) int { return slot(a)*(len(w.sc.Workers)+2) + slot(b) }
+func (w *World) linkIndex(a, b Node) int { return slot(a)*(len(w.p.sc.Workers)+2) + slot(b) }
 
-// logDoubling is the length from which a full log doubles (emit): 256 KB
+// logDoubling is the length from which a full log doubles (emit): 192 KB
 // of events, more than most live sessions' runs reach.
 const logDoubling = 1 << 12
 
@@ -581,7 +559,7 @@ func (w *World) needLinks() {
 	if len(w.links) > 0 {
 		return
 	}
-	n := len(w.sc.Workers) + 2
+	n := len(w.p.sc.Workers) + 2
 	w.links = slices.Grow(w.links[:0], n*n)[:n*n]
 	clear(w.links)
 }
@@ -623,7 +601,7 @@ func (w *World) step() error {
 	items := itemsPerEvent*max(events, 0) + 1024
 	n := len(w.log)
 	for len(w.q) > 0 && len(w.log) == n {
-		if w.q[0].at > w.limits.MaxTime {
+		if w.q[0].at > w.p.limits.MaxTime {
 			break
 		}
 		if items--; items < 0 {
@@ -645,29 +623,35 @@ func (w *World) schedule(it item) {
 
 // emit records an event and runs the observers over it. It returns the
 // event's index in the log.
-func (w *World) emit(e Event) int32 {
-	e.T = w.now
-	if e.Ref == 0 && e.Ref2 == 0 {
-		e.Ref, e.Ref2 = -1, -1
+func (w *World) emit(f EventFields) int32 {
+	f.T = w.now
+	n := len(w.log)
+	if n == cap(w.log) {
+		if n >= logDoubling {
+			// Double, where append grows a large slice by only a quarter:
+			// a long log would be copied about five times over instead of
+			// once.
+			w.log = slices.Grow(w.log, n)
+		} else {
+			// A smaller log (a live session's) grows by an eighth, where
+			// append would double it up to 256 events and then grow it by
+			// half or more: a session holds little room it has not used
+			// (grown as append grows it, a log of 550 events has room for
+			// 850).
+			w.log = append(make([]Event, 0, n+n/8+16), w.log...)
+		}
 	}
-	idx := int32(len(w.log))
-	if len(w.log) == cap(w.log) && len(w.log) >= logDoubling {
-		// Double, where append grows a large slice by only a quarter: a
-		// long log would be copied about five times over instead of once.
-		// Smaller logs (a live session's) grow as append grows them, so
-		// that a session holds little room it has not used.
-		w.log = slices.Grow(w.log, len(w.log))
-	}
-	w.log = append(w.log, e)
+	w.log = w.log[:n+1]
+	f.pack(&w.log[n])
 	w.budget--
-	if e.Node >= 0 {
-		wk := &w.workers[e.Node]
-		if wk.freezeOn != KindNone && wk.freezeOn == e.Kind {
+	if f.Node >= 0 {
+		wk := &w.workers[f.Node]
+		if wk.freezeOn != KindNone && wk.freezeOn == f.Kind {
 			wk.freezeOn = KindNone
 			w.freezeWorker(wk, wk.freezeFor)
 		}
 	}
-	return idx
+	return int32(n)
 }
 
 func (w *World) process(it item) {
@@ -702,11 +686,11 @@ func (w *World) process(it item) {
 			w.thawWorker(wk)
 		}
 	case itCoordProcess:
-		w.coord.process(w, it.msg)
+		w.coord.process(w, w.take(it.id))
 	case itCoordExpire:
-		w.coord.expireDue(w, it.msg.lease, it.msg.token)
+		w.coord.expireDue(w, it.lease, it.id)
 	case itCoordFree:
-		if l := &w.coord.leases[it.msg.lease]; it.id == l.freeID {
+		if l := &w.coord.leases[it.lease]; it.id == l.freeID {
 			w.coord.wakeWaiters(w, l)
 		}
 	case itElection:
@@ -716,46 +700,72 @@ func (w *World) process(it item) {
 
 // send puts a message on the network: lost now, or delivered later.
 func (w *World) send(m message) {
-	m.sent = w.emit(Event{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token, Value: int64(m.req)})
+	m.sent = w.emit(EventFields{Kind: KindSend, Node: m.from, Peer: m.to, Msg: m.kind, Token: m.token, Value: int64(m.req)})
 	l := w.link(m.from, m.to)
 	if l.cut {
-		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
+		w.emit(EventFields{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
 	}
-	loss := w.sc.LossPPM
+	loss := w.p.sc.LossPPM
 	if l.hasLoss {
 		loss = l.lossPPM
 	}
 	if w.rnd.chance(loss) {
-		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonLoss, Ref: m.sent, Ref2: -1})
+		w.emit(EventFields{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonLoss, Ref: m.sent, Ref2: -1})
 		return
 	}
-	d := w.sc.Delay
+	d := w.p.sc.Delay
 	if l.hasDelay {
 		d = l.delay
 	}
-	d += Time(w.rnd.upTo(int64(w.sc.Jitter)))
-	w.schedule(item{at: w.now + d, kind: itDeliver, node: m.to, msg: m})
+	d += Time(w.rnd.upTo(int64(w.p.sc.Jitter)))
+	w.schedule(item{at: w.now + d, kind: itDeliver, node: m.to, id: w.post(m)})
+}
+
+// post keeps m aside while it is on its way and returns its place in
+// w.msgs, which its queue item holds. Places are reused, the latest freed
+// first, so msgs holds about as many messages as are ever in flight at
+// once.
+func (w *World) post(m message) uint32 {
+	if n := len(w.freeMsgs); n > 0 {
+		i := w.freeMsgs[n-1]
+		w.freeMsgs = w.freeMsgs[:n-1]
+		w.msgs[i] = m
+		return i
+	}
+	w.msgs = append(w.msgs, m)
+	return uint32(len(w.msgs) - 1)
+}
+
+// take returns the message at place i and frees the place: the message has
+// arrived, or will never arrive.
+func (w *World) take(i uint32) message {
+	m := w.msgs[i]
+	w.freeMsgs = append(w.freeMsgs, i)
+	return m
 }
 
 func (w *World) deliver(it item) {
-	m := it.msg
+	m := w.msgs[it.id]
 	if w.link(m.from, m.to).cut {
-		w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
+		w.take(it.id)
+		w.emit(EventFields{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonPartition, Ref: m.sent, Ref2: -1})
 		return
 	}
 	if m.to >= 0 {
 		wk := &w.workers[m.to]
 		if wk.crashed {
-			w.emit(Event{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonDown, Ref: m.sent, Ref2: -1})
+			w.take(it.id)
+			w.emit(EventFields{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonDown, Ref: m.sent, Ref2: -1})
 			return
 		}
 		if wk.frozen {
-			wk.deferred = append(wk.deferred, it)
+			wk.deferred = append(wk.deferred, it) // the message stays aside
 			return
 		}
 	}
-	w.emit(Event{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind, Value: int64(m.req), Ref: m.sent, Ref2: -1})
+	w.take(it.id)
+	w.emit(EventFields{Kind: KindRecv, Node: m.to, Peer: m.from, Msg: m.kind, Value: int64(m.req), Ref: m.sent, Ref2: -1})
 	switch m.to {
 	case Coord:
 		w.coord.receive(w, m)
@@ -764,132 +774,4 @@ func (w *World) deliver(it item) {
 	default:
 		w.workerReceive(&w.workers[m.to], m)
 	}
-}
-
-// saved is what a command may change, kept so that a command refused half
-// way (over its budget) can be undone. Its slices are reused from command
-// to command, so saving allocates nothing once they have grown. The log,
-// the storage ledger and the split pairs only grow during a command: their
-// lengths suffice. Spans, beliefs and freezes grow too, and a command
-// changes only the open ones (a lease's l.open, a worker's belief and
-// freeze): only the tail from the first open one is kept. The links change
-// only in the commands that set them, and are kept only for those.
-type saved struct {
-	mode        StorageMode
-	now         Time
-	seq         uint64
-	q           queue
-	rnd         rng
-	nlog        int
-	ncmds       int
-	lastCmd     Command
-	coord       coordinator
-	up          []bool
-	leases      []lease
-	waiters     [][]waiter
-	spansFrom   int
-	spans       []LeaseSpan // coord.spans[spansFrom:]
-	store       storage
-	keys        []keyState
-	workers     []worker
-	deferred    [][]item
-	links       []link
-	hasLinks    bool
-	beliefsFrom int
-	beliefs     []BeliefSpan // beliefs[beliefsFrom:]
-	freezesFrom int
-	freezes     []FreezeSpan // freezes[freezesFrom:]
-	nsplit      int
-}
-
-// changesLinks reports whether command kind k may change the links.
-func changesLinks(k CommandKind) bool {
-	return k == CmdPartition || k == CmdHeal || k == CmdLink
-}
-
-// save keeps the world's state, before command kind k, in w.undo.
-func (w *World) save(k CommandKind) {
-	u := &w.undo
-	u.mode, u.now, u.seq, u.rnd = w.mode, w.now, w.seq, w.rnd
-	u.q = append(u.q[:0], w.q...)
-	u.nlog, u.ncmds = len(w.log), len(w.cmds)
-	if u.ncmds > 0 {
-		u.lastCmd = w.cmds[u.ncmds-1]
-	}
-	u.coord = w.coord
-	u.up = append(u.up[:0], w.coord.up...)
-	u.leases = append(u.leases[:0], w.coord.leases...)
-	u.waiters = grow(u.waiters, len(w.coord.leases))
-	u.spansFrom = len(w.coord.spans)
-	for i := range w.coord.leases {
-		u.waiters[i] = append(u.waiters[i][:0], w.coord.leases[i].waiters...)
-		if o := w.coord.leases[i].open; o >= 0 {
-			u.spansFrom = min(u.spansFrom, o)
-		}
-	}
-	u.spans = append(u.spans[:0], w.coord.spans[u.spansFrom:]...)
-	u.store = w.store
-	u.keys = append(u.keys[:0], w.store.keys...)
-	u.workers = append(u.workers[:0], w.workers...)
-	u.deferred = grow(u.deferred, len(w.workers))
-	u.beliefsFrom, u.freezesFrom = len(w.beliefs), len(w.freezes)
-	for i := range w.workers {
-		wk := &w.workers[i]
-		u.deferred[i] = append(u.deferred[i][:0], wk.deferred...)
-		if wk.belief >= 0 {
-			u.beliefsFrom = min(u.beliefsFrom, wk.belief)
-		}
-		if wk.freeze >= 0 {
-			u.freezesFrom = min(u.freezesFrom, wk.freeze)
-		}
-	}
-	u.beliefs = append(u.beliefs[:0], w.beliefs[u.beliefsFrom:]...)
-	u.freezes = append(u.freezes[:0], w.freezes[u.freezesFrom:]...)
-	u.hasLinks = changesLinks(k)
-	if u.hasLinks {
-		u.links = append(u.links[:0], w.links...)
-	}
-	u.nsplit = len(w.splitSeen)
-}
-
-// restore puts back the state save kept.
-func (w *World) restore() {
-	u := &w.undo
-	w.mode, w.now, w.seq, w.rnd = u.mode, u.now, u.seq, u.rnd
-	w.q = append(w.q[:0], u.q...)
-	w.log = w.log[:u.nlog]
-	w.cmds = w.cmds[:u.ncmds]
-	if u.ncmds > 0 {
-		w.cmds[u.ncmds-1] = u.lastCmd
-	}
-	spans := w.coord.spans // its first spansFrom are as they were
-	w.coord = u.coord
-	w.coord.up = append([]bool(nil), u.up...)
-	w.coord.leases = append([]lease(nil), u.leases...)
-	for i := range w.coord.leases {
-		w.coord.leases[i].waiters = append([]waiter(nil), u.waiters[i]...)
-	}
-	w.coord.spans = append(spans[:u.spansFrom:u.spansFrom], u.spans...)
-	ledger := w.store.ledger[:len(u.store.ledger)]
-	w.store = u.store
-	w.store.ledger = ledger
-	w.store.keys = append([]keyState(nil), u.keys...)
-	w.workers = append([]worker(nil), u.workers...)
-	for i := range w.workers {
-		w.workers[i].deferred = append([]item(nil), u.deferred[i]...)
-	}
-	if u.hasLinks {
-		w.links = append(w.links[:0], u.links...)
-	}
-	w.beliefs = append(w.beliefs[:u.beliefsFrom], u.beliefs...)
-	w.freezes = append(w.freezes[:u.freezesFrom], u.freezes...)
-	w.splitSeen = w.splitSeen[:u.nsplit]
-}
-
-// grow returns s with length n, keeping the inner slices it had for reuse.
-func grow[T any](s [][]T, n int) [][]T {
-	if cap(s) < n {
-		s = append(s[:cap(s)], make([][]T, n-cap(s))...)
-	}
-	return s[:n]
 }

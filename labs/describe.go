@@ -20,10 +20,10 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []byte {
 	f := func(key string, args ...catalog.Arg) []byte { return catalog.Append(b, lang, key, args...) }
 	words := wordsOf(lang)
-	n, p := catalog.Str(NodeName(names, e.Node, lang)), catalog.Str(NodeName(names, e.Peer, lang))
+	n, p := catalog.Str(NodeName(names, e.Node, lang)), catalog.Str(NodeName(names, e.Peer(), lang))
 	tok := catalog.Decimal(e.Token)
-	reason := catalog.Str(words.reasonName(e.Reason, lang))
-	msg := catalog.Str(words.msgName(e.Msg, lang))
+	reason := catalog.Str(words.reasonName(e.Reason(), lang))
+	msg := catalog.Str(words.msgName(e.Msg(), lang))
 	at := catalog.Time(e.At)
 	switch e.Kind {
 	case engine.KindSend:
@@ -42,7 +42,7 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	case engine.KindDeny:
 		return f("event.deny", p, reason)
 	case engine.KindExtend:
-		if e.Reason == engine.ReasonRefresh {
+		if e.Reason() == engine.ReasonRefresh {
 			return f("event.extend.refresh", p, tok, at)
 		}
 		return f("event.extend", p, tok, at)
@@ -51,7 +51,7 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	case engine.KindUnavailable:
 		return f("event.unavailable", p, reason)
 	case engine.KindExpire:
-		if e.Reason == engine.ReasonTakeover {
+		if e.Reason() == engine.ReasonTakeover {
 			return f("event.expire.takeover", p, tok)
 		}
 		return f("event.expire", p, tok)
@@ -62,7 +62,7 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	case engine.KindLeader:
 		return f("event.leader", catalog.Int(e.Value))
 	case engine.KindReplica:
-		if e.Reason == engine.ReasonUp {
+		if e.Reason() == engine.ReasonUp {
 			return f("event.replica", catalog.Int(e.Value))
 		}
 		return f("event.replica.2", catalog.Int(e.Value))
@@ -77,13 +77,13 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	case engine.KindWork:
 		return f("event.work", n, catalog.Time(engine.Time(e.Value)))
 	case engine.KindCheck:
-		if e.Reason == engine.ReasonOK {
+		if e.Reason() == engine.ReasonOK {
 			return f("event.check", n, at)
 		}
 		return f("event.check.2", n, at)
 	case engine.KindWrite:
 		verb := catalog.Str(catalog.T(lang, "event.write"))
-		if e.Effect {
+		if e.Effect() {
 			verb = catalog.Str(catalog.T(lang, "event.write.2"))
 		}
 		if e.Token == 0 {
@@ -91,11 +91,11 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 		}
 		return f("event.write.4", n, verb, catalog.Str(names.Key(e.Key)), tok)
 	case engine.KindTimeout:
-		return f("event.timeout", catalog.Str(e.Msg.String()), n)
+		return f("event.timeout", catalog.Str(e.Msg().String()), n)
 	case engine.KindDone:
 		return f("event.done", n)
 	case engine.KindAccept:
-		if e.Reason == engine.ReasonSameValue {
+		if e.Reason() == engine.ReasonSameValue {
 			return f("event.accept", catalog.Str(names.Key(e.Key)), p, tok)
 		}
 		return f("event.accept.2", catalog.Str(names.Key(e.Key)), p, tok, catalog.Int(e.Value))
@@ -104,7 +104,7 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 		// scratch first.
 		var scratch [96]byte
 		why := reason
-		switch e.Reason {
+		switch e.Reason() {
 		case engine.ReasonStaleToken:
 			why = catalog.Bytes(catalog.Append(scratch[:0], lang, "event.reject", tok, catalog.Int(e.Value)))
 		case engine.ReasonNotCurrent:
@@ -129,12 +129,12 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	case engine.KindFencing:
 		return f("event.fencing", catalog.Str(engine.StorageMode(e.Value).String()))
 	case engine.KindPartition:
-		if e.Peer == engine.NoNode {
+		if e.Peer() == engine.NoNode {
 			return f("event.partition", n)
 		}
 		return f("event.partition.2", n, p)
 	case engine.KindHeal:
-		if e.Peer == engine.NoNode {
+		if e.Peer() == engine.NoNode {
 			return append(b, catalog.T(lang, "event.heal")...) // words, not a format
 		}
 		return f("event.heal.2", n, p)
@@ -147,17 +147,17 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	case engine.KindReset:
 		return append(b, catalog.T(lang, "event.reset")...)
 	case engine.KindViolation:
-		if format := words.violationFormat(e.Reason, lang); format != "" {
+		if format := words.violationFormat(e.Reason(), lang); format != "" {
 			return catalog.Appendf(b, format, p, tok)
 		}
-		return f("violation.other", catalog.Str(e.Reason.String()))
+		return f("violation.other", catalog.Str(e.Reason().String()))
 	case engine.KindRenewError:
 		if e.Value == 1 {
 			return f("event.renew-error", n, reason)
 		}
 		return f("event.renew-error.2", n, reason)
 	case engine.KindUncertain:
-		if e.Reason == engine.ReasonJeopardy {
+		if e.Reason() == engine.ReasonJeopardy {
 			return f("event.uncertain.jeopardy", n, at)
 		}
 		return f("event.uncertain", n, catalog.Time(engine.Time(e.Value)), at)

@@ -15,16 +15,16 @@ import (
 
 func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	pick := func(key string) string { return catalog.T(lang, key) }
-	n, p := NodeName(names, e.Node, lang), NodeName(names, e.Peer, lang)
+	n, p := NodeName(names, e.Node, lang), NodeName(names, e.Peer(), lang)
 	tok := strconv.FormatInt(e.Token, 10)
-	reason := reasonTextFmt(e.Reason, lang)
+	reason := reasonTextFmt(e.Reason(), lang)
 	switch e.Kind {
 	case engine.KindSend:
-		return fmt.Sprintf(pick("event.send"), n, msgNameFmt(e.Msg, lang), p)
+		return fmt.Sprintf(pick("event.send"), n, msgNameFmt(e.Msg(), lang), p)
 	case engine.KindRecv:
-		return fmt.Sprintf(pick("event.recv"), n, msgNameFmt(e.Msg, lang), p)
+		return fmt.Sprintf(pick("event.recv"), n, msgNameFmt(e.Msg(), lang), p)
 	case engine.KindDrop:
-		return fmt.Sprintf(pick("event.drop"), msgNameFmt(e.Msg, lang), n, p, reason)
+		return fmt.Sprintf(pick("event.drop"), msgNameFmt(e.Msg(), lang), n, p, reason)
 	case engine.KindGrant:
 		if e.At == engine.Never {
 			return fmt.Sprintf(pick("event.grant"), p, tok)
@@ -35,7 +35,7 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindDeny:
 		return fmt.Sprintf(pick("event.deny"), p, reason)
 	case engine.KindExtend:
-		if e.Reason == engine.ReasonRefresh {
+		if e.Reason() == engine.ReasonRefresh {
 			return fmt.Sprintf(pick("event.extend.refresh"), p, tok, e.At)
 		}
 		return fmt.Sprintf(pick("event.extend"), p, tok, e.At)
@@ -44,7 +44,7 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindUnavailable:
 		return fmt.Sprintf(pick("event.unavailable"), p, reason)
 	case engine.KindExpire:
-		if e.Reason == engine.ReasonTakeover {
+		if e.Reason() == engine.ReasonTakeover {
 			return fmt.Sprintf(pick("event.expire.takeover"), p, tok)
 		}
 		return fmt.Sprintf(pick("event.expire"), p, tok)
@@ -55,7 +55,7 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindLeader:
 		return fmt.Sprintf(pick("event.leader"), e.Value)
 	case engine.KindReplica:
-		if e.Reason == engine.ReasonUp {
+		if e.Reason() == engine.ReasonUp {
 			return fmt.Sprintf(pick("event.replica"), e.Value)
 		}
 		return fmt.Sprintf(pick("event.replica.2"), e.Value)
@@ -70,13 +70,13 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindWork:
 		return fmt.Sprintf(pick("event.work"), n, engine.Time(e.Value))
 	case engine.KindCheck:
-		if e.Reason == engine.ReasonOK {
+		if e.Reason() == engine.ReasonOK {
 			return fmt.Sprintf(pick("event.check"), n, e.At)
 		}
 		return fmt.Sprintf(pick("event.check.2"), n, e.At)
 	case engine.KindWrite:
 		verb := pick("event.write")
-		if e.Effect {
+		if e.Effect() {
 			verb = pick("event.write.2")
 		}
 		if e.Token == 0 {
@@ -84,17 +84,17 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("event.write.4"), n, verb, names.Key(e.Key), tok)
 	case engine.KindTimeout:
-		return fmt.Sprintf(pick("event.timeout"), e.Msg, n)
+		return fmt.Sprintf(pick("event.timeout"), e.Msg(), n)
 	case engine.KindDone:
 		return fmt.Sprintf(pick("event.done"), n)
 	case engine.KindAccept:
-		if e.Reason == engine.ReasonSameValue {
+		if e.Reason() == engine.ReasonSameValue {
 			return fmt.Sprintf(pick("event.accept"), names.Key(e.Key), p, tok)
 		}
 		return fmt.Sprintf(pick("event.accept.2"), names.Key(e.Key), p, tok, e.Value)
 	case engine.KindReject:
 		why := reason
-		switch e.Reason {
+		switch e.Reason() {
 		case engine.ReasonStaleToken:
 			why = fmt.Sprintf(pick("event.reject"), tok, e.Value)
 		case engine.ReasonNotCurrent:
@@ -119,12 +119,12 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindFencing:
 		return fmt.Sprintf(pick("event.fencing"), engine.StorageMode(e.Value))
 	case engine.KindPartition:
-		if e.Peer == engine.NoNode {
+		if e.Peer() == engine.NoNode {
 			return fmt.Sprintf(pick("event.partition"), n)
 		}
 		return fmt.Sprintf(pick("event.partition.2"), n, p)
 	case engine.KindHeal:
-		if e.Peer == engine.NoNode {
+		if e.Peer() == engine.NoNode {
 			return pick("event.heal")
 		}
 		return fmt.Sprintf(pick("event.heal.2"), n, p)
@@ -144,7 +144,7 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("event.renew-error.2"), n, reason)
 	case engine.KindUncertain:
-		if e.Reason == engine.ReasonJeopardy {
+		if e.Reason() == engine.ReasonJeopardy {
 			return fmt.Sprintf(pick("event.uncertain.jeopardy"), n, e.At)
 		}
 		return fmt.Sprintf(pick("event.uncertain"), n, engine.Time(e.Value), e.At)
@@ -161,10 +161,10 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 }
 
 func violationTextFmt(e engine.Event, p, tok, lang string) string {
-	if f, ok := catalog.Lookup(lang, "violation."+e.Reason.String()); ok {
+	if f, ok := catalog.Lookup(lang, "violation."+e.Reason().String()); ok {
 		return fmt.Sprintf(f, p, tok)
 	}
-	return fmt.Sprintf(catalog.T(lang, "violation.other"), e.Reason)
+	return fmt.Sprintf(catalog.T(lang, "violation.other"), e.Reason())
 }
 
 func msgNameFmt(m engine.MsgKind, lang string) string {
@@ -262,10 +262,10 @@ func TestAppendEventIsTheSentence(t *testing.T) {
 	for k := engine.Kind(0); k < 60; k++ {
 		for r := engine.Reason(0); r < 45; r++ {
 			for v := range 6 {
-				e := engine.Event{Kind: k, Reason: r, Node: engine.Node(v%3 - 1), Peer: []engine.Node{engine.NoNode, engine.Coord, engine.Storage, 1, 5, 0}[v],
+				e := engine.EventFields{Kind: k, Reason: r, Node: engine.Node(v%3 - 1), Peer: []engine.Node{engine.NoNode, engine.Coord, engine.Storage, 1, 5, 0}[v],
 					Msg: engine.MsgKind(v*3 + int(r)%3), Effect: v%2 == 1, Key: engine.KeyID(v % 4), Token: int64([]int{0, 7, -1, 1 << 40, 8, 12}[v]),
 					At: []engine.Time{0, engine.Never, 1500, -250, 61 * engine.Second, 2 * engine.Hour}[v], Value: []int64{0, 1, 2, -3, 1_500_000, 250_000}[v],
-					Ref: -1, Ref2: -1}
+					Ref: -1, Ref2: -1}.Event()
 				for _, lang := range describeLangs {
 					sameSentence(t, e, names, lang)
 				}
@@ -370,8 +370,8 @@ func FuzzAppendEvent(f *testing.F) {
 	f.Add(uint8(engine.KindViolation), uint8(engine.ViolationSplitBrain), int8(1), int8(0), uint8(0), false, uint16(0), int64(9), int64(0), int64(0))
 	names := engine.Names{Nodes: []string{"W1", "W2"}, Keys: []string{"", "file"}}
 	f.Fuzz(func(t *testing.T, kind, reason uint8, node, peer int8, msg uint8, effect bool, key uint16, token, at, value int64) {
-		e := engine.Event{Kind: engine.Kind(kind), Reason: engine.Reason(reason), Node: engine.Node(node), Peer: engine.Node(peer), Msg: engine.MsgKind(msg),
-			Effect: effect, Key: engine.KeyID(key), Token: token, At: engine.Time(at), Value: value}
+		e := engine.EventFields{Kind: engine.Kind(kind), Reason: engine.Reason(reason), Node: engine.Node(node), Peer: engine.Node(peer), Msg: engine.MsgKind(msg),
+			Effect: effect, Key: engine.KeyID(key), Token: token, At: engine.Time(at), Value: value}.Event()
 		for _, lang := range describeLangs {
 			sameSentence(t, e, names, lang)
 		}

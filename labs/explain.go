@@ -79,7 +79,7 @@ func explainFact(f *fact, ev []engine.Event, names engine.Names, lang string) []
 		}
 		return []string{fmt.Sprintf(explainText(lang, "acts"), w)}
 	case factAfterExp:
-		if !anyEvent(ev, func(e engine.Event) bool { return e.Kind == engine.KindExpire && f.isWorker(e.Peer) }) {
+		if !anyEvent(ev, func(e engine.Event) bool { return e.Kind == engine.KindExpire && f.isWorker(e.Peer()) }) {
 			return []string{fmt.Sprintf(explainText(lang, "expire.none"), w)}
 		}
 		return []string{fmt.Sprintf(explainText(lang, "after.none"), w)}
@@ -112,11 +112,11 @@ func explainVerdict(f *fact, ev []engine.Event, names engine.Names, lang, w, tok
 		switch {
 		case e.Kind == engine.KindWrite && f.isWorker(e.Node) && (f.key == "" || names.Key(e.Key) == f.key) && (f.token == 0 || e.Token == f.token):
 			written = true
-		case (e.Kind == engine.KindAccept || e.Kind == engine.KindReject) && f.isWorker(e.Peer) && (f.key == "" || names.Key(e.Key) == f.key) && (f.token == 0 || e.Token == f.token):
+		case (e.Kind == engine.KindAccept || e.Kind == engine.KindReject) && f.isWorker(e.Peer()) && (f.key == "" || names.Key(e.Key) == f.key) && (f.token == 0 || e.Token == f.token):
 			if e.Kind == engine.KindAccept {
 				accepted = true
 				for _, v := range ev[i:] {
-					if v.Kind == engine.KindViolation && int(v.Ref) == i {
+					if v.Kind == engine.KindViolation && int(v.Ref()) == i {
 						harmAccept = true
 					}
 				}
@@ -151,8 +151,8 @@ func explainNoWrite(f *fact, ev []engine.Event, names engine.Names, lang, w, tok
 	var out []string
 	if tok != "" {
 		for _, e := range ev {
-			if e.Kind == engine.KindGrant && e.Token == f.token && e.Peer != f.wnode && e.Peer >= 0 {
-				out = append(out, fmt.Sprintf(explainText(lang, "token.other"), tok, names.Of(e.Peer), w))
+			if e.Kind == engine.KindGrant && e.Token == f.token && e.Peer() != f.wnode && e.Peer() >= 0 {
+				out = append(out, fmt.Sprintf(explainText(lang, "token.other"), tok, names.Of(e.Peer()), w))
 				break
 			}
 		}

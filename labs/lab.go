@@ -25,6 +25,8 @@ type Lab struct {
 	dir       string
 	at        pos
 	scenario  engine.Scenario
+	prepared  *engine.Prepared // scenario, for NewWorld: shared by the lab's worlds
+	prepErr   error            // why scenario cannot be prepared
 	setup     []command
 	horizon   engine.Time
 	panels    []string
@@ -157,12 +159,10 @@ func (l *Lab) Setup() []string {
 // NewWorld builds the lab's world with the given seed and applies the
 // lab's setup commands.
 func (l *Lab) NewWorld(seed uint64) (*engine.World, error) {
-	sc := l.Scenario()
-	sc.Seed = seed
-	w, err := engine.New(sc)
-	if err != nil {
-		return nil, err
+	if l.prepErr != nil {
+		return nil, l.prepErr
 	}
+	w := l.prepared.New(seed)
 	for _, c := range l.setup {
 		if err := w.Apply(c.cmd); err != nil {
 			return nil, fmt.Errorf("setup %q: %w", c.src, err)

@@ -317,10 +317,11 @@ func TestPredicateErrors(t *testing.T) {
 func TestDescribeEventCoversEveryKind(t *testing.T) {
 	names := engine.Names{Nodes: []string{"W1", "W2"}, Keys: []string{"", "file"}}
 	for k := engine.Kind(1); k.String() != "kind("+itoa(int(k))+")"; k++ {
-		e := engine.Event{Kind: k, Node: 0, Peer: 1, Token: 7, Key: 1, Ref: -1, Ref2: -1}
+		f := engine.EventFields{Kind: k, Node: 0, Peer: 1, Token: 7, Key: 1, Ref: -1, Ref2: -1}
 		if k == engine.KindViolation {
-			e.Reason = engine.ViolationStaleWrite
+			f.Reason = engine.ViolationStaleWrite
 		}
+		e := f.Event()
 		id, en := DescribeEvent(e, names, "id"), DescribeEvent(e, names, "en")
 		if id == "" || en == "" || (id == en && k != engine.KindStart) || id == names.Describe(e) {
 			t.Errorf("%s: id %q, en %q", k, id, en)

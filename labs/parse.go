@@ -76,6 +76,7 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 		return nil
 	}
 	l.scenario = sc
+	l.prepared, l.prepErr = engine.Prepare(sc)
 	if v, ok := fields["horizon"]; ok {
 		if s, ok := v.str(r, "horizon"); ok {
 			if d, err := engine.ParseTime(s); err != nil || d <= 0 {
@@ -555,7 +556,7 @@ func violationList(w *engine.World) string {
 	var vs []string
 	for _, e := range w.Events() {
 		if e.Kind == engine.KindViolation {
-			vs = append(vs, e.Reason.String())
+			vs = append(vs, e.Reason().String())
 		}
 	}
 	if len(vs) == 0 {

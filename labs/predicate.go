@@ -693,22 +693,22 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 		if f.kind == factCount && f.accepted != (e.Kind == engine.KindAccept) {
 			return match{}, false
 		}
-		if (e.Kind != engine.KindAccept && e.Kind != engine.KindReject) || !keyOK || !tokenOK || !f.isWorker(e.Peer) {
+		if (e.Kind != engine.KindAccept && e.Kind != engine.KindReject) || !keyOK || !tokenOK || !f.isWorker(e.Peer()) {
 			return match{}, false
 		}
 		if f.kind == factVerdict && f.accepted != (e.Kind == engine.KindAccept) {
 			return match{}, false
 		}
-		if f.reason != engine.ReasonNone && e.Reason != f.reason {
+		if f.reason != engine.ReasonNone && e.Reason() != f.reason {
 			return match{}, false
 		}
 		m := match{main: i, evidence: []int{i}}
 		if w := lastBefore(ev, i, func(x engine.Event) bool {
-			return x.Kind == engine.KindWrite && x.Node == e.Peer && x.Key == e.Key && x.Token == e.Token
+			return x.Kind == engine.KindWrite && x.Node == e.Peer() && x.Key == e.Key && x.Token == e.Token
 		}); w >= 0 {
 			m.evidence = append(m.evidence, w)
 		}
-		if e.Kind == engine.KindReject && e.Reason == engine.ReasonStaleToken {
+		if e.Kind == engine.KindReject && e.Reason() == engine.ReasonStaleToken {
 			if a := lastBefore(ev, i, func(x engine.Event) bool {
 				return x.Kind == engine.KindAccept && x.Token == e.Value
 			}); a >= 0 {
@@ -717,22 +717,22 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 		}
 		return m, true
 	case factCheck:
-		if e.Kind != engine.KindCheck || !f.isWorker(e.Node) || (e.Reason == engine.ReasonOK) != f.accepted {
+		if e.Kind != engine.KindCheck || !f.isWorker(e.Node) || (e.Reason() == engine.ReasonOK) != f.accepted {
 			return match{}, false
 		}
 	case factExpires:
-		if e.Kind != engine.KindExpire || !f.isWorker(e.Peer) || !tokenOK {
+		if e.Kind != engine.KindExpire || !f.isWorker(e.Peer()) || !tokenOK {
 			return match{}, false
 		}
 	case factActs:
 		if e.Kind != engine.KindWrite || !f.isWorker(e.Node) || !keyOK || !tokenOK {
 			return match{}, false
 		}
-		if (f.effect == 1 && e.Effect) || (f.effect == 2 && !e.Effect) {
+		if (f.effect == 1 && e.Effect()) || (f.effect == 2 && !e.Effect()) {
 			return match{}, false
 		}
 	case factAfterExp:
-		if e.Kind != engine.KindViolation || e.Reason != engine.ViolationActedAfterExpiry || !f.isWorker(e.Peer) {
+		if e.Kind != engine.KindViolation || e.Reason() != engine.ViolationActedAfterExpiry || !f.isWorker(e.Peer()) {
 			return match{}, false
 		}
 		return violationMatch(ev, i, e), true
@@ -741,7 +741,7 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 			return match{}, false
 		}
 	case factLoses:
-		if e.Kind != engine.KindLost || !f.isWorker(e.Node) || !tokenOK || (f.reason != engine.ReasonNone && e.Reason != f.reason) {
+		if e.Kind != engine.KindLost || !f.isWorker(e.Node) || !tokenOK || (f.reason != engine.ReasonNone && e.Reason() != f.reason) {
 			return match{}, false
 		}
 	case factRenews:
@@ -749,12 +749,12 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 			return match{}, false
 		}
 	case factRolledBack:
-		if e.Kind != engine.KindRenewed || !f.isWorker(e.Node) || e.At >= e.Prev {
+		if e.Kind != engine.KindRenewed || !f.isWorker(e.Node) || e.At >= e.Prev() {
 			return match{}, false
 		}
 	case factRenewFails, factUncertain, factGivesUp:
 		want := map[factKind]engine.Kind{factRenewFails: engine.KindRenewError, factUncertain: engine.KindUncertain, factGivesUp: engine.KindGiveUp}[f.kind]
-		if e.Kind != want || !f.isWorker(e.Node) || (f.reason != engine.ReasonNone && e.Reason != f.reason) {
+		if e.Kind != want || !f.isWorker(e.Node) || (f.reason != engine.ReasonNone && e.Reason() != f.reason) {
 			return match{}, false
 		}
 	case factRefuses, factStaleDrop:
@@ -763,7 +763,7 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 			return match{}, false
 		}
 	case factViolation, factNoViolate:
-		if e.Kind != engine.KindViolation || (f.reason != engine.ReasonNone && e.Reason != f.reason) || (f.harm && !e.Reason.IsHarm()) || !f.isWorker(e.Peer) {
+		if e.Kind != engine.KindViolation || (f.reason != engine.ReasonNone && e.Reason() != f.reason) || (f.harm && !e.Reason().IsHarm()) || !f.isWorker(e.Peer()) {
 			return match{}, false
 		}
 		return violationMatch(ev, i, e), true
@@ -775,7 +775,7 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 
 func violationMatch(ev []engine.Event, i int, e engine.Event) match {
 	m := match{main: i, evidence: []int{i}}
-	for _, r := range []int32{e.Ref, e.Ref2} {
+	for _, r := range []int32{e.Ref(), e.Ref2()} {
 		if r >= 0 && int(r) < len(ev) {
 			m.evidence = append(m.evidence, int(r))
 		}

@@ -510,10 +510,10 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	// An accepted write turns out to be harm when a violation later points
 	// at it: it is drawn again.
 	for i := done; i < len(events); i++ {
-		if e := events[i]; e.Kind == engine.KindViolation && harmful(e.Reason) && int(e.Ref) >= first && int(e.Ref) < done {
+		if e := events[i]; e.Kind == engine.KindViolation && harmful(e.Reason()) && int(e.Ref()) >= first && int(e.Ref()) < done {
 			for j := range d.Marks[:ch.newMarks] {
-				if int(d.Marks[j].Index) == int(e.Ref) {
-					d.Marks[j], _ = d.markOf(int(e.Ref), events, harm, nw, highlight)
+				if int(d.Marks[j].Index) == int(e.Ref()) {
+					d.Marks[j], _ = d.markOf(int(e.Ref()), events, harm, nw, highlight)
 					ch.swapped = append(ch.swapped, j)
 				}
 			}
@@ -626,11 +626,11 @@ func (d *Diagram) msgOf(i int, events []engine.Event, nw int) (dMsg, bool) {
 	if e.Kind != engine.KindRecv && e.Kind != engine.KindDrop {
 		return dMsg{}, false
 	}
-	if e.Ref < 0 || int(e.Ref) >= i || events[e.Ref].Kind != engine.KindSend {
+	if e.Ref() < 0 || int(e.Ref()) >= i || events[e.Ref()].Kind != engine.KindSend {
 		return dMsg{}, false
 	}
-	s := events[e.Ref]
-	fromLane, toLane := laneOf(s.Node, nw), laneOf(s.Peer, nw)
+	s := events[e.Ref()]
+	fromLane, toLane := laneOf(s.Node, nw), laneOf(s.Peer(), nw)
 	if fromLane < 0 || toLane < 0 || e.T < d.scale.from {
 		return dMsg{}, false
 	}
@@ -683,10 +683,10 @@ func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int
 			return mk, false
 		}
 		mk.Look = lookWarnViolation
-		if harmful(e.Reason) {
+		if harmful(e.Reason()) {
 			mk.Look = lookHarmViolation
 		}
-		li = laneOf(e.Peer, nw)
+		li = laneOf(e.Peer(), nw)
 	default:
 		if !highlight[i] {
 			return mk, false
@@ -755,9 +755,9 @@ func outcomeSentence(o runOutcome, events []engine.Event, names engine.Names, la
 // of the event that makes it one.
 func violationSentence(v engine.Event, events []engine.Event, names engine.Names, lang string) string {
 	s := labs.DescribeEvent(v, names, lang)
-	if i := int(v.Ref2); i >= 0 && i < len(events) {
+	if i := int(v.Ref2()); i >= 0 && i < len(events) {
 		key := "diagram.because.first"
-		switch v.Reason {
+		switch v.Reason() {
 		case engine.ViolationStaleWrite, engine.ViolationActedAfterExpiry:
 			key = "diagram.because.ended"
 		case engine.ViolationSplitBrain:

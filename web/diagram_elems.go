@@ -180,9 +180,9 @@ func (w *svgw) barLabel(class string, b dBar, above int) {
 func (w *svgw) msg(d *Diagram, m dMsg) {
 	events, names := d.world.Events(), d.world.Names()
 	e := events[m.Key]
-	s := events[e.Ref]
+	s := events[e.Ref()]
 	w.s(`<line class="msg m-`)
-	w.s(s.Msg.String())
+	w.s(s.Msg().String())
 	if e.Kind == engine.KindDrop {
 		w.s(" dropped")
 	}
@@ -195,11 +195,11 @@ func (w *svgw) msg(d *Diagram, m dMsg) {
 	w.s(` marker-end="url(#`)
 	w.esc(d.ID)
 	w.s(`-arrow)"><title>`)
-	w.esc(labs.MsgName(s.Msg, d.Lang))
+	w.esc(labs.MsgName(s.Msg(), d.Lang))
 	w.s(" ")
 	w.esc(labs.NodeName(names, s.Node, d.Lang))
 	w.s("→")
-	w.esc(labs.NodeName(names, s.Peer, d.Lang))
+	w.esc(labs.NodeName(names, s.Peer(), d.Lang))
 	if s.Token != 0 {
 		w.s(", ")
 		w.esc(T(d.Lang, "diagram.token"))
@@ -234,7 +234,7 @@ func (w *svgw) markLabel(d *Diagram, m dMark, e engine.Event, x, y int) {
 		w.s(" ")
 		w.esc(T(d.Lang, "diagram.harm"))
 	case lookBlocked:
-		if e.Reason == engine.ReasonStaleToken {
+		if e.Reason() == engine.ReasonStaleToken {
 			w.s("&lt;")
 			w.b = strconv.AppendInt(w.b, e.Value, 10)
 		}

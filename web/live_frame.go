@@ -81,7 +81,7 @@ func (l *live) frame(id int64) serverMsg {
 		out.add(kind, target, out.since(at))
 		// A write the list shows already turns out to have done harm.
 		for _, e := range events[from:] {
-			if r := int(e.Ref); kind == opAppend && e.Kind == engine.KindViolation && harmful(e.Reason) && r >= 0 && r < from {
+			if r := int(e.Ref()); kind == opAppend && e.Kind == engine.KindViolation && harmful(e.Reason()) && r >= 0 && r < from {
 				at := out.at()
 				out.s("events-")
 				out.i(r)

@@ -54,7 +54,7 @@ func blocked(e engine.Event) bool { return e.Kind == engine.KindReject }
 // eventOutcome classes one event of a log.
 func eventOutcome(e engine.Event, harmRefs map[int]bool, i int) string {
 	switch {
-	case e.Kind == engine.KindViolation && harmful(e.Reason):
+	case e.Kind == engine.KindViolation && harmful(e.Reason()):
 		return outcomeHarm
 	case e.Kind == engine.KindViolation:
 		return outcomeWarn
@@ -81,11 +81,11 @@ func harmRefs(events []engine.Event) map[int]bool {
 func harmRefsFrom(events []engine.Event, from int) map[int]bool {
 	var out map[int]bool
 	for _, e := range events[from:] {
-		if e.Kind == engine.KindViolation && harmful(e.Reason) {
+		if e.Kind == engine.KindViolation && harmful(e.Reason()) {
 			if out == nil {
 				out = map[int]bool{}
 			}
-			out[int(e.Ref)] = true
+			out[int(e.Ref())] = true
 		}
 	}
 	return out
@@ -117,7 +117,7 @@ func (o runOutcome) fold(events []engine.Event, from int) runOutcome {
 	for i := from; i < len(events); i++ {
 		e := events[i]
 		switch {
-		case e.Kind == engine.KindViolation && harmful(e.Reason):
+		case e.Kind == engine.KindViolation && harmful(e.Reason()):
 			o.Harm++
 			if o.firstHarm < 0 {
 				o.firstHarm = i

@@ -223,12 +223,12 @@ func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Name
 	w.esc(leaseOf(world, who))
 	if e.Kind != engine.KindLost {
 		w.field("gen")
-		w.b = strconv.AppendUint(w.b, uint64(e.Gen), 10)
+		w.b = strconv.AppendUint(w.b, uint64(e.Gen()), 10)
 	}
 	switch e.Kind {
 	case engine.KindRenewed:
 		w.field("prev")
-		w.b = e.Prev.AppendTo(w.b)
+		w.b = e.Prev().AppendTo(w.b)
 		w.field("new")
 		w.b = e.At.AppendTo(w.b)
 		w.field("left")
@@ -241,13 +241,13 @@ func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Name
 			w.s("transient")
 		}
 		w.field("error")
-		w.esc(e.Reason.String())
+		w.esc(e.Reason().String())
 	case engine.KindStaleReply:
 		w.field("current")
 		w.b = strconv.AppendInt(w.b, e.Value, 10)
 	case engine.KindLost:
 		w.field("why")
-		w.esc(e.Reason.String())
+		w.esc(e.Reason().String())
 	}
 	w.s("</code></li>")
 }

@@ -53,7 +53,7 @@ func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.Wo
 		v.Holder = w.Names().Of(b.Holder)
 	}
 	if o.Class == outcomeHarm {
-		v.harm = w.Events()[o.Event].Reason
+		v.harm = w.Events()[o.Event].Reason()
 	}
 	return v
 }

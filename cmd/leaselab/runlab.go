@@ -206,15 +206,15 @@ func printTrace(out io.Writer, w *engine.World, format, lang string) error {
 }
 
 func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
-	j := jsonEvent{I: i, T: int64(e.T), Kind: e.Kind.String(), Actor: names.Of(e.Node), Token: e.Token, Key: names.Key(e.Key), Value: e.Value, Effect: e.Effect}
-	if e.Peer != engine.NoNode {
-		j.Peer = names.Of(e.Peer)
+	j := jsonEvent{I: i, T: int64(e.T), Kind: e.Kind.String(), Actor: names.Of(e.Node), Token: e.Token, Key: names.Key(e.Key), Value: e.Value, Effect: e.Effect()}
+	if e.Peer() != engine.NoNode {
+		j.Peer = names.Of(e.Peer())
 	}
-	if e.Node == engine.NoNode && e.Peer != engine.NoNode {
-		j.Actor = names.Of(e.Peer) // an observer's finding is about the peer
+	if e.Node == engine.NoNode && e.Peer() != engine.NoNode {
+		j.Actor = names.Of(e.Peer()) // an observer's finding is about the peer
 	}
-	if e.Reason != engine.ReasonNone {
-		j.Reason = e.Reason.String()
+	if e.Reason() != engine.ReasonNone {
+		j.Reason = e.Reason().String()
 	}
 	switch e.Kind {
 	case engine.KindAccept:
@@ -222,7 +222,7 @@ func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
 	case engine.KindReject:
 		j.Outcome = "rejected"
 	case engine.KindCheck:
-		j.Outcome = e.Reason.String()
+		j.Outcome = e.Reason().String()
 	case engine.KindViolation:
 		j.Outcome = "violation"
 	case engine.KindGrant:
@@ -236,7 +236,7 @@ func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
 		at := int64(e.At)
 		j.At = &at
 	}
-	for _, r := range []int32{e.Ref, e.Ref2} {
+	for _, r := range []int32{e.Ref(), e.Ref2()} {
 		if r >= 0 && (e.Kind == engine.KindViolation) {
 			j.Refs = append(j.Refs, int(r))
 		}
