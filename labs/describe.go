@@ -1,7 +1,6 @@
 package labs
 
 import (
-	"fmt"
 	"strconv"
 
 	"leaselab/catalog"
@@ -11,159 +10,167 @@ import (
 // DescribeEvent is one event as a sentence in lang ("id" or "en"; any
 // other language gets Indonesian), without its time.
 func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
-	pick := func(key string) string { return catalog.T(lang, key) }
-	n, p := NodeName(names, e.Node, lang), NodeName(names, e.Peer(), lang)
-	tok := strconv.FormatInt(e.Token, 10)
-	reason := reasonText(e.Reason(), lang)
+	var buf [160]byte
+	return string(AppendEvent(buf[:0], e, names, lang))
+}
+
+// AppendEvent appends DescribeEvent's sentence to b: a live frame writes
+// event rows and mark titles into its buffer without a string for each
+// (TestAppendEventIsTheSentence holds it to the sentences fmt made).
+func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []byte {
+	f := func(key string, args ...catalog.Arg) []byte { return catalog.Append(b, lang, key, args...) }
+	words := wordsOf(lang)
+	n, p := catalog.Str(NodeName(names, e.Node, lang)), catalog.Str(NodeName(names, e.Peer(), lang))
+	tok := catalog.Decimal(e.Token)
+	reason := catalog.Str(words.reasonName(e.Reason(), lang))
+	msg := catalog.Str(words.msgName(e.Msg(), lang))
+	at := catalog.Time(e.At)
 	switch e.Kind {
 	case engine.KindSend:
-		return fmt.Sprintf(pick("event.send"), n, MsgName(e.Msg(), lang), p)
+		return f("event.send", n, msg, p)
 	case engine.KindRecv:
-		return fmt.Sprintf(pick("event.recv"), n, MsgName(e.Msg(), lang), p)
+		return f("event.recv", n, msg, p)
 	case engine.KindDrop:
-		return fmt.Sprintf(pick("event.drop"), MsgName(e.Msg(), lang), n, p, reason)
+		return f("event.drop", msg, n, p, reason)
 	case engine.KindGrant:
 		if e.At == engine.Never {
-			return fmt.Sprintf(pick("event.grant"), p, tok)
+			return f("event.grant", p, tok)
 		}
-		return fmt.Sprintf(pick("event.grant.2"), p, tok, e.At)
+		return f("event.grant.2", p, tok, at)
 	case engine.KindQueue:
-		return fmt.Sprintf(pick("event.queue"), p)
+		return f("event.queue", p)
 	case engine.KindDeny:
-		return fmt.Sprintf(pick("event.deny"), p, reason)
+		return f("event.deny", p, reason)
 	case engine.KindExtend:
 		if e.Reason() == engine.ReasonRefresh {
-			return fmt.Sprintf(pick("event.extend.refresh"), p, tok, e.At)
+			return f("event.extend.refresh", p, tok, at)
 		}
-		return fmt.Sprintf(pick("event.extend"), p, tok, e.At)
+		return f("event.extend", p, tok, at)
 	case engine.KindRenewReject:
-		return fmt.Sprintf(pick("event.renew-reject"), p, tok)
+		return f("event.renew-reject", p, tok)
 	case engine.KindUnavailable:
-		return fmt.Sprintf(pick("event.unavailable"), p, reason)
+		return f("event.unavailable", p, reason)
 	case engine.KindExpire:
 		if e.Reason() == engine.ReasonTakeover {
-			return fmt.Sprintf(pick("event.expire.takeover"), p, tok)
+			return f("event.expire.takeover", p, tok)
 		}
-		return fmt.Sprintf(pick("event.expire"), p, tok)
+		return f("event.expire", p, tok)
 	case engine.KindRelease:
-		return fmt.Sprintf(pick("event.release"), p, tok)
+		return f("event.release", p, tok)
 	case engine.KindElection:
-		return fmt.Sprintf(pick("event.election"), e.At)
+		return f("event.election", at)
 	case engine.KindLeader:
-		return fmt.Sprintf(pick("event.leader"), e.Value)
+		return f("event.leader", catalog.Int(e.Value))
 	case engine.KindReplica:
 		if e.Reason() == engine.ReasonUp {
-			return fmt.Sprintf(pick("event.replica"), e.Value)
+			return f("event.replica", catalog.Int(e.Value))
 		}
-		return fmt.Sprintf(pick("event.replica.2"), e.Value)
+		return f("event.replica.2", catalog.Int(e.Value))
 	case engine.KindStart:
-		return fmt.Sprintf(pick("event.start"), n)
+		return f("event.start", n)
 	case engine.KindAcquired:
-		return fmt.Sprintf(pick("event.acquired"), n, tok, e.At)
+		return f("event.acquired", n, tok, at)
 	case engine.KindRenewed:
-		return fmt.Sprintf(pick("event.renewed"), n, tok, e.At)
+		return f("event.renewed", n, tok, at)
 	case engine.KindLost:
-		return fmt.Sprintf(pick("event.lost"), n, tok, reason)
+		return f("event.lost", n, tok, reason)
 	case engine.KindWork:
-		return fmt.Sprintf(pick("event.work"), n, engine.Time(e.Value))
+		return f("event.work", n, catalog.Time(engine.Time(e.Value)))
 	case engine.KindCheck:
 		if e.Reason() == engine.ReasonOK {
-			return fmt.Sprintf(pick("event.check"), n, e.At)
+			return f("event.check", n, at)
 		}
-		return fmt.Sprintf(pick("event.check.2"), n, e.At)
+		return f("event.check.2", n, at)
 	case engine.KindWrite:
-		verb := pick("event.write")
+		verb := catalog.Str(catalog.T(lang, "event.write"))
 		if e.Effect() {
-			verb = pick("event.write.2")
+			verb = catalog.Str(catalog.T(lang, "event.write.2"))
 		}
 		if e.Token == 0 {
-			return fmt.Sprintf(pick("event.write.3"), n, verb, names.Key(e.Key))
+			return f("event.write.3", n, verb, catalog.Str(names.Key(e.Key)))
 		}
-		return fmt.Sprintf(pick("event.write.4"), n, verb, names.Key(e.Key), tok)
+		return f("event.write.4", n, verb, catalog.Str(names.Key(e.Key)), tok)
 	case engine.KindTimeout:
-		return fmt.Sprintf(pick("event.timeout"), e.Msg(), n)
+		return f("event.timeout", catalog.Str(e.Msg().String()), n)
 	case engine.KindDone:
-		return fmt.Sprintf(pick("event.done"), n)
+		return f("event.done", n)
 	case engine.KindAccept:
 		if e.Reason() == engine.ReasonSameValue {
-			return fmt.Sprintf(pick("event.accept"), names.Key(e.Key), p, tok)
+			return f("event.accept", catalog.Str(names.Key(e.Key)), p, tok)
 		}
-		return fmt.Sprintf(pick("event.accept.2"), names.Key(e.Key), p, tok, e.Value)
+		return f("event.accept.2", catalog.Str(names.Key(e.Key)), p, tok, catalog.Int(e.Value))
 	case engine.KindReject:
+		// Why, in words of its own, goes into the sentence: written into
+		// scratch first.
+		var scratch [96]byte
 		why := reason
 		switch e.Reason() {
 		case engine.ReasonStaleToken:
-			why = fmt.Sprintf(pick("event.reject"), tok, e.Value)
+			why = catalog.Bytes(catalog.Append(scratch[:0], lang, "event.reject", tok, catalog.Int(e.Value)))
 		case engine.ReasonNotCurrent:
-			why = fmt.Sprintf(pick("event.reject.2"), e.Value)
+			why = catalog.Bytes(catalog.Append(scratch[:0], lang, "event.reject.2", catalog.Int(e.Value)))
 		case engine.ReasonVersion:
-			why = fmt.Sprintf(pick("event.reject.3"), e.Value)
+			why = catalog.Bytes(catalog.Append(scratch[:0], lang, "event.reject.3", catalog.Int(e.Value)))
 		}
-		return fmt.Sprintf(pick("event.reject.4"), names.Key(e.Key), p, tok, why)
+		return f("event.reject.4", catalog.Str(names.Key(e.Key)), p, tok, why)
 	case engine.KindRead:
-		return fmt.Sprintf(pick("event.read"), p, e.Value)
+		return f("event.read", p, catalog.Int(e.Value))
 	case engine.KindFreeze:
 		if e.At != 0 {
-			return fmt.Sprintf(pick("event.freeze"), n, e.At)
+			return f("event.freeze", n, at)
 		}
-		return fmt.Sprintf(pick("event.freeze.2"), n)
+		return f("event.freeze.2", n)
 	case engine.KindThaw:
-		return fmt.Sprintf(pick("event.thaw"), n)
+		return f("event.thaw", n)
 	case engine.KindCrash:
-		return fmt.Sprintf(pick("event.crash"), n)
+		return f("event.crash", n)
 	case engine.KindRestart:
-		return fmt.Sprintf(pick("event.restart"), n)
+		return f("event.restart", n)
 	case engine.KindFencing:
-		return fmt.Sprintf(pick("event.fencing"), engine.StorageMode(e.Value))
+		return f("event.fencing", catalog.Str(engine.StorageMode(e.Value).String()))
 	case engine.KindPartition:
 		if e.Peer() == engine.NoNode {
-			return fmt.Sprintf(pick("event.partition"), n)
+			return f("event.partition", n)
 		}
-		return fmt.Sprintf(pick("event.partition.2"), n, p)
+		return f("event.partition.2", n, p)
 	case engine.KindHeal:
 		if e.Peer() == engine.NoNode {
-			return pick("event.heal")
+			return append(b, catalog.T(lang, "event.heal")...) // words, not a format
 		}
-		return fmt.Sprintf(pick("event.heal.2"), n, p)
+		return f("event.heal.2", n, p)
 	case engine.KindLink:
-		return fmt.Sprintf(pick("event.link"), n, p, e.At, strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64))
+		var scratch [32]byte
+		loss := catalog.Bytes(strconv.AppendFloat(scratch[:0], float64(e.Value)/1e6, 'f', -1, 64))
+		return f("event.link", n, p, at, loss)
 	case engine.KindClock:
-		return fmt.Sprintf(pick("event.clock"), n, e.At)
+		return f("event.clock", n, at)
 	case engine.KindReset:
-		return pick("event.reset")
+		return append(b, catalog.T(lang, "event.reset")...)
 	case engine.KindViolation:
-		return violationText(e, p, tok, lang)
-	}
-	switch e.Kind {
+		if format := words.violationFormat(e.Reason(), lang); format != "" {
+			return catalog.Appendf(b, format, p, tok)
+		}
+		return f("violation.other", catalog.Str(e.Reason().String()))
 	case engine.KindRenewError:
 		if e.Value == 1 {
-			return fmt.Sprintf(pick("event.renew-error"), n, reason)
+			return f("event.renew-error", n, reason)
 		}
-		return fmt.Sprintf(pick("event.renew-error.2"), n, reason)
+		return f("event.renew-error.2", n, reason)
 	case engine.KindUncertain:
 		if e.Reason() == engine.ReasonJeopardy {
-			return fmt.Sprintf(pick("event.uncertain.jeopardy"), n, e.At)
+			return f("event.uncertain.jeopardy", n, at)
 		}
-		return fmt.Sprintf(pick("event.uncertain"), n, engine.Time(e.Value), e.At)
+		return f("event.uncertain", n, catalog.Time(engine.Time(e.Value)), at)
 	case engine.KindGiveUp:
-		return fmt.Sprintf(pick("event.give-up"), n, reason, e.At)
+		return f("event.give-up", n, reason, at)
 	case engine.KindStaleReply:
-		return fmt.Sprintf(pick("event.stale-reply"), n, e.Value)
+		return f("event.stale-reply", n, catalog.Int(e.Value))
 	case engine.KindPublish:
-		return fmt.Sprintf(pick("event.publish"), n, tok)
+		return f("event.publish", n, tok)
 	case engine.KindRefuse:
-		return fmt.Sprintf(pick("event.refuse"), n, engine.Time(e.Value), e.At)
+		return f("event.refuse", n, catalog.Time(engine.Time(e.Value)), at)
 	}
-	return names.Describe(e)
-}
-
-// violationTexts is built once: violations are described on every frame.
-
-func violationText(e engine.Event, p, tok, lang string) string {
-	if f, ok := catalog.Lookup(lang, "violation."+e.Reason().String()); ok {
-		return fmt.Sprintf(f, p, tok)
-	}
-	return fmt.Sprintf(catalog.T(lang, "violation.other"), e.Reason())
+	return append(b, names.Describe(e)...)
 }
 
 // NodeName is a node's name for a student: a worker's own name, and the
@@ -179,16 +186,66 @@ func NodeName(names engine.Names, n engine.Node, lang string) string {
 }
 
 // MsgName is a message kind in lang's words.
-func MsgName(m engine.MsgKind, lang string) string {
-	if t, ok := catalog.Lookup(lang, "msg."+m.String()); ok {
-		return t
-	}
-	return m.String()
+func MsgName(m engine.MsgKind, lang string) string { return wordsOf(lang).msgName(m, lang) }
+
+// eventWords are the words an event's sentence takes by an engine name
+// (msg.NAME, reason.NAME, violation.NAME), for one language, found once:
+// joining each key anew cost every sentence a string or two.
+type eventWords struct {
+	msg, reason, violation []string // by value; violation "" for none
 }
 
-func reasonText(r engine.Reason, lang string) string {
-	if t, ok := catalog.Lookup(lang, "reason."+r.String()); ok {
+// eventWordsOf is every catalog language's eventWords; wordsOf falls
+// back to the default language's, as catalog.Lookup does.
+var eventWordsOf = func() map[string]*eventWords {
+	m := map[string]*eventWords{}
+	for _, lang := range catalog.Langs() {
+		w := &eventWords{msg: make([]string, 256), reason: make([]string, 256), violation: make([]string, 256)}
+		for i := range 256 {
+			w.msg[i] = lookupName(lang, "msg.", engine.MsgKind(i).String())
+			w.reason[i] = lookupName(lang, "reason.", engine.Reason(i).String())
+			w.violation[i], _ = catalog.Lookup(lang, "violation."+engine.Reason(i).String())
+		}
+		m[lang] = w
+	}
+	return m
+}()
+
+func wordsOf(lang string) *eventWords {
+	if w, ok := eventWordsOf[lang]; ok {
+		return w
+	}
+	return eventWordsOf[catalog.Default]
+}
+
+// lookupName is prefix+name's text in lang, else name.
+func lookupName(lang, prefix, name string) string {
+	if t, ok := catalog.Lookup(lang, prefix+name); ok {
 		return t
 	}
-	return r.String()
+	return name
+}
+
+func (w *eventWords) msgName(m engine.MsgKind, lang string) string {
+	if int(m) < len(w.msg) {
+		return w.msg[m]
+	}
+	return lookupName(lang, "msg.", m.String())
+}
+
+func (w *eventWords) reasonName(r engine.Reason, lang string) string {
+	if int(r) < len(w.reason) {
+		return w.reason[r]
+	}
+	return lookupName(lang, "reason.", r.String())
+}
+
+// violationFormat is violation r's sentence, "" when it has none of its
+// own.
+func (w *eventWords) violationFormat(r engine.Reason, lang string) string {
+	if int(r) < len(w.violation) {
+		return w.violation[r]
+	}
+	s, _ := catalog.Lookup(lang, "violation."+r.String())
+	return s
 }

@@ -50,14 +50,24 @@ func DescribeDifference(p *engine.Pair, d engine.Difference, found bool, lang st
 // DescribeDifferenceAs is DescribeDifference with the runs named: "in
 // nameA, …; in nameB, …".
 func DescribeDifferenceAs(p *engine.Pair, d engine.Difference, found bool, lang, nameA, nameB string) string {
+	var buf [512]byte
+	return string(AppendDifference(buf[:0], p, d, found, lang, nameA, nameB))
+}
+
+// AppendDifference appends DescribeDifferenceAs's sentence to b: a pair's
+// play frame writes it into its buffer without a string for it
+// (TestAppendDifferenceIsTheSentence).
+func AppendDifference(b []byte, p *engine.Pair, d engine.Difference, found bool, lang, nameA, nameB string) []byte {
 	if !found {
-		return catalog.T(lang, "diff.same")
+		return append(b, catalog.T(lang, "diff.same")...)
 	}
-	side := func(w *engine.World, i int) string {
+	// Each side's words go into the sentence: written into scratch first.
+	var scratchA, scratchB [192]byte
+	side := func(scratch []byte, w *engine.World, i int) []byte {
 		if i < 0 {
-			return catalog.T(lang, "diff.ended")
+			return append(scratch, catalog.T(lang, "diff.ended")...)
 		}
-		return DescribeEvent(w.Events()[i], w.Names(), lang)
+		return AppendEvent(scratch, w.Events()[i], w.Names(), lang)
 	}
 	var at engine.Time
 	switch {
@@ -68,13 +78,14 @@ func DescribeDifferenceAs(p *engine.Pair, d engine.Difference, found bool, lang,
 	default:
 		at = p.B.Events()[d.B].T
 	}
-	sa, sb := side(p.A, d.A), side(p.B, d.B)
+	sa, sb := side(scratchA[:0], p.A, d.A), side(scratchB[:0], p.B, d.B)
 	if d.A >= 0 && d.B >= 0 && p.A.Events()[d.A].T != p.B.Events()[d.B].T {
 		// The runs part in time: say when each side happens.
-		sa = fmt.Sprintf(catalog.T(lang, "diff.when"), p.A.Events()[d.A].T, sa)
-		sb = fmt.Sprintf(catalog.T(lang, "diff.when"), p.B.Events()[d.B].T, sb)
+		var whenA, whenB [224]byte
+		sa = catalog.Append(whenA[:0], lang, "diff.when", catalog.Time(p.A.Events()[d.A].T), catalog.Bytes(sa))
+		sb = catalog.Append(whenB[:0], lang, "diff.when", catalog.Time(p.B.Events()[d.B].T), catalog.Bytes(sb))
 	}
-	return fmt.Sprintf(catalog.T(lang, "diff.part"), at, nameA, sa, nameB, sb)
+	return catalog.Append(b, lang, "diff.part", catalog.Time(at), catalog.Str(nameA), catalog.Bytes(sa), catalog.Str(nameB), catalog.Bytes(sb))
 }
 
 // compareRE finds {{compare CMD}} and {{compare CMD at TIME}} in an

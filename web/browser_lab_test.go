@@ -153,7 +153,10 @@ func TestBrowserLabTeaches(t *testing.T) {
 			}
 
 			// Thaw W1: its stale write is blocked, and the page says safe.
+			// The thaw's frame clears the refusal above the buttons, which
+			// moves them: a click before it lands may miss its button.
 			click(t, ctx, `button[value="thaw W1"]`)
+			waitJS(t, ctx, "W1 thawed", `document.querySelector('#status [data-worker="W1"]').dataset.frozen === "false" && document.getElementById("cmd-error").textContent === ""`)
 			click(t, ctx, `button[value="advance 5s"]`)
 			waitJS(t, ctx, "the blocked write", `document.querySelector("#diagram .mk.reject.blocked") !== null`)
 			waitJS(t, ctx, "the outcome safe", `document.getElementById("outcome").dataset.outcome === "safe" && document.querySelector("#diagram p.pin.safe") !== null && document.querySelector("#diagram p.pin.harm") === null`)

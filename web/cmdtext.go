@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -22,40 +23,45 @@ func commandText(lang, src string) string {
 // session's list grows its last command every frame, written so without
 // a string.
 func appendCommandText(b []byte, lang string, c engine.Command) []byte {
-	f := func(key string, args ...farg) { b = appendf(b, T(lang, key), args...) }
+	f := func(key string, args ...catalog.Arg) { b = catalog.Appendf(b, T(lang, key), args...) }
 	plain := func(key string) { b = append(b, T(lang, key)...) }
-	words := func(key string, args ...farg) string { return string(appendf(nil, T(lang, key), args...)) }
-	node := func(n string) farg {
-		switch n {
-		case "coord", "storage":
-			return fstr(T(lang, "node."+n))
-		}
-		return fstr(n)
+	words := func(key string, args ...catalog.Arg) string {
+		return string(catalog.Appendf(nil, T(lang, key), args...))
 	}
+	nodeName := func(n string) string {
+		switch n {
+		case "coord":
+			return T(lang, "node.coord")
+		case "storage":
+			return T(lang, "node.storage")
+		}
+		return n
+	}
+	node := func(n string) catalog.Arg { return catalog.Str(nodeName(n)) }
 	switch c.Kind {
 	case engine.CmdAdvance:
-		f("cmd.advance", ftime(c.Dur))
+		f("cmd.advance", catalog.Time(c.Dur))
 	case engine.CmdStep:
 		plain("cmd.step")
 	case engine.CmdUntil:
-		f("cmd.until", ftime(c.At))
+		f("cmd.until", catalog.Time(c.At))
 	case engine.CmdFreeze:
 		if c.Dur > 0 {
-			f("cmd.freeze.for", fstr(c.A), ftime(c.Dur))
+			f("cmd.freeze.for", catalog.Str(c.A), catalog.Time(c.Dur))
 		} else {
-			f("cmd.freeze", fstr(c.A))
+			f("cmd.freeze", catalog.Str(c.A))
 		}
 		if c.On != engine.KindNone {
 			b = append(b, " ("...)
-			f("cmd.freeze.on", fstr(c.A), fstr(c.On.String()))
+			f("cmd.freeze.on", catalog.Str(c.A), catalog.Str(c.On.String()))
 			b = append(b, ")"...)
 		}
 	case engine.CmdThaw:
-		f("cmd.thaw", fstr(c.A))
+		f("cmd.thaw", catalog.Str(c.A))
 	case engine.CmdCrash:
-		f("cmd.crash", fstr(c.A))
+		f("cmd.crash", catalog.Str(c.A))
 	case engine.CmdRestart:
-		f("cmd.restart", fstr(c.A))
+		f("cmd.restart", catalog.Str(c.A))
 	case engine.CmdStorage:
 		switch c.Mode {
 		case engine.StorageFencing:
@@ -63,7 +69,7 @@ func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 		case engine.StorageNone:
 			plain("cmd.fencing.off")
 		default:
-			f("cmd.storage", fstr(T(lang, "mode."+c.Mode.String())))
+			f("cmd.storage", catalog.Str(T(lang, "mode."+c.Mode.String())))
 		}
 	case engine.CmdPartition:
 		if c.B == "" {
@@ -83,38 +89,38 @@ func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 	case engine.CmdLink:
 		var parts []string
 		if c.HasDelay {
-			parts = append(parts, words("cmd.delay", ftime(c.Dur)))
+			parts = append(parts, words("cmd.delay", catalog.Time(c.Dur)))
 		}
 		if c.HasLoss {
-			parts = append(parts, words("cmd.loss", fstr(strconv.FormatFloat(float64(c.LossPPM)/1e4, 'f', -1, 64)+"%")))
+			parts = append(parts, words("cmd.loss", catalog.Str(strconv.FormatFloat(float64(c.LossPPM)/1e4, 'f', -1, 64)+"%")))
 		}
 		sep := "—"
 		if c.OneWay {
 			sep = "→"
 		}
-		f("cmd.link", fstr(node(c.A).s+sep+node(c.B).s), fstr(strings.Join(parts, ", ")))
+		f("cmd.link", catalog.Str(nodeName(c.A)+sep+nodeName(c.B)), catalog.Str(strings.Join(parts, ", ")))
 	case engine.CmdClock:
 		var parts []string
 		if c.HasSkew {
-			parts = append(parts, words("cmd.skew", fstr(signedTime(c.Skew))))
+			parts = append(parts, words("cmd.skew", catalog.Str(signedTime(c.Skew))))
 		}
 		if c.HasJump {
-			parts = append(parts, words("cmd.jump", fstr(signedTime(c.Jump))))
+			parts = append(parts, words("cmd.jump", catalog.Str(signedTime(c.Jump))))
 		}
 		if c.HasRate {
-			parts = append(parts, words("cmd.rate", fstr(strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×")))
+			parts = append(parts, words("cmd.rate", catalog.Str(strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×")))
 		}
-		f("cmd.clock", fstr(c.A), fstr(strings.Join(parts, ", ")))
+		f("cmd.clock", catalog.Str(c.A), catalog.Str(strings.Join(parts, ", ")))
 	case engine.CmdReplica:
 		if c.Up {
-			f("cmd.replica.up", fint(int64(c.Replica)))
+			f("cmd.replica.up", catalog.Int(int64(c.Replica)))
 		} else {
-			f("cmd.replica.down", fint(int64(c.Replica)))
+			f("cmd.replica.down", catalog.Int(int64(c.Replica)))
 		}
 	case engine.CmdReset:
 		plain("cmd.reset")
 	case engine.CmdLease:
-		f("cmd.lease", ftime(c.Dur))
+		f("cmd.lease", catalog.Time(c.Dur))
 	default:
 		b = c.AppendTo(b)
 	}

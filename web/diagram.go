@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -30,8 +29,8 @@ const (
 	dMinSpan   = 20 * engine.Second
 )
 
-// Diagram is the space-time diagram of one world, laid out: everything the
-// template needs is a number or a string.
+// Diagram is the space-time diagram of one world, laid out: everything
+// its writer (svgw.diagram) needs is a number or a string.
 type Diagram struct {
 	ID            string // prefixes the SVG's ids, unique within a page
 	Lang          string
@@ -241,11 +240,6 @@ const (
 // the last liveWindow of the run, on the live scale.
 func windowDiagram(id string, w *engine.World, lang string) *Diagram {
 	return newDiagram(id, w, lang, nil, diagramOpts{Window: liveWindow})
-}
-
-// markSentence is a mark's title: the event's time and what happened.
-func markSentence(e engine.Event, names engine.Names, lang string) string {
-	return e.T.String() + " " + labs.DescribeEvent(e, names, lang)
 }
 
 // pageDiagram is the picture as a page shows it: the pinned sentence is
@@ -483,10 +477,12 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	ch.goneMarks, ch.goneMsgs, ch.swapped = ch.goneMarks[:0], ch.goneMsgs[:0], ch.swapped[:0]
 	if prev.sameGround(d, first) {
 		// prev's marks and messages are taken over in place, not copied:
-		// a playing session holds one list of each. What slid out of the
+		// a playing session holds one list of each. prev, which goes back
+		// to the pool, gets d's room for them instead, so that the next
+		// picture laid out whole has room too. What slid out of the
 		// picture is dropped and noted, for the frame to remove.
 		msgs := prev.Msgs
-		prev.Msgs = nil
+		prev.Msgs = d.Msgs[:0]
 		k := 0
 		for k < len(msgs) && int(msgs[k].Key) < first {
 			ch.goneMsgs = append(ch.goneMsgs, int(msgs[k].Key))
@@ -494,7 +490,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		}
 		d.Msgs = append(msgs[:0], msgs[k:]...)
 		marks := prev.Marks
-		prev.Marks = nil
+		prev.Marks = d.Marks[:0]
 		k = 0
 		for k < len(marks) && int(marks[k].Index) < first {
 			ch.goneMarks = append(ch.goneMarks, int(marks[k].Index))
@@ -621,11 +617,6 @@ func (p *Diagram) sameLog(w *engine.World) bool {
 func (p *Diagram) sameGround(d *Diagram, first int) bool {
 	return p != nil && p.scale == d.scale && p.Shift == d.Shift &&
 		p.AxisY == d.AxisY && len(p.Lanes) == len(d.Lanes) && p.drawn >= first
-}
-
-// markTitle is a mark's sentence.
-func (d *Diagram) markTitle(m dMark) string {
-	return markSentence(d.world.Events()[m.Index], d.world.Names(), d.Lang)
 }
 
 // msgOf is event i's message line, if it ends one: a receive or a drop
@@ -816,8 +807,6 @@ func RenderDiagramSVG(w io.Writer, world *engine.World, lang string) error {
 	return DiagramSVG(NewDiagram("d", world, lang, nil)).Render(context.Background(), w)
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // legendDisplay hides the SVG's own legend where the page lists it.
 func legendDisplay(d *Diagram) string {
 	if d.PinInSVG {
@@ -857,14 +846,3 @@ func pinDy(i int) string {
 	}
 	return "16"
 }
-
-// elemID is a keyed picture's id for one element: kind is f (freeze),
-// l (lease), s (stale owner), b (belief), g (message) or m (mark).
-func elemID(d *Diagram, kind byte, key int) string {
-	b := make([]byte, 0, len(d.ID)+12)
-	b = append(b, d.ID...)
-	b = append(b, '-', kind)
-	return string(strconv.AppendInt(b, int64(key), 10))
-}
-
-func shiftTransform(x int) string { return "translate(" + strconv.Itoa(x) + ",0)" }

@@ -1,12 +1,9 @@
 package web
 
 import (
-	"context"
-	"io"
 	"strconv"
 
-	"github.com/a-h/templ"
-
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -14,7 +11,8 @@ import (
 // The diagram's bars, messages and marks: a busy live picture sends dozens
 // of them a frame, so they are written straight into a byte buffer, with
 // no allocation once the buffer has grown, rather than through templ.
-// A whole picture (diagram.templ) draws them with these same writers. In
+// A whole picture (DiagramSVG, diagram_svg.go) draws them with these same
+// writers. In
 // a keyed (live) picture every element carries an id: the picture's ID, a
 // letter and its key (elemID).
 
@@ -100,8 +98,8 @@ func (w *svgw) title(t string) {
 }
 
 // titlef appends a title: format, filled with args, escaped.
-func (w *svgw) titlef(format string, args ...farg) {
-	w.tmp = appendf(w.tmp[:0], format, args...)
+func (w *svgw) titlef(format string, args ...catalog.Arg) {
+	w.tmp = catalog.Appendf(w.tmp[:0], format, args...)
 	w.s("<title>")
 	w.b = appendEsc(w.b, w.tmp)
 	w.s("</title>")
@@ -119,7 +117,7 @@ func (w *svgw) freeze(d *Diagram, f dBar) {
 	w.s(`<g class="freezebox"`)
 	w.id(d, 'f', int(f.Key))
 	w.s(">")
-	w.titlef(T(d.Lang, "diagram.freeze"), fstr(d.world.Names().Of(f.Worker)), ftime(f.Start), ftime(f.End))
+	w.titlef(T(d.Lang, "diagram.freeze"), catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
 	w.s(`<rect class="freeze"`)
 	w.rect(f)
 	w.s(` fill="url(#`)
@@ -137,17 +135,17 @@ func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
 	w.s("<g")
 	w.id(d, kind, int(b.Key))
 	w.s(">")
-	name := fstr(d.world.Names().Of(b.Worker))
+	name := catalog.Str(d.world.Names().Of(b.Worker))
 	class := "stale"
 	switch kind {
 	case 'l':
-		w.titlef(T(d.Lang, "diagram.real"), name, fint(b.Token), ftime(b.Start), ftime(b.End))
+		w.titlef(T(d.Lang, "diagram.real"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = leaseClass[int(b.Worker)%6]
 	case 'b':
-		w.titlef(T(d.Lang, "diagram.belief"), name, fint(b.Token), ftime(b.Start), ftime(b.End))
+		w.titlef(T(d.Lang, "diagram.belief"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = beliefClass[int(b.Worker)%6]
 	default:
-		w.titlef(T(d.Lang, "diagram.stale"), name, fint(b.Token))
+		w.titlef(T(d.Lang, "diagram.stale"), name, catalog.Int(b.Token))
 	}
 	w.s("<rect")
 	w.attr("class", class)
@@ -286,7 +284,8 @@ func (w *svgw) mark(d *Diagram, m dMark) {
 	w.s("<title>")
 	w.b = e.T.AppendTo(w.b)
 	w.s(" ")
-	w.esc(labs.DescribeEvent(e, d.world.Names(), d.Lang))
+	w.tmp = labs.AppendEvent(w.tmp[:0], e, d.world.Names(), d.Lang)
+	w.b = appendEsc(w.b, w.tmp)
 	w.s("</title>")
 	x, y := int(m.X), int(m.Y)
 	switch m.Shape() {
@@ -360,49 +359,48 @@ func (w *svgw) layer(d *Diagram, kind byte) {
 	}
 }
 
-// diagramLayer is one of d's layers as a templ component.
-func diagramLayer(d *Diagram, kind byte) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.layer(d, kind)
-		_, err := out.Write(w.b)
-		return err
-	})
-}
-
-// eventRow writes one line of an event list whose id is list.
-func (w *svgw) eventRow(list string, r eventRow) {
-	w.s("<li")
-	w.attr("class", r.Class)
-	w.s(` id="`)
-	w.esc(list)
-	w.s("-")
-	w.i(r.Index)
-	w.s(`"`)
-	w.num("data-event", r.Index)
-	w.s(`><span class="t">`)
-	w.esc(r.Time)
-	w.s(`</span> <span class="txt">`)
-	w.esc(r.Text)
-	w.s("</span></li>")
-}
-
-// eventRows writes the lines of an event list (eventList).
+// eventRows writes the lines of an event list (eventList). Network
+// messages are left out: the picture draws them, and in words they drown
+// the story.
 func (w *svgw) eventRows(v *eventsView) {
-	for _, r := range v.Rows() {
-		w.eventRow(v.ID, r)
+	harm := harmRefsFrom(v.Events, 0)
+	for i, e := range v.Events {
+		idx := v.From + i
+		if v.Only != nil && !v.Only[idx] {
+			continue
+		}
+		if v.Only == nil && (e.Kind == engine.KindSend || e.Kind == engine.KindRecv) {
+			continue
+		}
+		w.s(`<li class="ev k-`)
+		w.s(e.Kind.String())
+		if e.Kind == engine.KindViolation {
+			w.s(" violation")
+		}
+		if o := eventOutcome(e, harm, idx); o != outcomeNone {
+			w.s(" o-")
+			w.s(o)
+		}
+		if v.Highlight[idx] {
+			w.s(" hl")
+		}
+		w.s(`" id="`)
+		w.esc(v.ID)
+		w.s("-")
+		w.i(idx)
+		w.s(`"`)
+		w.num("data-event", idx)
+		w.s(`><span class="t">`)
+		w.b = e.T.AppendTo(w.b) // a time's text needs no escaping
+		w.s(`</span> <span class="txt">`)
+		w.tmp = labs.AppendEvent(w.tmp[:0], e, v.Names, v.Lang)
+		w.b = appendEsc(w.b, w.tmp)
+		w.s("</span></li>")
 	}
 }
 
 // eventRows is the lines of an event list (eventList).
-func eventRows(v *eventsView) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.eventRows(v)
-		_, err := out.Write(w.b)
-		return err
-	})
-}
+func eventRows(v *eventsView) svgPart { return func(w *svgw) { w.eventRows(v) } }
 
 // now writes the "now" line, when the picture shows the present.
 func (w *svgw) now(d *Diagram) {
@@ -425,15 +423,6 @@ func (w *svgw) now(d *Diagram) {
 	w.s("</text></g>")
 }
 
-func diagramNow(d *Diagram) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.now(d)
-		_, err := out.Write(w.b)
-		return err
-	})
-}
-
 // sessionCmd writes command i of a session's list, in words.
 func (w *svgw) sessionCmd(lang string, i int, c engine.Command) {
 	w.tmp = appendCommandText(w.tmp[:0], lang, c)
@@ -449,14 +438,64 @@ func (w *svgw) cmdItem(i int, words []byte) {
 	w.s("</li>")
 }
 
-// sessionCmd is one command of a session's list.
-func sessionCmd(p *page, i int, c string) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.cmdItem(i, []byte(commandText(p.Lang, c)))
-		_, err := out.Write(w.b)
-		return err
-	})
+// sessionPanel is a session's commands and its links, as a page shows
+// them.
+func sessionPanel(p *page, lab string, s session) svgPart {
+	return func(w *svgw) {
+		w.sessionPanel(p.Lang, p.Base, lab, s.cmds, func(b []byte) []byte { return append(b, s.query...) })
+	}
+}
+
+// sessionPanel writes a session's commands, cmds, in lang's words, and
+// the links to its permalink and its picture; appendQuery appends the
+// session's query. base is the site's base path.
+func (w *svgw) sessionPanel(lang, base, lab string, cmds []engine.Command, appendQuery func([]byte) []byte) {
+	w.s(`<details class="session"><summary>`)
+	w.esc(T(lang, "lab.commands"))
+	w.s(`: <span id="session-count">`)
+	w.i(len(cmds))
+	w.s("</span></summary> ")
+	if len(cmds) == 0 {
+		w.s("<p>")
+		w.esc(T(lang, "lab.nocommands"))
+		w.s("</p>")
+	} else {
+		w.s(`<ol class="cmds" id="session-cmds">`)
+		for i, c := range cmds {
+			w.sessionCmd(lang, i, c)
+		}
+		w.s("</ol>")
+	}
+	w.tmp = appendQuery(w.tmp[:0])
+	w.s(`<p><a id="permalink" href="`)
+	w.labHref(base, lang, lab, "/at?")
+	w.b = appendEsc(w.b, w.tmp)
+	w.s(`" data-base="`)
+	w.labHref(base, lang, lab, "/at")
+	w.s(`">`)
+	w.esc(T(lang, "lab.permalink"))
+	w.s(`</a> <button type="button" class="js-only share" data-share="#permalink"`)
+	w.attr("data-copied", T(lang, "lab.copied"))
+	w.s(">")
+	w.esc(T(lang, "lab.share"))
+	w.s(`</button> · <a id="svglink" href="`)
+	w.labHref(base, lang, lab, "/diagram.svg?")
+	w.b = appendEsc(w.b, w.tmp)
+	w.s(`" data-base="`)
+	w.labHref(base, lang, lab, "/diagram.svg")
+	w.s(`">`)
+	w.esc(T(lang, "lab.svg"))
+	w.s("</a></p></details>")
+}
+
+// labHref writes, escaped, the URL of lab's page path (page.Href).
+func (w *svgw) labHref(base, lang, lab, path string) {
+	w.esc(base)
+	w.s("/")
+	w.esc(lang)
+	w.s("/labs/")
+	w.esc(lab)
+	w.esc(path)
 }
 
 // ticks writes a picture's time axis: a grid line and a label a tick.
@@ -474,14 +513,4 @@ func (w *svgw) ticks(d *Diagram) {
 		w.b = t.At.AppendTo(w.b) // a time's text needs no escaping
 		w.s("</text>")
 	}
-}
-
-// diagramTicks is a picture's time axis as a templ component.
-func diagramTicks(d *Diagram) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, out io.Writer) error {
-		var w svgw
-		w.ticks(d)
-		_, err := out.Write(w.b)
-		return err
-	})
 }

@@ -84,7 +84,7 @@ func TestLiveDiagramWindowsLongRuns(t *testing.T) {
 		t.Fatalf("after a reset: %d marks, %d laid out after the last frame", len(fresh.Marks), len(cached.Marks))
 	}
 	for i := range fresh.Marks {
-		if f, c := fresh.markTitle(fresh.Marks[i]), cached.markTitle(cached.Marks[i]); f != c {
+		if f, c := markHTML(fresh, fresh.Marks[i]), markHTML(cached, cached.Marks[i]); f != c {
 			t.Errorf("after a reset, mark %d: %q, after the last frame %q", i, f, c)
 		}
 	}

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"context"
 	"testing"
 
 	"leaselab/content"
@@ -32,7 +34,7 @@ func BenchmarkPlayFrameEncoded(b *testing.B) {
 // and says how many bytes it came to.
 func benchPlayFrames(b *testing.B, encode func(serverMsg) int) {
 	srv, course := benchServer(b)
-	for _, id := range []string{"w1-w2", "renew-load"} {
+	for _, id := range []string{"w1-w2", "renew-load", "renewal-signals"} {
 		b.Run(id, func(b *testing.B) {
 			lab := benchLab(b, course, id)
 			start := func() *live { return playingLive(b, srv, lab, 1) }
@@ -81,6 +83,33 @@ func BenchmarkEncodeFrame(b *testing.B) {
 				i++
 			}
 			b.ReportMetric(float64(n)/float64(b.N), "frame-B/op")
+		})
+	}
+}
+
+// BenchmarkWholePicture draws a live picture whole, as a frame does when
+// the picture's time scale changes: each lab's world two minutes on.
+func BenchmarkWholePicture(b *testing.B) {
+	_, course := benchServer(b)
+	for _, id := range []string{"w1-w2", "renew-load"} {
+		b.Run(id, func(b *testing.B) {
+			w, err := benchLab(b, course, id).NewWorld(1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Advance(2 * engine.Minute); err != nil {
+				b.Fatal(err)
+			}
+			d := windowDiagram("live", w, "en")
+			var buf bytes.Buffer
+			b.ReportAllocs()
+			for b.Loop() {
+				buf.Reset()
+				if err := diagramFigure(d).Render(context.Background(), &buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(buf.Len()), "picture-B")
 		})
 	}
 }

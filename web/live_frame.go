@@ -1,11 +1,8 @@
 package web
 
 import (
-	"context"
 	"slices"
 	"sync"
-
-	"github.com/a-h/templ"
 
 	"leaselab/engine"
 )
@@ -23,10 +20,9 @@ type shownPage struct {
 	status  statusView
 	workers []engine.WorkerState // status.Workers, owned here
 	cmds    []engine.Command     // the session's commands as the page lists them
-	// The chart and the signals panel change only with new events.
-	chartSpan engine.Time
-	chartDots int
-	renewals  []engine.Time // the time left at each renewal, sorted
+	// The chart, as the page shows it: its scale and its renewals. It and
+	// the signals panel change only with new events.
+	chart Chart
 }
 
 // livePictures are the pictures a frame lays out into, their slices
@@ -110,32 +106,12 @@ func (l *live) wholeFrame(out *msgBody, w *engine.World) error {
 	// The status keeps its own copy: p.workers is read anew every frame.
 	p.status.Workers = slices.Clone(p.workers)
 	p.cmds = append(p.cmds, l.sess.Commands()...)
-	parts := []struct {
-		target string
-		comp   templ.Component
-	}{
-		{"status", statusPanel(&p.status)},
-		{"diagram", diagramFigure(d)},
-		{"chart", liveChart("live", w, l.lang)},
-		{"session", sessionPanel(l.pageOf(), l.lab.ID, sessionOf(l.sess))},
-	}
+	out.write(opReplace, "status", func(w *svgw) { w.status(&p.status) })
+	out.write(opReplace, "diagram", func(w *svgw) { w.figure(d) })
+	p.redrawChart(out, w, l.lang)
+	out.write(opReplace, "session", func(w *svgw) { w.sessionPanel(l.lang, l.srv.base, l.lab.ID, l.sess.Commands(), l.sess.AppendQuery) })
 	if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
-		parts = append(parts, struct {
-			target string
-			comp   templ.Component
-		}{"signals", SignalsPanel(s)})
-	}
-	for _, part := range parts {
-		if err := out.render(opReplace, part.target, part.comp); err != nil {
-			return err
-		}
-	}
-	p.chartSpan, p.chartDots, p.renewals = liveChartSpan(w.Now()), 0, nil
-	for _, e := range w.Events() {
-		if e.Kind == engine.KindRenewed {
-			p.chartDots++
-			p.renewals = insertSorted(p.renewals, engine.Time(e.Value))
-		}
+		out.write(opReplace, "signals", func(w *svgw) { w.signals(s) })
 	}
 	if l.playing {
 		l.view = p
@@ -169,17 +145,13 @@ func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 	} else {
 		shown := p.status.Workers[:0]
 		p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
-		if err := out.render(opReplace, "status", statusPanel(&p.status)); err != nil {
-			return err
-		}
+		out.write(opReplace, "status", func(w *svgw) { w.status(&p.status) })
 		p.status.Workers = append(shown, p.workers...)
 	}
 
 	// The session's commands: while it plays, the last one grows.
 	if !l.sessionOps(out, p) {
-		if err := out.render(opReplace, "session", sessionPanel(l.pageOf(), l.lab.ID, sessionOf(l.sess))); err != nil {
-			return err
-		}
+		out.write(opReplace, "session", func(w *svgw) { w.sessionPanel(l.lang, l.srv.base, l.lab.ID, l.sess.Commands(), l.sess.AppendQuery) })
 	}
 
 	// The chart and the signals, which only events change.
@@ -188,11 +160,9 @@ func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 			return err
 		}
 		if s := signalsFor(l.lab, "live-signals", w, l.lang); s != nil {
-			if err := out.render(opReplace, "signals", SignalsPanel(s)); err != nil {
-				return err
-			}
+			out.write(opReplace, "signals", func(w *svgw) { w.signals(s) })
 		}
-	} else if span := liveChartSpan(w.Now()); span != p.chartSpan && p.chartDots > 0 {
+	} else if liveChartSpan(w.Now()) != p.chart.Panels[0].span && p.chart.renewals() > 0 {
 		if err := l.chartOps(out, p, w, seen); err != nil {
 			return err
 		}
@@ -238,41 +208,46 @@ func (l *live) sessionOps(out *msgBody, p *shownPage) bool {
 	return true
 }
 
+// redrawChart lays the page's live chart out anew, on the live scale,
+// and replaces it whole.
+func (p *shownPage) redrawChart(out *msgBody, w *engine.World, lang string) {
+	p.chart.layout("live-chart", lang, []ChartRun{{Label: T(lang, "chart.run"), World: w, Live: true}})
+	out.write(opReplace, "chart", func(w *svgw) { w.chartBox(&p.chart) })
+	// The page's chart keeps its scale and renewals, not the log, whose
+	// old room it would keep from the collector.
+	p.chart.Panels[0].events = nil
+}
+
 // chartOps adds the chart's new dots, or redraws it on a new scale.
 func (l *live) chartOps(out *msgBody, p *shownPage, w *engine.World, seen int) error {
 	events := w.Events()
-	span := liveChartSpan(w.Now())
-	first := p.chartDots == 0
+	panel := &p.chart.Panels[0]
+	first := len(panel.left) == 0
 	dots := 0
 	for _, e := range events[seen:] {
 		if e.Kind == engine.KindRenewed {
 			dots++
-			p.chartDots++
-			p.renewals = insertSorted(p.renewals, engine.Time(e.Value))
+			panel.left = insertSorted(panel.left, engine.Time(e.Value))
 		}
 	}
-	if first || span != p.chartSpan {
-		p.chartSpan = span
-		if p.chartDots == 0 {
+	if first || liveChartSpan(w.Now()) != panel.span {
+		if len(panel.left) == 0 {
 			return nil
 		}
-		return out.render(opReplace, "chart", liveChart("live", w, l.lang))
+		p.redrawChart(out, w, l.lang)
+		return nil
 	}
 	if dots == 0 {
 		return nil
 	}
-	panel := newChartPanel(0, span, chartYMax([]ChartRun{{World: w}}))
-	target := out.str("live-chart-dots0")
-	at := out.at()
-	for _, e := range events[seen:] {
-		if e.Kind == engine.KindRenewed {
-			if err := chartDotSVG(panel.dot(e)).Render(context.Background(), &out.svgw); err != nil {
-				return err
-			}
-		}
-	}
-	out.add(opAppend, target, out.since(at))
-	out.put(opText, "live-chart-sum0", chartSummary(l.lang, p.renewals))
+	// The new dots on the lease length the world has now.
+	at := *panel
+	at.ymax = chartYMax([]ChartRun{{World: w}})
+	out.write(opAppend, "live-chart-dots0", func(w *svgw) { w.chartDots(&at, events[seen:]) })
+	target := out.str("live-chart-sum0")
+	start := out.at()
+	out.b = appendChartSummary(out.b, l.lang, panel.left)
+	out.add(opText, target, out.since(start))
 	return nil
 }
 
@@ -288,15 +263,14 @@ func insertSorted(s []engine.Time, v engine.Time) []engine.Time {
 	return s
 }
 
-func (l *live) pageOf() *page { return &page{Lang: l.lang, Base: l.srv.base} }
-
 // diagramOps changes the picture the page shows, a, into b: a whole new
 // picture when the scale or the lanes' places changed, else the elements
 // that differ.
 func diagramOps(out *msgBody, a, b *Diagram) error {
 	if a.scale.span != b.scale.span || a.scale.plotW != b.scale.plotW || a.AxisY != b.AxisY || len(a.Lanes) != len(b.Lanes) ||
 		a.Height != b.Height || a.Width != b.Width || a.ID != b.ID {
-		return out.render(opReplace, "diagram", diagramFigure(b))
+		out.write(opReplace, "diagram", func(w *svgw) { w.figure(b) })
+		return nil
 	}
 	if a.Shift != b.Shift {
 		target := out.part(b, "plot")
@@ -341,15 +315,20 @@ func diagramOps(out *msgBody, a, b *Diagram) error {
 		out.setAttr(box, "data-focus", out.since(at))
 	}
 	if !samePin(a.Pin, b.Pin) {
-		if err := out.render(opReplace, b.ID+"-pin", diagramPin(b)); err != nil {
-			return err
-		}
-		if err := out.render(opReplace, b.ID+"-pintext", pinText(b)); err != nil {
-			return err
-		}
+		target := out.part(b, "pin")
+		at := out.at()
+		out.pin(b)
+		out.add(opReplace, target, out.since(at))
+		target = out.part(b, "pintext")
+		at = out.at()
+		out.pinText(b)
+		out.add(opReplace, target, out.since(at))
 	}
 	if !slices.Equal(a.Lanes, b.Lanes) {
-		return out.render(opReplace, b.ID+"-lanes", diagramLanes(b))
+		target := out.part(b, "lanes")
+		at := out.at()
+		out.lanes(b)
+		out.add(opReplace, target, out.since(at))
 	}
 	return nil
 }

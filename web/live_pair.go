@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/url"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"leaselab/engine"
@@ -75,22 +74,16 @@ var errTimeOnly = errors.New("what if: only time moves a pair on (play, pause, s
 
 // pairFrame redraws the pair's live part and the way back to the lab.
 func (l *live) pairFrame(id int64) serverMsg {
-	v := l.srv.newPairView(l.lang, nil, l.lab, l.pair)
+	v := l.srv.newPairView(l.lang, nil, l.lab, l.pair, &l.pairShown)
 	m := serverMsg{Type: "frame", ID: id}
 	out := m.body()
-	out.query = out.str(l.pair.Query())
+	out.query = out.str(v.query)
 	at := out.at()
 	out.b = l.pair.A().Now().AppendTo(out.b)
 	out.clock = out.since(at)
-	for _, p := range []struct {
-		target string
-		comp   templ.Component
-	}{{"pair-crumb", pairCrumb(v)}, {"pair-live", pairLive(v)}} {
-		if err := out.render(opReplace, p.target, p.comp); err != nil {
-			m.free()
-			return serverMsg{Type: "error", ID: id, Error: err.Error()}
-		}
-	}
+	out.write(opReplace, "pair-crumb", func(w *svgw) { w.pairCrumb(v) })
+	out.write(opReplace, "pair-live", func(w *svgw) { w.pairLive(v) })
+	l.pairShown.keep(v)
 	return m
 }
 

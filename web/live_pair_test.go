@@ -134,6 +134,80 @@ func TestLivePair(t *testing.T) {
 	}
 }
 
+// Every play frame of a pair draws what the pair page draws at the
+// frame's address, though a frame lays its pictures out from the last
+// frame's: through a difference that appears while the pair plays, and
+// through one there all along.
+func TestPairFramesDrawTheirPage(t *testing.T) {
+	srv, ts := newTestServer(t, Config{})
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, query := range []string{
+		"do=until+4s&do=freeze+W1+for%3D25s&vs=fencing+on&vs-at=4s", // they part at 29s
+		w1w2PairQuery,
+	} {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := labsession.OpenPair(course.Lab("w1-w2"), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := &live{srv: srv, lab: course.Lab("w1-w2"), lang: "en", sess: p.Session(), pair: p, playing: true}
+		parted := false
+		for range 40 {
+			if err := l.advance(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
+				t.Fatal(err)
+			}
+			sent := l.next(0)
+			m := wireOf(sent)
+			sent.free()
+			got := opHTML(m, "pair-live")
+			if want := pairLiveOf(t, ts.URL, "en", m.Query); got != want {
+				t.Fatalf("%s, at %s: the frame differs from the pair page:\n%s", query, m.Now, firstDiff(got, want))
+			}
+			_, found := p.Difference()
+			parted = parted || found
+		}
+		if !parted {
+			t.Errorf("%s: the runs never part", query)
+		}
+	}
+}
+
+// A pair's pictures laid out from the last ones take their marks over in
+// place; what those highlighted must not stay when the difference is new:
+// here the pictures shown highlighted nothing, and the runs part at
+// event 12 of run A, which they already drew.
+func TestPairPicturesFollowTheDifference(t *testing.T) {
+	srv, _ := newTestServer(t, Config{})
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := url.ParseQuery("do=until+8s&vs=crash+W1&vs-at=2s")
+	p, _, err := labsession.OpenPair(course.Lab("w1-w2"), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, found := p.Difference(); !found || d.A < 0 {
+		t.Fatalf("the runs do not part in run A: %+v %v", d, found)
+	}
+	shown := pairPictures{a: pageDiagram("wa", p.A(), "en", nil), b: pageDiagram("wb", p.B(), "en", nil)}
+	v := srv.newPairView("en", nil, course.Lab("w1-w2"), p, &shown)
+	fresh := srv.newPairView("en", nil, course.Lab("w1-w2"), p, nil)
+	for _, side := range []struct{ got, want *Diagram }{{v.A, fresh.A}, {v.B, fresh.B}} {
+		got, _ := renderString(diagramFigure(side.got))
+		want, _ := renderString(diagramFigure(side.want))
+		if got != want {
+			t.Errorf("%s differs from a fresh picture:\n%s", side.want.ID, firstDiff(got, want))
+		}
+	}
+}
+
 // A step moves run A to its next event and run B to the same time.
 func TestLivePairStep(t *testing.T) {
 	_, ts := newTestServer(t, Config{})

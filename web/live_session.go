@@ -51,8 +51,11 @@ type live struct {
 	sess *labsession.Session
 	// pair, when set, is the what-if pair this connection plays instead
 	// of a lab session; sess is then its run A (live_pair.go).
-	pair  *labsession.Pair
-	shown int // events already in the page's list
+	pair *labsession.Pair
+	// pairShown is what the pair's page shows: its next frame lays its
+	// pictures out from these.
+	pairShown pairPictures
+	shown     int // events already in the page's list
 	// shownOf is the world those events came from: a reset or a replay
 	// makes a new one, whose list the page must show whole.
 	shownOf *engine.World

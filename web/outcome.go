@@ -17,6 +17,33 @@ const (
 	outcomeHarm = "harm"
 )
 
+// outcomeKey is the catalog key of an outcome's word, "outcome."+class,
+// without joining it each time a frame writes it.
+func outcomeKey(class string) string {
+	switch class {
+	case outcomeSafe:
+		return "outcome.safe"
+	case outcomeWarn:
+		return "outcome.warn"
+	case outcomeHarm:
+		return "outcome.harm"
+	}
+	return "outcome." + class
+}
+
+// outcomeShortKey is "outcome."+class+".short", likewise.
+func outcomeShortKey(class string) string {
+	switch class {
+	case outcomeSafe:
+		return "outcome.safe.short"
+	case outcomeWarn:
+		return "outcome.warn.short"
+	case outcomeHarm:
+		return "outcome.harm.short"
+	}
+	return "outcome." + class + ".short"
+}
+
 // harmful reports whether a violation reason is harm.
 func harmful(r engine.Reason) bool { return r.IsHarm() }
 

@@ -13,128 +13,263 @@ const signalsLines = 6
 // Signals is the renewal signals panel of a world (lab.yaml panels:
 // [signals]): the numbers the second lesson says to watch, computed by the
 // engine from the log, and the latest renewal log lines with the fields
-// that tell a slow success from a stale owner.
+// that tell a slow success from a stale owner. It holds what the words
+// are made of; svgw.signals writes them.
 type Signals struct {
 	ID    string
 	Lang  string
-	Rows  []signalRow
-	Lines []signalLine
+	world *engine.World
+	m     engine.Metrics
+	// lines are the log's indexes of the renewal events shown, oldest
+	// first.
+	lines [signalsLines]int
+	shown int
 }
-
-type signalRow struct {
-	Key   string // stable, for tests and styling
-	Label string
-	Value string
-	Warn  bool // the signal shows trouble: something failed, was lost or rejected
-}
-
-// signalLine is one renewal event as a structured log line.
-type signalLine struct {
-	At     string
-	Worker string
-	Event  string // renewed, error, stale, lost
-	Fields []signalField
-	Warn   bool
-}
-
-type signalField struct{ Key, Value string }
 
 // NewSignals computes the panel for a world.
 func NewSignals(id string, w *engine.World, lang string) *Signals {
 	evs := w.Events()
-	m := engine.ComputeMetrics(evs)
-	s := &Signals{ID: id, Lang: lang}
-	row := func(key, value string, warn bool) {
-		s.Rows = append(s.Rows, signalRow{Key: key, Label: T(lang, "signals."+key), Value: value, Warn: warn})
-	}
-	left, low, latency := "–", "–", "–"
-	if n := len(m.Remaining); n > 0 {
-		left = m.Remaining[n-1].String()
-		low = engine.Percentile(m.Remaining, 0).String() + " · " + engine.Percentile(m.Remaining, 50).String()
-	}
-	row("left", left, false)
-	row("left-low", low, false)
-	if len(m.Latency) > 0 {
-		latency = engine.Percentile(m.Latency, 50).String() + " · " + engine.Percentile(m.Latency, 99).String() +
-			" · " + engine.Percentile(m.Latency, 100).String()
-	}
-	row("latency", latency, false)
-	row("attempts", strconv.Itoa(m.Attempts)+" · "+T(lang, "signals.successes")+" "+strconv.Itoa(m.Successes), false)
-	retries := 0
-	for _, r := range m.Retries {
-		retries = max(retries, r)
-	}
-	row("retries", strconv.Itoa(retries), retries > 0)
-	row("failures", strconv.Itoa(m.Failures)+" ("+T(lang, "signals.transient")+" "+strconv.Itoa(m.Transient)+
-		" · "+T(lang, "signals.definitive")+" "+strconv.Itoa(m.Definitive)+")", m.Failures > 0)
-	row("rejected", strconv.Itoa(m.Rejected), m.Rejected > 0)
-	row("lost", strconv.Itoa(m.Lost), m.Lost > 0)
-	row("stale", strconv.Itoa(m.StaleDrops), m.StaleDrops > 0)
-
-	names := w.Names()
-	leaseOf := map[string]string{}
-	for _, ws := range w.Scenario().Workers {
-		leaseOf[ws.Name] = ws.Lease
-		if ws.Lease == "" {
-			leaseOf[ws.Name] = "lock"
+	s := &Signals{ID: id, Lang: lang, world: w, m: engine.ComputeMetrics(evs)}
+	for i := len(evs) - 1; i >= 0 && s.shown < signalsLines; i-- {
+		if signalEvent(evs[i].Kind) != "" {
+			s.lines[s.shown] = i
+			s.shown++
 		}
 	}
-	for i := len(evs) - 1; i >= 0 && len(s.Lines) < signalsLines; i-- {
-		if l, ok := signalLineOf(evs[i], names, leaseOf); ok {
-			s.Lines = append(s.Lines, l)
-		}
-	}
-	for i, j := 0, len(s.Lines)-1; i < j; i, j = i+1, j-1 {
-		s.Lines[i], s.Lines[j] = s.Lines[j], s.Lines[i]
+	for i, j := 0, s.shown-1; i < j; i, j = i+1, j-1 {
+		s.lines[i], s.lines[j] = s.lines[j], s.lines[i]
 	}
 	return s
 }
 
-// signalLineOf turns a renewal event into a log line: lease id,
-// generation, previous and new expiry, error class.
-func signalLineOf(e engine.Event, names engine.Names, leaseOf map[string]string) (signalLine, bool) {
-	who := names.Of(e.Node)
-	l := signalLine{At: e.T.String(), Worker: who}
-	f := func(k, v string) { l.Fields = append(l.Fields, signalField{k, v}) }
-	gen := strconv.FormatUint(uint64(e.Gen()), 10)
-	switch e.Kind {
+// signalEvent is a renewal event's name in the log lines: renewed, error,
+// stale, lost; "" for an event the log does not show.
+func signalEvent(k engine.Kind) string {
+	switch k {
 	case engine.KindRenewed:
-		l.Event = "renewed"
-		f("lease", leaseOf[who])
-		f("gen", gen)
-		f("prev", e.Prev().String())
-		f("new", e.At.String())
-		f("left", engine.Time(e.Value).String())
+		return "renewed"
 	case engine.KindRenewError:
-		l.Event, l.Warn = "error", true
-		class := "transient"
-		if e.Value == 1 {
-			class = "definitive"
-		}
-		f("lease", leaseOf[who])
-		f("gen", gen)
-		f("class", class)
-		f("error", e.Reason().String())
+		return "error"
 	case engine.KindStaleReply:
-		l.Event, l.Warn = "stale", true
-		f("lease", leaseOf[who])
-		f("gen", gen)
-		f("current", strconv.FormatInt(e.Value, 10))
+		return "stale"
 	case engine.KindLost:
-		l.Event, l.Warn = "lost", true
-		f("lease", leaseOf[who])
-		f("why", e.Reason().String())
-	default:
-		return l, false
+		return "lost"
 	}
-	return l, true
+	return ""
 }
 
-// signalsPanel is the lab's signals panel for w, or nothing when the lab
-// does not ask for one.
+// signalsFor is the lab's signals panel for w, or nil when the lab does
+// not ask for one.
 func signalsFor(lab *labs.Lab, id string, w *engine.World, lang string) *Signals {
 	if lab == nil || w == nil || !lab.HasPanel("signals") {
 		return nil
 	}
 	return NewSignals(id, w, lang)
+}
+
+// SignalsPanel shows the renewal signals of a world: the metrics computed
+// from its log, the ones showing trouble marked, and the latest renewal
+// log lines with their fields.
+func SignalsPanel(s *Signals) svgPart { return func(w *svgw) { w.signals(s) } }
+
+// signalsBlock is a lab's renewal signals panel for w, when the lab asks
+// for one (lab.yaml panels: [signals]); otherwise nothing.
+func signalsBlock(s *Signals) svgPart {
+	return func(w *svgw) {
+		if s != nil {
+			w.signals(s)
+		}
+	}
+}
+
+// liveSignals holds the live world's panel; a live frame replaces what is
+// inside it.
+func liveSignals(s *Signals) svgPart {
+	return func(w *svgw) {
+		if s != nil {
+			w.s(`<div id="signals">`)
+			w.signals(s)
+			w.s("</div>")
+		}
+	}
+}
+
+func (w *svgw) signals(s *Signals) {
+	m, lang := &s.m, s.Lang
+	w.s(`<section class="signals"`)
+	w.attr("id", s.ID)
+	w.s(` aria-labelledby="`)
+	w.esc(s.ID)
+	w.s(`-h"><h3 id="`)
+	w.esc(s.ID)
+	w.s(`-h">`)
+	w.esc(T(lang, "signals.title"))
+	w.s(`</h3><dl class="signal-rows">`)
+
+	w.signalRow(lang, "left", "signals.left", false)
+	if n := len(m.Remaining); n > 0 {
+		w.b = m.Remaining[n-1].AppendTo(w.b)
+	} else {
+		w.s("–")
+	}
+	w.signalRow(lang, "left-low", "signals.left-low", false)
+	if len(m.Remaining) > 0 {
+		w.times(" · ", engine.Percentile(m.Remaining, 0), engine.Percentile(m.Remaining, 50))
+	} else {
+		w.s("–")
+	}
+	w.signalRow(lang, "latency", "signals.latency", false)
+	if len(m.Latency) > 0 {
+		w.times(" · ", engine.Percentile(m.Latency, 50), engine.Percentile(m.Latency, 99), engine.Percentile(m.Latency, 100))
+	} else {
+		w.s("–")
+	}
+	w.signalRow(lang, "attempts", "signals.attempts", false)
+	w.i(m.Attempts)
+	w.s(" · ")
+	w.esc(T(lang, "signals.successes"))
+	w.s(" ")
+	w.i(m.Successes)
+	retries := 0
+	for _, r := range m.Retries {
+		retries = max(retries, r)
+	}
+	w.signalCount(lang, "retries", "signals.retries", retries)
+	w.signalRow(lang, "failures", "signals.failures", m.Failures > 0)
+	w.i(m.Failures)
+	w.s(" (")
+	w.esc(T(lang, "signals.transient"))
+	w.s(" ")
+	w.i(m.Transient)
+	w.s(" · ")
+	w.esc(T(lang, "signals.definitive"))
+	w.s(" ")
+	w.i(m.Definitive)
+	w.s(")")
+	w.signalCount(lang, "rejected", "signals.rejected", m.Rejected)
+	w.signalCount(lang, "lost", "signals.lost", m.Lost)
+	w.signalCount(lang, "stale", "signals.stale", m.StaleDrops)
+	w.s("</dd></div>")
+
+	w.s(`</dl><h4>`)
+	w.esc(T(lang, "signals.log"))
+	w.s("</h4>")
+	if s.shown == 0 {
+		w.s(`<p class="signal-none">`)
+		w.esc(T(lang, "signals.nolog"))
+		w.s("</p></section>")
+		return
+	}
+	w.s(`<ol class="signal-log">`)
+	events, names := s.world.Events(), s.world.Names()
+	for _, i := range s.lines[:s.shown] {
+		w.signalLine(s.world, events[i], names)
+	}
+	w.s("</ol></section>")
+}
+
+// signalRow ends the row before it, if any, and opens row key, labelled
+// by label, up to its value.
+func (w *svgw) signalRow(lang, key, label string, warn bool) {
+	if key != "left" {
+		w.s("</dd></div>")
+	}
+	w.s(`<div data-signal="`)
+	w.s(key)
+	w.s(`" class="`)
+	if warn {
+		w.s("warn")
+	}
+	w.s(`"><dt>`)
+	w.esc(T(lang, label))
+	w.s("</dt><dd>")
+}
+
+// signalCount is a row whose value is a count, marked when it is not 0.
+func (w *svgw) signalCount(lang, key, label string, n int) {
+	w.signalRow(lang, key, label, n > 0)
+	w.i(n)
+}
+
+// times writes ts, sep between them.
+func (w *svgw) times(sep string, ts ...engine.Time) {
+	for i, t := range ts {
+		if i > 0 {
+			w.s(sep)
+		}
+		w.b = t.AppendTo(w.b)
+	}
+}
+
+// signalLine writes a renewal event as a structured log line: lease id,
+// generation, previous and new expiry, error class.
+func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Names) {
+	event := signalEvent(e.Kind)
+	who := names.Of(e.Node)
+	w.s(`<li class="`)
+	if e.Kind != engine.KindRenewed {
+		w.s("warn")
+	}
+	w.s(`" data-event="`)
+	w.s(event)
+	w.s(`"><code><span class="t">`)
+	w.b = e.T.AppendTo(w.b)
+	w.s("</span> <b>")
+	w.esc(who)
+	w.s("</b> ")
+	w.s(event)
+	w.s(" ")
+	w.field("lease")
+	w.esc(leaseOf(world, who))
+	if e.Kind != engine.KindLost {
+		w.field("gen")
+		w.b = strconv.AppendUint(w.b, uint64(e.Gen()), 10)
+	}
+	switch e.Kind {
+	case engine.KindRenewed:
+		w.field("prev")
+		w.b = e.Prev().AppendTo(w.b)
+		w.field("new")
+		w.b = e.At.AppendTo(w.b)
+		w.field("left")
+		w.b = engine.Time(e.Value).AppendTo(w.b)
+	case engine.KindRenewError:
+		w.field("class")
+		if e.Value == 1 {
+			w.s("definitive")
+		} else {
+			w.s("transient")
+		}
+		w.field("error")
+		w.esc(e.Reason().String())
+	case engine.KindStaleReply:
+		w.field("current")
+		w.b = strconv.AppendInt(w.b, e.Value, 10)
+	case engine.KindLost:
+		w.field("why")
+		w.esc(e.Reason().String())
+	}
+	w.s("</code></li>")
+}
+
+// field opens one key=value field of a log line, up to its value.
+func (w *svgw) field(key string) {
+	w.s(` <span class="k">`)
+	w.s(key)
+	w.s("=</span>")
+}
+
+// leaseOf is the lease the worker named who holds in world's scenario,
+// "lock" for a lock's; "" for no such worker.
+func leaseOf(world *engine.World, who string) string {
+	lease := ""
+	for _, ws := range world.Scenario().Workers {
+		if ws.Name == who {
+			lease = ws.Lease
+			if lease == "" {
+				lease = "lock"
+			}
+		}
+	}
+	return lease
 }

@@ -234,152 +234,17 @@ type eventsView struct {
 	Only      map[int]bool // when set, only these events
 }
 
-type eventRow struct {
-	Index     int
-	Time      string
-	Who       string
-	Text      string
-	Class     string
-	Highlight bool
-}
-
-// Rows is the list's lines. Network messages are left out: the picture
-// draws them, and in words they drown the story.
-func (v *eventsView) Rows() []eventRow {
-	var rows []eventRow
-	harm := map[int]bool{}
-	for _, e := range v.Events {
-		if e.Kind == engine.KindViolation && harmful(e.Reason()) {
-			harm[int(e.Ref())] = true
-		}
-	}
-	for i, e := range v.Events {
-		idx := v.From + i
-		if v.Only != nil && !v.Only[idx] {
-			continue
-		}
-		if v.Only == nil && (e.Kind == engine.KindSend || e.Kind == engine.KindRecv) {
-			continue
-		}
-		cls := "ev k-" + e.Kind.String()
-		if e.Kind == engine.KindViolation {
-			cls += " violation"
-		}
-		if o := eventOutcome(e, harm, idx); o != outcomeNone {
-			cls += " o-" + o
-		}
-		hl := v.Highlight[idx]
-		if hl {
-			cls += " hl"
-		}
-		rows = append(rows, eventRow{Index: idx, Time: e.T.String(), Who: v.Names.Of(e.Node), Text: labs.DescribeEvent(e, v.Names, v.Lang), Class: cls, Highlight: hl})
-	}
-	return rows
-}
-
-// statusView is the world's state at a glance.
-type statusView struct {
-	Lang      string
-	Now       string
-	Holder    string
-	Storage   string // the mode's name, for scripts
-	StorageIn string // the mode in words
-	Highest   int64
-	Workers   []engine.WorkerState
-	// Outcome is the run so far in one word and colour: harm, safe, warn.
-	Outcome     runOutcome
-	OutcomeText string
-
-	key statusKey // what the words above were made from, but the time
-}
-
-// statusKey is what a status panel's words are made from, but its time:
-// a playing session compares it, not the words, to tell whether a frame
-// must redraw the panel.
-type statusKey struct {
-	brief   engine.Brief // Now left out
-	outcome struct {
-		class       string
-		event, harm int
-	}
-}
-
-func statusKeyOf(b engine.Brief, o runOutcome) statusKey {
-	var k statusKey
-	k.brief, k.brief.Now = b, 0
-	k.outcome.class, k.outcome.event, k.outcome.harm = o.Class, o.Event, o.Harm
-	return k
-}
-
-func newStatus(w *engine.World, lang string) *statusView {
-	s := newStatusOf(w, lang, summarize(w.Events()), w.AppendWorkers(nil))
-	return &s
-}
-
-// newStatusOf is the status of w, whose run's outcome is o and whose
-// workers are as workers says.
-func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.WorkerState) statusView {
-	b := w.Brief()
-	mode := b.Mode.String()
-	v := statusView{Lang: lang, Now: b.Now.String(), Storage: mode, StorageIn: T(lang, "mode."+mode), Highest: b.Highest, Workers: workers,
-		key: statusKeyOf(b, o)}
-	events := w.Events()
-	v.Outcome = o
-	v.OutcomeText = outcomeStatus(v.Outcome, events, lang)
-	if b.Holder != engine.NoNode {
-		until := "→ " + b.Expires.String()
-		if b.Expires == engine.Never {
-			until = T(lang, "status.no-expiry") // a lock, or a lease record only candidates expire
-		}
-		v.Holder = w.Names().Of(b.Holder) + " (" + T(lang, "diagram.token") + " " + strconv.FormatInt(b.Token, 10) + ", " + until + ")"
-	} else {
-		v.Holder = T(lang, "status.none")
-	}
-	return v
-}
-
-// sameAs reports whether v, a status shown, shows w's status but for its
-// time, when w's run's outcome is o and its workers are as workers says:
-// then a frame sends only the time. It compares what the words are made
-// from, so that a frame makes no words to compare.
-func (v *statusView) sameAs(w *engine.World, o runOutcome, workers []engine.WorkerState) bool {
-	if v.key != statusKeyOf(w.Brief(), o) || len(v.Workers) != len(workers) {
-		return false
-	}
-	for i := range v.Workers {
-		a, b := &v.Workers[i], &workers[i]
-		if a.Name != b.Name || a.Crashed != b.Crashed || a.Frozen != b.Frozen || a.Done != b.Done || a.Holds != b.Holds || a.Token != b.Token {
-			return false
-		}
-	}
-	return true
-}
-
-// outcomeStatus says the run's outcome in a few words.
-func outcomeStatus(o runOutcome, events []engine.Event, lang string) string {
-	if o.Class == outcomeNone {
-		return T(lang, "outcome.none.status")
-	}
-	s := T(lang, "outcome."+o.Class) + ": " + T(lang, "outcome."+o.Class+".short")
-	if o.Class == outcomeHarm {
-		s = T(lang, "outcome.harm") + ": " + T(lang, "harm."+events[o.Event].Reason().String())
-		if o.Harm > 1 {
-			s += fmt.Sprintf(" (+%d)", o.Harm-1)
-		}
-	}
-	return s
-}
-
 // session is what a page shows of a labsession.Session: its seed, its
-// commands as text, and the query that rebuilds it.
+// commands as text and as the engine's, and the query that rebuilds it.
 type session struct {
 	Seed  uint64
 	Do    []string
+	cmds  []engine.Command
 	query string
 }
 
 func sessionOf(s *labsession.Session) session {
-	return session{Seed: s.Seed(), Do: s.Strings(), query: s.Query()}
+	return session{Seed: s.Seed(), Do: s.Strings(), cmds: s.Commands(), query: s.Query()}
 }
 
 // Query writes the session as URL parameters.
@@ -394,26 +259,6 @@ func workerNames(w *engine.World) []string {
 		out = append(out, ws.Name)
 	}
 	return out
-}
-
-// workerState says in words what a worker is doing.
-func workerState(lang string, w engine.WorkerState) string {
-	var parts []string
-	switch {
-	case w.Crashed:
-		parts = append(parts, T(lang, "state.crashed"))
-	case w.Frozen:
-		parts = append(parts, T(lang, "state.frozen"))
-	case w.Done:
-		parts = append(parts, T(lang, "state.done"))
-	}
-	if w.Holds {
-		parts = append(parts, T(lang, "diagram.token")+" "+strconv.FormatInt(w.Token, 10))
-	}
-	if len(parts) == 0 {
-		return "—"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // tasks counts what a student can get right in a lab.

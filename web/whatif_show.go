@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -21,9 +22,10 @@ type pairView struct {
 	ChangeIn string // the change in the student's words
 	At       engine.Time
 	A, B     *Diagram
-	Sentence string
 	Found    bool
 	query    string // the pair's own query (session + vs + vs-at)
+	runs     *engine.Pair
+	diff     engine.Difference // where the runs first part, when Found
 }
 
 // Socket is the pair socket's URL, without the query.
@@ -59,7 +61,8 @@ func (s *Server) whatifShow(c echo.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		v := s.newPairView(lang, course, lab, p)
+		v := s.newPairView(lang, course, lab, p, nil)
+		defer v.free()
 		v.Error = errorText(lang, cmdErr)
 		v.Share = s.siteURL(c) + v.Href("/labs/"+lab.ID+"/whatif?"+v.query)
 		return renderBytes(c, pairPage(v))
@@ -81,19 +84,20 @@ func openPair(lang string, lab *labs.Lab, q url.Values) (p *labsession.Pair, ref
 }
 
 // newPairView is what the pair page and the pair socket's frames draw of
-// a pair: both use it, so a live page shows what a reload would.
-func (s *Server) newPairView(lang string, course *labs.Course, lab *labs.Lab, p *labsession.Pair) *pairView {
+// a pair: both use it, so a live page shows what a reload would. Its
+// pictures are laid out into pooled ones, from shown's (what a pair
+// socket's page shows) when they picture the same runs with the same
+// difference; free gives them back.
+func (s *Server) newPairView(lang string, course *labs.Course, lab *labs.Lab, p *labsession.Pair, shown *pairPictures) *pairView {
 	sess := p.Session()
 	d, found := p.Difference()
-	nameA, nameB := T(lang, "whatif.nameA"), T(lang, "whatif.nameB")
 	v := &pairView{
 		labView: &labView{
 			page:   s.newPage(lang, "/labs/"+lab.ID+"/whatif", lab.Title(lang)+" · "+T(lang, "whatif.title"), "whatif"),
 			Course: course, Lab: lab, Session: sessionOf(sess), World: p.A(),
 		},
 		Change: p.Change(), ChangeIn: commandText(lang, p.Change()), At: p.Fork().At, Found: found,
-		Sentence: labs.DescribeDifferenceAs(p.Engine(), d, found, lang, nameA, nameB),
-		query:    p.Query(),
+		runs: p.Engine(), query: p.Query(),
 	}
 	hlA, hlB := map[int]bool{}, map[int]bool{}
 	if found && d.A >= 0 {
@@ -102,10 +106,96 @@ func (s *Server) newPairView(lang string, course *labs.Course, lab *labs.Lab, p 
 	if found && d.B >= 0 {
 		hlB[d.B] = true
 	}
-	v.A = pageDiagram("wa", p.A(), lang, hlA)
-	v.B = pageDiagram("wb", p.B(), lang, hlB)
+	// A picture laid out from the last one keeps the marks it had, and
+	// with them what they highlighted: a new difference draws anew.
+	var prevA, prevB *Diagram
+	if shown != nil && shown.diff == d && shown.found == found {
+		prevA, prevB = shown.a, shown.b
+	}
+	v.A = livePictures.Get().(*Diagram)
+	v.A.layout("wa", p.A(), lang, hlA, diagramOpts{}, prevA)
+	v.B = livePictures.Get().(*Diagram)
+	v.B.layout("wb", p.B(), lang, hlB, diagramOpts{}, prevB)
+	v.diff = d
 	v.page.Query = v.query
 	return v
+}
+
+// free gives v's pictures back to the pool, once they are drawn.
+func (v *pairView) free() {
+	putPicture(v.A)
+	putPicture(v.B)
+	v.A, v.B = nil, nil
+}
+
+// pairPictures are the pictures a pair socket's page shows, and the
+// difference they highlight.
+type pairPictures struct {
+	a, b  *Diagram
+	diff  engine.Difference
+	found bool
+}
+
+// keep makes v's pictures the ones the page shows; those it showed, which
+// v's layout took its marks and messages from, go back to the pool.
+func (s *pairPictures) keep(v *pairView) {
+	if s.a != nil {
+		putPicture(s.a)
+		putPicture(s.b)
+	}
+	*s = pairPictures{a: v.A, b: v.B, diff: v.diff, found: v.Found}
+	v.A, v.B = nil, nil
+}
+
+// pairCrumb leads back to the lab page with run A's session.
+func pairCrumb(v *pairView) svgPart { return func(w *svgw) { w.pairCrumb(v) } }
+
+func (w *svgw) pairCrumb(v *pairView) {
+	w.esc(v.T("home.lab"))
+	w.s(`: <a href="`)
+	w.esc(v.Base)
+	w.s("/")
+	w.esc(v.Lang)
+	w.s("/labs/")
+	w.esc(v.Lab.ID)
+	w.s("?")
+	w.esc(v.Session.Query())
+	w.s(`">`)
+	w.esc(v.Lab.Title(v.Lang))
+	w.s("</a>")
+}
+
+// pairLive is the part of a pair that time changes: the sentence and both
+// runs. The page draws it and every frame of the pair socket redraws it.
+func pairLive(v *pairView) svgPart { return func(w *svgw) { w.pairLive(v) } }
+
+func (w *svgw) pairLive(v *pairView) {
+	w.s(`<p id="difference" class="pin`)
+	if v.Found {
+		w.s(" found")
+	}
+	w.s(`" data-found="`)
+	w.b = strconv.AppendBool(w.b, v.Found)
+	w.s(`" data-now="`)
+	w.b = v.World.Now().AppendTo(w.b)
+	w.s(`"><strong>`)
+	w.tmp = labs.AppendDifference(w.tmp[:0], v.runs, v.diff, v.Found, v.Lang, T(v.Lang, "whatif.nameA"), T(v.Lang, "whatif.nameB"))
+	w.b = appendEsc(w.b, w.tmp)
+	w.s(`</strong></p><section class="world run-a" id="run-a"><h2>`)
+	w.esc(v.T("whatif.nameA"))
+	w.s(": ")
+	w.esc(v.T("whatif.asran"))
+	w.s("</h2>")
+	w.figure(v.A)
+	w.s(`</section><section class="world run-b" id="run-b"><h2>`)
+	w.esc(v.T("whatif.nameB"))
+	w.s(": ")
+	w.esc(v.ChangeIn)
+	w.s(" (")
+	w.b = v.At.AppendTo(w.b)
+	w.s(")</h2>")
+	w.figure(v.B)
+	w.s("</section>")
 }
 
 // whatifForm is the lab page's small "What if?" form: the changes the

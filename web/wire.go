@@ -144,6 +144,14 @@ func (b *msgBody) render(k opKind, target string, c templ.Component) error {
 	return nil
 }
 
+// write appends an op whose HTML draw writes straight into the body.
+func (b *msgBody) write(k opKind, target string, draw func(w *svgw)) {
+	t := b.str(target)
+	at := b.at()
+	draw(&b.svgw)
+	b.add(k, t, b.since(at))
+}
+
 // elem writes the id of one element of a keyed picture (elemID).
 func (b *msgBody) elem(d *Diagram, kind byte, key int) span {
 	at := b.at()

@@ -176,10 +176,17 @@ func (p *Pair) Difference() (engine.Difference, bool) {
 
 // Query writes the pair as URL parameters (without "?"): A's session,
 // then vs and vs-at.
-func (p *Pair) Query() string {
-	pq := url.Values{"vs": {p.src}, "vs-at": {p.fork.At.String()}}.Encode()
-	if sq := p.a.Query(); sq != "" {
-		return sq + "&" + pq
+func (p *Pair) Query() string { return string(p.AppendQuery(nil)) }
+
+// AppendQuery appends Query to b: a pair's play frames write it without
+// joining url.Values.
+func (p *Pair) AppendQuery(b []byte) []byte {
+	start := len(b)
+	b = p.a.AppendQuery(b)
+	if len(b) > start {
+		b = append(b, '&')
 	}
-	return pq
+	var at [24]byte
+	b = appendQueryEscape(append(b, "vs="...), p.src)
+	return appendQueryEscape(append(b, "&vs-at="...), p.fork.At.AppendTo(at[:0]))
 }

@@ -53,3 +53,41 @@ func FuzzQueryEscape(f *testing.F) {
 		}
 	})
 }
+
+// referencePairQuery is a pair's query as it was written before
+// AppendQuery, with url.Values: AppendQuery is held to it.
+func referencePairQuery(p *Pair) string {
+	pq := url.Values{"vs": {p.src}, "vs-at": {p.fork.At.String()}}.Encode()
+	if sq := referenceQuery(p.a); sq != "" {
+		return sq + "&" + pq
+	}
+	return pq
+}
+
+func TestPairQueryEscapesAsURL(t *testing.T) {
+	for _, c := range []struct {
+		lab string
+		q   url.Values
+	}{
+		{"w1-w2", w1w2Fork()},
+		{"w1-w2", url.Values{"vs": {"fencing on"}}},
+		{"w1-w2", url.Values{"seed": {"7"}, "do": {"until 2s"}, "vs": {"freeze W1 for=25s"}, "vs-at": {"1.25s"}}},
+		{"renewal-signals", url.Values{"do": {"until 3s"}, "vs": {"link A coord delay=1s"}, "vs-at": {"2.5s"}}},
+	} {
+		p, refused, err := OpenPair(courseLab(t, c.lab), c.q)
+		if err != nil || refused != nil {
+			t.Fatal(c.q, err, refused)
+		}
+		for range 3 {
+			if got, want := p.Query(), referencePairQuery(p); got != want {
+				t.Errorf("Query %q, want %q", got, want)
+			}
+			if got, want := string(p.AppendQuery([]byte("x?"))), "x?"+referencePairQuery(p); got != want {
+				t.Errorf("AppendQuery %q, want %q", got, want)
+			}
+			if err := p.Do("advance 1.5s"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -276,9 +276,10 @@ func (s *Session) appendCmd(b []byte, c engine.Command) []byte {
 }
 
 // appendQueryEscape appends s escaped as url.QueryEscape escapes it.
-func appendQueryEscape(b, s []byte) []byte {
+func appendQueryEscape[S string | []byte](b []byte, s S) []byte {
 	const hex = "0123456789ABCDEF"
-	for _, c := range s {
+	for i := range len(s) {
+		c := s[i]
 		switch {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~':
 			b = append(b, c)
