@@ -74,8 +74,8 @@ type Diagram struct {
 	pin     dPin
 }
 
-// laneWorkers holds the worker states a layout reads its lanes from, for
-// the next layout: a picture keeps only its lanes.
+// laneWorkers holds worker states read for one layout or one frame, for
+// the next: a picture keeps only its lanes, a page only its status.
 var laneWorkers = sync.Pool{New: func() any { return new([]engine.WorkerState) }}
 
 type dLane struct {

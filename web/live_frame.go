@@ -16,10 +16,14 @@ import (
 
 // shownPage is what the page of a playing session shows.
 type shownPage struct {
-	d       *Diagram // the picture the page shows; d.world is its world
-	status  statusView
-	workers []engine.WorkerState // status.Workers, owned here
-	cmds    []engine.Command     // the session's commands as the page lists them
+	d      *Diagram // the picture the page shows; d.world is its world
+	status statusView
+	// The session's commands as the page lists them: how many, and the
+	// last, which grows while the session plays. Within one world the list
+	// only grows at its end (a reset or a replay makes a new world, and a
+	// new page), so the rest need not be kept.
+	ncmds   int
+	lastCmd engine.Command
 	// The chart, as the page shows it: its scale and its renewals. It and
 	// the signals panel change only with new events.
 	chart Chart
@@ -101,11 +105,8 @@ func (l *live) wholeFrame(out *msgBody, w *engine.World) error {
 	d := livePictures.Get().(*Diagram)
 	d.layout("live", w, l.lang, nil, diagramOpts{Window: liveWindow}, nil)
 	p := &shownPage{d: d}
-	p.workers = w.AppendWorkers(p.workers)
-	p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
-	// The status keeps its own copy: p.workers is read anew every frame.
-	p.status.Workers = slices.Clone(p.workers)
-	p.cmds = append(p.cmds, l.sess.Commands()...)
+	p.status = newStatusOf(w, l.lang, d.outcome, w.AppendWorkers(nil))
+	p.keepCmds(l.sess.Commands())
 	out.write(opReplace, "status", func(w *svgw) { w.status(&p.status) })
 	out.write(opReplace, "diagram", func(w *svgw) { w.figure(d) })
 	p.redrawChart(out, w, l.lang)
@@ -136,17 +137,21 @@ func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 	p.d = d
 
 	// The status: most frames change only its clock.
-	p.workers = w.AppendWorkers(p.workers[:0])
-	if p.status.sameAs(w, d.outcome, p.workers) {
+	// The workers are read into scratch room: the status keeps its own.
+	wsp := laneWorkers.Get().(*[]engine.WorkerState)
+	defer laneWorkers.Put(wsp)
+	workers := w.AppendWorkers((*wsp)[:0])
+	*wsp = workers
+	if p.status.sameAs(w, d.outcome, workers) {
 		target := out.str("now")
 		at := out.at()
 		out.b = w.Now().AppendTo(out.b)
 		out.add(opText, target, out.since(at))
 	} else {
 		shown := p.status.Workers[:0]
-		p.status = newStatusOf(w, l.lang, d.outcome, p.workers)
+		p.status = newStatusOf(w, l.lang, d.outcome, workers)
 		out.write(opReplace, "status", func(w *svgw) { w.status(&p.status) })
-		p.status.Workers = append(shown, p.workers...)
+		p.status.Workers = append(shown, workers...)
 	}
 
 	// The session's commands: while it plays, the last one grows.
@@ -174,17 +179,12 @@ func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 // false when the list changed otherwise (a reset): then it is redrawn.
 func (l *live) sessionOps(out *msgBody, p *shownPage) bool {
 	now := l.sess.Commands()
-	old := p.cmds
-	defer func() { p.cmds = append(p.cmds[:0], now...) }()
-	if len(now) < len(old) || len(old) == 0 {
+	n := p.ncmds
+	defer p.keepCmds(now)
+	if len(now) < n || n == 0 {
 		return false
 	}
-	for i := 0; i < len(old)-1; i++ {
-		if old[i] != now[i] {
-			return false
-		}
-	}
-	if last := len(old) - 1; old[last] != now[last] {
+	if last := n - 1; p.lastCmd != now[last] {
 		at := out.at()
 		out.s("cmd-")
 		out.i(last)
@@ -193,10 +193,10 @@ func (l *live) sessionOps(out *msgBody, p *shownPage) bool {
 		out.sessionCmd(l.lang, last, now[last])
 		out.add(opSwap, target, out.since(at))
 	}
-	if len(now) > len(old) {
+	if len(now) > n {
 		target := out.str("session-cmds")
 		at := out.at()
-		for i := len(old); i < len(now); i++ {
+		for i := n; i < len(now); i++ {
 			out.sessionCmd(l.lang, i, now[i])
 		}
 		out.add(opAppend, target, out.since(at))
@@ -206,6 +206,14 @@ func (l *live) sessionOps(out *msgBody, p *shownPage) bool {
 		out.add(opText, target, out.since(at))
 	}
 	return true
+}
+
+// keepCmds notes the commands the page lists.
+func (p *shownPage) keepCmds(cmds []engine.Command) {
+	p.ncmds = len(cmds)
+	if len(cmds) > 0 {
+		p.lastCmd = cmds[len(cmds)-1]
+	}
 }
 
 // redrawChart lays the page's live chart out anew, on the live scale,
