@@ -22,7 +22,7 @@ func BenchmarkPlayFrame(b *testing.B) { benchPlayFrames(b, nil) }
 // to the bytes the writer sends, as offer encodes it.
 func BenchmarkPlayFrameEncoded(b *testing.B) {
 	benchPlayFrames(b, func(m serverMsg) int {
-		o := outMsgs.Get().(*outMsg)
+		o := newOutMsg(&m)
 		o.b = appendMsg(o.b[:0], &m)
 		n := len(o.b)
 		o.free()
@@ -76,8 +76,9 @@ func BenchmarkEncodeFrame(b *testing.B) {
 			n, i := 0, 0
 			b.ReportAllocs()
 			for b.Loop() {
-				o := outMsgs.Get().(*outMsg)
-				o.b = appendMsg(o.b[:0], &frames[i%len(frames)])
+				f := &frames[i%len(frames)]
+				o := newOutMsg(f)
+				o.b = appendMsg(o.b[:0], f)
 				n += len(o.b)
 				o.free()
 				i++

@@ -220,7 +220,7 @@ func (l *live) offer(m serverMsg) bool {
 	}
 	m.Seq = l.seq + 1
 	m.Playing = l.playing
-	o := outMsgs.Get().(*outMsg)
+	o := newOutMsg(&m)
 	o.b = appendMsg(o.b[:0], &m)
 	m.free()
 	o.at, o.play = m.at, m.play

@@ -29,19 +29,67 @@ type outMsg struct {
 	play bool      // a play-mode frame
 }
 
-var outMsgs = sync.Pool{New: func() any { return new(outMsg) }}
+// Messages that went out are kept for their buffers, in two bounded free
+// lists: many small ones, for the incremental frames that are most of what
+// goes out (renew-load's are about 6 KB, w1-w2's 1 KB), and a few large
+// ones, for whole pictures. Unlike a sync.Pool, what they keep is bounded:
+// a burst of frames queued to a thousand sessions at once (frames falling
+// due together, or a collection's pause) leaves garbage behind, rather
+// than as many buffers, each as large as the largest frame it ever held,
+// kept alive until two collections pass (they were a fifth of a playing
+// renew-load session's heap). At most 256 × 16 KB + 8 × 256 KB are kept.
+var smallMsgs, largeMsgs = make(chan *outMsg, 256), make(chan *outMsg, 8)
 
-// maxPooledMsg is the largest buffer kept for another message: a whole
-// picture of a busy run is tens of KB, and the pool should not hold many.
-const maxPooledMsg = 256 << 10
+const (
+	smallMsg = 16 << 10  // a small buffer's room
+	largeMsg = 256 << 10 // the largest buffer kept
+)
 
-// free gives o back to the pool, once it went out or never will.
+// newOutMsg is a message to encode m into, with a kept buffer if one is
+// free, else a new one as large as m will be (growing one from nothing
+// would copy a frame several times over).
+func newOutMsg(m *serverMsg) *outMsg {
+	need := m.sizeGuess()
+	list := smallMsgs
+	if need > smallMsg {
+		list = largeMsgs
+	}
+	var o *outMsg
+	select {
+	case o = <-list:
+	default:
+		o = new(outMsg)
+	}
+	if cap(o.b) < need {
+		o.b = make([]byte, 0, max(need, smallMsg))
+	}
+	return o
+}
+
+// sizeGuess is about how long m is encoded: its texts, an eighth more for
+// the quotes in markup that JSON escapes, and each op's words.
+func (m *serverMsg) sizeGuess() int {
+	n := 128 + len(m.Error)
+	if m.b != nil {
+		n += len(m.b.b) + len(m.b.b)/8 + 48*len(m.b.ops)
+	}
+	return n
+}
+
+// free keeps o for another message, once it went out or never will.
 func (o *outMsg) free() {
-	if cap(o.b) > maxPooledMsg {
-		o.b = nil
+	list := smallMsgs
+	switch c := cap(o.b); {
+	case c > largeMsg:
+		return
+	case c > smallMsg:
+		list = largeMsgs
 	}
 	o.b, o.at, o.play = o.b[:0], time.Time{}, false
-	outMsgs.Put(o)
+	select {
+	case list <- o:
+	default: // enough are kept
+	}
 }
 
 // opKind is what an op does to its target (op).
@@ -76,8 +124,10 @@ type msgBody struct {
 
 var msgBodies = sync.Pool{New: func() any { return new(msgBody) }}
 
-// maxPooledBody is the largest body kept for another frame.
-const maxPooledBody = 256 << 10
+// maxPooledBody is the largest body kept for another frame: a whole
+// picture of a busy run fits; few bodies are out at once (one a frame
+// being drawn), since each goes back as soon as its message is encoded.
+const maxPooledBody = 64 << 10
 
 // body is m's body, taken from the pool the first time.
 func (m *serverMsg) body() *msgBody {
