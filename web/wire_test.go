@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -141,5 +142,59 @@ func TestAppendMsgLeavesOutRetryNotANumber(t *testing.T) {
 		if got := string(appendMsg(nil, &m)); got != `{"seq":0,"type":"error","playing":false}`+"\n" {
 			t.Errorf("retry %v: %s", r, got)
 		}
+	}
+}
+
+// What the free lists keep is bounded, in number and in size: a burst of
+// messages out at once leaves garbage, not buffers kept for good.
+func TestSentMessagesKeepBoundedRoom(t *testing.T) {
+	drain := func() {
+		for len(smallMsgs) > 0 {
+			<-smallMsgs
+		}
+		for len(largeMsgs) > 0 {
+			<-largeMsgs
+		}
+	}
+	drain()
+	defer drain()
+	msg := func(n int) *serverMsg {
+		m := &serverMsg{Type: "frame"}
+		m.body().s(strings.Repeat("x", n))
+		return m
+	}
+	var out []*outMsg
+	for range 1000 { // a burst: all out at once
+		m := msg(2000)
+		o := newOutMsg(m)
+		o.b = appendMsg(o.b[:0], m)
+		m.free()
+		out = append(out, o)
+	}
+	big := msg(100 << 10)
+	o := newOutMsg(big)
+	if cap(o.b) < big.sizeGuess() {
+		t.Fatalf("a 100 KB message got %d bytes of room", cap(o.b))
+	}
+	out = append(out, o)
+	huge := msg(1 << 20)
+	out = append(out, newOutMsg(huge))
+	for _, o := range out {
+		o.free()
+	}
+	if len(smallMsgs) != cap(smallMsgs) || len(largeMsgs) != 1 {
+		t.Errorf("kept %d small and %d large, want %d and 1", len(smallMsgs), len(largeMsgs), cap(smallMsgs))
+	}
+	// A kept buffer serves the next message of its size without growing.
+	m := msg(2000)
+	o = newOutMsg(m)
+	before := cap(o.b)
+	o.b = appendMsg(o.b[:0], m)
+	if cap(o.b) != before || before > smallMsg {
+		t.Errorf("a kept small buffer of %d bytes became %d", before, cap(o.b))
+	}
+	o.free()
+	if o := newOutMsg(big); cap(o.b) < big.sizeGuess() || cap(o.b) > largeMsg {
+		t.Errorf("the kept large buffer has %d bytes", cap(o.b))
 	}
 }
