@@ -37,12 +37,13 @@ type outMsg struct {
 // due together, or a collection's pause) leaves garbage behind, rather
 // than as many buffers, each as large as the largest frame it ever held,
 // kept alive until two collections pass (they were a fifth of a playing
-// renew-load session's heap). At most 256 × 16 KB + 8 × 256 KB are kept.
-var smallMsgs, largeMsgs = make(chan *outMsg, 256), make(chan *outMsg, 8)
+// renew-load session's heap). At most 128 × 16 KB + 8 × 128 KB are kept:
+// about as many as a thousand playing sessions have out at once.
+var smallMsgs, largeMsgs = make(chan *outMsg, 128), make(chan *outMsg, 8)
 
 const (
 	smallMsg = 16 << 10  // a small buffer's room
-	largeMsg = 256 << 10 // the largest buffer kept
+	largeMsg = 128 << 10 // the largest buffer kept
 )
 
 // newOutMsg is a message to encode m into, with a kept buffer if one is
