@@ -91,12 +91,6 @@ func (w *svgw) id(d *Diagram, kind byte, key int) {
 	w.s(`"`)
 }
 
-func (w *svgw) title(t string) {
-	w.s("<title>")
-	w.esc(t)
-	w.s("</title>")
-}
-
 // titlef appends a title: format, filled with args, escaped.
 func (w *svgw) titlef(format string, args ...catalog.Arg) {
 	w.tmp = catalog.Appendf(w.tmp[:0], format, args...)

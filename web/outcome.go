@@ -66,18 +66,9 @@ func eventOutcome(e engine.Event, harmRefs map[int]bool, i int) string {
 	return outcomeNone
 }
 
-// harmRefs is the set of events a harmful violation points at as its
-// proof: the accepted writes that did the harm.
-func harmRefs(events []engine.Event) map[int]bool {
-	out := harmRefsFrom(events, 0)
-	if out == nil {
-		out = map[int]bool{}
-	}
-	return out
-}
-
-// harmRefsFrom is harmRefs of the violations from index from on; nil when
-// there are none.
+// harmRefsFrom is the set of events the harmful violations from index
+// from on point at as their proof: the accepted writes that did the harm;
+// nil when there are none.
 func harmRefsFrom(events []engine.Event, from int) map[int]bool {
 	var out map[int]bool
 	for _, e := range events[from:] {

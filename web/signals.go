@@ -67,11 +67,6 @@ func signalsFor(lab *labs.Lab, id string, w *engine.World, lang string) *Signals
 	return NewSignals(id, w, lang)
 }
 
-// SignalsPanel shows the renewal signals of a world: the metrics computed
-// from its log, the ones showing trouble marked, and the latest renewal
-// log lines with their fields.
-func SignalsPanel(s *Signals) svgPart { return func(w *svgw) { w.signals(s) } }
-
 // signalsBlock is a lab's renewal signals panel for w, when the lab asks
 // for one (lab.yaml panels: [signals]); otherwise nothing.
 func signalsBlock(s *Signals) svgPart {
@@ -94,6 +89,9 @@ func liveSignals(s *Signals) svgPart {
 	}
 }
 
+// signals writes the renewal signals of a world: the metrics computed
+// from its log, the ones showing trouble marked, and the latest renewal
+// log lines with their fields.
 func (w *svgw) signals(s *Signals) {
 	m, lang := &s.m, s.Lang
 	w.s(`<section class="signals"`)

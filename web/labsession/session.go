@@ -250,7 +250,7 @@ func (s *Session) AppendQuery(b []byte) []byte {
 	if len(b) > start {
 		b = append(b, '&')
 	}
-	return s.appendCmd(b, s.cmds[n-1])
+	return appendCmd(b, s.cmds[n-1])
 }
 
 // appendQuery appends the seed and cmds as URL parameters to an empty b.
@@ -263,13 +263,13 @@ func (s *Session) appendQuery(b []byte, cmds []engine.Command) []byte {
 		if len(b) > 0 {
 			b = append(b, '&')
 		}
-		b = s.appendCmd(b, c)
+		b = appendCmd(b, c)
 	}
 	return b
 }
 
 // appendCmd appends one command as a URL parameter.
-func (s *Session) appendCmd(b []byte, c engine.Command) []byte {
+func appendCmd(b []byte, c engine.Command) []byte {
 	var text [64]byte // a command's text, before it is escaped
 	b = append(b, "do="...)
 	return appendQueryEscape(b, c.AppendTo(text[:0]))
