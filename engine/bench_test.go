@@ -2,7 +2,6 @@ package engine
 
 import (
 	"runtime"
-	"strings"
 	"testing"
 )
 
@@ -11,25 +10,10 @@ import (
 // their token and give the lease back, forever. Messages take 2–5 ms.
 func benchScenario(b *testing.B) Scenario {
 	b.Helper()
-	var sc Scenario
-	for _, kv := range []string{"ttl=10s", "fencing=on", "delay=2ms", "jitter=3ms", "seed=1"} {
-		k, v, _ := strings.Cut(kv, "=")
-		if err := sc.Set(k, v); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for _, line := range []string{
+	return scenarioOf(b, []string{"ttl=10s", "fencing=on", "delay=2ms", "jitter=3ms", "seed=1"},
 		"W1 renew=3s: acquire; work 20s; write data; release; repeat",
 		"W2 renew=3s start=100ms: acquire; work 20s; write data; release; repeat",
-		"W3 renew=3s start=200ms: acquire; work 20s; write data; release; repeat",
-	} {
-		ws, err := ParseWorker(line)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sc.Workers = append(sc.Workers, ws)
-	}
-	return sc
+		"W3 renew=3s start=200ms: acquire; work 20s; write data; release; repeat")
 }
 
 // BenchmarkLongRun measures how fast the engine processes events in a long

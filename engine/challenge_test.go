@@ -11,22 +11,9 @@ import (
 // lease and takes over when the holder loses it.
 func designChallenge(t testing.TB, policy string) Challenge {
 	t.Helper()
-	var sc Scenario
-	for k, v := range map[string]string{"ttl": "10s", "delay": "50ms", "fencing": "off"} {
-		if err := sc.Set(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, line := range []string{
-		"H " + policy + ": acquire; work 1s; check; write data; repeat",
-		"S start=1s " + safePolicy + ": acquire retry=2s; work 1s; check; write data; repeat",
-	} {
-		ws, err := ParseWorker(line)
-		if err != nil {
-			t.Fatalf("%s: %v", line, err)
-		}
-		sc.Workers = append(sc.Workers, ws)
-	}
+	sc := scenarioOf(t, []string{"ttl=10s", "delay=50ms", "fencing=off"},
+		"H "+policy+": acquire; work 1s; check; write data; repeat",
+		"S start=1s "+safePolicy+": acquire retry=2s; work 1s; check; write data; repeat")
 	return Challenge{
 		Scenario: sc,
 		Holder:   "H",

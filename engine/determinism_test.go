@@ -51,22 +51,9 @@ var testScenarios = []testScenario{
 
 func (ts testScenario) build(t testing.TB, seed uint64) Scenario {
 	t.Helper()
-	var sc Scenario
-	for _, kv := range ts.opts {
-		k, v, _ := strings.Cut(kv, "=")
-		if err := sc.Set(k, v); err != nil {
-			t.Fatalf("%s: %v", ts.name, err)
-		}
-	}
+	sc := scenarioOf(t, ts.opts, ts.workers...)
 	if seed != 0 {
 		sc.Seed = seed
-	}
-	for _, line := range ts.workers {
-		ws, err := ParseWorker(line)
-		if err != nil {
-			t.Fatalf("%s: %v", ts.name, err)
-		}
-		sc.Workers = append(sc.Workers, ws)
 	}
 	return sc
 }

@@ -106,18 +106,7 @@ func hasPointers(t reflect.Type) bool {
 // Keys in the log are ids that the world's names resolve, in the order
 // the scenario names them: leases first, then the keys programs write.
 func TestKeysResolveThroughNames(t *testing.T) {
-	var sc Scenario
-	for _, line := range []string{"W1 lease=a: acquire; write x; send y; release", "W2: acquire; write x value=v; release"} {
-		ws, err := ParseWorker(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.Workers = append(sc.Workers, ws)
-	}
-	w, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := worldOf(t, nil, "W1 lease=a: acquire; write x; send y; release", "W2: acquire; write x value=v; release")
 	if err := w.Do("until 10s"); err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,8 @@ import (
 
 func forkWorld(t *testing.T, storage StorageMode, lines ...string) *World {
 	t.Helper()
-	sc := Scenario{TTL: 15 * Second, FirstToken: 7, Storage: storage}
-	for _, l := range lines {
-		ws, err := ParseWorker(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.Workers = append(sc.Workers, ws)
-	}
+	sc := scenarioOf(t, nil, lines...)
+	sc.TTL, sc.FirstToken, sc.Storage = 15*Second, 7, storage
 	w, err := New(sc)
 	if err != nil {
 		t.Fatal(err)

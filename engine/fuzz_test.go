@@ -508,24 +508,9 @@ func TestApplyRangeChecks(t *testing.T) {
 // expires at 10s, and a worker that stops at expiry is in split brain with
 // W2. (The coordinator also queues W1 behind its own lease.)
 func TestGrantBeliefFromItsOwnRequest(t *testing.T) {
-	var sc Scenario
-	if err := sc.Set("ttl", "10s"); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range []string{
+	w := worldOf(t, []string{"ttl=10s"},
 		"W1 timeout=2s stop-at-expiry=on: acquire; work 20s; write data; release",
-		"W2 start=1s: acquire; work 1s; write data; release",
-	} {
-		ws, err := ParseWorker(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.Workers = append(sc.Workers, ws)
-	}
-	w, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+		"W2 start=1s: acquire; work 1s; write data; release")
 	for _, c := range []string{"link coord->W1 delay=5s", "until 12s"} {
 		if err := w.Do(c); err != nil {
 			t.Fatal(err)

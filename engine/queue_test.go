@@ -7,23 +7,7 @@ import "testing"
 // is lost for good, and reused. A frozen worker's messages wait with it; a
 // crash loses them.
 func TestMessagesKeptAside(t *testing.T) {
-	var sc Scenario
-	for _, kv := range [][2]string{{"ttl", "10s"}, {"delay", "500ms"}, {"service", "100ms"}} {
-		if err := sc.Set(kv[0], kv[1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, line := range []string{"W1: acquire; work 5s; release", "W2 start=50ms: acquire; work 5s; release"} {
-		ws, err := ParseWorker(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.Workers = append(sc.Workers, ws)
-	}
-	w, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := worldOf(t, []string{"ttl=10s", "delay=500ms", "service=100ms"}, "W1: acquire; work 5s; release", "W2 start=50ms: acquire; work 5s; release")
 	inFlight := func(at string, want int) {
 		t.Helper()
 		if msg := messagesHeld(w); msg != "" {
