@@ -140,23 +140,12 @@ func TestLivePair(t *testing.T) {
 // through one there all along.
 func TestPairFramesDrawTheirPage(t *testing.T) {
 	srv, ts := newTestServer(t, Config{})
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, query := range []string{
 		"do=until+4s&do=freeze+W1+for%3D25s&vs=fencing+on&vs-at=4s", // they part at 29s
 		w1w2PairQuery,
 	} {
-		q, err := url.ParseQuery(query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, _, err := labsession.OpenPair(course.Lab("w1-w2"), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l := &live{srv: srv, lab: course.Lab("w1-w2"), lang: "en", sess: p.Session(), pair: p, playing: true}
+		p := openPairOf(t, query)
+		l := &live{srv: srv, lab: p.Session().Lab(), lang: "en", sess: p.Session(), pair: p, playing: true}
 		parted := false
 		for range 40 {
 			if err := l.advance(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
@@ -246,15 +235,7 @@ func TestLivePairRefusesBadQueries(t *testing.T) {
 // W1/W2 forked at 4s advance one second and the frame redraws both. It
 // reports the frame's size too: a pair's frames are full redraws.
 func BenchmarkPairPlayFrame(b *testing.B) {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := New(Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	srv, c := benchServer(b)
 	q, _ := url.ParseQuery("do=until+4s&do=freeze+W1+for%3D25s&vs=fencing+on")
 	start := func() *live {
 		p, _, err := labsession.OpenPair(c.Lab("w1-w2"), q)
