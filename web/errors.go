@@ -28,12 +28,8 @@ func errorText(lang string, err error) string {
 	}
 	var ce *engine.CommandError
 	if errors.As(err, &ce) {
-		if f, ok := lookup(lang, "err."+ce.Kind); ok {
-			args := make([]any, len(ce.Args))
-			for i, a := range ce.Args {
-				args[i] = a
-			}
-			return fmt.Sprintf(f, args...)
+		if f, ok := lookup(lang, ce.Key()); ok {
+			return fmt.Sprintf(f, ce.Args()...)
 		}
 	}
 	var no *labsession.NotOfferedError
