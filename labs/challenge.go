@@ -119,6 +119,23 @@ type ValueError struct {
 func (e *ValueError) Error() string { return e.Err.Error() }
 func (e *ValueError) Unwrap() error { return e.Err }
 
+// Key is the catalog's text: an option the challenge does not have, or a
+// value it cannot take.
+func (e *ValueError) Key() string {
+	if e.Value == "" {
+		return "err.param"
+	}
+	return "err.value"
+}
+
+// Args are what Key's text names.
+func (e *ValueError) Args() []any {
+	if e.Value == "" {
+		return []any{e.Param}
+	}
+	return []any{e.Value, e.Param}
+}
+
 // withPolicy builds the engine challenge for a set of values.
 func (c *Challenge) withPolicy(values map[string]string) (engine.Challenge, string, error) {
 	for name := range values {
