@@ -324,38 +324,12 @@ func (ld *courseLoader) readLessonWords() {
 				}
 				continue
 			}
-			body, bodyLine := ld.readLessonTitle(ls, lang, file, string(data))
+			title, body, bodyLine := readTitle(r, file, string(data), "a lesson starts with front matter: ---, title: ..., ---", r.errorf)
+			ls.titles[lang] = title
 			ld.checkLinks(body, file, bodyLine)
 			ls.html[lang] = renderMarkdown(body, lang, ld.opt.Link)
 		}
 	}
-}
-
-// readLessonTitle reads a lesson file's front matter (its title) and
-// returns the body after it.
-func (ld *courseLoader) readLessonTitle(ls *Lesson, lang, file, src string) (body string, bodyLine int) {
-	r := ld.r
-	fm, fmOff, body, bodyLine, ok := frontMatter(src)
-	if !ok {
-		r.errorf(pos{file, 1, 1}, "a lesson starts with front matter: ---, title: ..., ---")
-		return body, bodyLine
-	}
-	root, ok := parseYAML(r, file, []byte(fm), fmOff)
-	if !ok {
-		return body, bodyLine
-	}
-	y := ynode{n: root, file: file, lineOffset: fmOff}
-	kvs, _ := y.mapping(r, "front matter")
-	knownKeys(r, kvs, "front matter", "title")
-	for _, e := range kvs {
-		if e.key == "title" {
-			ls.titles[lang], _ = e.val.str(r, "title")
-		}
-	}
-	if ls.titles[lang] == "" {
-		r.errorf(pos{file, 1, 1}, "no title: in the front matter")
-	}
-	return body, bodyLine
 }
 
 // readLabWords verifies each lab in the engine and reads its words in

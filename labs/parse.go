@@ -571,146 +571,212 @@ var langNames = map[string]string{"id": "Indonesian", "en": "English"}
 // against the lab's questions, choices, hints and goals. Missing words are
 // errors in the default language and warnings in the others.
 func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[string]decided) *labText {
-	t := &labText{file: file, questions: map[string]*questionText{}, goals: map[string]template.HTML{}}
-	missing := r.errorf
+	tr := &labTextReader{r: r, l: l, lang: lang, file: file, runs: runs, missing: r.errorf,
+		t: &labText{file: file, questions: map[string]*questionText{}, goals: map[string]template.HTML{}}}
 	if lang != DefaultLang {
-		missing = r.warnf
+		tr.missing = r.warnf
 	}
-	src := string(data)
-	fm, fmOff, body, bodyLine, ok := frontMatter(src)
-	if !ok {
-		r.errorf(pos{file, 1, 1}, "a lab's Markdown starts with front matter: ---, title: ..., ---")
-	} else if root, ok := parseYAML(r, file, []byte(fm), fmOff); ok {
-		y := ynode{n: root, file: file, lineOffset: fmOff}
-		kvs, _ := y.mapping(r, "front matter")
-		knownKeys(r, kvs, "front matter", "title")
-		for _, e := range kvs {
-			if e.key == "title" {
-				t.title, _ = e.val.str(r, "title")
-			}
-		}
-		if t.title == "" {
-			missing(pos{file, 1, 1}, "no title: in the front matter")
-		}
-	}
+	title, body, bodyLine := readTitle(r, file, string(data), "a lab's Markdown starts with front matter: ---, title: ..., ---", tr.missing)
+	tr.t.title = title
 	root := splitSections(r, file, body, bodyLine)
-	rootProblems := len(r.ps)
-	t.prose = renderMarkdown(root.text(), lang, l.link)
+	tr.t.prose = renderMarkdown(root.text(), lang, l.link)
 	for _, s := range root.subs {
 		switch s.kind {
 		case "steps":
-			if t.steps != "" {
-				r.errorf(s.at, "a lab has one steps section")
-				continue
-			}
-			if s.text() == "" {
-				r.errorf(s.at, "the steps section is empty: list what to try, as \"1. ...\"")
-				continue
-			}
-			t.steps = renderMarkdown(s.text(), lang, l.link)
+			tr.readSteps(s)
 		case "question":
-			q := l.Question(s.id)
-			if q == nil && slices.Contains(l.broken, s.id) {
-				continue
-			}
-			if q == nil {
-				r.errorf(s.at, "unknown question %q: lab.yaml has %s", s.id, idList(l.Questions))
-				continue
-			}
-			if t.questions[s.id] != nil {
-				r.errorf(s.at, "question %s has two sections", s.id)
-				continue
-			}
-			qt := &questionText{choices: map[string]string{}, prompt: renderMarkdown(s.text(), lang, l.link)}
-			before := len(r.ps)
-			if s.text() == "" {
-				missing(s.at, "question %s has no prompt", s.id)
-			}
-			for _, sub := range s.subs {
-				switch sub.kind {
-				case "choice":
-					if q.Choice(sub.id) == nil {
-						r.errorf(sub.at, "unknown choice %q in question %s: lab.yaml has %s", sub.id, q.ID, idList(q.Choices))
-						continue
-					}
-					if _, dup := qt.choices[sub.id]; dup {
-						r.errorf(sub.at, "choice %s has two sections", sub.id)
-						continue
-					}
-					qt.choices[sub.id] = sub.plain()
-				case "hint":
-					qt.hints = append(qt.hints, renderMarkdown(sub.text(), lang, l.link))
-				case "explanation":
-					md := sub.text()
-					if strings.Contains(md, "{{evidence}}") {
-						d := runs[q.ID]
-						if d.w != nil && len(d.evidence) == 0 {
-							r.warnf(sub.at, "question %s: {{evidence}} renders nothing: the choice that holds, %s (%q), names no event that happened (a \"not …\" predicate holds by an absence); say in words what did not happen, or quote the events another way", q.ID, d.choice.ID, d.choice.Predicate())
-						}
-						md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(d, lang))
-					}
-					md = expandCompare(r, sub.at, q, md, lang)
-					qt.explanation = renderMarkdown(md, lang, l.link)
-				}
-			}
-			for _, c := range q.Choices {
-				if qt.choices[c.ID] == "" {
-					missing(s.at, "question %s: no text for choice %s (add \"### %s %s\")", q.ID, c.ID, keyword(lang, "choice"), c.ID)
-				}
-			}
-			switch {
-			case q.hints >= 0 && q.hintsFrom == "" && len(qt.hints) != q.hints:
-				missing(s.at, "question %s has %d hints here, lab.yaml says hints: %d", q.ID, len(qt.hints), q.hints)
-			case q.hints >= 0 && len(qt.hints) != q.hints:
-				missing(s.at, "question %s has %d hints here, %s has %d", q.ID, len(qt.hints), q.hintsFrom, q.hints)
-			case q.hints < 0 && lang == DefaultLang && len(s.unknown) == 0:
-				// Without hints: in lab.yaml, the default language's
-				// count is the one every translation must give.
-				q.hints, q.hintsFrom = len(qt.hints), path.Base(file)
-			}
-			if qt.explanation == "" {
-				missing(s.at, "question %s has no \"### %s\"", q.ID, keyword(lang, "explanation"))
-			}
-			if len(s.unknown) > 0 {
-				r.causedBy(before, s.unknown[0], "see the unknown heading at")
-			}
-			t.questions[s.id] = qt
+			tr.readQuestion(s)
 		case "goal":
-			if l.Goal(s.id) == nil && slices.Contains(l.broken, s.id) {
-				continue
-			}
-			if l.Goal(s.id) == nil {
-				r.errorf(s.at, "unknown goal %q: lab.yaml has %s", s.id, idList(l.Goals))
-				continue
-			}
-			t.goals[s.id] = renderMarkdown(s.text(), lang, l.link)
+			tr.readGoal(s)
 		}
 	}
-	for _, q := range l.Questions {
-		if t.questions[q.ID] == nil {
-			missing(pos{file, 1, 1}, "no section for question %s (add \"## %s %s\")", q.ID, keyword(lang, "question"), q.ID)
-		}
-	}
-	for _, g := range l.Goals {
-		if t.goals[g.ID] == "" && !slices.Contains(l.broken, g.ID) {
-			missing(pos{file, 1, 1}, "no section for goal %s (add \"## %s %s\")", g.ID, keyword(lang, "goal"), g.ID)
-		}
-	}
+	noSection := tr.checkEverySection()
 	if len(root.unknown) > 0 {
 		// Only the sections missing from the whole file follow from a
 		// misspelt "##" heading; problems inside sections are their own.
-		var mine []int
-		for i := rootProblems; i < len(r.ps); i++ {
-			if strings.HasPrefix(r.ps[i].Msg, "no section for ") {
-				mine = append(mine, i)
-			}
-		}
-		for _, i := range mine {
+		for _, i := range noSection {
 			tmp := report{ps: r.ps[i : i+1]}
 			tmp.causedBy(0, root.unknown[0], "see the unknown heading at")
 		}
 	}
-	return t
+	return tr.t
+}
+
+// readTitle reads a Markdown file's front matter, whose one key is title:,
+// and returns the body after it. startsWith is the error for a file
+// without front matter; missing reports a title that is not there.
+func readTitle(r *report, file, src, startsWith string, missing func(pos, string, ...any)) (title, body string, bodyLine int) {
+	fm, fmOff, body, bodyLine, ok := frontMatter(src)
+	if !ok {
+		r.errorf(pos{file, 1, 1}, "%s", startsWith)
+		return "", body, bodyLine
+	}
+	root, ok := parseYAML(r, file, []byte(fm), fmOff)
+	if !ok {
+		return "", body, bodyLine
+	}
+	y := ynode{n: root, file: file, lineOffset: fmOff}
+	kvs, _ := y.mapping(r, "front matter")
+	knownKeys(r, kvs, "front matter", "title")
+	for _, e := range kvs {
+		if e.key == "title" {
+			title, _ = e.val.str(r, "title")
+		}
+	}
+	if title == "" {
+		missing(pos{file, 1, 1}, "no title: in the front matter")
+	}
+	return title, body, bodyLine
+}
+
+// labTextReader is parseLabText's state between its steps. Missing words
+// are errors in the default language and warnings in the others
+// (missing).
+type labTextReader struct {
+	r       *report
+	l       *Lab
+	lang    string
+	file    string
+	runs    map[string]decided
+	t       *labText
+	missing func(pos, string, ...any)
+}
+
+func (tr *labTextReader) markdown(md string) template.HTML {
+	return renderMarkdown(md, tr.lang, tr.l.link)
+}
+
+func (tr *labTextReader) readSteps(s *section) {
+	switch {
+	case tr.t.steps != "":
+		tr.r.errorf(s.at, "a lab has one steps section")
+	case s.text() == "":
+		tr.r.errorf(s.at, "the steps section is empty: list what to try, as \"1. ...\"")
+	default:
+		tr.t.steps = tr.markdown(s.text())
+	}
+}
+
+func (tr *labTextReader) readGoal(s *section) {
+	l := tr.l
+	switch {
+	case l.Goal(s.id) == nil && slices.Contains(l.broken, s.id):
+	case l.Goal(s.id) == nil:
+		tr.r.errorf(s.at, "unknown goal %q: lab.yaml has %s", s.id, idList(l.Goals))
+	default:
+		tr.t.goals[s.id] = tr.markdown(s.text())
+	}
+}
+
+// readQuestion reads a question's section: its prompt, its choices' words,
+// its hints and its explanation, and checks them against lab.yaml.
+func (tr *labTextReader) readQuestion(s *section) {
+	r, l := tr.r, tr.l
+	q := l.Question(s.id)
+	switch {
+	case q == nil && slices.Contains(l.broken, s.id):
+		return
+	case q == nil:
+		r.errorf(s.at, "unknown question %q: lab.yaml has %s", s.id, idList(l.Questions))
+		return
+	case tr.t.questions[s.id] != nil:
+		r.errorf(s.at, "question %s has two sections", s.id)
+		return
+	}
+	qt := &questionText{choices: map[string]string{}, prompt: tr.markdown(s.text())}
+	before := len(r.ps)
+	if s.text() == "" {
+		tr.missing(s.at, "question %s has no prompt", s.id)
+	}
+	for _, sub := range s.subs {
+		switch sub.kind {
+		case "choice":
+			tr.readChoice(q, qt, sub)
+		case "hint":
+			qt.hints = append(qt.hints, tr.markdown(sub.text()))
+		case "explanation":
+			qt.explanation = tr.markdown(tr.explanation(q, sub))
+		}
+	}
+	tr.checkQuestion(s, q, qt)
+	if len(s.unknown) > 0 {
+		r.causedBy(before, s.unknown[0], "see the unknown heading at")
+	}
+	tr.t.questions[s.id] = qt
+}
+
+func (tr *labTextReader) readChoice(q *Question, qt *questionText, sub *section) {
+	switch _, dup := qt.choices[sub.id]; {
+	case q.Choice(sub.id) == nil:
+		tr.r.errorf(sub.at, "unknown choice %q in question %s: lab.yaml has %s", sub.id, q.ID, idList(q.Choices))
+	case dup:
+		tr.r.errorf(sub.at, "choice %s has two sections", sub.id)
+	default:
+		qt.choices[sub.id] = sub.plain()
+	}
+}
+
+// explanation is an explanation's Markdown with {{evidence}} and compare
+// blocks filled in from the engine's run.
+func (tr *labTextReader) explanation(q *Question, sub *section) string {
+	md := sub.text()
+	if strings.Contains(md, "{{evidence}}") {
+		d := tr.runs[q.ID]
+		if d.w != nil && len(d.evidence) == 0 {
+			tr.r.warnf(sub.at, "question %s: {{evidence}} renders nothing: the choice that holds, %s (%q), names no event that happened (a \"not …\" predicate holds by an absence); say in words what did not happen, or quote the events another way", q.ID, d.choice.ID, d.choice.Predicate())
+		}
+		md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(d, tr.lang))
+	}
+	return expandCompare(tr.r, sub.at, q, md, tr.lang)
+}
+
+// checkQuestion reports a question's words that are missing: a choice's
+// text, hints in the number lab.yaml (or the default language) gives, an
+// explanation.
+func (tr *labTextReader) checkQuestion(s *section, q *Question, qt *questionText) {
+	lang := tr.lang
+	for _, c := range q.Choices {
+		if qt.choices[c.ID] == "" {
+			tr.missing(s.at, "question %s: no text for choice %s (add \"### %s %s\")", q.ID, c.ID, keyword(lang, "choice"), c.ID)
+		}
+	}
+	switch {
+	case q.hints >= 0 && q.hintsFrom == "" && len(qt.hints) != q.hints:
+		tr.missing(s.at, "question %s has %d hints here, lab.yaml says hints: %d", q.ID, len(qt.hints), q.hints)
+	case q.hints >= 0 && len(qt.hints) != q.hints:
+		tr.missing(s.at, "question %s has %d hints here, %s has %d", q.ID, len(qt.hints), q.hintsFrom, q.hints)
+	case q.hints < 0 && lang == DefaultLang && len(s.unknown) == 0:
+		// Without hints: in lab.yaml, the default language's
+		// count is the one every translation must give.
+		q.hints, q.hintsFrom = len(qt.hints), path.Base(tr.file)
+	}
+	if qt.explanation == "" {
+		tr.missing(s.at, "question %s has no \"### %s\"", q.ID, keyword(lang, "explanation"))
+	}
+}
+
+// checkEverySection reports questions and goals the file has no section
+// for, and returns where in the report those problems are.
+func (tr *labTextReader) checkEverySection() (noSection []int) {
+	l, t, file, lang := tr.l, tr.t, tr.file, tr.lang
+	report := func(format string, args ...any) {
+		n := len(tr.r.ps)
+		tr.missing(pos{file, 1, 1}, format, args...)
+		if len(tr.r.ps) > n {
+			noSection = append(noSection, n)
+		}
+	}
+	for _, q := range l.Questions {
+		if t.questions[q.ID] == nil {
+			report("no section for question %s (add \"## %s %s\")", q.ID, keyword(lang, "question"), q.ID)
+		}
+	}
+	for _, g := range l.Goals {
+		if t.goals[g.ID] == "" && !slices.Contains(l.broken, g.ID) {
+			report("no section for goal %s (add \"## %s %s\")", g.ID, keyword(lang, "goal"), g.ID)
+		}
+	}
+	return noSection
 }
 
 func idList[T interface{ *Question | *Choice | *Goal }](xs []T) string {
