@@ -78,58 +78,19 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	l.scenario = sc
 	l.prepared, l.prepErr = engine.Prepare(sc)
 	if v, ok := fields["horizon"]; ok {
-		if s, ok := v.str(r, "horizon"); ok {
-			if d, err := engine.ParseTime(s); err != nil || d <= 0 {
-				r.errorf(v.pos(), "horizon %q: want a positive duration such as 60s", s)
-			} else {
-				l.horizon = d
-			}
-		}
+		l.readHorizon(r, v)
 	}
 	l.setup = parseCommands(r, fields["setup"], "setup")
 	if v, ok := fields["controls"]; ok {
 		l.controls = parseControls(r, v)
-		if c := l.controls; c != nil && len(c.Lease) > 0 {
-			// Each length offered must be one the engine takes here.
-			for _, d := range c.Lease {
-				w, err := engine.New(l.scenario)
-				if err != nil {
-					break // the scenario's own error is reported already
-				}
-				if err := w.Apply(engine.Command{Kind: engine.CmdLease, Dur: d}); err != nil {
-					r.errorf(v.pos(), "controls.lease: %s: %v", d, err)
-				}
-			}
-		}
+		l.checkLeaseControls(r, v)
 	}
 	l.panels = parsePanels(r, fields["panels"])
 	if v, ok := fields["questions"]; ok {
-		items, _ := v.seq(r, "questions")
-		for _, it := range items {
-			q := parseQuestion(r, l, it)
-			switch {
-			case q == nil:
-				l.broken = append(l.broken, idOf(it))
-			case l.Question(q.ID) != nil:
-				r.errorf(q.at, "duplicate question id %q", q.ID)
-			default:
-				l.Questions = append(l.Questions, q)
-			}
-		}
+		l.readQuestions(r, v)
 	}
 	if v, ok := fields["goals"]; ok {
-		items, _ := v.seq(r, "goals")
-		for _, it := range items {
-			g := parseGoal(r, l, it)
-			switch {
-			case g == nil:
-				l.broken = append(l.broken, idOf(it))
-			case l.Goal(g.ID) != nil:
-				r.errorf(g.at, "duplicate goal id %q", g.ID)
-			default:
-				l.Goals = append(l.Goals, g)
-			}
-		}
+		l.readGoals(r, v)
 	}
 	if v, ok := fields["challenge"]; ok {
 		l.challenge = parseChallenge(r, l, v)
@@ -141,6 +102,66 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 		return nil
 	}
 	return l
+}
+
+func (l *Lab) readHorizon(r *report, v ynode) {
+	s, ok := v.str(r, "horizon")
+	if !ok {
+		return
+	}
+	if d, err := engine.ParseTime(s); err != nil || d <= 0 {
+		r.errorf(v.pos(), "horizon %q: want a positive duration such as 60s", s)
+	} else {
+		l.horizon = d
+	}
+}
+
+// checkLeaseControls checks that each lease length the controls offer is
+// one the engine takes in this lab's world.
+func (l *Lab) checkLeaseControls(r *report, v ynode) {
+	c := l.controls
+	if c == nil {
+		return
+	}
+	for _, d := range c.Lease {
+		w, err := engine.New(l.scenario)
+		if err != nil {
+			return // the scenario's own error is reported already
+		}
+		if err := w.Apply(engine.Command{Kind: engine.CmdLease, Dur: d}); err != nil {
+			r.errorf(v.pos(), "controls.lease: %s: %v", d, err)
+		}
+	}
+}
+
+func (l *Lab) readQuestions(r *report, v ynode) {
+	items, _ := v.seq(r, "questions")
+	for _, it := range items {
+		q := parseQuestion(r, l, it)
+		switch {
+		case q == nil:
+			l.broken = append(l.broken, idOf(it))
+		case l.Question(q.ID) != nil:
+			r.errorf(q.at, "duplicate question id %q", q.ID)
+		default:
+			l.Questions = append(l.Questions, q)
+		}
+	}
+}
+
+func (l *Lab) readGoals(r *report, v ynode) {
+	items, _ := v.seq(r, "goals")
+	for _, it := range items {
+		g := parseGoal(r, l, it)
+		switch {
+		case g == nil:
+			l.broken = append(l.broken, idOf(it))
+		case l.Goal(g.ID) != nil:
+			r.errorf(g.at, "duplicate goal id %q", g.ID)
+		default:
+			l.Goals = append(l.Goals, g)
+		}
+	}
 }
 
 // Panels a lab may show beside its live world (and in its answers).
@@ -462,87 +483,92 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 	out := map[string]decided{}
 	verifyChallenge(r, l)
 	for _, q := range l.Questions {
-		w, err := engine.New(q.Variant())
-		if err != nil {
-			r.errorf(q.at, "question %s: %v", q.ID, err)
-			continue
-		}
-		failed := false
-		for _, c := range q.run {
-			if err := w.Apply(c.cmd); err != nil {
-				r.errorf(c.at, "question %s: %q: %v", q.ID, c.src, err)
-				failed = true
-				break
-			}
-		}
-		if failed {
-			continue
-		}
-		var holds []string
-		var ev []int
-		var winner *Choice
-		for _, c := range q.Choices {
-			if ok, e := c.pred.Eval(w.Events(), w.Names()); ok {
-				holds = append(holds, c.ID)
-				ev, winner = e, c
-			}
-		}
-		switch len(holds) {
-		case 1:
-			out[q.ID] = decided{w: w, evidence: ev, choice: winner}
-			switch {
-			case q.answer == "":
-				r.warnf(q.at, "question %s: pin the intended answer with answer: %s, so that a changed variant cannot silently make its explanation false", q.ID, holds[0])
-			case q.answer != holds[0]:
-				r.errorf(q.answerAt, "question %s: answer: %s, but in the engine's run choice %s holds", q.ID, q.answer, holds[0])
-			}
-		case 0:
-			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), filepath.ToSlash(filepath.Join(l.root, filepath.FromSlash(l.file))), q.ID)
-		default:
-			r.errorf(q.at, "question %s: %d choices hold in the engine's run (%s); exactly one must", q.ID, len(holds), strings.Join(holds, ", "))
+		if d, ok := verifyQuestion(r, l, q); ok {
+			out[q.ID] = d
 		}
 	}
 	for _, g := range l.Goals {
-		// Untouched, the world must not already satisfy the goal.
-		if w, err := l.NewWorld(0); err != nil {
-			r.errorf(l.at, "lab %s: %v", l.ID, err)
-		} else if err := w.Apply(engine.Command{Kind: engine.CmdUntil, At: max(l.horizon, w.Now())}); err == nil {
-			if ok, _ := g.pred.Eval(w.Events(), w.Names()); ok {
-				r.errorf(g.at, "goal %s already holds when nobody touches the world (run to the horizon, %s)", g.ID, l.horizon)
-			}
-		}
-		if len(g.proof) == 0 {
-			continue
-		}
-		offered := true
-		for _, c := range g.proof {
-			if err := l.Refusal(c.cmd); err != nil {
-				r.errorf(c.at, "goal %s proof: %q: %v, so a student cannot reach the goal (add it to controls:)", g.ID, c.src, err)
-				offered = false
-			}
-		}
-		if !offered {
-			continue
-		}
-		w, err := l.NewWorld(0)
-		if err != nil {
-			continue
-		}
-		ok := true
-		for _, c := range g.proof {
-			if err := w.Apply(c.cmd); err != nil {
-				r.errorf(c.at, "goal %s proof: %q: %v", g.ID, c.src, err)
-				ok = false
-				break
-			}
-		}
-		if ok {
-			if holds, _ := g.pred.Eval(w.Events(), w.Names()); !holds {
-				r.errorf(g.at, "goal %s: its proof run does not reach it", g.ID)
-			}
-		}
+		verifyGoal(r, l, g)
 	}
 	return out
+}
+
+// verifyQuestion runs a question's variant and checks that exactly one
+// choice holds, the one answer: pins.
+func verifyQuestion(r *report, l *Lab, q *Question) (decided, bool) {
+	w, err := engine.New(q.Variant())
+	if err != nil {
+		r.errorf(q.at, "question %s: %v", q.ID, err)
+		return decided{}, false
+	}
+	for _, c := range q.run {
+		if err := w.Apply(c.cmd); err != nil {
+			r.errorf(c.at, "question %s: %q: %v", q.ID, c.src, err)
+			return decided{}, false
+		}
+	}
+	var holds []string
+	var ev []int
+	var winner *Choice
+	for _, c := range q.Choices {
+		if ok, e := c.pred.Eval(w.Events(), w.Names()); ok {
+			holds = append(holds, c.ID)
+			ev, winner = e, c
+		}
+	}
+	switch len(holds) {
+	case 1:
+		switch {
+		case q.answer == "":
+			r.warnf(q.at, "question %s: pin the intended answer with answer: %s, so that a changed variant cannot silently make its explanation false", q.ID, holds[0])
+		case q.answer != holds[0]:
+			r.errorf(q.answerAt, "question %s: answer: %s, but in the engine's run choice %s holds", q.ID, q.answer, holds[0])
+		}
+		return decided{w: w, evidence: ev, choice: winner}, true
+	case 0:
+		r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), filepath.ToSlash(filepath.Join(l.root, filepath.FromSlash(l.file))), q.ID)
+	default:
+		r.errorf(q.at, "question %s: %d choices hold in the engine's run (%s); exactly one must", q.ID, len(holds), strings.Join(holds, ", "))
+	}
+	return decided{}, false
+}
+
+// verifyGoal checks that a goal does not hold untouched, and that its
+// proof uses only offered commands and reaches it.
+func verifyGoal(r *report, l *Lab, g *Goal) {
+	if w, err := l.NewWorld(0); err != nil {
+		r.errorf(l.at, "lab %s: %v", l.ID, err)
+	} else if err := w.Apply(engine.Command{Kind: engine.CmdUntil, At: max(l.horizon, w.Now())}); err == nil {
+		if ok, _ := g.pred.Eval(w.Events(), w.Names()); ok {
+			r.errorf(g.at, "goal %s already holds when nobody touches the world (run to the horizon, %s)", g.ID, l.horizon)
+		}
+	}
+	if len(g.proof) == 0 {
+		return
+	}
+	offered := true
+	for _, c := range g.proof {
+		if err := l.Refusal(c.cmd); err != nil {
+			r.errorf(c.at, "goal %s proof: %q: %v, so a student cannot reach the goal (add it to controls:)", g.ID, c.src, err)
+			offered = false
+		}
+	}
+	if !offered {
+		return
+	}
+	w, err := l.NewWorld(0)
+	if err != nil {
+		return
+	}
+	for _, c := range g.proof {
+		if err := w.Apply(c.cmd); err != nil {
+			r.errorf(c.at, "goal %s proof: %q: %v", g.ID, c.src, err)
+			return
+		}
+	}
+	if holds, _ := g.pred.Eval(w.Events(), w.Names()); !holds {
+		r.errorf(g.at, "goal %s: its proof run does not reach it", g.ID)
+	}
 }
 
 // decided is the run that decided a question.
