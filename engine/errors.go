@@ -1,5 +1,7 @@
 package engine
 
+import "fmt"
+
 // Readable is an error a student or an author reads: a catalog key and the
 // arguments its text is filled with, so that a page says it in the reader's
 // language. Error is the English sentence that logs, traces and tests read.
@@ -86,3 +88,19 @@ func (e *CommandError) Args() []any { return e.args }
 func refuse(why Refusal, msg string, args ...any) error {
 	return &CommandError{Why: why, args: args, msg: msg}
 }
+
+// UnknownOptionError is a scenario or worker option the engine does not
+// have: its name is wrong, not its value.
+type UnknownOptionError struct {
+	Of  string // scenario or worker
+	Key string
+}
+
+func (e *UnknownOptionError) Error() string { return fmt.Sprintf("unknown %s option %q", e.Of, e.Key) }
+
+// StepError is a worker's program with a step that does not read, or out
+// of place: the program is wrong, not the rest of the worker's line.
+type StepError struct{ Err error }
+
+func (e *StepError) Error() string { return e.Err.Error() }
+func (e *StepError) Unwrap() error { return e.Err }

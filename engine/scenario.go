@@ -223,7 +223,7 @@ func ParseProgram(s string) ([]Op, error) {
 		}
 		op, err := parseOp(f)
 		if err != nil {
-			return nil, fmt.Errorf("step %d %q: %w", i+1, strings.TrimSpace(part), err)
+			return nil, &StepError{fmt.Errorf("step %d %q: %w", i+1, strings.TrimSpace(part), err)}
 		}
 		ops = append(ops, op)
 	}
@@ -232,7 +232,7 @@ func ParseProgram(s string) ([]Op, error) {
 	}
 	for i, op := range ops {
 		if op.Kind == OpRepeat && i != len(ops)-1 {
-			return nil, fmt.Errorf("repeat must be the last step")
+			return nil, &StepError{fmt.Errorf("repeat must be the last step")}
 		}
 	}
 	if len(ops) == 1 && ops[0].Kind == OpRepeat {
@@ -377,7 +377,7 @@ func (sc *Scenario) Set(key, val string) error {
 	case "max-time":
 		sc.Limits.MaxTime, err = parseNonNeg(val)
 	default:
-		return fmt.Errorf("unknown scenario option %q", key)
+		return &UnknownOptionError{Of: "scenario", Key: key}
 	}
 	if err != nil {
 		return fmt.Errorf("%s=%s: %w", key, val, err)
@@ -406,7 +406,7 @@ func (ws *WorkerSpec) Explicit() []string { return slices.Clip(ws.set) }
 func (ws *WorkerSpec) set1(key, val string) error {
 	set := workerOptions[key]
 	if set == nil {
-		return fmt.Errorf("unknown worker option %q", key)
+		return &UnknownOptionError{Of: "worker", Key: key}
 	}
 	if err := set(ws, val); err != nil {
 		return fmt.Errorf("%s=%s: %w", key, val, err)

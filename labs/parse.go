@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"path"
@@ -244,9 +245,10 @@ func parseScenario(r *report, y ynode, base engine.Scenario, variant bool) (engi
 				}
 				ws, err := engine.ParseWorker(w.key + ": " + prog)
 				if err != nil {
-					at := w.val.pos()
-					if !strings.Contains(err.Error(), "step") {
-						at = w.keyAt.pos()
+					at := w.keyAt.pos()
+					var step *engine.StepError
+					if errors.As(err, &step) {
+						at = w.val.pos()
 					}
 					r.errorf(at, "worker %s: %v", strings.Fields(w.key + " ?")[0], err)
 					good = false
@@ -275,7 +277,8 @@ func parseScenario(r *report, y ynode, base engine.Scenario, variant bool) (engi
 		}
 		if err := sc.Set(e.key, val); err != nil {
 			at := e.val.pos()
-			if strings.HasPrefix(err.Error(), "unknown") {
+			var unknown *engine.UnknownOptionError
+			if errors.As(err, &unknown) {
 				at = e.keyAt.pos()
 			}
 			r.errorf(at, "%s: %v", what, err)
