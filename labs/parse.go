@@ -228,46 +228,7 @@ func parseScenario(r *report, y ynode, base engine.Scenario, variant bool) (engi
 	for _, e := range kvs {
 		if e.key == "workers" {
 			sawWorkers = true
-			wkvs, ok := e.val.mapping(r, "workers")
-			if !ok {
-				good = false
-				continue
-			}
-			if len(wkvs) == 0 {
-				r.errorf(e.val.pos(), "workers: list at least one worker as NAME [options]: program")
-				good = false
-			}
-			for _, w := range wkvs {
-				prog, ok := w.val.str(r, "a worker's program")
-				if !ok {
-					good = false
-					continue
-				}
-				ws, err := engine.ParseWorker(w.key + ": " + prog)
-				if err != nil {
-					at := w.keyAt.pos()
-					var step *engine.StepError
-					if errors.As(err, &step) {
-						at = w.val.pos()
-					}
-					r.errorf(at, "worker %s: %v", strings.Fields(w.key + " ?")[0], err)
-					good = false
-					continue
-				}
-				i := slices.IndexFunc(sc.Workers, func(x engine.WorkerSpec) bool { return x.Name == ws.Name })
-				switch {
-				case variant && i < 0:
-					r.errorf(w.keyAt.pos(), "unknown worker %q: a variant can change the scenario's workers (%s) but not add one", ws.Name, strings.Join(workerNames(sc), ", "))
-					good = false
-				case variant:
-					sc.Workers[i] = ws
-				case i >= 0:
-					r.errorf(w.keyAt.pos(), "two workers are called %s", ws.Name)
-					good = false
-				default:
-					sc.Workers = append(sc.Workers, ws)
-				}
-			}
+			good = readWorkers(r, e, &sc, variant) && good
 			continue
 		}
 		val, ok := e.val.str(r, e.key)
@@ -296,6 +257,52 @@ func parseScenario(r *report, y ynode, base engine.Scenario, variant bool) (engi
 		}
 	}
 	return sc, good
+}
+
+// readWorkers reads a scenario's workers: into sc, where a variant's
+// workers replace the scenario's of the same name; false when any is wrong.
+func readWorkers(r *report, e kv, sc *engine.Scenario, variant bool) bool {
+	wkvs, ok := e.val.mapping(r, "workers")
+	if !ok {
+		return false
+	}
+	good := true
+	if len(wkvs) == 0 {
+		r.errorf(e.val.pos(), "workers: list at least one worker as NAME [options]: program")
+		good = false
+	}
+	for _, w := range wkvs {
+		prog, ok := w.val.str(r, "a worker's program")
+		if !ok {
+			good = false
+			continue
+		}
+		ws, err := engine.ParseWorker(w.key + ": " + prog)
+		if err != nil {
+			at := w.keyAt.pos()
+			var step *engine.StepError
+			if errors.As(err, &step) {
+				at = w.val.pos()
+			}
+			r.errorf(at, "worker %s: %v", strings.Fields(w.key + " ?")[0], err)
+			good = false
+			continue
+		}
+		i := slices.IndexFunc(sc.Workers, func(x engine.WorkerSpec) bool { return x.Name == ws.Name })
+		switch {
+		case variant && i < 0:
+			r.errorf(w.keyAt.pos(), "unknown worker %q: a variant can change the scenario's workers (%s) but not add one", ws.Name, strings.Join(workerNames(*sc), ", "))
+			good = false
+		case variant:
+			sc.Workers[i] = ws
+		case i >= 0:
+			r.errorf(w.keyAt.pos(), "two workers are called %s", ws.Name)
+			good = false
+		default:
+			sc.Workers = append(sc.Workers, ws)
+		}
+	}
+	return good
 }
 
 func parseCommands(r *report, y ynode, what string) []command {
