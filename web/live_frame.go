@@ -69,7 +69,7 @@ func (l *live) frame(id int64) serverMsg {
 	if err != nil {
 		l.view = nil
 		m.free()
-		return serverMsg{Type: "error", ID: id, Error: err.Error()}
+		return serverMsg{Type: "error", ID: id, Error: errorText(l.lang, err)}
 	}
 	// After a reset the log starts again, and a reconnect does not know what
 	// the page shows: then the list is replaced whole.

@@ -140,7 +140,8 @@ func (l *live) receive(m clientMsg) {
 			return
 		}
 		if len(l.out) < sendQueue/2 { // the other half is for real answers
-			l.offer(serverMsg{Type: "error", ID: m.ID, Error: fmt.Sprintf("too many messages: at most %d a second", msgRate), at: m.at})
+			tooMany := &wireError{"err.too-many", []any{msgRate}, fmt.Sprintf("too many messages: at most %d a second", msgRate)}
+			l.offer(serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, tooMany), at: m.at})
 		}
 		return
 	}
@@ -334,10 +335,11 @@ func (l *live) handle(m clientMsg) serverMsg {
 		fragment, target = goalVerdict(g), "goal-verdict-"+m.Goal
 	case msgInvalid:
 		l.srv.metrics.error(errMessage)
-		return serverMsg{Type: "error", ID: m.ID, Error: m.why}
+		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message", nil, m.why})}
 	default:
 		l.srv.metrics.error(errMessage)
-		return serverMsg{Type: "error", ID: m.ID, Error: "unknown message type " + labsession.Clip(m.Type)}
+		typ := labsession.Clip(m.Type)
+		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message-type", []any{typ}, "unknown message type " + typ})}
 	}
 	reply := serverMsg{Type: "ack", ID: m.ID}
 	if err := reply.body().render(opReplace, target, fragment); err != nil {
@@ -358,10 +360,13 @@ func (l *live) safely(id int64, f func() serverMsg) (m serverMsg) {
 		}
 		l.srv.metrics.error(errPanic)
 		l.srv.log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query(), "stack", string(debug.Stack()))
-		m = serverMsg{Type: "error", ID: id, Error: fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
+		// What the bug was goes to the log, not to the student.
+		bug := &wireError{"err.internal", nil, fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
 		if err := l.rebuild(); err != nil {
-			m.Error += ", but that failed: " + err.Error()
+			l.srv.log.Error("rebuilding the world after a panic failed", "lab", l.lab.ID, "err", err)
+			bug = &wireError{"err.internal.lost", nil, bug.msg + ", but that failed: " + err.Error()}
 		}
+		m = serverMsg{Type: "error", ID: id, Error: errorText(l.lang, bug)}
 	}()
 	return f()
 }
