@@ -136,7 +136,7 @@ func init() {
 		"err.limit.commands":               "a session holds at most %d commands; reset to start again",
 		"err.limit.link":                   "a link carries at most %d commands; the rest were left out",
 		"err.too-many":                     "too many messages: at most %d a second",
-		"err.message":                      "the server cannot read this message",
+		"err.message":                      "this message is not JSON the server can read",
 		"err.message-type":                 "unknown message type %s",
 		"err.internal":                     "internal error; the world was rebuilt from its commands",
 		"err.internal.lost":                "internal error, and rebuilding the world failed; reload this page",

@@ -136,7 +136,7 @@ func init() {
 		"err.limit.commands":               "satu sesi menampung paling banyak %d perintah; ulang dari awal untuk mulai lagi",
 		"err.limit.link":                   "satu tautan memuat paling banyak %d perintah; sisanya diabaikan",
 		"err.too-many":                     "terlalu banyak pesan: paling banyak %d per detik",
-		"err.message":                      "pesan ini tidak bisa dibaca server",
+		"err.message":                      "pesan ini bukan JSON yang bisa dibaca server",
 		"err.message-type":                 "jenis pesan %s tidak dikenal",
 		"err.internal":                     "terjadi kesalahan di server; dunia simulasinya sudah disusun ulang dari perintah-perintahmu",
 		"err.internal.lost":                "terjadi kesalahan di server, dan dunia simulasinya gagal disusun ulang; muat ulang halaman ini",
