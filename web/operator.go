@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,11 +32,20 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		s.metrics.request(route, res.Status)
 		if s.accessLog {
 			r := c.Request()
-			s.log.Info("request", "method", r.Method, "path", s.base+r.URL.Path, "route", route, "status", res.Status,
+			s.log.Info("request", "method", r.Method, "path", requestPath(r), "route", route, "status", res.Status,
 				"bytes", res.Size, "duration", time.Since(start), "remote", c.RealIP())
 		}
 		return nil
 	}
+}
+
+// requestPath is the path a request asked for, as the client wrote it:
+// the base path stripped in front of the routes is still on it.
+func requestPath(r *http.Request) string {
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil {
+		return u.Path
+	}
+	return r.URL.Path
 }
 
 type authorKey struct{}

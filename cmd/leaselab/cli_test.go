@@ -50,7 +50,7 @@ func TestCommandHelp(t *testing.T) {
 	}
 	// Flags a command has are explained, with their variables for serve.
 	_, out, _ := runCLI("serve", "--help")
-	for _, want := range []string{"-addr", "-content", "-max-sessions", "-idle-timeout", "-access-log", "-log-format", "-base-path", "-show-problems", "LEASELAB_MAX_SESSIONS"} {
+	for _, want := range []string{"--addr HOST:PORT", "--content DIR", "--max-sessions N", "--idle-timeout D", "--access-log", "--log-format text|json", "--base-path /P", "--show-problems", "--trusted-proxies CIDR", "LEASELAB_MAX_SESSIONS", "default 15m;"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve --help lacks %q", want)
 		}
@@ -68,11 +68,11 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"help", "frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"check", "--nope"}, "leaselab check: flag provided but not defined: -nope"},
-		{[]string{"check", "-lang", "fr"}, `invalid value "fr" for flag -lang: want one of id, en`},
+		{[]string{"check", "--nope"}, "leaselab check: unknown flag --nope"},
+		{[]string{"check", "-lang", "fr"}, `--lang="fr": want one of id, en`},
 		{[]string{"check", "a", "b"}, "takes one folder"},
 		{[]string{"check", "/no/such/dir"}, "not a folder"},
-		{[]string{"run", "w1-w2", "--seed"}, "flag needs an argument: -seed"},
+		{[]string{"run", "w1-w2", "--seed"}, "--seed needs a value"},
 		{[]string{"run", "a", "b"}, `takes one lab, got "a" and "b"`},
 		{[]string{"version", "extra"}, `unexpected argument "extra"`},
 		{[]string{"schema", "worker"}, `unknown schema "worker"`},
@@ -81,7 +81,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"new", "lab", "Bad_Id"}, `lab id "Bad_Id"`},
 		{[]string{"new", "lesson", "x", "--lesson", "y"}, "--lesson goes with new lab"},
 		{[]string{"load", "extra"}, `unexpected argument "extra"`},
-		{[]string{"--nope"}, "leaselab serve: flag provided but not defined: -nope"},
+		{[]string{"--nope"}, "leaselab serve: unknown flag --nope"},
 	} {
 		code, out, errs := runCLI(tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.msg) {

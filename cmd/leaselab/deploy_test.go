@@ -251,7 +251,7 @@ func serveFlagNames(t *testing.T) []string {
 		t.Fatalf("serve --help: ok %v, code %d", ok, code)
 	}
 	var names []string
-	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(out.String(), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  --([a-z-]+)`).FindAllStringSubmatch(out.String(), -1) {
 		names = append(names, m[1])
 	}
 	if len(names) == 0 {

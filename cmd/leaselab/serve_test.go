@@ -83,7 +83,10 @@ func TestServeFlags(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"--nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"--nope"}, 2, "unknown flag --nope"},
+		{[]string{"--idle-timeout", "15"}, 2, `--idle-timeout="15": want a duration such as 15m or 90s`},
+		{[]string{"--max-sessions", "lots"}, 2, `--max-sessions="lots": want a whole number such as 2000`},
+		{[]string{"--trusted-proxies", "10.0.0.0/99"}, 2, `--trusted-proxies: "10.0.0.0/99": want a network such as`},
 		{[]string{"--content", "/does/not/exist"}, 2, "not a folder"},
 		{[]string{"extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"--max-sessions", "0"}, 2, "--max-sessions must be at least 1"},
@@ -170,5 +173,25 @@ func TestServeRefusesBrokenContent(t *testing.T) {
 	}
 	if strings.Contains(errs.String(), "msg=serving") {
 		t.Error("it served")
+	}
+}
+
+// TestServeVariableMessages: a bad value in a variable names the variable
+// and the form it wants, as a bad flag names the flag.
+func TestServeVariableMessages(t *testing.T) {
+	for _, tc := range []struct{ name, value, msg string }{
+		{"LEASELAB_IDLE_TIMEOUT", "15", `LEASELAB_IDLE_TIMEOUT="15": want a duration such as 15m or 90s`},
+		{"LEASELAB_MAX_CONNS_PER_ADDR", "many", `LEASELAB_MAX_CONNS_PER_ADDR="many": want a whole number such as 512`},
+		{"LEASELAB_ACCESS_LOG", "yes please", `LEASELAB_ACCESS_LOG="yes please": want true or false`},
+		{"LEASELAB_LOG_FORMAT", "xml", `LEASELAB_LOG_FORMAT="xml": want one of text, json`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.name, tc.value)
+			var errOut strings.Builder
+			_, code, ok := parseServe(nil, io.Discard, &errOut)
+			if ok || code != 2 || !strings.Contains(errOut.String(), tc.msg) {
+				t.Errorf("ok %v, exit %d, stderr %q; want 2 with %q", ok, code, errOut.String(), tc.msg)
+			}
+		})
 	}
 }
