@@ -8,15 +8,17 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // startServe runs serve with args and JSON logs, and returns the URL it
 // logs once it listens, a stop function that returns the exit code, and
-// the log lines read so far.
-func startServe(t *testing.T, args ...string) (url string, stop func() int, logs *[]map[string]any) {
+// a function that gives the log lines read so far.
+func startServe(t *testing.T, args ...string) (url string, stop func() int, logs func() []map[string]any) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -25,7 +27,13 @@ func startServe(t *testing.T, args ...string) (url string, stop func() int, logs
 		done <- serve(ctx, append([]string{"--log-format", "json"}, args...), io.Discard, pw)
 		pw.Close()
 	}()
+	var mu sync.Mutex
 	var lines []map[string]any
+	logs = func() []map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(lines)
+	}
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		var rec map[string]any
@@ -44,6 +52,12 @@ func startServe(t *testing.T, args ...string) (url string, stop func() int, logs
 	}
 	go func() {
 		for sc.Scan() {
+			var rec map[string]any
+			if json.Unmarshal(sc.Bytes(), &rec) == nil {
+				mu.Lock()
+				lines = append(lines, rec)
+				mu.Unlock()
+			}
 		}
 	}()
 	stop = func() int {
@@ -56,7 +70,7 @@ func startServe(t *testing.T, args ...string) (url string, stop func() int, logs
 			return -1
 		}
 	}
-	return url, stop, &lines
+	return url, stop, logs
 }
 
 func TestServeLogsTheBoundURLAndShutsDown(t *testing.T) {
@@ -122,11 +136,11 @@ func TestServeEnvironment(t *testing.T) {
 		t.Errorf("url %q does not carry LEASELAB_BASE_PATH", url)
 	}
 	sawContent := false
-	for _, l := range *logs {
+	for _, l := range logs() {
 		sawContent = sawContent || l["content"] == dir
 	}
 	if !sawContent {
-		t.Errorf("LEASELAB_CONTENT not used; log: %v", *logs)
+		t.Errorf("LEASELAB_CONTENT not used; log: %v", logs())
 	}
 	if code, _ := httpGet(t, url+"id/"); code != 200 {
 		t.Errorf("GET under the base path: %d", code)
@@ -193,5 +207,47 @@ func TestServeVariableMessages(t *testing.T) {
 				t.Errorf("ok %v, exit %d, stderr %q; want 2 with %q", ok, code, errOut.String(), tc.msg)
 			}
 		})
+	}
+}
+
+// TestServingLineBehindAProxy: with --public-url the serving line gives
+// that URL (students use it) and the bound address beside it; the metrics
+// address, when set, is logged and answers.
+func TestServingLineBehindAProxy(t *testing.T) {
+	url, stop, logs := startServe(t, "--addr", "127.0.0.1:0", "--public-url", "https://leases.example.edu", "--base-path", "/ll",
+		"--metrics-addr", "127.0.0.1:0", "--trusted-proxies", "127.0.0.1")
+	defer stop()
+	if url != "https://leases.example.edu/ll/" {
+		t.Errorf("serving url %q, want the public URL with the base path", url)
+	}
+	var listen, metricsURL string
+	for _, rec := range logs() {
+		switch rec["msg"] {
+		case "serving":
+			listen, _ = rec["listen"].(string)
+		case "serving metrics":
+			metricsURL, _ = rec["url"].(string)
+		}
+	}
+	req, _ := http.NewRequest("GET", "http://"+listen+"/ll/id/", nil)
+	req.Host = "leases.example.edu"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("the page at the listen address %q: %v %v", listen, err, resp)
+	} else {
+		resp.Body.Close()
+	}
+	resp, err := http.Get(metricsURL)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("metrics at %q: %v %v", metricsURL, err, resp)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "leaselab_sessions_open") {
+		t.Errorf("metrics address serves %q", b)
+	}
+	for bound, want := range map[string]string{"[::]:8080": "localhost:8080", "0.0.0.0:80": "localhost:80", "127.0.0.1:9": "127.0.0.1:9", "[::1]:9": "[::1]:9"} {
+		if got := browsable(bound); got != want {
+			t.Errorf("browsable(%q) = %q, want %q", bound, got, want)
+		}
 	}
 }
