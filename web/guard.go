@@ -38,7 +38,31 @@ const (
 	// maxHeaderBytes leaves room for a link with a session at its caps in
 	// the URL (2,000 commands, usually well under 100 KB).
 	maxHeaderBytes = 1 << 20
+	// The header fields besides the request line are bounded to what a
+	// browser sends: a field of at most maxHeaderField bytes (servers
+	// commonly take 8 KB; browsers cut a Referer at 4 KB), all of them
+	// together at most maxHeaderFields. Past either, 431.
+	maxHeaderField  = 16 << 10
+	maxHeaderFields = 64 << 10
 )
+
+// headerTooLarge says which header field, or that all of them together,
+// are larger than a browser sends; "" when none is.
+func headerTooLarge(h http.Header) string {
+	total := 0
+	for k, vs := range h {
+		for _, v := range vs {
+			if len(v) > maxHeaderField {
+				return k
+			}
+			total += len(k) + len(v)
+		}
+	}
+	if total > maxHeaderFields {
+		return "all header fields together"
+	}
+	return ""
+}
 
 // HTTPServer is an http.Server for s with the timeouts a public server
 // needs. The caller sets Addr or serves a listener (see LimitListener).

@@ -208,3 +208,56 @@ func TestTrustedProxyIsNotCappedPerAddress(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestAcceptLanguageIsBounded: a huge Accept-Language costs what a normal
+// one does (read to a bounded prefix, allocating nothing), and a header
+// field larger than a browser sends is refused with 431 before any page
+// work.
+func TestAcceptLanguageIsBounded(t *testing.T) {
+	normal := "fr-FR,fr;q=0.9,en;q=0.8"
+	huge := strings.Repeat("xx-YY;q=0.5, ", 70_000) + "en"
+	for _, h := range []string{normal, huge, huge[:maxAcceptLanguage+7]} {
+		if a := testing.AllocsPerRun(20, func() { preferredLang(h) }); a != 0 {
+			t.Errorf("preferredLang of %d bytes allocates %v times", len(h), a)
+		}
+	}
+	if got := preferredLang(huge); got != "id" {
+		t.Errorf("an entry past the bound was read: %q", got)
+	}
+	// Past maxLangPrefs entries nothing more is read either.
+	if got := preferredLang(strings.Repeat("de,", maxLangPrefs) + "en"); got != "id" {
+		t.Errorf("an entry past the %d read: %q", maxLangPrefs, got)
+	}
+	if got := preferredLang(strings.Repeat("de,", maxLangPrefs-1) + "en"); got != "en" {
+		t.Errorf("the last entry within the bound: %q", got)
+	}
+
+	_, ts := newTestServer(t, Config{})
+	for _, tc := range []struct {
+		name string
+		h    http.Header
+		want int
+	}{
+		{"a normal header", http.Header{"Accept-Language": {normal}}, http.StatusFound},
+		{"a 900 KB Accept-Language", http.Header{"Accept-Language": {huge}}, http.StatusRequestHeaderFieldsTooLarge},
+		{"one field just under the bound", http.Header{"Accept-Language": {strings.Repeat("e", maxHeaderField-1)}}, http.StatusFound},
+		{"many fields together", http.Header{"X-A": {strings.Repeat("a", 15000)}, "X-B": {strings.Repeat("b", 15000)}, "X-C": {strings.Repeat("c", 15000)}, "X-D": {strings.Repeat("d", 15000)}, "X-E": {strings.Repeat("e", 15000)}}, http.StatusRequestHeaderFieldsTooLarge},
+	} {
+		req, _ := http.NewRequest("GET", ts.URL+"/", nil)
+		for k, v := range tc.h {
+			req.Header[k] = v
+		}
+		resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+	}
+	// A link with many commands in its URL still fits.
+	if code, _, _ := get(t, ts.URL+"/en/labs/w1-w2/at?do="+strings.Repeat("advance+1ms&do=", 1500)+"advance+1ms"); code != http.StatusOK {
+		t.Errorf("a long link: %d", code)
+	}
+}

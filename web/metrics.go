@@ -35,10 +35,11 @@ const (
 	errBudget  = "budget"  // refused: the session or its address used its work budget
 	errHost    = "host"    // a request for a host name this server is not (DNS rebinding)
 	errConns   = "conns"   // a connection refused: too many from its address, or in all
+	errHeader  = "header"  // a request whose header fields are larger than a browser sends
 	errPanic   = "panic"   // a bug, contained to its session
 )
 
-var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errPanic}
+var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errHeader, errPanic}
 
 // frameBuckets are the upper bounds, in seconds, of the frame latency
 // histograms.

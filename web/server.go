@@ -25,6 +25,7 @@ import (
 	"leaselab/content"
 	"leaselab/labs"
 	"leaselab/static"
+	"leaselab/web/labsession"
 )
 
 // Config is everything a Server is built from. The zero value serves the
@@ -367,6 +368,11 @@ func (s *Server) rendered(f func()) {
 
 // ServeHTTP serves the site.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if field := headerTooLarge(r.Header); field != "" {
+		s.refused(errHeader, "a request whose header is larger than a browser sends", "field", labsession.Clip(field))
+		http.Error(w, "leaselab: request header too large: "+labsession.Clip(field), http.StatusRequestHeaderFieldsTooLarge)
+		return
+	}
 	if s.base != "" {
 		switch p := r.URL.Path; {
 		case p == s.base:
