@@ -194,7 +194,7 @@ func TestNewLabAndLessonPassCheck(t *testing.T) {
 		}
 	}
 	code, out, errs := runCLI("check", dir)
-	if code != 0 || out != "" || !strings.Contains(errs, "ok: 2 lessons, 2 labs, 2 questions run, 0 warning(s)") {
+	if code != 0 || errs != "" || !strings.Contains(out, "ok: 2 lessons, 2 labs, 2 questions run, 0 warning(s)") {
 		t.Errorf("check of the new course: exit %d\n%s%s", code, out, errs)
 	}
 	course, _ := os.ReadFile(filepath.Join(dir, "course.yaml"))
@@ -233,7 +233,7 @@ func TestNewLabAndLessonPassCheck(t *testing.T) {
 	if got := after.Lessons[0].Labs; got[len(got)-1] != "extra" || len(got) != len(first.Labs)+1 {
 		t.Errorf("lesson %s lists %v", first.ID, got)
 	}
-	if code, out, errs := runCLI("check", real); code != 0 || !strings.Contains(errs, fmt.Sprintf(" %d labs", labsBefore+len(steps))) {
+	if code, out, errs := runCLI("check", real); code != 0 || !strings.Contains(out, fmt.Sprintf(" %d labs", labsBefore+len(steps))) {
 		t.Errorf("check after new lab: exit %d\n%s%s", code, out, errs)
 	}
 	for _, args := range [][]string{
@@ -263,10 +263,10 @@ func TestSchemaCommand(t *testing.T) {
 func TestCheckSuggestsARunThatWorks(t *testing.T) {
 	dir := copyContent(t)
 	edit(t, filepath.Join(dir, "labs", "w1-w2", "lab.yaml"), "holds: W1's write with token 7 is rejected", "holds: W1's write with token 9 is rejected")
-	_, out, _ := runCLI("check", dir)
-	_, cmdline, ok := strings.Cut(out, "See the run: ")
+	_, _, problems := runCLI("check", dir)
+	_, cmdline, ok := strings.Cut(problems, "See the run: ")
 	if !ok {
-		t.Fatalf("no run suggested:\n%s", out)
+		t.Fatalf("no run suggested:\n%s", problems)
 	}
 	args := strings.Fields(strings.SplitN(cmdline, "\n", 2)[0])
 	if args[0] != "leaselab" || args[2] != filepath.Join(dir, "labs", "w1-w2", "lab.yaml") {
