@@ -2,6 +2,7 @@ package labs
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"regexp"
 	"strings"
@@ -214,6 +215,14 @@ func splitSections(r *report, file, body string, firstLine int) *section {
 			level = 3
 		}
 		if level == 0 {
+			if at, what, meant, kind, ok := misformedHeading(file, lineNo, l); ok {
+				// "##Pertanyaan x" is a paragraph to Markdown: say what it
+				// meant, and let what it would have opened follow from it.
+				r.errorf(at, "%q is not a heading (%s): did you mean %q?", strings.TrimSpace(l), what, meant)
+				markUnknown(root, top, headingLevel[kind], at)
+				cur = &section{}
+				continue
+			}
 			cur.body = append(cur.body, l)
 			continue
 		}
@@ -281,6 +290,55 @@ func splitSections(r *report, file, body string, firstLine int) *section {
 		}
 	}
 	return root
+}
+
+// misformedHeading recognises a line that was meant to be a question,
+// goal, steps, choice, hint or explanation heading but is not written as
+// one: no space after the hashes ("##Pertanyaan x") or the wrong number of
+// them ("# Pertanyaan x", "####Pilihan a"). It gives where it is, what is
+// wrong, the heading meant and its kind.
+func misformedHeading(file string, lineNo int, l string) (at pos, what, meant, kind string, ok bool) {
+	n := len(l) - len(strings.TrimLeft(l, "#"))
+	if n == 0 || n > 6 {
+		return pos{}, "", "", "", false
+	}
+	rest := l[n:]
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return pos{}, "", "", "", false
+	}
+	word := strings.ToLower(f[0])
+	if headingWords[word] == "" {
+		k, near := nearHeading(word)
+		if !near || strings.HasPrefix(rest, " ") {
+			// "# Background" is prose; only a heading written without
+			// its space is taken for a misspelt keyword.
+			return pos{}, "", "", "", false
+		}
+		word, f[0] = k, matchCase(f[0], k)
+	}
+	kind = headingWords[word]
+	want := headingLevel[kind]
+	if kind == "steps" {
+		want = 2
+	}
+	switch {
+	case !strings.HasPrefix(rest, " ") && n == want:
+		what = "no space after " + strings.Repeat("#", n)
+	case !strings.HasPrefix(rest, " "):
+		what = fmt.Sprintf("no space after the hashes, and a %s heading has %d", strings.ToLower(headingName(kind)), want)
+	default:
+		what = fmt.Sprintf("a %s heading has %d hashes, not %d", strings.ToLower(headingName(kind)), want, n)
+	}
+	return pos{file, lineNo, 1}, what, strings.Repeat("#", want) + " " + strings.Join(f, " "), kind, true
+}
+
+// headingName is a section kind's English keyword, for messages.
+func headingName(kind string) string {
+	if kind == "steps" {
+		return "Steps"
+	}
+	return headingNames[kind][1]
 }
 
 // headingWordKind is the section kind of a heading keyword.
