@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -260,4 +261,57 @@ func TestAcceptLanguageIsBounded(t *testing.T) {
 	if code, _, _ := get(t, ts.URL+"/en/labs/w1-w2/at?do="+strings.Repeat("advance+1ms&do=", 1500)+"advance+1ms"); code != http.StatusOK {
 		t.Errorf("a long link: %d", code)
 	}
+}
+
+// TestClientSessionsCappedBehindAProxy: behind a trusted proxy the
+// listener cannot count a student's connections, so their live sessions
+// are capped by the address the proxy forwarded; other students still get
+// in, and a closed session gives its place back.
+func TestClientSessionsCappedBehindAProxy(t *testing.T) {
+	s, ts := newTestServer(t, Config{TrustedProxies: LoopbackProxies, MaxClientSessions: 2})
+	from := func(addr string) http.Header { return http.Header{"X-Forwarded-For": {addr}} }
+	first, _, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", from("198.51.100.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", from("198.51.100.1")); err != nil {
+		t.Fatal(err)
+	}
+	third, _, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", from("198.51.100.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := closeCode(t, third); code != websocket.CloseTryAgainLater {
+		t.Errorf("a third session of one student: close %d, want %d", code, websocket.CloseTryAgainLater)
+	}
+	other := dialLabWith(t, ts.URL, from("198.51.100.2"))
+	if other.Type != "frame" {
+		t.Errorf("another student: first message %q, want a frame", other.Type)
+	}
+	first.Close()
+	eventually(t, "the closed session's place given back", func() bool {
+		s.clients.mu.Lock()
+		defer s.clients.mu.Unlock()
+		return s.clients.n["198.51.100.1"] == 1
+	})
+	again := dialLabWith(t, ts.URL, from("198.51.100.1"))
+	if again.Type != "frame" {
+		t.Errorf("after a close: first message %q, want a frame", again.Type)
+	}
+}
+
+// dialLabWith opens w1-w2's live lab with headers h and gives its first
+// message.
+func dialLabWith(t *testing.T, base string, h http.Header) wireMsg {
+	t.Helper()
+	conn, _, err := rawDial(t, base, "/en/labs/w1-w2/ws", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m wireMsg
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := conn.ReadJSON(&m); err != nil {
+		t.Fatalf("first message: %v", err)
+	}
+	return m
 }

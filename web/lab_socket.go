@@ -133,13 +133,19 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		s.refused(errFull, "the server holds its --max-sessions", "max", s.maxSessions)
 		return s.refuseLive(c, websocket.CloseTryAgainLater, T(lang, "full.close"))
 	}
+	client := s.clientAddr(c.Request())
+	if !s.clients.take(client) {
+		s.metrics.sessionsOpen.Add(-weight)
+		s.refused(errConns, "a client holds --max-conns-per-addr live sessions", "client", client)
+		return s.refuseLive(c, websocket.CloseTryAgainLater, T(lang, "full.close"))
+	}
 	opened := false
 	defer func() {
 		if !opened {
 			s.metrics.sessionsOpen.Add(-weight)
+			s.clients.give(client)
 		}
 	}()
-	client := s.clientAddr(c.Request())
 	addr := s.addrBudgets.get(client)
 	err := waitFor(addr)
 	if err == nil && !addr.take(slotWait) {
@@ -172,6 +178,7 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 	go func() {
 		defer s.sessions.Done()
 		defer s.metrics.sessionsOpen.Add(-weight)
+		defer s.clients.give(client)
 		defer func() {
 			// A panic that safely could not contain ends this session only.
 			if p := recover(); p != nil {

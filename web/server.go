@@ -59,6 +59,10 @@ type Config struct {
 	// cap does not apply (every student comes through it). Empty: none,
 	// loopback and private networks included.
 	TrustedProxies []*net.IPNet
+	// MaxClientSessions bounds the live sessions one client address holds
+	// at once, the student's own behind a trusted proxy. Default 512 (serve
+	// passes --max-conns-per-addr).
+	MaxClientSessions int
 	// SessionWork and AddrWork are the work budgets, as a share of one
 	// core: what one live session, and everything of one client address
 	// together, may make the server do. Defaults 0.25 and 0.5.
@@ -137,6 +141,7 @@ type Server struct {
 
 	allowedHosts []string // empty: any
 	proxies      *proxies
+	clients      *clientSessions
 	sessionWork  float64
 	addrBudgets  *addrBudgets
 	// Deterministic results, kept so that asking again costs nothing.
@@ -185,6 +190,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 15 * time.Minute
 	}
+	if cfg.MaxClientSessions <= 0 {
+		cfg.MaxClientSessions = 512
+	}
 	if cfg.SessionWork <= 0 {
 		cfg.SessionWork = defaultSessionWork
 	}
@@ -205,7 +213,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, metrics: newMetrics(),
 		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, metricsElsewhere: cfg.MetricsElsewhere, showProblems: cfg.ShowProblems, build: cfg.Build,
-		proxies: newProxies(cfg.TrustedProxies), sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
+		proxies: newProxies(cfg.TrustedProxies), clients: newClientSessions(cfg.MaxClientSessions), sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
 		answers:  newLRU[answerKey](1024, 1<<20, func(*labs.Verdict) int { return 1 }),
 		pages:    newLRU[pageKey](512, 64<<20, func(b []byte) int { return len(b) }),

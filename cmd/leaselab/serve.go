@@ -144,7 +144,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := web.Config{
 		Logger: log, MaxSessions: o.maxSessions, IdleTimeout: o.idle,
 		AccessLog: o.accessLog, BasePath: base, ShowProblems: o.problems.val, Build: buildInfo(),
-		PublicURL: o.publicURL, TrustedProxies: o.proxies, MetricsElsewhere: o.metricsAddr != "",
+		PublicURL: o.publicURL, TrustedProxies: o.proxies, MaxClientSessions: o.perAddr, MetricsElsewhere: o.metricsAddr != "",
 	}
 	if o.trustProxy {
 		log.Warn("--trust-proxy is deprecated: it trusts a proxy on this machine, as --trusted-proxies 127.0.0.0/8,::1 does; say that instead")
