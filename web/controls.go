@@ -147,10 +147,3 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 	}
 	return out
 }
-
-func signedTime(d engine.Time) string {
-	if d >= 0 {
-		return "+" + d.String()
-	}
-	return "−" + (-d).String()
-}
