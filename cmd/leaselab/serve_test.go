@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -249,5 +250,21 @@ func TestServingLineBehindAProxy(t *testing.T) {
 		if got := browsable(bound); got != want {
 			t.Errorf("browsable(%q) = %q, want %q", bound, got, want)
 		}
+	}
+}
+
+// TestTrustedProxiesFlag: --trusted-proxies reads networks and addresses;
+// the deprecated --trust-proxy stands for a proxy on this machine.
+func TestTrustedProxiesFlag(t *testing.T) {
+	o, _, ok := parseServe([]string{"--trusted-proxies", "10.244.0.0/16, 192.0.2.7"}, io.Discard, io.Discard)
+	if !ok || len(o.proxies) != 2 || o.proxies[0].String() != "10.244.0.0/16" || o.proxies[1].String() != "192.0.2.7/32" {
+		t.Errorf("--trusted-proxies: ok %v, %v", ok, o.proxies)
+	}
+	o, _, ok = parseServe([]string{"--trust-proxy"}, io.Discard, io.Discard)
+	if !ok || len(o.proxies) != 2 || !o.proxies[0].Contains(net.ParseIP("127.0.0.1")) || !o.proxies[1].Contains(net.ParseIP("::1")) {
+		t.Errorf("--trust-proxy: ok %v, %v; want loopback", ok, o.proxies)
+	}
+	if o, _, ok := parseServe(nil, io.Discard, io.Discard); !ok || len(o.proxies) != 0 {
+		t.Errorf("by default: %v trusted, want none", o.proxies)
 	}
 }
