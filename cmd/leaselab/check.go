@@ -19,7 +19,8 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("check", "leaselab check [DIR] [-v] [-lang id|en]", `
 Validates the course in DIR (default: the embedded course): every file,
 every scenario, every question run in the engine. Prints one line per
-problem as file:line:col: message; exits 1 when any is an error.`)
+problem as file:line:col: message on stderr and exits 1 when any is an
+error; otherwise prints its ok summary on stdout.`)
 	verbose := fl.Bool("v", false, "for every question, print the choice the engine's run makes true and the events that show it")
 	lang := newOneOf(labs.DefaultLang, labs.Langs...)
 	fl.Var(lang, "lang", "language of -v's event sentences (id or en)")
