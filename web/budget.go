@@ -3,7 +3,6 @@ package web
 import (
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 )
@@ -156,20 +155,9 @@ func (a *addrBudgets) get(addr string) *workBudget {
 	return b
 }
 
-// clientAddr is the address a request's budgets and connection caps count
-// against: the peer's IP, or behind a trusted proxy the last address the
-// proxy added to X-Forwarded-For.
-func (s *Server) clientAddr(r *http.Request) string {
-	if s.trustProxy {
-		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-			parts := strings.Split(xff[len(xff)-1], ",")
-			if a := strings.TrimSpace(parts[len(parts)-1]); a != "" {
-				return a
-			}
-		}
-	}
-	return hostOf(r.RemoteAddr)
-}
+// clientAddr is the address a request's budgets count against: the
+// peer's, or behind a trusted proxy the student's it forwarded.
+func (s *Server) clientAddr(r *http.Request) string { return s.proxies.clientIP(r) }
 
 // hostOf is an address's IP without its port.
 func hostOf(addr string) string {
