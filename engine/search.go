@@ -34,6 +34,10 @@ import (
 type Search struct {
 	Scenario Scenario
 	Bounds   SearchBounds
+	// Setup is applied to every new world before anything else (a lab's
+	// setup: fencing on, say); a breaking schedule's commands leave it
+	// out, as a session's do.
+	Setup []Command
 
 	p        *Prepared
 	target   Node
@@ -43,6 +47,18 @@ type Search struct {
 	base     map[uint64]struct{}
 	baseRun  SearchPart
 	noPrune  bool // tests: explore every branch to its end
+	setupLen int  // commands the setup records
+}
+
+// newWorld is a new world of the search with its setup applied.
+func (s *Search) newWorld() (*World, error) {
+	w := s.p.New(s.Scenario.Seed)
+	for _, c := range s.Setup {
+		if err := w.Apply(c); err != nil {
+			return nil, fmt.Errorf("search: setup %s: %w", c, err)
+		}
+	}
+	return w, nil
 }
 
 // SearchPartMoments is how many first-fault moments one part of a search
@@ -258,7 +274,12 @@ func (s Search) Ready() (Search, error) {
 	// The unfaulted run: its moments are where first faults land, and its
 	// states, with every fault still to place, outrank any later branch
 	// that reaches one of them.
-	root := &branch{w: p.New(s.Scenario.Seed)}
+	w0, err := s.newWorld()
+	if err != nil {
+		return s, err
+	}
+	s.setupLen = len(w0.cmds)
+	root := &branch{w: w0, scanned: len(w0.log)}
 	s.baseRun = SearchPart{}
 	s.base = map[uint64]struct{}{}
 	var spare *World
@@ -303,7 +324,11 @@ func (s *Search) Part(i int) SearchPart {
 		return part
 	}
 	x := explorer{s: s, part: &part, seen: map[uint64]int8{}}
-	walker := &branch{w: s.p.New(s.Scenario.Seed)}
+	w0, err := s.newWorld()
+	if err != nil {
+		return part // Ready built it before
+	}
+	walker := &branch{w: w0, scanned: len(w0.log)}
 	for _, m := range s.roots[lo:hi] {
 		s.advance(walker, m.at)
 		x.forkAll(walker, m, s.Bounds.Faults)
@@ -456,7 +481,7 @@ func (s *Search) decide(b *branch, part *SearchPart) bool {
 		br := &Breaking{Faults: b.faults, Harm: evs[i]}
 		if part.Shortest == nil || shorterBreak(br, part.Shortest) {
 			br.Faults = slices.Clone(b.faults)
-			br.Commands = append(slices.Clone(b.w.cmds), Command{Kind: CmdUntil, At: s.Bounds.Horizon})
+			br.Commands = append(slices.Clone(b.w.cmds[s.setupLen:]), Command{Kind: CmdUntil, At: s.Bounds.Horizon})
 			part.Shortest = br
 		}
 		b.scanned = len(evs)
