@@ -83,7 +83,10 @@ type SearchBounds struct {
 
 // SearchKind is one kind of fault and the sizes the search tries.
 type SearchKind struct {
-	// Name is pause (freeze the target), partition (cut it off from the
+	// Name is pause (freeze the target), pause-at-check (freeze it the
+	// moment its next check passes, before it acts on it: the pause no
+	// event boundary can place, as check and act happen at one time),
+	// partition (cut it off from the
 	// coordinator), cut (from everyone), outage (a partition meant to
 	// outlast the lease), spike (extra delay on its link to the
 	// coordinator for SpikeHold), drop (its link to the coordinator loses
@@ -97,7 +100,7 @@ type SearchKind struct {
 }
 
 // SearchKindNames lists the kinds of fault a search knows.
-var SearchKindNames = []string{"pause", "partition", "cut", "outage", "spike", "drop", "drift", "jump", "replica"}
+var SearchKindNames = []string{"pause", "pause-at-check", "partition", "cut", "outage", "spike", "drop", "drift", "jump", "replica"}
 
 // SearchFault is one fault of a schedule.
 type SearchFault struct {
@@ -245,6 +248,10 @@ func (s Search) Ready() (Search, error) {
 			case "jump":
 				if sz == 0 || sz > Hour || sz < -Hour {
 					return s, fmt.Errorf("search: a jump is not zero and at most an hour either way, not %s", sz)
+				}
+			case "pause-at-check":
+				if sz <= 0 || sz >= b.Horizon {
+					return s, fmt.Errorf("search: a pause lasts more than 0s and less than the horizon (%s), not %s", b.Horizon, sz)
 				}
 			case "spike":
 				if sz <= 0 || sz > Hour {
@@ -602,6 +609,8 @@ func (s *Search) commands(v variant) (start, end []Command) {
 	switch SearchKindNames[v.kind] {
 	case "pause":
 		return []Command{{Kind: CmdFreeze, A: name, Dur: v.size}}, nil
+	case "pause-at-check":
+		return []Command{{Kind: CmdFreeze, A: name, Dur: v.size, On: KindCheck}}, nil
 	case "partition", "outage":
 		return []Command{{Kind: CmdPartition, A: name, B: "coord"}}, []Command{{Kind: CmdHeal, A: name, B: "coord"}}
 	case "cut":

@@ -302,6 +302,18 @@ func (l *Lab) searchFor(opt SearchOptions) (s engine.Search, design string, pref
 			policy[name] = val
 			continue
 		}
+		if wname, opt, ok := strings.Cut(name, "."); ok {
+			// W.option=value: one worker's option (H.renew-margin=5s).
+			i := slices.IndexFunc(sc.Workers, func(w engine.WorkerSpec) bool { return w.Name == wname })
+			if i < 0 {
+				return s, "", nil, fmt.Errorf("--set %s: no worker %q (workers: %s)", kv, wname, strings.Join(workerNames(sc), ", "))
+			}
+			if err := sc.Workers[i].Set(opt, val); err != nil {
+				return s, "", nil, fmt.Errorf("--set %s: %w", kv, err)
+			}
+			prefix = nil
+			continue
+		}
 		if err := sc.Set(name, val); err != nil {
 			return s, "", nil, fmt.Errorf("--set %s: %w", kv, err)
 		}
@@ -430,17 +442,23 @@ func faultList(fs []engine.SearchFault) string {
 }
 
 // Faults counts the faults in a session's commands since its last reset,
-// as a "break it" goal counts them: each freeze, crash, partition, link
-// change, clock change and replica taken down. changed reports a command
-// that changes the design handed to the student (storage mode, lease
-// length), which a "break it" goal does not allow.
-func Faults(cmds []engine.Command) (faults int, changed bool) {
+// as a "break it" goal counts them: each freeze, crash, partition, clock
+// change, replica taken down, and link change that is not back to the
+// scenario's own delay and loss. changed reports a command that changes
+// the design handed to the student (storage mode, lease length), which a
+// "break it" goal does not allow.
+func (l *Lab) Faults(cmds []engine.Command) (faults int, changed bool) {
 	for _, c := range cmds {
 		switch c.Kind {
 		case engine.CmdReset:
 			faults, changed = 0, false
-		case engine.CmdFreeze, engine.CmdCrash, engine.CmdPartition, engine.CmdLink, engine.CmdClock:
+		case engine.CmdFreeze, engine.CmdCrash, engine.CmdPartition, engine.CmdClock:
 			faults++
+		case engine.CmdLink:
+			back := (!c.HasDelay || c.Dur == l.scenario.Delay) && (!c.HasLoss || c.LossPPM == l.scenario.LossPPM)
+			if !back {
+				faults++
+			}
 		case engine.CmdReplica:
 			if !c.Up {
 				faults++
@@ -510,7 +528,7 @@ func parseBreak(r *report, y ynode) int {
 // count, or "" when it does: it used more faults than allowed, or changed
 // the design it was handed.
 func (g *Goal) breakRule(w *engine.World, lang string) string {
-	faults, changed := Faults(w.Commands())
+	faults, changed := g.lab.Faults(w.Commands())
 	switch {
 	case changed && lang == "en":
 		return "the design must stay as handed to you: no change of storage mode or lease length"
