@@ -295,7 +295,7 @@ func (l *Lab) searchFor(opt SearchOptions) (s engine.Search, design string, pref
 			return s, "", nil, fmt.Errorf("--set %q: want NAME=VALUE", kv)
 		}
 		said = append(said, kv)
-		if c := l.challenge; c != nil && slices.ContainsFunc(c.Params, func(p Param) bool { return p.Name == name }) {
+		if c := l.challenge; c != nil && (name == "preset" || slices.ContainsFunc(c.Params, func(p Param) bool { return p.Name == name })) {
 			if policy == nil {
 				policy = map[string]string{}
 			}
@@ -540,4 +540,31 @@ func (g *Goal) breakRule(w *engine.World, lang string) string {
 		return fmt.Sprintf("kamu memakai %d gangguan; tujuan ini membolehkan paling banyak %d", faults, g.breakFaults)
 	}
 	return ""
+}
+
+// Prove searches every schedule within the lab's search bounds against a
+// policy of the challenge (values as for Judge; names not given keep the
+// lab's defaults): the "prove it within bounds" beside the random sample
+// Judge plays. workers as for JudgeOn.
+func (c *Challenge) Prove(values map[string]string, workers int) (*SearchVerdict, error) {
+	var set []string
+	for _, name := range append([]string{"preset"}, paramNames(c.Params)...) {
+		if v, ok := values[name]; ok {
+			set = append(set, name+"="+v)
+		}
+	}
+	for name := range values {
+		if name != "preset" && !slices.ContainsFunc(c.Params, func(p Param) bool { return p.Name == name }) {
+			return nil, &ValueError{Param: name, Err: fmt.Errorf("%s is not an option of this challenge", name)}
+		}
+	}
+	return c.lab.RunSearch(SearchOptions{Set: set, Workers: workers})
+}
+
+func paramNames(ps []Param) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
 }

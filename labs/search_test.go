@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -94,6 +95,11 @@ func TestSearchBreaksWhatTheSamplePasses(t *testing.T) {
 		t.Errorf("shortest %v, want an outage then a pause", br.Faults)
 	}
 	t.Logf("%s breaks it: %s at %s", faultList(br.Faults), br.Harm.Reason(), br.Harm.T)
+
+	var ve *ValueError
+	if _, err := l.Challenge().Prove(map[string]string{"ttl": "5s"}, 1); !errors.As(err, &ve) || ve.Param != "ttl" {
+		t.Errorf("prove with a scenario option: %v", err)
+	}
 }
 
 // A "break it" goal counts the student's faults and holds the design
