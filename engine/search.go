@@ -23,7 +23,9 @@ import (
 // share a beginning run it once, and a branch that reaches a state already
 // explored with at least as many faults left (by StateHash, at the same
 // virtual time, with the same fault ends still to come) stops there: its
-// future was decided before.
+// future was decided before. A schedule's last fault that leaves no trace
+// (its world, once the fault has ended, is the world without it) takes
+// its verdict from the run without it, which the search ran already.
 //
 // The work is split into parts by the moment of the first fault, a fixed
 // number of moments each (SearchPartMoments). A part depends only on the
@@ -44,6 +46,7 @@ type Search struct {
 	variants []variant
 	spans    []Time // the distinct spans of lasting variants
 	roots    []moment
+	rootFut  future
 	base     map[uint64]struct{}
 	baseRun  SearchPart
 	noPrune  bool // tests: explore every branch to its end
@@ -170,6 +173,15 @@ type moment struct {
 	spans    uint64
 }
 
+// future is a branch's run with no more faults, as moments found it: the
+// state (hash) after each event time, and the harms. A leaf whose state
+// meets it at one of those times goes on as it does from there.
+type future struct {
+	times  []Time
+	hashes []uint64
+	harms  []Event
+}
+
 // pending is a fault's end, applied when time reaches at.
 type pending struct {
 	at  Time
@@ -290,7 +302,7 @@ func (s Search) Ready() (Search, error) {
 	s.baseRun = SearchPart{}
 	s.base = map[uint64]struct{}{}
 	var spare *World
-	s.roots = s.moments(root, &spare)
+	s.roots, s.rootFut = s.moments(root, &spare)
 	var scratch []item
 	for _, m := range s.roots {
 		s.advance(root, m.at)
@@ -338,7 +350,7 @@ func (s *Search) Part(i int) SearchPart {
 	walker := &branch{w: w0, scanned: len(w0.log)}
 	for _, m := range s.roots[lo:hi] {
 		s.advance(walker, m.at)
-		x.forkAll(walker, m, s.Bounds.Faults)
+		x.forkAll(walker, m, s.Bounds.Faults, &s.rootFut)
 		if part.TooLarge {
 			break
 		}
@@ -407,7 +419,7 @@ type explorer struct {
 
 // forkAll lands every variant that may land at moment m in its own fork
 // of b, and explores each with k-1 faults left.
-func (x *explorer) forkAll(b *branch, m moment, k int) {
+func (x *explorer) forkAll(b *branch, m moment, k int, fut *future) {
 	for _, v := range x.s.variants {
 		if !m.boundary && (v.span == 0 || m.spans&(1<<slices.Index(x.s.spans, v.span)) == 0) {
 			continue
@@ -421,7 +433,11 @@ func (x *explorer) forkAll(b *branch, m moment, k int) {
 		c := &branch{w: b.w.forkInto(spare), pend: append(x.pend[:0], b.pend...)}
 		x.pend = nil
 		if x.s.land(c, v, b.faults) {
-			x.explore(c, k-1)
+			if k == 1 {
+				x.leaf1(c, v, fut)
+			} else {
+				x.explore(c, k-1)
+			}
 		}
 		if k == 1 {
 			x.leaf, x.pend = c.w, c.pend
@@ -440,13 +456,14 @@ func (x *explorer) explore(b *branch, k int) {
 		return
 	}
 	if k > 0 {
-		for _, m := range s.moments(b, &x.look) {
+		ms, fut := s.moments(b, &x.look)
+		for _, m := range ms {
 			s.advance(b, m.at)
 			if s.decide(b, x.part) {
 				return
 			}
 			if s.noPrune {
-				x.forkAll(b, m, k)
+				x.forkAll(b, m, k, &fut)
 				continue
 			}
 			h := s.hash(b, &x.scratch)
@@ -463,7 +480,7 @@ func (x *explorer) explore(b *branch, k int) {
 				return
 			}
 			x.seen[h] = int8(k)
-			x.forkAll(b, m, k)
+			x.forkAll(b, m, k, &fut)
 			if x.part.TooLarge {
 				return
 			}
@@ -472,6 +489,41 @@ func (x *explorer) explore(b *branch, k int) {
 	s.advance(b, s.Bounds.Horizon)
 	if !s.decide(b, x.part) {
 		x.part.Schedules++
+	}
+}
+
+// leaf1 decides the schedule of leaf b, whose last fault v has just
+// landed. A fault that ends leaves no trace when, at the first event time
+// of the unfaulted future at or after its end, the leaf's state is that
+// future's: from there the leaf does what the future does, so its verdict
+// is the future's harm after that time, without running it.
+func (x *explorer) leaf1(b *branch, v variant, fut *future) {
+	s := x.s
+	if v.span == 0 || s.noPrune {
+		x.explore(b, 0)
+		return
+	}
+	i, _ := slices.BinarySearch(fut.times, b.w.now+v.span)
+	if i == len(fut.times) {
+		x.explore(b, 0)
+		return
+	}
+	t := fut.times[i]
+	s.advance(b, t)
+	if s.decide(b, x.part) {
+		return
+	}
+	if s.hash(b, &x.scratch) != fut.hashes[i] {
+		x.explore(b, 0)
+		return
+	}
+	x.part.Schedules++
+	for _, e := range fut.harms {
+		if e.T > t {
+			x.part.Broken++
+			s.record(b, e, x.part)
+			return
+		}
 	}
 }
 
@@ -485,17 +537,23 @@ func (s *Search) decide(b *branch, part *SearchPart) bool {
 		}
 		part.Broken++
 		part.Schedules++
-		br := &Breaking{Faults: b.faults, Harm: evs[i]}
-		if part.Shortest == nil || shorterBreak(br, part.Shortest) {
-			br.Faults = slices.Clone(b.faults)
-			br.Commands = append(slices.Clone(b.w.cmds[s.setupLen:]), Command{Kind: CmdUntil, At: s.Bounds.Horizon})
-			part.Shortest = br
-		}
+		s.record(b, evs[i], part)
 		b.scanned = len(evs)
 		return true
 	}
 	b.scanned = len(evs)
 	return false
+}
+
+// record keeps b's schedule, broken by harm, when it is the part's
+// shortest so far.
+func (s *Search) record(b *branch, harm Event, part *SearchPart) {
+	br := &Breaking{Faults: b.faults, Harm: harm}
+	if part.Shortest == nil || shorterBreak(br, part.Shortest) {
+		br.Faults = slices.Clone(b.faults)
+		br.Commands = append(slices.Clone(b.w.cmds[s.setupLen:]), Command{Kind: CmdUntil, At: s.Bounds.Horizon})
+		part.Shortest = br
+	}
 }
 
 func (s *Search) harmful(e Event) bool {
@@ -635,11 +693,13 @@ func (s *Search) commands(v variant) (start, end []Command) {
 // horizon: every time at which an event happens, and the starts inside a
 // gap from which a lasting fault would end 1 ms after an event. It runs a
 // fork of b to find them.
-func (s *Search) moments(b *branch, spare **World) []moment {
+func (s *Search) moments(b *branch, spare **World) ([]moment, future) {
 	look := &branch{w: b.w.forkInto(*spare), pend: slices.Clone(b.pend)}
 	*spare = look.w
 	w := look.w
 	var times []Time
+	var fut future
+	var scratch []item
 	for {
 		next := Never
 		if len(w.q) > 0 {
@@ -653,8 +713,14 @@ func (s *Search) moments(b *branch, spare **World) []moment {
 		}
 		n := len(w.log)
 		s.advance(look, next)
+		for _, e := range w.log[n:] {
+			if s.harmful(e) {
+				fut.harms = append(fut.harms, e)
+			}
+		}
 		if len(w.log) > n && next > b.w.now && (len(times) == 0 || times[len(times)-1] != next) {
 			times = append(times, next)
+			fut.hashes = append(fut.hashes, s.hash(look, &scratch))
 		}
 		if len(w.q) == 0 && len(look.pend) == 0 {
 			break
@@ -687,5 +753,6 @@ func (s *Search) moments(b *branch, spare **World) []moment {
 		}
 		out = append(out, m)
 	}
-	return out
+	fut.times = times
+	return out, fut
 }
