@@ -310,6 +310,7 @@ func TestSchemaKnowsTheParsersKeys(t *testing.T) {
 		{"choice", props(q["properties"].(map[string]any)["choices"].(map[string]any)["items"].(map[string]any)), choiceKeys},
 		{"goal", props(p["goals"].(map[string]any)["items"].(map[string]any)), goalKeys},
 		{"challenge", props(p["challenge"].(map[string]any)), challengeKeys},
+		{"search", props(p["search"].(map[string]any)), searchKeys},
 	} {
 		parser := slices.Sorted(slices.Values(tc.parser))
 		if !slices.Equal(tc.schema, parser) {

@@ -49,6 +49,10 @@ error; otherwise prints its ok summary on stdout.`)
 		fmt.Fprintf(stderr, "leaselab check: %v\n", err)
 		return 1
 	}
+	if c != nil {
+		// Claims proved by searching every schedule: check's alone.
+		problems = append(problems, c.ProveSearches(0)...)
+	}
 	for _, p := range problems {
 		if prefix != "" {
 			p.File = filepath.Join(prefix, filepath.FromSlash(p.File))
