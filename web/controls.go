@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -86,11 +87,11 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 		if k := c.Clock; k != nil {
 			for _, d := range k.Skew {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasSkew: true, Skew: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + signedTime(d), Label: T(lang, "ctl.skew") + " " + name + " " + signedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + draw.SignedTime(d), Label: T(lang, "ctl.skew") + " " + name + " " + draw.SignedTime(d)})
 			}
 			for _, d := range k.Jump {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasJump: true, Jump: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + signedTime(d), Label: T(lang, "ctl.jump") + " " + name + " " + signedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + draw.SignedTime(d), Label: T(lang, "ctl.jump") + " " + name + " " + draw.SignedTime(d)})
 			}
 			for _, rt := range k.Rate {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}
@@ -138,7 +139,7 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		}
 		for _, d := range lengths {
 			cmd := engine.Command{Kind: engine.CmdLease, Dur: d}
-			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + d.String(), Label: commandText(lang, cmd.String())})
+			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + d.String(), Label: draw.CommandText(lang, cmd.String())})
 		}
 	}
 	for _, t := range c.Until {
@@ -146,11 +147,4 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		out = append(out, ctlButton{Cmd: "until " + t.String(), Text: text, Label: text})
 	}
 	return out
-}
-
-func signedTime(d engine.Time) string {
-	if d >= 0 {
-		return "+" + d.String()
-	}
-	return "−" + (-d).String()
 }

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // errorText says err in lang. The engine's refusals and the session's
@@ -24,7 +25,7 @@ func errorText(lang string, err error) string {
 		if len(src) > 60 {
 			src = labsession.Clip(src)
 		}
-		return fmt.Sprintf("«%s»: %s", commandText(lang, src), errorText(lang, re.Err))
+		return fmt.Sprintf("«%s»: %s", draw.CommandText(lang, src), errorText(lang, re.Err))
 	}
 	var ce *engine.CommandError
 	if errors.As(err, &ce) {
@@ -38,7 +39,7 @@ func errorText(lang string, err error) string {
 	}
 	var no *labsession.NotOfferedError
 	if errors.As(err, &no) {
-		return fmt.Sprintf(T(lang, "err.not-offered"), commandText(lang, no.Cmd.String()))
+		return fmt.Sprintf(T(lang, "err.not-offered"), draw.CommandText(lang, no.Cmd.String()))
 	}
 	var ve *labs.ValueError
 	if errors.As(err, &ve) && lang != "en" {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // What keeps one client, or many idle connections, from taking the server

@@ -11,7 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // The live lab's HTTP handler: it checks who asks, rebuilds the session

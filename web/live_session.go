@@ -13,9 +13,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gorilla/websocket"
 
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // The live session: the connection's reader carries out the client's
@@ -54,7 +55,7 @@ type live struct {
 	pair *labsession.Pair
 	// pairShown is what the pair's page shows: its next frame lays its
 	// pictures out from these.
-	pairShown pairPictures
+	pairShown draw.PairPictures
 	shown     int // events already in the page's list
 	// shownOf is the world those events came from: a reset or a replay
 	// makes a new one, whose list the page must show whole.
@@ -93,7 +94,7 @@ type live struct {
 	tasks   sync.WaitGroup
 	// view is what the page shows, kept while the session plays so that
 	// a frame sends only what changed (live_frame.go).
-	view *shownPage
+	view *draw.LivePage
 }
 
 func (l *live) run() {
@@ -340,7 +341,7 @@ func (l *live) handle(m clientMsg) serverMsg {
 		return serverMsg{Type: "error", ID: m.ID, Error: "unknown message type " + labsession.Clip(m.Type)}
 	}
 	reply := serverMsg{Type: "ack", ID: m.ID}
-	if err := reply.body().render(opReplace, target, fragment); err != nil {
+	if err := reply.body().Render(draw.OpReplace, target, fragment); err != nil {
 		reply.free()
 		return fail(err)
 	}

@@ -1,4 +1,4 @@
-package web
+package draw
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -30,7 +31,7 @@ const (
 )
 
 // Diagram is the space-time diagram of one world, laid out: everything
-// its writer (svgw.diagram) needs is a number or a string.
+// its writer (Markup.diagram) needs is a number or a string.
 type Diagram struct {
 	ID            string // prefixes the SVG's ids, unique within a page
 	Lang          string
@@ -95,7 +96,7 @@ type dTick struct {
 }
 
 // dBar is a lease, a belief, a stale owner's time or a freeze: where it is
-// drawn and the span's values its words say (svgw.bar writes them).
+// drawn and the span's values its words say (Markup.bar writes them).
 type dBar struct {
 	Key        int32 // its place among the world's spans of its kind
 	X, Y, W, H int32
@@ -105,7 +106,7 @@ type dBar struct {
 }
 
 // dMsg is a message's line: where it is drawn. Its class and words come
-// from its events when it is written (svgw.msg), so that a playing
+// from its events when it is written (Markup.msg), so that a playing
 // session's picture keeps no strings per message.
 type dMsg struct {
 	Key            int32 // the index of its receive (or drop) in the log
@@ -113,7 +114,7 @@ type dMsg struct {
 }
 
 // dMark is an event's mark: where it is drawn and how it looks. Its words
-// come from its event when it is written (svgw.mark).
+// come from its event when it is written (Markup.mark).
 type dMark struct {
 	Index     int32 // in the event log
 	X, Y      int32
@@ -236,21 +237,21 @@ const (
 	liveMinWindow = 30 * engine.Second
 )
 
-// windowDiagram is a live session's picture as its page first draws it:
+// WindowDiagram is a live session's picture as its page first draws it:
 // the last liveWindow of the run, on the live scale.
-func windowDiagram(id string, w *engine.World, lang string) *Diagram {
+func WindowDiagram(id string, w *engine.World, lang string) *Diagram {
 	return newDiagram(id, w, lang, nil, diagramOpts{Window: liveWindow})
 }
 
-// pageDiagram is the picture as a page shows it: the pinned sentence is
+// PageDiagram is the picture as a page shows it: the pinned sentence is
 // text above it.
-func pageDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
+func PageDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
 	return newDiagram(id, w, lang, highlight, diagramOpts{})
 }
 
-// zoomedDiagram is an answer's picture: the deciding events and a little
+// ZoomedDiagram is an answer's picture: the deciding events and a little
 // time around them.
-func zoomedDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
+func ZoomedDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
 	return newDiagram(id, w, lang, highlight, diagramOpts{Zoom: true})
 }
 
@@ -345,7 +346,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		Freezes: d.Freezes[:0], Msgs: d.Msgs[:0], Marks: d.Marks[:0], Legend: d.Legend[:0],
 		changes: d.changes,
 	}
-	d.Title = T(lang, "diagram.title")
+	d.Title = catalog.T(lang, "diagram.title")
 	top := dTop
 	if !opts.PinInSVG {
 		top = dTopPage
@@ -357,7 +358,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	*wsp = w.AppendWorkers((*wsp)[:0])
 	nw := len(*wsp)
 	y := top
-	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.coord"), Y: y, H: dCoordH, Mid: y + dCoordH/2, Class: "coord"})
+	d.Lanes = append(d.Lanes, dLane{Name: catalog.T(lang, "lane.coord"), Y: y, H: dCoordH, Mid: y + dCoordH/2, Class: "coord"})
 	y += dCoordH
 	for i, ws := range *wsp {
 		cls := ""
@@ -371,12 +372,12 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		}
 		state := ""
 		if cls != "" {
-			state = T(lang, "state."+cls)
+			state = catalog.T(lang, "state."+cls)
 		}
 		d.Lanes = append(d.Lanes, dLane{Name: ws.Name, Y: y, H: dWorkerH, Mid: y + dWorkerH/2, Class: workerClass[i%6], State: state, StateClass: cls})
 		y += dWorkerH
 	}
-	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.storage"), Y: y, H: dStorageH, Mid: y + dStorageH/2, Class: "storage"})
+	d.Lanes = append(d.Lanes, dLane{Name: catalog.T(lang, "lane.storage"), Y: y, H: dStorageH, Mid: y + dStorageH/2, Class: "storage"})
 	y += dStorageH
 	d.AxisY = y
 
@@ -542,7 +543,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		text := e.T.String() + ": " + outcomeSentence(o, events, names, lang)
 		line := text
 		if o.Class == outcomeSafe {
-			line = T(lang, "outcome.safe") + " — " + text
+			line = catalog.T(lang, "outcome.safe") + " — " + text
 		}
 		d.Pin = &dPin{Y1: top - 4, Y2: d.AxisY, Index: o.Event, Class: o.Class, Text: text,
 			Lines: wrap(line, (width-16)/8)}
@@ -567,7 +568,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	// The legend flows in rows, each entry as wide as its words.
 	lx, ly := 8, d.AxisY+dAxisH+4
 	for _, k := range legendKeys {
-		label := T(lang, "legend."+k)
+		label := catalog.T(lang, "legend."+k)
 		w := 36 + 8*len([]rune(label))
 		if lx+w > d.Width {
 			lx, ly = 8, ly+20
@@ -763,7 +764,7 @@ func violationSentence(v engine.Event, events []engine.Event, names engine.Names
 		case engine.ViolationSplitBrain:
 			key = "diagram.because.other"
 		}
-		s += " (" + fmt.Sprintf(T(lang, key), events[i].T) + ")"
+		s += " (" + fmt.Sprintf(catalog.T(lang, key), events[i].T) + ")"
 	}
 	return s + "."
 }

@@ -1,4 +1,4 @@
-package web
+package draw
 
 import (
 	"strconv"
@@ -11,7 +11,7 @@ import (
 // commandText is a session's command in the student's words ("cairkan
 // W1" for "thaw W1"): what the commands list and a permalink page show.
 // A command that does not parse is shown as it was written.
-func commandText(lang, src string) string {
+func CommandText(lang, src string) string {
 	c, err := engine.ParseCommand(src)
 	if err != nil {
 		return src
@@ -23,17 +23,17 @@ func commandText(lang, src string) string {
 // session's list grows its last command every frame, written so without
 // a string.
 func appendCommandText(b []byte, lang string, c engine.Command) []byte {
-	f := func(key string, args ...catalog.Arg) { b = catalog.Appendf(b, T(lang, key), args...) }
-	plain := func(key string) { b = append(b, T(lang, key)...) }
+	f := func(key string, args ...catalog.Arg) { b = catalog.Appendf(b, catalog.T(lang, key), args...) }
+	plain := func(key string) { b = append(b, catalog.T(lang, key)...) }
 	words := func(key string, args ...catalog.Arg) string {
-		return string(catalog.Appendf(nil, T(lang, key), args...))
+		return string(catalog.Appendf(nil, catalog.T(lang, key), args...))
 	}
 	nodeName := func(n string) string {
 		switch n {
 		case "coord":
-			return T(lang, "node.coord")
+			return catalog.T(lang, "node.coord")
 		case "storage":
-			return T(lang, "node.storage")
+			return catalog.T(lang, "node.storage")
 		}
 		return n
 	}
@@ -69,7 +69,7 @@ func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 		case engine.StorageNone:
 			plain("cmd.fencing.off")
 		default:
-			f("cmd.storage", catalog.Str(T(lang, "mode."+c.Mode.String())))
+			f("cmd.storage", catalog.Str(catalog.T(lang, "mode."+c.Mode.String())))
 		}
 	case engine.CmdPartition:
 		if c.B == "" {
@@ -102,10 +102,10 @@ func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 	case engine.CmdClock:
 		var parts []string
 		if c.HasSkew {
-			parts = append(parts, words("cmd.skew", catalog.Str(signedTime(c.Skew))))
+			parts = append(parts, words("cmd.skew", catalog.Str(SignedTime(c.Skew))))
 		}
 		if c.HasJump {
-			parts = append(parts, words("cmd.jump", catalog.Str(signedTime(c.Jump))))
+			parts = append(parts, words("cmd.jump", catalog.Str(SignedTime(c.Jump))))
 		}
 		if c.HasRate {
 			parts = append(parts, words("cmd.rate", catalog.Str(strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×")))
@@ -125,4 +125,12 @@ func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 		b = c.AppendTo(b)
 	}
 	return b
+}
+
+// SignedTime is d with its sign, "+2s" or "−1s": a clock's skew or jump.
+func SignedTime(d engine.Time) string {
+	if d >= 0 {
+		return "+" + d.String()
+	}
+	return "−" + (-d).String()
 }
