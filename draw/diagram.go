@@ -329,12 +329,25 @@ func (s dScale) clip(t engine.Time) engine.Time {
 // and messages of the events prev already drew are taken from it: a
 // live frame lays out only what is new.
 func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[int]bool, opts diagramOpts, prev *Diagram) {
-	now := w.Now()
-	events := w.Events()
-	names := w.Names()
 	if !prev.sameLog(w) {
 		prev = nil
 	}
+	top := d.begin(id, w, lang, opts)
+	wsp := laneWorkers.Get().(*[]engine.WorkerState)
+	defer laneWorkers.Put(wsp)
+	*wsp = w.AppendWorkers((*wsp)[:0])
+	d.layLanes(*wsp, lang, top)
+	first := d.layScale(w.Now(), w.Events(), highlight, opts)
+	nw := len(*wsp)
+	d.layBars(w, nw)
+	d.layEvents(w.Events(), first, prev, nw, highlight)
+	d.layPin(w, lang, prev, top)
+	d.layLegend(lang, opts)
+}
+
+// begin empties d for a layout of w, keeping its slices' room, and is
+// the y where the lanes begin.
+func (d *Diagram) begin(id string, w *engine.World, lang string, opts diagramOpts) (top int) {
 	width := dWidth
 	if opts.Zoom {
 		width = dZoomWidth
@@ -347,20 +360,19 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		changes: d.changes,
 	}
 	d.Title = catalog.T(lang, "diagram.title")
-	top := dTop
 	if !opts.PinInSVG {
-		top = dTopPage
+		return dTopPage
 	}
+	return dTop
+}
 
-	// Lanes.
-	wsp := laneWorkers.Get().(*[]engine.WorkerState)
-	defer laneWorkers.Put(wsp)
-	*wsp = w.AppendWorkers((*wsp)[:0])
-	nw := len(*wsp)
+// layLanes lays out the lanes from top down: the coordinator, each
+// worker in its state, the storage; the time axis goes under them.
+func (d *Diagram) layLanes(workers []engine.WorkerState, lang string, top int) {
 	y := top
 	d.Lanes = append(d.Lanes, dLane{Name: catalog.T(lang, "lane.coord"), Y: y, H: dCoordH, Mid: y + dCoordH/2, Class: "coord"})
 	y += dCoordH
-	for i, ws := range *wsp {
+	for i, ws := range workers {
 		cls := ""
 		switch {
 		case ws.Crashed:
@@ -380,10 +392,14 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	d.Lanes = append(d.Lanes, dLane{Name: catalog.T(lang, "lane.storage"), Y: y, H: dStorageH, Mid: y + dStorageH/2, Class: "storage"})
 	y += dStorageH
 	d.AxisY = y
+}
 
-	// Time scale: the whole run so far, with room to see what comes next;
-	// zoomed, the deciding events with a little time either side; live,
-	// a scale that holds still (liveScale).
+// layScale chooses the time scale and lays out the axis' ticks: the
+// whole run so far, with room to see what comes next; zoomed, the
+// deciding events with a little time either side; live, a scale that
+// holds still (liveScale). It is the index of the first event the
+// picture shows.
+func (d *Diagram) layScale(now engine.Time, events []engine.Event, highlight map[int]bool, opts diagramOpts) (first int) {
 	from := engine.Time(0)
 	span := max(now+now/8, dMinSpan)
 	if lo, hi, ok := highlightRange(events, highlight); opts.Zoom && ok {
@@ -403,16 +419,21 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	sc := dScale{from: from, span: span, end: from + span, plotW: d.PlotX1 - d.PlotX0}
 	d.scale = sc
 	d.Shift = sc.shift(d.PlotX0)
+	d.From = from
+	for t := from; t <= sc.end; t += step {
+		d.Ticks = append(d.Ticks, dTick{X: d.Shift + sc.xi(t), At: t})
+	}
 	// The log is in time order: the picture starts at the first event it
 	// shows, however long the run before it.
-	first := sort.Search(len(events), func(i int) bool { return events[i].T >= from })
-	d.From = from
-	x := sc.xi
-	for t := from; t <= sc.end; t += step {
-		d.Ticks = append(d.Ticks, dTick{X: d.Shift + x(t), At: t})
-	}
+	return sort.Search(len(events), func(i int) bool { return events[i].T >= from })
+}
 
-	// Real leases, as the coordinator granted them.
+// layBars lays out the spans: real leases, as the coordinator granted
+// them; believed leases, as each worker saw them on its own clock; the
+// stale owners' time; the freezes.
+func (d *Diagram) layBars(w *engine.World, nw int) {
+	now, sc := w.Now(), d.scale
+	from, x := sc.from, sc.xi
 	leases, beliefs, freezes := w.Spans()
 	for i, l := range leases {
 		li := laneOf(l.Worker, nw)
@@ -427,7 +448,6 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		d.Leases = append(d.Leases, dBar{Key: int32(i), X: int32(x(l.Start)), Y: int32(ln.Y + 6), W: int32(max(x(lend)-x(l.Start), 1)), H: 14,
 			Worker: l.Worker, Token: l.Token, Start: l.Start, End: l.End})
 	}
-	// Believed leases, as each worker saw them on its own clock.
 	for i, bs := range beliefs {
 		li := laneOf(bs.Worker, nw)
 		if li < 0 {
@@ -469,37 +489,19 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 			Worker: f.Worker, Start: f.Start, End: fend,
 		})
 	}
+}
 
-	// Messages and marks: what prev drew of the same events is kept, when
-	// nothing that places them moved; the rest is laid out here.
+// layEvents lays out the messages and marks of the events from first on:
+// what prev drew of the same events is kept, when nothing that places
+// them moved (keepPrev); the rest is laid out here.
+func (d *Diagram) layEvents(events []engine.Event, first int, prev *Diagram, nw int, highlight map[int]bool) {
 	done := first
 	d.inPlace = false
 	ch := &d.changes
 	ch.goneMarks, ch.goneMsgs, ch.swapped = ch.goneMarks[:0], ch.goneMsgs[:0], ch.swapped[:0]
 	if prev.sameGround(d, first) {
-		// prev's marks and messages are taken over in place, not copied:
-		// a playing session holds one list of each. prev, which goes back
-		// to the pool, gets d's room for them instead, so that the next
-		// picture laid out whole has room too. What slid out of the
-		// picture is dropped and noted, for the frame to remove.
-		msgs := prev.Msgs
-		prev.Msgs = d.Msgs[:0]
-		k := 0
-		for k < len(msgs) && int(msgs[k].Key) < first {
-			ch.goneMsgs = append(ch.goneMsgs, int(msgs[k].Key))
-			k++
-		}
-		d.Msgs = append(msgs[:0], msgs[k:]...)
-		marks := prev.Marks
-		prev.Marks = d.Marks[:0]
-		k = 0
-		for k < len(marks) && int(marks[k].Index) < first {
-			ch.goneMarks = append(ch.goneMarks, int(marks[k].Index))
-			k++
-		}
-		d.Marks = append(marks[:0], marks[k:]...)
+		d.keepPrev(prev, first)
 		done = prev.drawn
-		d.inPlace = true
 	}
 	ch.newMsgs, ch.newMarks = len(d.Msgs), len(d.Marks)
 	harm := harmRefsFrom(events, done)
@@ -529,7 +531,38 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	if len(events) > 0 {
 		d.lastEv = events[len(events)-1]
 	}
-	// The pinned sentence: the run's outcome, worst first (see summarize).
+}
+
+// keepPrev takes over prev's marks and messages in place, not copied: a
+// playing session holds one list of each. prev, which goes back to the
+// pool, gets d's room for them instead, so that the next picture laid out
+// whole has room too. What slid out of the picture (before event first)
+// is dropped and noted, for the frame to remove.
+func (d *Diagram) keepPrev(prev *Diagram, first int) {
+	ch := &d.changes
+	msgs := prev.Msgs
+	prev.Msgs = d.Msgs[:0]
+	k := 0
+	for k < len(msgs) && int(msgs[k].Key) < first {
+		ch.goneMsgs = append(ch.goneMsgs, int(msgs[k].Key))
+		k++
+	}
+	d.Msgs = append(msgs[:0], msgs[k:]...)
+	marks := prev.Marks
+	prev.Marks = d.Marks[:0]
+	k = 0
+	for k < len(marks) && int(marks[k].Index) < first {
+		ch.goneMarks = append(ch.goneMarks, int(marks[k].Index))
+		k++
+	}
+	d.Marks = append(marks[:0], marks[k:]...)
+	d.inPlace = true
+}
+
+// layPin lays out the pinned sentence, the run's outcome, worst first
+// (see summarize), and the "now" line.
+func (d *Diagram) layPin(w *engine.World, lang string, prev *Diagram, top int) {
+	events, now, sc := w.Events(), w.Now(), d.scale
 	var o runOutcome
 	if prev != nil && prev.drawn <= len(events) {
 		o = prev.outcome.fold(events, prev.drawn)
@@ -540,13 +573,13 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		d.Pin = prev.Pin
 	} else if o.Event >= 0 {
 		e := events[o.Event]
-		text := e.T.String() + ": " + outcomeSentence(o, events, names, lang)
+		text := e.T.String() + ": " + outcomeSentence(o, events, w.Names(), lang)
 		line := text
 		if o.Class == outcomeSafe {
 			line = catalog.T(lang, "outcome.safe") + " — " + text
 		}
 		d.Pin = &dPin{Y1: top - 4, Y2: d.AxisY, Index: o.Event, Class: o.Class, Text: text,
-			Lines: wrap(line, (width-16)/8)}
+			Lines: wrap(line, (d.Width-16)/8)}
 	}
 	d.outcome = o
 	if d.Pin != nil {
@@ -554,18 +587,21 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		// frame's layout allocates none.
 		d.pin = *d.Pin
 		e := events[d.pin.Index]
-		d.pin.X = d.Shift + x(e.T)
-		if e.T < from || e.T > sc.end {
+		d.pin.X = d.Shift + sc.xi(e.T)
+		if e.T < sc.from || e.T > sc.end {
 			d.pin.X = -1
 		}
 		d.Pin = &d.pin
 	}
-	d.Now = dNow{X: d.Shift + x(now), Y1: top - 6, Y2: d.AxisY, At: now}
+	d.Now = dNow{X: d.Shift + sc.xi(now), Y1: top - 6, Y2: d.AxisY, At: now}
 	if now > sc.end {
 		d.Now.X = -1
 	}
+}
 
-	// The legend flows in rows, each entry as wide as its words.
+// layLegend lays the legend out in rows, each entry as wide as its
+// words, and so the picture's height.
+func (d *Diagram) layLegend(lang string, opts diagramOpts) {
 	lx, ly := 8, d.AxisY+dAxisH+4
 	for _, k := range legendKeys {
 		label := catalog.T(lang, "legend."+k)
