@@ -102,6 +102,9 @@ type Session struct {
 	// changes (the session is then a new value: queryOf 0, none written).
 	queryHead string
 	queryOf   int
+	// run counts the runs this session has made: a reset or a replay
+	// starts a new one; rebuilding a released world does not.
+	run uint64
 }
 
 // New opens a session of lab with seed at the lab's start.
@@ -222,6 +225,12 @@ func (s *Session) World() *engine.World {
 	s.hold()
 	return s.world
 }
+
+// Run says which run of the session the world is: it changes when a reset
+// or a replay starts the run again, not when a released world is rebuilt.
+// A page that shows a run's events needs to show them whole only when it
+// changes.
+func (s *Session) Run() uint64 { return s.run }
 
 // Release lets the world go: a session at rest keeps only what rebuilds it
 // (the lab, the seed and the commands), and World or the next command
@@ -432,7 +441,7 @@ func (s *Session) reset(then []engine.Command, work *int) error {
 	if err != nil {
 		return fmt.Errorf("lab %s: %w", s.lab.ID, err)
 	}
-	next := &Session{lab: s.lab, seed: s.seed, world: w}
+	next := &Session{lab: s.lab, seed: s.seed, world: w, run: s.run + 1}
 	for _, c := range head {
 		if err := w.Apply(c); err != nil {
 			return fmt.Errorf("%s: %w", c, err)

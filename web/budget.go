@@ -205,6 +205,25 @@ func waitFor(budgets ...*workBudget) error {
 // charge takes what the work since start cost from every budget given.
 func charge(start time.Time, budgets ...*workBudget) { chargeTimes(start, 1, budgets...) }
 
+// chargeFixed takes d of work from every budget given: what a refusal
+// costs, so that a client refused again and again pays for being answered.
+func chargeFixed(d time.Duration, budgets ...*workBudget) {
+	for _, b := range budgets {
+		if b != nil {
+			b.charge(d)
+		}
+	}
+}
+
+// refuseCost is what answering a refused message or request is charged:
+// about what a short answer costs to encode and write (measured: 20-60 µs),
+// rounded up so that a flood of refusals drains its budget too.
+const refuseCost = 100 * time.Microsecond
+
+// maxWriteCharge bounds what one write is charged: past it the write waits
+// on the network (a slow phone), which costs the server nothing.
+const maxWriteCharge = 2 * time.Millisecond
+
 // verdictFactor is what a judged design challenge is charged, in times its
 // work: its 200 runs make about 70 MB of garbage, and collecting it slows
 // every other session (measured: a bystander's p99 went from 1.4 to over

@@ -128,6 +128,7 @@ func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if err != nil {
 			s.metrics.error(errBudget)
+			chargeFixed(refuseCost, b)
 			var retry = 1
 			if be, ok := err.(*busyError); ok {
 				retry = max(1, int(be.retry.Seconds()+0.999))

@@ -140,7 +140,18 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 			s.metrics.sessionsOpen.Add(-weight)
 		}
 	}()
-	addr := s.addrBudgets.get(s.clientAddr(c.Request()))
+	client := s.clientAddr(c.Request())
+	hold, why := s.mem.admit(client)
+	if hold == nil {
+		s.metrics.error(errMemory)
+		return s.refuseLive(c, websocket.CloseTryAgainLater, T(lang, "full.memory."+string(why)))
+	}
+	defer func() {
+		if !opened {
+			hold.release()
+		}
+	}()
+	addr := s.addrBudgets.get(client)
 	err := waitFor(addr)
 	if err == nil && !addr.take(slotWait) {
 		err = &busyError{retry: time.Second}
@@ -150,7 +161,7 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		return s.refuseLive(c, websocket.CloseTryAgainLater, err.Error())
 	}
 	l := &live{srv: s, lab: lab, lang: lang, out: make(chan *outMsg, sendQueue), speed: 1,
-		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr}
+		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr, mem: hold}
 	start := time.Now()
 	err = open(l)
 	charge(start, addr)
@@ -172,6 +183,7 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 	go func() {
 		defer s.sessions.Done()
 		defer s.metrics.sessionsOpen.Add(-weight)
+		defer hold.release()
 		defer func() {
 			// A panic that safely could not contain ends this session only.
 			if p := recover(); p != nil {

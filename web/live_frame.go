@@ -12,7 +12,7 @@ func (l *live) frame(id int64) serverMsg {
 		l.view = nil
 	}
 	p := l.view
-	if !p.Shows(w) || l.shown < 0 || l.shownOf != w {
+	if !p.Shows(w) || l.shown < 0 || l.shownRun != l.sess.Run() {
 		p = nil
 	}
 	m := serverMsg{Type: "frame", ID: id}
@@ -35,8 +35,8 @@ func (l *live) frame(id int64) serverMsg {
 		l.view = p
 	}
 	events := w.Events()
-	whole := l.shown < 0 || l.shown > len(events) || l.shownOf != w
+	whole := l.shown < 0 || l.shown > len(events) || l.shownRun != l.sess.Run()
 	draw.EventEdits(&out.Edits, l.lang, w, l.shown, whole)
-	l.shown, l.shownOf = len(events), w
+	l.shown, l.shownRun = len(events), l.sess.Run()
 	return m
 }

@@ -35,9 +35,10 @@ const (
 	errHost    = "host"    // a request for a host name this server is not (DNS rebinding)
 	errConns   = "conns"   // a connection refused: too many from its address, or in all
 	errPanic   = "panic"   // a bug, contained to its session
+	errMemory  = "memory"  // refused: its address holds its share of session memory, or the server is near its ceiling
 )
 
-var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errPanic}
+var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errPanic, errMemory}
 
 // frameBuckets are the upper bounds, in seconds, of the frame latency
 // histograms.
