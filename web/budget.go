@@ -44,6 +44,7 @@ type workBudget struct {
 	rate  float64 // seconds of work per second
 	burst time.Duration
 	level time.Duration // credit; below zero: debt
+	spent time.Duration // all work charged, for the tests' accounting
 	last  time.Time
 	// turn, for an address, lets one piece of its work run at a time: a
 	// budget admits work before its cost is known, and eight sessions of
@@ -115,6 +116,14 @@ func (b *workBudget) charge(d time.Duration) {
 	defer b.mu.Unlock()
 	b.refill(time.Now())
 	b.level -= d
+	b.spent += d
+}
+
+// used is all the work charged to the budget so far.
+func (b *workBudget) used() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
 }
 
 func (b *workBudget) full(now time.Time) bool {

@@ -50,6 +50,8 @@ type memLedger struct {
 
 	heapAt   atomic.Int64 // unix nanoseconds of the last heap reading
 	heapUsed atomic.Int64
+	// readHeap reads the heap in use; tests replace it.
+	readHeap func() int64
 }
 
 type addrMemory struct {
@@ -61,7 +63,17 @@ func newMemLedger(ceiling, perAddr int64) *memLedger {
 	if perAddr <= 0 {
 		perAddr = min(maxAddrMemory, ceiling/4)
 	}
-	return &memLedger{addrs: map[string]*addrMemory{}, perAddr: perAddr, ceiling: ceiling, limit: int64(float64(ceiling) * sessionShare)}
+	return &memLedger{addrs: map[string]*addrMemory{}, perAddr: perAddr, ceiling: ceiling, limit: int64(float64(ceiling) * sessionShare), readHeap: heapInUse}
+}
+
+// heapInUse is the bytes of live and not yet collected objects.
+func heapInUse() int64 {
+	s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() != rtmetrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // memRefusal says why a session was not admitted: "addr" (its address holds
@@ -97,11 +109,7 @@ func (m *memLedger) admit(addr string) (*memHold, memRefusal) {
 func (m *memLedger) heapNear() bool {
 	now := time.Now().UnixNano()
 	if last := m.heapAt.Load(); now-last > int64(time.Second) && m.heapAt.CompareAndSwap(last, now) {
-		s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		rtmetrics.Read(s)
-		if s[0].Value.Kind() == rtmetrics.KindUint64 {
-			m.heapUsed.Store(int64(s[0].Value.Uint64()))
-		}
+		m.heapUsed.Store(m.readHeap())
 	}
 	return float64(m.heapUsed.Load()) > heapShare*float64(m.ceiling)
 }

@@ -44,6 +44,8 @@ type serveOptions struct {
 	publicURL   string
 	perAddr     int
 	trustProxy  bool
+	maxMemory   byteSize
+	memPerAddr  byteSize
 }
 
 // parseServe reads serve's flags; ok false carries the exit code.
@@ -63,6 +65,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.StringVar(&o.publicURL, "public-url", "", "the address students use (https://host[:port]); requests for any other host are refused")
 	f.IntVar(&o.perAddr, "max-conns-per-addr", 512, "connections one client address may hold; behind a proxy, the proxy is one address")
 	f.BoolVar(&o.trustProxy, "trust-proxy", false, "count work budgets by X-Forwarded-For (only behind a proxy that sets it)")
+	f.Var(&o.maxMemory, "max-memory", "memory the server may use, such as 1GiB: near it new live sessions are refused, and GOMEMLIMIT is set to nine tenths of it when unset (default: the container's limit, else half the machine's memory)")
+	f.Var(&o.memPerAddr, "max-memory-per-addr", "memory the live sessions of one client address may hold (default the smaller of 128MiB and a quarter of --max-memory)")
 	pos, code, ok := f.parse(args, stdout, stderr)
 	if !ok {
 		return o, code, false
@@ -120,11 +124,22 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(20)
 	}
+	// The memory ceiling: new sessions are refused near it (web/memory.go),
+	// and the collector works harder as the heap nears nine tenths of it,
+	// rather than let the kernel kill every student's session at once.
+	maxMemory := int64(o.maxMemory)
+	if maxMemory == 0 {
+		maxMemory = web.DefaultMaxMemory()
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(maxMemory / 10 * 9)
+	}
 	base, _ := web.CleanBasePath(o.basePath)
 	cfg := web.Config{
 		Logger: log, MaxSessions: o.maxSessions, IdleTimeout: o.idle,
 		AccessLog: o.accessLog, BasePath: base, ShowProblems: o.problems.val, Build: buildInfo(),
 		PublicURL: o.publicURL, TrustProxy: o.trustProxy,
+		MaxMemory: maxMemory, MaxMemoryPerAddr: int64(o.memPerAddr),
 	}
 	if o.publicURL == "" && loopback(o.addr) {
 		// Only this machine can reach it: answer only to its names, so a
@@ -153,7 +168,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Info("course from a folder, reloaded when its files change", "content", o.dir)
 	}
 	// The address printed is the one bound: port 0 shows the port picked.
-	log.Info("serving", "url", "http://"+ln.Addr().String()+base+"/", "version", versionLine(cfg.Build))
+	log.Info("serving", "url", "http://"+ln.Addr().String()+base+"/", "version", versionLine(cfg.Build), "max_memory", (*byteSize)(&maxMemory).String())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
