@@ -257,6 +257,8 @@ func init() {
 		"fault.pause":                      "pause (GC)",
 		"fault.spike":                      "latency spike",
 		"full.close":                       "the server is full; try again in a moment",
+		"full.memory.server":               "the server holds as many live labs as its memory allows; try again in a moment",
+		"full.memory.addr":                 "too many live labs are open from your address; close some tabs and try again",
 		"full.text":                        "Too many students are in a lab right now. Try again in a moment; your work is in this page's address and is not lost.",
 		"full.title":                       "The server is full",
 		"goal.notyet":                      "Not yet: your run's log does not show it so far.",

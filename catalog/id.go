@@ -257,6 +257,8 @@ func init() {
 		"fault.pause":                      "jeda (GC)",
 		"fault.spike":                      "lonjakan latensi",
 		"full.close":                       "server penuh; coba lagi sebentar lagi",
+		"full.memory.server":               "server sedang menampung lab langsung sebanyak yang muat di memorinya; coba lagi sebentar lagi",
+		"full.memory.addr":                 "terlalu banyak lab langsung terbuka dari alamatmu; tutup beberapa tab, lalu coba lagi",
 		"full.text":                        "Terlalu banyak mahasiswa sedang membuka lab sekarang. Coba lagi sebentar lagi; pekerjaanmu ada di alamat halaman ini dan tidak hilang.",
 		"full.title":                       "Server sedang penuh",
 		"goal.notyet":                      "Belum: sejauh ini log jalannya simulasi kamu belum menunjukkannya.",

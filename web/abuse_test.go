@@ -15,7 +15,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // TestReplayCannotGrowTheSession: a session opened with 2,000 commands

@@ -43,6 +43,7 @@ type workBudget struct {
 	rate  float64 // seconds of work per second
 	burst time.Duration
 	level time.Duration // credit; below zero: debt
+	spent time.Duration // all work charged, for the tests' accounting
 	last  time.Time
 	// turn, for an address, lets one piece of its work run at a time: a
 	// budget admits work before its cost is known, and eight sessions of
@@ -114,6 +115,14 @@ func (b *workBudget) charge(d time.Duration) {
 	defer b.mu.Unlock()
 	b.refill(time.Now())
 	b.level -= d
+	b.spent += d
+}
+
+// used is all the work charged to the budget so far.
+func (b *workBudget) used() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
 }
 
 func (b *workBudget) full(now time.Time) bool {
@@ -198,6 +207,25 @@ func waitFor(budgets ...*workBudget) error {
 
 // charge takes what the work since start cost from every budget given.
 func charge(start time.Time, budgets ...*workBudget) { chargeTimes(start, 1, budgets...) }
+
+// chargeFixed takes d of work from every budget given: what a refusal
+// costs, so that a client refused again and again pays for being answered.
+func chargeFixed(d time.Duration, budgets ...*workBudget) {
+	for _, b := range budgets {
+		if b != nil {
+			b.charge(d)
+		}
+	}
+}
+
+// refuseCost is what answering a refused message or request is charged:
+// about what a short answer costs to encode and write (measured: 20-60 µs),
+// rounded up so that a flood of refusals drains its budget too.
+const refuseCost = 100 * time.Microsecond
+
+// maxWriteCharge bounds what one write is charged: past it the write waits
+// on the network (a slow phone), which costs the server nothing.
+const maxWriteCharge = 2 * time.Millisecond
 
 // verdictFactor is what a judged design challenge is charged, in times its
 // work: its 200 runs make about 70 MB of garbage, and collecting it slows

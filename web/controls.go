@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 
+	"leaselab/catalog"
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -86,11 +88,11 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 		if k := c.Clock; k != nil {
 			for _, d := range k.Skew {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasSkew: true, Skew: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + signedTime(d), Label: T(lang, "ctl.skew") + " " + name + " " + signedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + catalog.SignedTime(d), Label: T(lang, "ctl.skew") + " " + name + " " + catalog.SignedTime(d)})
 			}
 			for _, d := range k.Jump {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasJump: true, Jump: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + signedTime(d), Label: T(lang, "ctl.jump") + " " + name + " " + signedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + catalog.SignedTime(d), Label: T(lang, "ctl.jump") + " " + name + " " + catalog.SignedTime(d)})
 			}
 			for _, rt := range k.Rate {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}
@@ -138,7 +140,7 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		}
 		for _, d := range lengths {
 			cmd := engine.Command{Kind: engine.CmdLease, Dur: d}
-			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + d.String(), Label: commandText(lang, cmd.String())})
+			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + d.String(), Label: draw.CommandText(lang, cmd.String())})
 		}
 	}
 	for _, t := range c.Until {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // What keeps one client, or many idle connections, from taking the server
@@ -155,6 +155,7 @@ func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if err != nil {
 			s.refused(errBudget, "a client over its work budget asked for a heavy page", "client", client, "path", labsession.Clip(c.Request().URL.Path))
+			chargeFixed(refuseCost, b)
 			var retry = 1
 			if be, ok := err.(*busyError); ok {
 				retry = max(1, int(be.retry.Seconds()+0.999))

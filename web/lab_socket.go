@@ -11,7 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // The live lab's HTTP handler: it checks who asks, rebuilds the session
@@ -146,6 +146,16 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 			s.clients.give(client)
 		}
 	}()
+	hold, why := s.mem.admit(client)
+	if hold == nil {
+		s.refused(errMemory, "a client's live sessions, or all, hold their share of memory", "client", client, "share", string(why))
+		return s.refuseLive(c, websocket.CloseTryAgainLater, T(lang, "full.memory."+string(why)))
+	}
+	defer func() {
+		if !opened {
+			hold.release()
+		}
+	}()
 	addr := s.addrBudgets.get(client)
 	err := waitFor(addr)
 	if err == nil && !addr.take(slotWait) {
@@ -153,10 +163,10 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 	}
 	if err != nil {
 		s.refused(errBudget, "a client over its work budget opened a live lab", "client", client)
-		return s.refuseLive(c, websocket.CloseTryAgainLater, err.Error())
+		return s.refuseLive(c, websocket.CloseTryAgainLater, errorText(lang, err))
 	}
 	l := &live{srv: s, lab: lab, lang: lang, out: make(chan *outMsg, sendQueue), speed: 1,
-		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr}
+		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr, mem: hold}
 	start := time.Now()
 	err = open(l)
 	charge(start, addr)
@@ -179,6 +189,7 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		defer s.sessions.Done()
 		defer s.metrics.sessionsOpen.Add(-weight)
 		defer s.clients.give(client)
+		defer hold.release()
 		defer func() {
 			// A panic that safely could not contain ends this session only.
 			if p := recover(); p != nil {

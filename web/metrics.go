@@ -37,9 +37,10 @@ const (
 	errConns   = "conns"   // a connection refused: too many from its address, or in all
 	errHeader  = "header"  // a request whose header fields are larger than a browser sends
 	errPanic   = "panic"   // a bug, contained to its session
+	errMemory  = "memory"  // refused: its address holds its share of session memory, or the server is near its ceiling
 )
 
-var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errHeader, errPanic}
+var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errHeader, errPanic, errMemory}
 
 // frameBuckets are the upper bounds, in seconds, of the frame latency
 // histograms.

@@ -25,7 +25,7 @@ import (
 	"leaselab/content"
 	"leaselab/labs"
 	"leaselab/static"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // Config is everything a Server is built from. The zero value serves the
@@ -83,6 +83,14 @@ type Config struct {
 	ShowProblems string
 	// Build is this binary's version, shown in /metrics.
 	Build BuildInfo
+	// MaxMemory is the memory the server may use, in bytes: live sessions
+	// may hold part of it (a new one is refused near it, never one open
+	// dropped). Default DefaultMaxMemory: the container's limit, else half
+	// the machine's memory.
+	MaxMemory int64
+	// MaxMemoryPerAddr is what the live sessions of one client address may
+	// hold, in bytes. Default the smaller of 128 MiB and MaxMemory/4.
+	MaxMemoryPerAddr int64
 }
 
 // BuildInfo is what a binary knows of its own build.
@@ -144,6 +152,7 @@ type Server struct {
 	clients      *clientSessions
 	sessionWork  float64
 	addrBudgets  *addrBudgets
+	mem          *memLedger
 	// Deterministic results, kept so that asking again costs nothing.
 	verdicts *lru[verdictKey, *labs.ChallengeVerdict]
 	answers  *lru[answerKey, *labs.Verdict]
@@ -199,6 +208,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AddrWork <= 0 {
 		cfg.AddrWork = defaultAddrWork
 	}
+	if cfg.MaxMemory <= 0 {
+		cfg.MaxMemory = DefaultMaxMemory()
+	}
 	base, err := CleanBasePath(cfg.BasePath)
 	if err != nil {
 		return nil, fmt.Errorf("base path: %w", err)
@@ -214,6 +226,7 @@ func New(cfg Config) (*Server, error) {
 		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, metrics: newMetrics(),
 		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, metricsElsewhere: cfg.MetricsElsewhere, showProblems: cfg.ShowProblems, build: cfg.Build,
 		proxies: newProxies(cfg.TrustedProxies), clients: newClientSessions(cfg.MaxClientSessions), sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
+		mem:      newMemLedger(cfg.MaxMemory, cfg.MaxMemoryPerAddr),
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
 		answers:  newLRU[answerKey](1024, 1<<20, func(*labs.Verdict) int { return 1 }),
 		pages:    newLRU[pageKey](512, 64<<20, func(b []byte) int { return len(b) }),

@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // page is what every page's layout needs.
@@ -103,8 +104,8 @@ func splitLead(h template.HTML) (lead, rest template.HTML) {
 type challengeView struct {
 	Lang    string
 	Verdict *labs.ChallengeVerdict
-	Diagram *Diagram // the shortest counterexample's run; nil on a pass
-	Events  *eventsView
+	Diagram *draw.Diagram // the shortest counterexample's run; nil on a pass
+	Events  *draw.Events
 }
 
 // Summary says the verdict in one sentence.
@@ -199,8 +200,8 @@ func (s *Server) judge(lab *labs.Lab, values map[string]string, lang string) (*c
 	cv := &challengeView{Lang: lang, Verdict: v}
 	if v.World != nil && v.Counterexample != nil {
 		hl := map[int]bool{v.Counterexample.Event: true}
-		cv.Diagram = zoomedDiagram("challenge", v.World, lang, hl)
-		cv.Events = &eventsView{ID: "challenge-events", Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl}
+		cv.Diagram = draw.ZoomedDiagram("challenge", v.World, lang, hl)
+		cv.Events = &draw.Events{ID: "challenge-events", Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl}
 	}
 	return cv, nil
 }
@@ -212,8 +213,8 @@ type answerView struct {
 	Question *labs.Question
 	Choice   string
 	Verdict  *labs.Verdict
-	Diagram  *Diagram
-	Events   *eventsView
+	Diagram  *draw.Diagram
+	Events   *draw.Events
 }
 
 // goalView is the verdict on a goal task, against the student's world.
@@ -221,17 +222,6 @@ type goalView struct {
 	Lang    string
 	Goal    *labs.Goal
 	Verdict *labs.Verdict
-}
-
-// eventsView is a plain list of events, readable without the picture.
-type eventsView struct {
-	ID        string // the list's element id; rows are ID-N
-	Lang      string
-	From      int // first index shown
-	Events    []engine.Event
-	Names     engine.Names
-	Highlight map[int]bool
-	Only      map[int]bool // when set, only these events
 }
 
 // session is what a page shows of a labsession.Session: its seed, its

@@ -12,9 +12,9 @@ import (
 
 	"leaselab/catalog"
 	"leaselab/content"
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web"
 )
 
 // stringList is a repeatable string flag.
@@ -107,13 +107,13 @@ first, with the seed check uses (0).`)
 	switch format.val {
 	case "svg":
 		// The same space-time diagram component the web pages use.
-		err = web.RenderDiagramSVG(stdout, w, l)
+		err = draw.RenderDiagramSVG(stdout, w, l)
 	case "chart":
 		label := lab.Title(l)
 		if *question != "" {
 			label += " — " + *question
 		}
-		err = web.RenderChartSVG(stdout, "c", l, []web.ChartRun{{Label: label, World: w}})
+		err = draw.RenderChartSVG(stdout, "c", l, []draw.ChartRun{{Label: label, World: w}})
 	default:
 		err = printTrace(stdout, w, format.val, lang.val)
 	}
@@ -312,7 +312,7 @@ func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang 
 	labelB := fmt.Sprintf(catalog.T(l, "run.vs.label"), ch, f.At)
 	switch format {
 	case "svg":
-		err = web.RenderPairSVG(stdout, p.A, p.B, d, found, l, "A", labelB, sentence)
+		err = draw.RenderPairSVG(stdout, p.A, p.B, d, found, l, "A", labelB, sentence)
 	case "json":
 		type side struct {
 			Events []jsonEvent `json:"events"`

@@ -48,6 +48,8 @@ type serveOptions struct {
 	proxies     []*net.IPNet // --trusted-proxies, and loopback for --trust-proxy
 	trustProxy  bool         // deprecated: --trusted-proxies 127.0.0.0/8,::1
 	metricsAddr string
+	maxMemory   byteSize
+	memPerAddr  byteSize
 }
 
 // parseServe reads serve's flags; ok false carries the exit code.
@@ -70,9 +72,11 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.StringVar(&proxies, "trusted-proxies", "", "the networks `CIDR,...` of the proxies in front of the server, such as the ingress's pod network: their X-Forwarded-For, X-Real-IP, Forwarded and X-Forwarded-Host headers are believed, nobody else's")
 	f.BoolVar(&o.trustProxy, "trust-proxy", false, "deprecated: the same as --trusted-proxies 127.0.0.0/8,::1 (a proxy on this machine)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics (and /healthz) on `HOST:PORT` instead, for any host name; the site then has no /metrics")
+	f.Var(&o.maxMemory, "max-memory", "memory the server may use, such as 1GiB: near it new live sessions are refused, and GOMEMLIMIT is set to nine tenths of it when unset (default: the container's limit, else half the machine's memory)")
+	f.Var(&o.memPerAddr, "max-memory-per-addr", "memory the live sessions of one client address may hold (default the smaller of 128MiB and a quarter of --max-memory)")
 	f.group("Listening", "addr", "base-path", "public-url", "metrics-addr")
 	f.group("Behind a proxy", "trusted-proxies", "trust-proxy")
-	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr")
+	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "max-memory", "max-memory-per-addr")
 	f.group("Content", "content", "show-problems")
 	f.group("Logging", "log-format", "access-log")
 	pos, code, ok := f.parse(args, stdout, stderr)
@@ -140,11 +144,22 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(20)
 	}
+	// The memory ceiling: new sessions are refused near it (web/memory.go),
+	// and the collector works harder as the heap nears nine tenths of it,
+	// rather than let the kernel kill every student's session at once.
+	maxMemory := int64(o.maxMemory)
+	if maxMemory == 0 {
+		maxMemory = web.DefaultMaxMemory()
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(maxMemory / 10 * 9)
+	}
 	base, _ := web.CleanBasePath(o.basePath)
 	cfg := web.Config{
 		Logger: log, MaxSessions: o.maxSessions, IdleTimeout: o.idle,
 		AccessLog: o.accessLog, BasePath: base, ShowProblems: o.problems.val, Build: buildInfo(),
 		PublicURL: o.publicURL, TrustedProxies: o.proxies, MaxClientSessions: o.perAddr, MetricsElsewhere: o.metricsAddr != "",
+		MaxMemory: maxMemory, MaxMemoryPerAddr: int64(o.memPerAddr),
 	}
 	if o.trustProxy {
 		log.Warn("--trust-proxy is deprecated: it trusts a proxy on this machine, as --trusted-proxies 127.0.0.0/8,::1 does; say that instead")
@@ -187,7 +202,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Info("serving metrics", "url", "http://"+browsable(mln.Addr().String())+"/metrics")
 		go func() { errc <- ms.Serve(mln) }()
 	}
-	log.Info("serving", "url", servingURL(o.publicURL, ln.Addr().String(), base), "listen", ln.Addr().String(), "version", versionLine(cfg.Build))
+	log.Info("serving", "url", servingURL(o.publicURL, ln.Addr().String(), base), "listen", ln.Addr().String(), "version", versionLine(cfg.Build), "max_memory", (*byteSize)(&maxMemory).String())
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:

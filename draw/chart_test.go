@@ -1,4 +1,4 @@
-package web
+package draw
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"leaselab/catalog"
 	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
@@ -70,7 +71,7 @@ func TestRemainingChartShowsCongestion(t *testing.T) {
 		if circles != want {
 			t.Errorf("%s: %d dots, want one per successful renewal (%d)", lang, circles, want)
 		}
-		if !strings.Contains(svg, T(lang, "chart.title")) || !strings.Contains(svg, T(lang, "chart.median")) {
+		if !strings.Contains(svg, catalog.T(lang, "chart.title")) || !strings.Contains(svg, catalog.T(lang, "chart.median")) {
 			t.Errorf("%s: chart lacks its title or summary", lang)
 		}
 	}

@@ -109,6 +109,7 @@ func (p *Pair) build(cmds []engine.Command) error {
 		return err
 	}
 	p.pair, p.a.world = ep, a
+	p.a.run++
 	return nil
 }
 

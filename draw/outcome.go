@@ -1,4 +1,4 @@
-package web
+package draw
 
 import "leaselab/engine"
 

@@ -1,4 +1,4 @@
-package web
+package draw
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -30,7 +31,7 @@ const (
 )
 
 // Diagram is the space-time diagram of one world, laid out: everything
-// its writer (svgw.diagram) needs is a number or a string.
+// its writer (Markup.diagram) needs is a number or a string.
 type Diagram struct {
 	ID            string // prefixes the SVG's ids, unique within a page
 	Lang          string
@@ -95,7 +96,7 @@ type dTick struct {
 }
 
 // dBar is a lease, a belief, a stale owner's time or a freeze: where it is
-// drawn and the span's values its words say (svgw.bar writes them).
+// drawn and the span's values its words say (Markup.bar writes them).
 type dBar struct {
 	Key        int32 // its place among the world's spans of its kind
 	X, Y, W, H int32
@@ -105,7 +106,7 @@ type dBar struct {
 }
 
 // dMsg is a message's line: where it is drawn. Its class and words come
-// from its events when it is written (svgw.msg), so that a playing
+// from its events when it is written (Markup.msg), so that a playing
 // session's picture keeps no strings per message.
 type dMsg struct {
 	Key            int32 // the index of its receive (or drop) in the log
@@ -113,7 +114,7 @@ type dMsg struct {
 }
 
 // dMark is an event's mark: where it is drawn and how it looks. Its words
-// come from its event when it is written (svgw.mark).
+// come from its event when it is written (Markup.mark).
 type dMark struct {
 	Index     int32 // in the event log
 	X, Y      int32
@@ -236,21 +237,21 @@ const (
 	liveMinWindow = 30 * engine.Second
 )
 
-// windowDiagram is a live session's picture as its page first draws it:
+// WindowDiagram is a live session's picture as its page first draws it:
 // the last liveWindow of the run, on the live scale.
-func windowDiagram(id string, w *engine.World, lang string) *Diagram {
+func WindowDiagram(id string, w *engine.World, lang string) *Diagram {
 	return newDiagram(id, w, lang, nil, diagramOpts{Window: liveWindow})
 }
 
-// pageDiagram is the picture as a page shows it: the pinned sentence is
+// PageDiagram is the picture as a page shows it: the pinned sentence is
 // text above it.
-func pageDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
+func PageDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
 	return newDiagram(id, w, lang, highlight, diagramOpts{})
 }
 
-// zoomedDiagram is an answer's picture: the deciding events and a little
+// ZoomedDiagram is an answer's picture: the deciding events and a little
 // time around them.
-func zoomedDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
+func ZoomedDiagram(id string, w *engine.World, lang string, highlight map[int]bool) *Diagram {
 	return newDiagram(id, w, lang, highlight, diagramOpts{Zoom: true})
 }
 
@@ -328,12 +329,25 @@ func (s dScale) clip(t engine.Time) engine.Time {
 // and messages of the events prev already drew are taken from it: a
 // live frame lays out only what is new.
 func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[int]bool, opts diagramOpts, prev *Diagram) {
-	now := w.Now()
-	events := w.Events()
-	names := w.Names()
 	if !prev.sameLog(w) {
 		prev = nil
 	}
+	top := d.begin(id, w, lang, opts)
+	wsp := laneWorkers.Get().(*[]engine.WorkerState)
+	defer laneWorkers.Put(wsp)
+	*wsp = w.AppendWorkers((*wsp)[:0])
+	d.layLanes(*wsp, lang, top)
+	first := d.layScale(w.Now(), w.Events(), highlight, opts)
+	nw := len(*wsp)
+	d.layBars(w, nw)
+	d.layEvents(w.Events(), first, prev, nw, highlight)
+	d.layPin(w, lang, prev, top)
+	d.layLegend(lang, opts)
+}
+
+// begin empties d for a layout of w, keeping its slices' room, and is
+// the y where the lanes begin.
+func (d *Diagram) begin(id string, w *engine.World, lang string, opts diagramOpts) (top int) {
 	width := dWidth
 	if opts.Zoom {
 		width = dZoomWidth
@@ -345,21 +359,20 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		Freezes: d.Freezes[:0], Msgs: d.Msgs[:0], Marks: d.Marks[:0], Legend: d.Legend[:0],
 		changes: d.changes,
 	}
-	d.Title = T(lang, "diagram.title")
-	top := dTop
+	d.Title = catalog.T(lang, "diagram.title")
 	if !opts.PinInSVG {
-		top = dTopPage
+		return dTopPage
 	}
+	return dTop
+}
 
-	// Lanes.
-	wsp := laneWorkers.Get().(*[]engine.WorkerState)
-	defer laneWorkers.Put(wsp)
-	*wsp = w.AppendWorkers((*wsp)[:0])
-	nw := len(*wsp)
+// layLanes lays out the lanes from top down: the coordinator, each
+// worker in its state, the storage; the time axis goes under them.
+func (d *Diagram) layLanes(workers []engine.WorkerState, lang string, top int) {
 	y := top
-	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.coord"), Y: y, H: dCoordH, Mid: y + dCoordH/2, Class: "coord"})
+	d.Lanes = append(d.Lanes, dLane{Name: catalog.T(lang, "lane.coord"), Y: y, H: dCoordH, Mid: y + dCoordH/2, Class: "coord"})
 	y += dCoordH
-	for i, ws := range *wsp {
+	for i, ws := range workers {
 		cls := ""
 		switch {
 		case ws.Crashed:
@@ -371,18 +384,22 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		}
 		state := ""
 		if cls != "" {
-			state = T(lang, "state."+cls)
+			state = catalog.T(lang, "state."+cls)
 		}
 		d.Lanes = append(d.Lanes, dLane{Name: ws.Name, Y: y, H: dWorkerH, Mid: y + dWorkerH/2, Class: workerClass[i%6], State: state, StateClass: cls})
 		y += dWorkerH
 	}
-	d.Lanes = append(d.Lanes, dLane{Name: T(lang, "lane.storage"), Y: y, H: dStorageH, Mid: y + dStorageH/2, Class: "storage"})
+	d.Lanes = append(d.Lanes, dLane{Name: catalog.T(lang, "lane.storage"), Y: y, H: dStorageH, Mid: y + dStorageH/2, Class: "storage"})
 	y += dStorageH
 	d.AxisY = y
+}
 
-	// Time scale: the whole run so far, with room to see what comes next;
-	// zoomed, the deciding events with a little time either side; live,
-	// a scale that holds still (liveScale).
+// layScale chooses the time scale and lays out the axis' ticks: the
+// whole run so far, with room to see what comes next; zoomed, the
+// deciding events with a little time either side; live, a scale that
+// holds still (liveScale). It is the index of the first event the
+// picture shows.
+func (d *Diagram) layScale(now engine.Time, events []engine.Event, highlight map[int]bool, opts diagramOpts) (first int) {
 	from := engine.Time(0)
 	span := max(now+now/8, dMinSpan)
 	if lo, hi, ok := highlightRange(events, highlight); opts.Zoom && ok {
@@ -402,16 +419,21 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	sc := dScale{from: from, span: span, end: from + span, plotW: d.PlotX1 - d.PlotX0}
 	d.scale = sc
 	d.Shift = sc.shift(d.PlotX0)
+	d.From = from
+	for t := from; t <= sc.end; t += step {
+		d.Ticks = append(d.Ticks, dTick{X: d.Shift + sc.xi(t), At: t})
+	}
 	// The log is in time order: the picture starts at the first event it
 	// shows, however long the run before it.
-	first := sort.Search(len(events), func(i int) bool { return events[i].T >= from })
-	d.From = from
-	x := sc.xi
-	for t := from; t <= sc.end; t += step {
-		d.Ticks = append(d.Ticks, dTick{X: d.Shift + x(t), At: t})
-	}
+	return sort.Search(len(events), func(i int) bool { return events[i].T >= from })
+}
 
-	// Real leases, as the coordinator granted them.
+// layBars lays out the spans: real leases, as the coordinator granted
+// them; believed leases, as each worker saw them on its own clock; the
+// stale owners' time; the freezes.
+func (d *Diagram) layBars(w *engine.World, nw int) {
+	now, sc := w.Now(), d.scale
+	from, x := sc.from, sc.xi
 	leases, beliefs, freezes := w.Spans()
 	for i, l := range leases {
 		li := laneOf(l.Worker, nw)
@@ -426,7 +448,6 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		d.Leases = append(d.Leases, dBar{Key: int32(i), X: int32(x(l.Start)), Y: int32(ln.Y + 6), W: int32(max(x(lend)-x(l.Start), 1)), H: 14,
 			Worker: l.Worker, Token: l.Token, Start: l.Start, End: l.End})
 	}
-	// Believed leases, as each worker saw them on its own clock.
 	for i, bs := range beliefs {
 		li := laneOf(bs.Worker, nw)
 		if li < 0 {
@@ -468,37 +489,19 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 			Worker: f.Worker, Start: f.Start, End: fend,
 		})
 	}
+}
 
-	// Messages and marks: what prev drew of the same events is kept, when
-	// nothing that places them moved; the rest is laid out here.
+// layEvents lays out the messages and marks of the events from first on:
+// what prev drew of the same events is kept, when nothing that places
+// them moved (keepPrev); the rest is laid out here.
+func (d *Diagram) layEvents(events []engine.Event, first int, prev *Diagram, nw int, highlight map[int]bool) {
 	done := first
 	d.inPlace = false
 	ch := &d.changes
 	ch.goneMarks, ch.goneMsgs, ch.swapped = ch.goneMarks[:0], ch.goneMsgs[:0], ch.swapped[:0]
 	if prev.sameGround(d, first) {
-		// prev's marks and messages are taken over in place, not copied:
-		// a playing session holds one list of each. prev, which goes back
-		// to the pool, gets d's room for them instead, so that the next
-		// picture laid out whole has room too. What slid out of the
-		// picture is dropped and noted, for the frame to remove.
-		msgs := prev.Msgs
-		prev.Msgs = d.Msgs[:0]
-		k := 0
-		for k < len(msgs) && int(msgs[k].Key) < first {
-			ch.goneMsgs = append(ch.goneMsgs, int(msgs[k].Key))
-			k++
-		}
-		d.Msgs = append(msgs[:0], msgs[k:]...)
-		marks := prev.Marks
-		prev.Marks = d.Marks[:0]
-		k = 0
-		for k < len(marks) && int(marks[k].Index) < first {
-			ch.goneMarks = append(ch.goneMarks, int(marks[k].Index))
-			k++
-		}
-		d.Marks = append(marks[:0], marks[k:]...)
+		d.keepPrev(prev, first)
 		done = prev.drawn
-		d.inPlace = true
 	}
 	ch.newMsgs, ch.newMarks = len(d.Msgs), len(d.Marks)
 	harm := harmRefsFrom(events, done)
@@ -528,7 +531,38 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 	if len(events) > 0 {
 		d.lastEv = events[len(events)-1]
 	}
-	// The pinned sentence: the run's outcome, worst first (see summarize).
+}
+
+// keepPrev takes over prev's marks and messages in place, not copied: a
+// playing session holds one list of each. prev, which goes back to the
+// pool, gets d's room for them instead, so that the next picture laid out
+// whole has room too. What slid out of the picture (before event first)
+// is dropped and noted, for the frame to remove.
+func (d *Diagram) keepPrev(prev *Diagram, first int) {
+	ch := &d.changes
+	msgs := prev.Msgs
+	prev.Msgs = d.Msgs[:0]
+	k := 0
+	for k < len(msgs) && int(msgs[k].Key) < first {
+		ch.goneMsgs = append(ch.goneMsgs, int(msgs[k].Key))
+		k++
+	}
+	d.Msgs = append(msgs[:0], msgs[k:]...)
+	marks := prev.Marks
+	prev.Marks = d.Marks[:0]
+	k = 0
+	for k < len(marks) && int(marks[k].Index) < first {
+		ch.goneMarks = append(ch.goneMarks, int(marks[k].Index))
+		k++
+	}
+	d.Marks = append(marks[:0], marks[k:]...)
+	d.inPlace = true
+}
+
+// layPin lays out the pinned sentence, the run's outcome, worst first
+// (see summarize), and the "now" line.
+func (d *Diagram) layPin(w *engine.World, lang string, prev *Diagram, top int) {
+	events, now, sc := w.Events(), w.Now(), d.scale
 	var o runOutcome
 	if prev != nil && prev.drawn <= len(events) {
 		o = prev.outcome.fold(events, prev.drawn)
@@ -539,13 +573,13 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		d.Pin = prev.Pin
 	} else if o.Event >= 0 {
 		e := events[o.Event]
-		text := e.T.String() + ": " + outcomeSentence(o, events, names, lang)
+		text := e.T.String() + ": " + outcomeSentence(o, events, w.Names(), lang)
 		line := text
 		if o.Class == outcomeSafe {
-			line = T(lang, "outcome.safe") + " — " + text
+			line = catalog.T(lang, "outcome.safe") + " — " + text
 		}
 		d.Pin = &dPin{Y1: top - 4, Y2: d.AxisY, Index: o.Event, Class: o.Class, Text: text,
-			Lines: wrap(line, (width-16)/8)}
+			Lines: wrap(line, (d.Width-16)/8)}
 	}
 	d.outcome = o
 	if d.Pin != nil {
@@ -553,21 +587,24 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		// frame's layout allocates none.
 		d.pin = *d.Pin
 		e := events[d.pin.Index]
-		d.pin.X = d.Shift + x(e.T)
-		if e.T < from || e.T > sc.end {
+		d.pin.X = d.Shift + sc.xi(e.T)
+		if e.T < sc.from || e.T > sc.end {
 			d.pin.X = -1
 		}
 		d.Pin = &d.pin
 	}
-	d.Now = dNow{X: d.Shift + x(now), Y1: top - 6, Y2: d.AxisY, At: now}
+	d.Now = dNow{X: d.Shift + sc.xi(now), Y1: top - 6, Y2: d.AxisY, At: now}
 	if now > sc.end {
 		d.Now.X = -1
 	}
+}
 
-	// The legend flows in rows, each entry as wide as its words.
+// layLegend lays the legend out in rows, each entry as wide as its
+// words, and so the picture's height.
+func (d *Diagram) layLegend(lang string, opts diagramOpts) {
 	lx, ly := 8, d.AxisY+dAxisH+4
 	for _, k := range legendKeys {
-		label := T(lang, "legend."+k)
+		label := catalog.T(lang, "legend."+k)
 		w := 36 + 8*len([]rune(label))
 		if lx+w > d.Width {
 			lx, ly = 8, ly+20
@@ -763,7 +800,7 @@ func violationSentence(v engine.Event, events []engine.Event, names engine.Names
 		case engine.ViolationSplitBrain:
 			key = "diagram.because.other"
 		}
-		s += " (" + fmt.Sprintf(T(lang, key), events[i].T) + ")"
+		s += " (" + fmt.Sprintf(catalog.T(lang, key), events[i].T) + ")"
 	}
 	return s + "."
 }

@@ -1,4 +1,4 @@
-package web
+package draw
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -23,7 +24,7 @@ func TestAppendCommandTextIsTheWordsBefore(t *testing.T) {
 		}
 		for _, lang := range []string{"en", "id"} {
 			want := referenceCommandText(lang, src)
-			if got := commandText(lang, src); got != want {
+			if got := CommandText(lang, src); got != want {
 				t.Errorf("%s %s: %q, want %q", lang, src, got, want)
 			}
 			if got := string(appendCommandText([]byte("x"), lang, c)); got != "x"+want {
@@ -38,11 +39,11 @@ func referenceCommandText(lang, src string) string {
 	if err != nil {
 		return src
 	}
-	f := func(key string, args ...any) string { return fmt.Sprintf(T(lang, key), args...) }
+	f := func(key string, args ...any) string { return fmt.Sprintf(catalog.T(lang, key), args...) }
 	node := func(n string) string {
 		switch n {
 		case "coord", "storage":
-			return T(lang, "node."+n)
+			return catalog.T(lang, "node."+n)
 		}
 		return n
 	}
@@ -50,7 +51,7 @@ func referenceCommandText(lang, src string) string {
 	case engine.CmdAdvance:
 		return f("cmd.advance", c.Dur)
 	case engine.CmdStep:
-		return T(lang, "cmd.step")
+		return catalog.T(lang, "cmd.step")
 	case engine.CmdUntil:
 		return f("cmd.until", c.At)
 	case engine.CmdFreeze:
@@ -71,11 +72,11 @@ func referenceCommandText(lang, src string) string {
 	case engine.CmdStorage:
 		switch c.Mode {
 		case engine.StorageFencing:
-			return T(lang, "cmd.fencing.on")
+			return catalog.T(lang, "cmd.fencing.on")
 		case engine.StorageNone:
-			return T(lang, "cmd.fencing.off")
+			return catalog.T(lang, "cmd.fencing.off")
 		}
-		return f("cmd.storage", T(lang, "mode."+c.Mode.String()))
+		return f("cmd.storage", catalog.T(lang, "mode."+c.Mode.String()))
 	case engine.CmdPartition:
 		if c.B == "" {
 			return f("cmd.partition", node(c.A))
@@ -84,7 +85,7 @@ func referenceCommandText(lang, src string) string {
 	case engine.CmdHeal:
 		switch {
 		case c.A == "":
-			return T(lang, "cmd.heal")
+			return catalog.T(lang, "cmd.heal")
 		case c.B == "":
 			return f("cmd.heal1", node(c.A))
 		}
@@ -105,10 +106,10 @@ func referenceCommandText(lang, src string) string {
 	case engine.CmdClock:
 		var parts []string
 		if c.HasSkew {
-			parts = append(parts, f("cmd.skew", signedTime(c.Skew)))
+			parts = append(parts, f("cmd.skew", catalog.SignedTime(c.Skew)))
 		}
 		if c.HasJump {
-			parts = append(parts, f("cmd.jump", signedTime(c.Jump)))
+			parts = append(parts, f("cmd.jump", catalog.SignedTime(c.Jump)))
 		}
 		if c.HasRate {
 			parts = append(parts, f("cmd.rate", strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×"))
@@ -120,7 +121,7 @@ func referenceCommandText(lang, src string) string {
 		}
 		return f("cmd.replica.down", c.Replica)
 	case engine.CmdReset:
-		return T(lang, "cmd.reset")
+		return catalog.T(lang, "cmd.reset")
 	case engine.CmdLease:
 		return f("cmd.lease", c.Dur)
 	}

@@ -1,8 +1,9 @@
-package web
+package draw
 
 import (
 	"strconv"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -14,7 +15,7 @@ const signalsLines = 6
 // [signals]): the numbers the second lesson says to watch, computed by the
 // engine from the log, and the latest renewal log lines with the fields
 // that tell a slow success from a stale owner. It holds what the words
-// are made of; svgw.signals writes them.
+// are made of; Markup.signals writes them.
 type Signals struct {
 	ID    string
 	Lang  string
@@ -58,29 +59,29 @@ func signalEvent(k engine.Kind) string {
 	return ""
 }
 
-// signalsFor is the lab's signals panel for w, or nil when the lab does
+// SignalsFor is the lab's signals panel for w, or nil when the lab does
 // not ask for one.
-func signalsFor(lab *labs.Lab, id string, w *engine.World, lang string) *Signals {
+func SignalsFor(lab *labs.Lab, id string, w *engine.World, lang string) *Signals {
 	if lab == nil || w == nil || !lab.HasPanel("signals") {
 		return nil
 	}
 	return NewSignals(id, w, lang)
 }
 
-// signalsBlock is a lab's renewal signals panel for w, when the lab asks
+// SignalsBlock is a lab's renewal signals panel for w, when the lab asks
 // for one (lab.yaml panels: [signals]); otherwise nothing.
-func signalsBlock(s *Signals) svgPart {
-	return func(w *svgw) {
+func SignalsBlock(s *Signals) Part {
+	return func(w *Markup) {
 		if s != nil {
 			w.signals(s)
 		}
 	}
 }
 
-// liveSignals holds the live world's panel; a live frame replaces what is
+// LiveSignals holds the live world's panel; a live frame replaces what is
 // inside it.
-func liveSignals(s *Signals) svgPart {
-	return func(w *svgw) {
+func LiveSignals(s *Signals) Part {
+	return func(w *Markup) {
 		if s != nil {
 			w.s(`<div id="signals">`)
 			w.signals(s)
@@ -92,7 +93,7 @@ func liveSignals(s *Signals) svgPart {
 // signals writes the renewal signals of a world: the metrics computed
 // from its log, the ones showing trouble marked, and the latest renewal
 // log lines with their fields.
-func (w *svgw) signals(s *Signals) {
+func (w *Markup) signals(s *Signals) {
 	m, lang := &s.m, s.Lang
 	w.s(`<section class="signals"`)
 	w.attr("id", s.ID)
@@ -101,12 +102,12 @@ func (w *svgw) signals(s *Signals) {
 	w.s(`-h"><h3 id="`)
 	w.esc(s.ID)
 	w.s(`-h">`)
-	w.esc(T(lang, "signals.title"))
+	w.esc(catalog.T(lang, "signals.title"))
 	w.s(`</h3><dl class="signal-rows">`)
 
 	w.signalRow(lang, "left", "signals.left", false)
 	if n := len(m.Remaining); n > 0 {
-		w.b = m.Remaining[n-1].AppendTo(w.b)
+		w.B = m.Remaining[n-1].AppendTo(w.B)
 	} else {
 		w.s("–")
 	}
@@ -125,7 +126,7 @@ func (w *svgw) signals(s *Signals) {
 	w.signalRow(lang, "attempts", "signals.attempts", false)
 	w.i(m.Attempts)
 	w.s(" · ")
-	w.esc(T(lang, "signals.successes"))
+	w.esc(catalog.T(lang, "signals.successes"))
 	w.s(" ")
 	w.i(m.Successes)
 	retries := 0
@@ -136,11 +137,11 @@ func (w *svgw) signals(s *Signals) {
 	w.signalRow(lang, "failures", "signals.failures", m.Failures > 0)
 	w.i(m.Failures)
 	w.s(" (")
-	w.esc(T(lang, "signals.transient"))
+	w.esc(catalog.T(lang, "signals.transient"))
 	w.s(" ")
 	w.i(m.Transient)
 	w.s(" · ")
-	w.esc(T(lang, "signals.definitive"))
+	w.esc(catalog.T(lang, "signals.definitive"))
 	w.s(" ")
 	w.i(m.Definitive)
 	w.s(")")
@@ -150,11 +151,11 @@ func (w *svgw) signals(s *Signals) {
 	w.s("</dd></div>")
 
 	w.s(`</dl><h4>`)
-	w.esc(T(lang, "signals.log"))
+	w.esc(catalog.T(lang, "signals.log"))
 	w.s("</h4>")
 	if s.shown == 0 {
 		w.s(`<p class="signal-none">`)
-		w.esc(T(lang, "signals.nolog"))
+		w.esc(catalog.T(lang, "signals.nolog"))
 		w.s("</p></section>")
 		return
 	}
@@ -168,7 +169,7 @@ func (w *svgw) signals(s *Signals) {
 
 // signalRow ends the row before it, if any, and opens row key, labelled
 // by label, up to its value.
-func (w *svgw) signalRow(lang, key, label string, warn bool) {
+func (w *Markup) signalRow(lang, key, label string, warn bool) {
 	if key != "left" {
 		w.s("</dd></div>")
 	}
@@ -179,29 +180,29 @@ func (w *svgw) signalRow(lang, key, label string, warn bool) {
 		w.s("warn")
 	}
 	w.s(`"><dt>`)
-	w.esc(T(lang, label))
+	w.esc(catalog.T(lang, label))
 	w.s("</dt><dd>")
 }
 
 // signalCount is a row whose value is a count, marked when it is not 0.
-func (w *svgw) signalCount(lang, key, label string, n int) {
+func (w *Markup) signalCount(lang, key, label string, n int) {
 	w.signalRow(lang, key, label, n > 0)
 	w.i(n)
 }
 
 // times writes ts, sep between them.
-func (w *svgw) times(sep string, ts ...engine.Time) {
+func (w *Markup) times(sep string, ts ...engine.Time) {
 	for i, t := range ts {
 		if i > 0 {
 			w.s(sep)
 		}
-		w.b = t.AppendTo(w.b)
+		w.B = t.AppendTo(w.B)
 	}
 }
 
 // signalLine writes a renewal event as a structured log line: lease id,
 // generation, previous and new expiry, error class.
-func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Names) {
+func (w *Markup) signalLine(world *engine.World, e engine.Event, names engine.Names) {
 	event := signalEvent(e.Kind)
 	who := names.Of(e.Node)
 	w.s(`<li class="`)
@@ -211,7 +212,7 @@ func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Name
 	w.s(`" data-event="`)
 	w.s(event)
 	w.s(`"><code><span class="t">`)
-	w.b = e.T.AppendTo(w.b)
+	w.B = e.T.AppendTo(w.B)
 	w.s("</span> <b>")
 	w.esc(who)
 	w.s("</b> ")
@@ -221,16 +222,16 @@ func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Name
 	w.esc(leaseOf(world, who))
 	if e.Kind != engine.KindLost {
 		w.field("gen")
-		w.b = strconv.AppendUint(w.b, uint64(e.Gen()), 10)
+		w.B = strconv.AppendUint(w.B, uint64(e.Gen()), 10)
 	}
 	switch e.Kind {
 	case engine.KindRenewed:
 		w.field("prev")
-		w.b = e.Prev().AppendTo(w.b)
+		w.B = e.Prev().AppendTo(w.B)
 		w.field("new")
-		w.b = e.At.AppendTo(w.b)
+		w.B = e.At.AppendTo(w.B)
 		w.field("left")
-		w.b = engine.Time(e.Value).AppendTo(w.b)
+		w.B = engine.Time(e.Value).AppendTo(w.B)
 	case engine.KindRenewError:
 		w.field("class")
 		if e.Value == 1 {
@@ -242,7 +243,7 @@ func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Name
 		w.esc(e.Reason().String())
 	case engine.KindStaleReply:
 		w.field("current")
-		w.b = strconv.AppendInt(w.b, e.Value, 10)
+		w.B = strconv.AppendInt(w.B, e.Value, 10)
 	case engine.KindLost:
 		w.field("why")
 		w.esc(e.Reason().String())
@@ -251,7 +252,7 @@ func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Name
 }
 
 // field opens one key=value field of a log line, up to its value.
-func (w *svgw) field(key string) {
+func (w *Markup) field(key string) {
 	w.s(` <span class="k">`)
 	w.s(key)
 	w.s("=</span>")

@@ -1,4 +1,4 @@
-package web
+package draw
 
 import (
 	"strconv"
@@ -16,24 +16,34 @@ import (
 // a keyed (live) picture every element carries an id: the picture's ID, a
 // letter and its key (elemID).
 
-// svgw appends markup to b.
-type svgw struct {
-	b   []byte
+// Markup appends SVG and HTML to B: the picture's elements, and the
+// panels beside it (status.go, signals.go), which are HTML.
+type Markup struct {
+	B   []byte
 	tmp []byte // words formatted before they are escaped (titlef)
 }
 
-func (w *svgw) s(x string) { w.b = append(w.b, x...) }
+func (w *Markup) s(x string) { w.B = append(w.B, x...) }
 
-// Write appends p: a templ component renders into an svgw (msgBody.render).
-func (w *svgw) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
+// S appends x as it is: markup, or text known to need no escaping.
+func (w *Markup) S(x string) { w.s(x) }
+
+// I appends n in decimal.
+func (w *Markup) I(n int) { w.i(n) }
+
+// Esc appends x escaped for text or a quoted attribute value.
+func (w *Markup) Esc(x string) { w.esc(x) }
+
+// Write appends p: a templ component renders into a Markup (Edits.Render).
+func (w *Markup) Write(p []byte) (int, error) {
+	w.B = append(w.B, p...)
 	return len(p), nil
 }
 
-func (w *svgw) i(n int) { w.b = strconv.AppendInt(w.b, int64(n), 10) }
+func (w *Markup) i(n int) { w.B = strconv.AppendInt(w.B, int64(n), 10) }
 
 // esc appends x escaped for text or a quoted attribute value.
-func (w *svgw) esc(x string) { w.b = appendEsc(w.b, x) }
+func (w *Markup) esc(x string) { w.B = appendEsc(w.B, x) }
 
 // appendEsc appends x to b, escaped for text or a quoted attribute value.
 func appendEsc[S string | []byte](b []byte, x S) []byte {
@@ -62,7 +72,7 @@ func appendEsc[S string | []byte](b []byte, x S) []byte {
 }
 
 // attr appends ` name="value"`, the value escaped.
-func (w *svgw) attr(name, value string) {
+func (w *Markup) attr(name, value string) {
 	w.s(" ")
 	w.s(name)
 	w.s(`="`)
@@ -71,7 +81,7 @@ func (w *svgw) attr(name, value string) {
 }
 
 // num appends ` name="n"`.
-func (w *svgw) num(name string, n int) {
+func (w *Markup) num(name string, n int) {
 	w.s(" ")
 	w.s(name)
 	w.s(`="`)
@@ -80,38 +90,38 @@ func (w *svgw) num(name string, n int) {
 }
 
 // id appends the element's id in a keyed picture.
-func (w *svgw) id(d *Diagram, kind byte, key int) {
+func (w *Markup) id(d *Diagram, kind byte, key int) {
 	if !d.Keyed {
 		return
 	}
 	w.s(` id="`)
 	w.esc(d.ID)
-	w.b = append(w.b, '-', kind)
+	w.B = append(w.B, '-', kind)
 	w.i(key)
 	w.s(`"`)
 }
 
 // titlef appends a title: format, filled with args, escaped.
-func (w *svgw) titlef(format string, args ...catalog.Arg) {
+func (w *Markup) titlef(format string, args ...catalog.Arg) {
 	w.tmp = catalog.Appendf(w.tmp[:0], format, args...)
 	w.s("<title>")
-	w.b = appendEsc(w.b, w.tmp)
+	w.B = appendEsc(w.B, w.tmp)
 	w.s("</title>")
 }
 
 // rect appends a rectangle's place and size.
-func (w *svgw) rect(b dBar) {
+func (w *Markup) rect(b dBar) {
 	w.num("x", int(b.X))
 	w.num("y", int(b.Y))
 	w.num("width", int(b.W))
 	w.num("height", int(b.H))
 }
 
-func (w *svgw) freeze(d *Diagram, f dBar) {
+func (w *Markup) freeze(d *Diagram, f dBar) {
 	w.s(`<g class="freezebox"`)
 	w.id(d, 'f', int(f.Key))
 	w.s(">")
-	w.titlef(T(d.Lang, "diagram.freeze"), catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
+	w.titlef(catalog.T(d.Lang, "diagram.freeze"), catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
 	w.s(`<rect class="freeze"`)
 	w.rect(f)
 	w.s(` fill="url(#`)
@@ -120,12 +130,12 @@ func (w *svgw) freeze(d *Diagram, f dBar) {
 	w.num("x", int(f.X+4))
 	w.num("y", int(f.Y+f.H-4))
 	w.s(">")
-	w.esc(T(d.Lang, "diagram.frozen"))
+	w.esc(catalog.T(d.Lang, "diagram.frozen"))
 	w.s("</text></g>")
 }
 
 // bar is a lease (kind l), a stale owner's time (s) or a belief (b).
-func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
+func (w *Markup) bar(d *Diagram, kind byte, b dBar) {
 	w.s("<g")
 	w.id(d, kind, int(b.Key))
 	w.s(">")
@@ -133,13 +143,13 @@ func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
 	class := "stale"
 	switch kind {
 	case 'l':
-		w.titlef(T(d.Lang, "diagram.real"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
+		w.titlef(catalog.T(d.Lang, "diagram.real"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = leaseClass[int(b.Worker)%6]
 	case 'b':
-		w.titlef(T(d.Lang, "diagram.belief"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
+		w.titlef(catalog.T(d.Lang, "diagram.belief"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = beliefClass[int(b.Worker)%6]
 	default:
-		w.titlef(T(d.Lang, "diagram.stale"), name, catalog.Int(b.Token))
+		w.titlef(catalog.T(d.Lang, "diagram.stale"), name, catalog.Int(b.Token))
 	}
 	w.s("<rect")
 	w.attr("class", class)
@@ -148,20 +158,20 @@ func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
 	switch {
 	case kind == 'l' && b.W > 44:
 		w.barLabel("blabel", b, 3)
-		w.esc(T(d.Lang, "diagram.token"))
+		w.esc(catalog.T(d.Lang, "diagram.token"))
 		w.s(" ")
-		w.b = strconv.AppendInt(w.b, b.Token, 10)
+		w.B = strconv.AppendInt(w.B, b.Token, 10)
 		w.s("</text>")
 	case kind == 'b' && b.W > 24:
 		w.barLabel("bllabel", b, 2)
-		w.b = strconv.AppendInt(w.b, b.Token, 10)
+		w.B = strconv.AppendInt(w.B, b.Token, 10)
 		w.s("</text>")
 	}
 	w.s("</g>")
 }
 
 // barLabel opens a bar's words inside it, up from its bottom by above.
-func (w *svgw) barLabel(class string, b dBar, above int) {
+func (w *Markup) barLabel(class string, b dBar, above int) {
 	w.s(`<text class="`)
 	w.s(class)
 	w.s(`"`)
@@ -171,7 +181,7 @@ func (w *svgw) barLabel(class string, b dBar, above int) {
 }
 
 // msg writes a message's line; its class and words come from its events.
-func (w *svgw) msg(d *Diagram, m dMsg) {
+func (w *Markup) msg(d *Diagram, m dMsg) {
 	events, names := d.world.Events(), d.world.Names()
 	e := events[m.Key]
 	s := events[e.Ref()]
@@ -196,50 +206,50 @@ func (w *svgw) msg(d *Diagram, m dMsg) {
 	w.esc(labs.NodeName(names, s.Peer(), d.Lang))
 	if s.Token != 0 {
 		w.s(", ")
-		w.esc(T(d.Lang, "diagram.token"))
+		w.esc(catalog.T(d.Lang, "diagram.token"))
 		w.s(" ")
-		w.b = strconv.AppendInt(w.b, s.Token, 10)
+		w.B = strconv.AppendInt(w.B, s.Token, 10)
 	}
 	w.s("</title></line>")
 }
 
 // labelAt opens a mark's words at x, y; labelEnd closes them.
-func (w *svgw) labelAt(x, y int) {
+func (w *Markup) labelAt(x, y int) {
 	w.s(`<text class="mlabel"`)
 	w.num("x", x)
 	w.num("y", y)
 	w.s(">")
 }
 
-func (w *svgw) labelEnd() { w.s("</text>") }
+func (w *Markup) labelEnd() { w.s("</text>") }
 
 // markLabel writes the words of mark m, of event e, at x, y: a token, and
 // what became of a write.
-func (w *svgw) markLabel(d *Diagram, m dMark, e engine.Event, x, y int) {
+func (w *Markup) markLabel(d *Diagram, m dMark, e engine.Event, x, y int) {
 	w.labelAt(x, y)
 	switch m.Look {
 	case lookWrite:
 		w.esc(d.world.Names().Key(e.Key))
 		w.s(" ")
 	}
-	w.b = strconv.AppendInt(w.b, e.Token, 10)
+	w.B = strconv.AppendInt(w.B, e.Token, 10)
 	switch m.Look {
 	case lookHarm:
 		w.s(" ")
-		w.esc(T(d.Lang, "diagram.harm"))
+		w.esc(catalog.T(d.Lang, "diagram.harm"))
 	case lookBlocked:
 		if e.Reason() == engine.ReasonStaleToken {
 			w.s("&lt;")
-			w.b = strconv.AppendInt(w.b, e.Value, 10)
+			w.B = strconv.AppendInt(w.B, e.Value, 10)
 		}
 		w.s(" ")
-		w.esc(T(d.Lang, "diagram.blocked"))
+		w.esc(catalog.T(d.Lang, "diagram.blocked"))
 	}
 	w.labelEnd()
 }
 
 // path appends a path whose d is "M x,y" and the rest.
-func (w *svgw) path(class string, x, y int, rest string, tail string) {
+func (w *Markup) path(class string, x, y int, rest string, tail string) {
 	w.s("<path")
 	if class != "" {
 		w.attr("class", class)
@@ -254,7 +264,7 @@ func (w *svgw) path(class string, x, y int, rest string, tail string) {
 	w.s("></path>")
 }
 
-func (w *svgw) circle(class string, x, y, r int) {
+func (w *Markup) circle(class string, x, y, r int) {
 	w.s("<circle")
 	if class != "" {
 		w.attr("class", class)
@@ -266,7 +276,7 @@ func (w *svgw) circle(class string, x, y, r int) {
 }
 
 // mark writes an event's mark; its words come from its event.
-func (w *svgw) mark(d *Diagram, m dMark) {
+func (w *Markup) mark(d *Diagram, m dMark) {
 	e := d.world.Events()[m.Index]
 	w.s(`<g class="mk `)
 	w.s(m.Class())
@@ -276,10 +286,10 @@ func (w *svgw) mark(d *Diagram, m dMark) {
 	w.s(">")
 	// markSentence, written in place: the time needs no escaping.
 	w.s("<title>")
-	w.b = e.T.AppendTo(w.b)
+	w.B = e.T.AppendTo(w.B)
 	w.s(" ")
 	w.tmp = labs.AppendEvent(w.tmp[:0], e, d.world.Names(), d.Lang)
-	w.b = appendEsc(w.b, w.tmp)
+	w.B = appendEsc(w.B, w.tmp)
 	w.s("</title>")
 	x, y := int(m.X), int(m.Y)
 	switch m.Shape() {
@@ -324,7 +334,7 @@ func (w *svgw) mark(d *Diagram, m dMark) {
 
 // layer writes every element of one of d's layers: f (freezes),
 // l (leases), s (stale owners), b (beliefs), g (messages), m (marks).
-func (w *svgw) layer(d *Diagram, kind byte) {
+func (w *Markup) layer(d *Diagram, kind byte) {
 	switch kind {
 	case 'f':
 		for _, f := range d.Freezes {
@@ -353,10 +363,21 @@ func (w *svgw) layer(d *Diagram, kind byte) {
 	}
 }
 
-// eventRows writes the lines of an event list (eventList). Network
+// Events is a plain list of events, readable without the picture.
+type Events struct {
+	ID        string // the list's element id; rows are ID-N
+	Lang      string
+	From      int // first index shown
+	Events    []engine.Event
+	Names     engine.Names
+	Highlight map[int]bool
+	Only      map[int]bool // when set, only these events
+}
+
+// eventRows writes the lines of an event list (a page's eventList). Network
 // messages are left out: the picture draws them, and in words they drown
 // the story.
-func (w *svgw) eventRows(v *eventsView) {
+func (w *Markup) eventRows(v *Events) {
 	harm := harmRefsFrom(v.Events, 0)
 	for i, e := range v.Events {
 		idx := v.From + i
@@ -385,19 +406,19 @@ func (w *svgw) eventRows(v *eventsView) {
 		w.s(`"`)
 		w.num("data-event", idx)
 		w.s(`><span class="t">`)
-		w.b = e.T.AppendTo(w.b) // a time's text needs no escaping
+		w.B = e.T.AppendTo(w.B) // a time's text needs no escaping
 		w.s(`</span> <span class="txt">`)
 		w.tmp = labs.AppendEvent(w.tmp[:0], e, v.Names, v.Lang)
-		w.b = appendEsc(w.b, w.tmp)
+		w.B = appendEsc(w.B, w.tmp)
 		w.s("</span></li>")
 	}
 }
 
-// eventRows is the lines of an event list (eventList).
-func eventRows(v *eventsView) svgPart { return func(w *svgw) { w.eventRows(v) } }
+// EventRows is the lines of an event list (a page's eventList).
+func EventRows(v *Events) Part { return func(w *Markup) { w.eventRows(v) } }
 
 // now writes the "now" line, when the picture shows the present.
-func (w *svgw) now(d *Diagram) {
+func (w *Markup) now(d *Diagram) {
 	if d.Now.X < 0 {
 		return
 	}
@@ -411,47 +432,47 @@ func (w *svgw) now(d *Diagram) {
 	w.num("y", d.Now.Y1-2)
 	w.attr("text-anchor", nowAnchor(d))
 	w.s(">")
-	w.esc(T(d.Lang, "diagram.now"))
+	w.esc(catalog.T(d.Lang, "diagram.now"))
 	w.s(" ")
-	w.b = d.Now.At.AppendTo(w.b) // a time's text needs no escaping
+	w.B = d.Now.At.AppendTo(w.B) // a time's text needs no escaping
 	w.s("</text></g>")
 }
 
 // sessionCmd writes command i of a session's list, in words.
-func (w *svgw) sessionCmd(lang string, i int, c engine.Command) {
+func (w *Markup) sessionCmd(lang string, i int, c engine.Command) {
 	w.tmp = appendCommandText(w.tmp[:0], lang, c)
 	w.cmdItem(i, w.tmp)
 }
 
 // cmdItem writes command i of a session's list, its words given.
-func (w *svgw) cmdItem(i int, words []byte) {
+func (w *Markup) cmdItem(i int, words []byte) {
 	w.s(`<li id="cmd-`)
 	w.i(i)
 	w.s(`">`)
-	w.b = appendEsc(w.b, words)
+	w.B = appendEsc(w.B, words)
 	w.s("</li>")
 }
 
-// sessionPanel is a session's commands and its links, as a page shows
-// them.
-func sessionPanel(p *page, lab string, s session) svgPart {
-	return func(w *svgw) {
-		w.sessionPanel(p.Lang, p.Base, lab, s.cmds, func(b []byte) []byte { return append(b, s.query...) })
+// SessionPanel is a session's commands, cmds, and its links, as a page
+// shows them; query is the session's query, base the site's base path.
+func SessionPanel(lang, base, lab string, cmds []engine.Command, query string) Part {
+	return func(w *Markup) {
+		w.sessionPanel(lang, base, lab, cmds, func(b []byte) []byte { return append(b, query...) })
 	}
 }
 
 // sessionPanel writes a session's commands, cmds, in lang's words, and
 // the links to its permalink and its picture; appendQuery appends the
 // session's query. base is the site's base path.
-func (w *svgw) sessionPanel(lang, base, lab string, cmds []engine.Command, appendQuery func([]byte) []byte) {
+func (w *Markup) sessionPanel(lang, base, lab string, cmds []engine.Command, appendQuery func([]byte) []byte) {
 	w.s(`<details class="session"><summary>`)
-	w.esc(T(lang, "lab.commands"))
+	w.esc(catalog.T(lang, "lab.commands"))
 	w.s(`: <span id="session-count">`)
 	w.i(len(cmds))
 	w.s("</span></summary> ")
 	if len(cmds) == 0 {
 		w.s("<p>")
-		w.esc(T(lang, "lab.nocommands"))
+		w.esc(catalog.T(lang, "lab.nocommands"))
 		w.s("</p>")
 	} else {
 		w.s(`<ol class="cmds" id="session-cmds">`)
@@ -463,27 +484,27 @@ func (w *svgw) sessionPanel(lang, base, lab string, cmds []engine.Command, appen
 	w.tmp = appendQuery(w.tmp[:0])
 	w.s(`<p><a id="permalink" href="`)
 	w.labHref(base, lang, lab, "/at?")
-	w.b = appendEsc(w.b, w.tmp)
+	w.B = appendEsc(w.B, w.tmp)
 	w.s(`" data-base="`)
 	w.labHref(base, lang, lab, "/at")
 	w.s(`">`)
-	w.esc(T(lang, "lab.permalink"))
+	w.esc(catalog.T(lang, "lab.permalink"))
 	w.s(`</a> <button type="button" class="js-only share" data-share="#permalink"`)
-	w.attr("data-copied", T(lang, "lab.copied"))
+	w.attr("data-copied", catalog.T(lang, "lab.copied"))
 	w.s(">")
-	w.esc(T(lang, "lab.share"))
+	w.esc(catalog.T(lang, "lab.share"))
 	w.s(`</button> · <a id="svglink" href="`)
 	w.labHref(base, lang, lab, "/diagram.svg?")
-	w.b = appendEsc(w.b, w.tmp)
+	w.B = appendEsc(w.B, w.tmp)
 	w.s(`" data-base="`)
 	w.labHref(base, lang, lab, "/diagram.svg")
 	w.s(`">`)
-	w.esc(T(lang, "lab.svg"))
+	w.esc(catalog.T(lang, "lab.svg"))
 	w.s("</a></p></details>")
 }
 
 // labHref writes, escaped, the URL of lab's page path (page.Href).
-func (w *svgw) labHref(base, lang, lab, path string) {
+func (w *Markup) labHref(base, lang, lab, path string) {
 	w.esc(base)
 	w.s("/")
 	w.esc(lang)
@@ -493,7 +514,7 @@ func (w *svgw) labHref(base, lang, lab, path string) {
 }
 
 // ticks writes a picture's time axis: a grid line and a label a tick.
-func (w *svgw) ticks(d *Diagram) {
+func (w *Markup) ticks(d *Diagram) {
 	for _, t := range d.Ticks {
 		w.s(`<line class="grid"`)
 		w.num("x1", t.X)
@@ -504,7 +525,7 @@ func (w *svgw) ticks(d *Diagram) {
 		w.num("x", t.X)
 		w.num("y", d.AxisY+16)
 		w.s(` text-anchor="middle">`)
-		w.b = t.At.AppendTo(w.b) // a time's text needs no escaping
+		w.B = t.At.AppendTo(w.B) // a time's text needs no escaping
 		w.s("</text>")
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"leaselab/engine"
 	"leaselab/labs"
@@ -114,6 +115,9 @@ type Session struct {
 	// changes (the session is then a new value: queryOf 0, none written).
 	queryHead string
 	queryOf   int
+	// run counts the runs this session has made: a reset or a replay
+	// starts a new one; rebuilding a released world does not.
+	run uint64
 }
 
 // New opens a session of lab with seed at the lab's start.
@@ -229,7 +233,53 @@ func (s *Session) Lab() *labs.Lab { return s.lab }
 func (s *Session) Seed() uint64 { return s.seed }
 
 // World is the session's world. Read it; change it only through Apply.
-func (s *Session) World() *engine.World { return s.world }
+// After Release it is rebuilt here, by replaying the commands.
+func (s *Session) World() *engine.World {
+	s.hold()
+	return s.world
+}
+
+// Run says which run of the session the world is: it changes when a reset
+// or a replay starts the run again, not when a released world is rebuilt.
+// A page that shows a run's events needs to show them whole only when it
+// changes.
+func (s *Session) Run() uint64 { return s.run }
+
+// Release lets the world go: a session at rest keeps only what rebuilds it
+// (the lab, the seed and the commands), and World or the next command
+// rebuilds it by replaying them, exactly as a reconnect would. A world at
+// the event cap holds about a megabyte and rebuilds in a few milliseconds,
+// so a server keeps the worlds of the sessions that play and releases the
+// large ones that wait.
+func (s *Session) Release() { s.world = nil }
+
+// Held reports whether the session holds its world now (it was not
+// released, or was rebuilt since).
+func (s *Session) Held() bool { return s.world != nil }
+
+// Footprint estimates the bytes the session holds: its world, when held,
+// and its commands.
+func (s *Session) Footprint() int {
+	n := cap(s.cmds)*int(unsafe.Sizeof(engine.Command{})) + len(s.queryHead) + int(unsafe.Sizeof(*s))
+	if s.world != nil {
+		n += s.world.Footprint()
+	}
+	return n
+}
+
+// hold rebuilds a released world. The commands built it once, within the
+// caps, so they build it again: an error here means the lab changed under
+// the session, which a reload does not do (a session keeps its lab).
+func (s *Session) hold() {
+	if s.world != nil {
+		return
+	}
+	r, err := Open(s.lab, s.seed, s.cmds)
+	if err != nil {
+		panic(fmt.Sprintf("labsession: rebuilding a released session of %s: %v", s.lab.ID, err))
+	}
+	s.world = r.world
+}
 
 // Commands is the list that rebuilds the world. Read it, do not change it.
 func (s *Session) Commands() []engine.Command { return s.cmds }
@@ -330,6 +380,7 @@ func (s *Session) applyCounted(c engine.Command, work *int) error {
 	if c.Kind == engine.CmdReset {
 		return s.reset(nil, work)
 	}
+	s.hold()
 	if err := s.check(c); err != nil {
 		return err
 	}
@@ -403,7 +454,7 @@ func (s *Session) reset(then []engine.Command, work *int) error {
 	if err != nil {
 		return fmt.Errorf("lab %s: %w", s.lab.ID, err)
 	}
-	next := &Session{lab: s.lab, seed: s.seed, world: w}
+	next := &Session{lab: s.lab, seed: s.seed, world: w, run: s.run + 1}
 	for _, c := range head {
 		if err := w.Apply(c); err != nil {
 			return fmt.Errorf("%s: %w", c, err)

@@ -1,15 +1,16 @@
-package web
+package draw
 
 import (
 	"strconv"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
-// statusView is the world's state at a glance: what its words are made
-// of, which svgw.status writes, so that a playing session's status keeps
+// Status is the world's state at a glance: what its words are made
+// of, which Markup.status writes, so that a playing session's status keeps
 // no strings and its redraw makes none.
-type statusView struct {
+type Status struct {
 	Lang    string
 	Brief   engine.Brief
 	Holder  string // the holder's name, when the lease has one
@@ -39,16 +40,16 @@ func statusKeyOf(b engine.Brief, o runOutcome) statusKey {
 	return k
 }
 
-func newStatus(w *engine.World, lang string) *statusView {
+func NewStatus(w *engine.World, lang string) *Status {
 	s := newStatusOf(w, lang, summarize(w.Events()), w.AppendWorkers(nil))
 	return &s
 }
 
 // newStatusOf is the status of w, whose run's outcome is o and whose
 // workers are as workers says.
-func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.WorkerState) statusView {
+func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.WorkerState) Status {
 	b := w.Brief()
-	v := statusView{Lang: lang, Brief: b, Workers: workers, Outcome: o, key: statusKeyOf(b, o)}
+	v := Status{Lang: lang, Brief: b, Workers: workers, Outcome: o, key: statusKeyOf(b, o)}
 	if b.Holder != engine.NoNode {
 		v.Holder = w.Names().Of(b.Holder)
 	}
@@ -62,7 +63,7 @@ func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.Wo
 // time, when w's run's outcome is o and its workers are as workers says:
 // then a frame sends only the time. It compares what the words are made
 // from, so that a frame makes no words to compare.
-func (v *statusView) sameAs(w *engine.World, o runOutcome, workers []engine.WorkerState) bool {
+func (v *Status) sameAs(w *engine.World, o runOutcome, workers []engine.WorkerState) bool {
 	if v.key != statusKeyOf(w.Brief(), o) || len(v.Workers) != len(workers) {
 		return false
 	}
@@ -75,53 +76,53 @@ func (v *statusView) sameAs(w *engine.World, o runOutcome, workers []engine.Work
 	return true
 }
 
-// statusPanel is the status as a page shows it.
-func statusPanel(s *statusView) svgPart { return func(w *svgw) { w.status(s) } }
+// StatusPanel is the status as a page shows it.
+func StatusPanel(s *Status) Part { return func(w *Markup) { w.status(s) } }
 
 // status writes the panel: the time, the lease's holder, the storage, each
 // worker's state and the run's outcome.
-func (w *svgw) status(s *statusView) {
+func (w *Markup) status(s *Status) {
 	b, lang := &s.Brief, s.Lang
 	w.s(`<dl class="status"><div><dt>`)
-	w.esc(T(lang, "status.now"))
+	w.esc(catalog.T(lang, "status.now"))
 	w.s(`</dt><dd id="now">`)
-	w.b = b.Now.AppendTo(w.b) // a time's text needs no escaping
+	w.B = b.Now.AppendTo(w.B) // a time's text needs no escaping
 	w.s(`</dd></div><div><dt>`)
-	w.esc(T(lang, "status.holder"))
+	w.esc(catalog.T(lang, "status.holder"))
 	w.s(`</dt><dd>`)
 	if b.Holder != engine.NoNode {
 		w.esc(s.Holder)
 		w.s(" (")
-		w.esc(T(lang, "diagram.token"))
+		w.esc(catalog.T(lang, "diagram.token"))
 		w.s(" ")
-		w.b = strconv.AppendInt(w.b, b.Token, 10)
+		w.B = strconv.AppendInt(w.B, b.Token, 10)
 		w.s(", ")
 		if b.Expires == engine.Never {
-			w.esc(T(lang, "status.no-expiry")) // a lock, or a lease record only candidates expire
+			w.esc(catalog.T(lang, "status.no-expiry")) // a lock, or a lease record only candidates expire
 		} else {
 			w.s("→ ")
-			w.b = b.Expires.AppendTo(w.b)
+			w.B = b.Expires.AppendTo(w.B)
 		}
 		w.s(")")
 	} else {
-		w.esc(T(lang, "status.none"))
+		w.esc(catalog.T(lang, "status.none"))
 	}
 	w.s(`</dd></div><div><dt>`)
-	w.esc(T(lang, "status.storage"))
+	w.esc(catalog.T(lang, "status.storage"))
 	w.s(`</dt><dd id="storage-mode"`)
 	w.attr("data-mode", b.Mode.String())
 	w.s(">")
-	w.esc(T(lang, modeKey(b.Mode)))
+	w.esc(catalog.T(lang, modeKey(b.Mode)))
 	w.s(", ")
-	w.esc(T(lang, "status.highest"))
+	w.esc(catalog.T(lang, "status.highest"))
 	w.s(" ")
-	w.b = strconv.AppendInt(w.b, b.Highest, 10)
+	w.B = strconv.AppendInt(w.B, b.Highest, 10)
 	w.s("</dd></div>")
 	for _, ws := range s.Workers {
 		w.s(`<div`)
 		w.attr("data-worker", ws.Name)
 		w.s(` data-frozen="`)
-		w.b = strconv.AppendBool(w.b, ws.Frozen)
+		w.B = strconv.AppendBool(w.B, ws.Frozen)
 		w.s(`" class="`)
 		if ws.Frozen {
 			w.s("frozen")
@@ -137,7 +138,7 @@ func (w *svgw) status(s *statusView) {
 	w.s(`<div class="outcome `)
 	w.esc(s.Outcome.Class)
 	w.s(`"><dt>`)
-	w.esc(T(lang, "status.outcome"))
+	w.esc(catalog.T(lang, "status.outcome"))
 	w.s(`</dt><dd id="outcome"`)
 	w.attr("data-outcome", s.Outcome.Class)
 	w.s(">")
@@ -146,24 +147,24 @@ func (w *svgw) status(s *statusView) {
 }
 
 // workerState says in words what a worker is doing.
-func (w *svgw) workerState(lang string, ws engine.WorkerState) {
+func (w *Markup) workerState(lang string, ws engine.WorkerState) {
 	state := ""
 	switch {
 	case ws.Crashed:
-		state = T(lang, "state.crashed")
+		state = catalog.T(lang, "state.crashed")
 	case ws.Frozen:
-		state = T(lang, "state.frozen")
+		state = catalog.T(lang, "state.frozen")
 	case ws.Done:
-		state = T(lang, "state.done")
+		state = catalog.T(lang, "state.done")
 	}
 	w.esc(state)
 	if ws.Holds {
 		if state != "" {
 			w.s(", ")
 		}
-		w.esc(T(lang, "diagram.token"))
+		w.esc(catalog.T(lang, "diagram.token"))
 		w.s(" ")
-		w.b = strconv.AppendInt(w.b, ws.Token, 10)
+		w.B = strconv.AppendInt(w.B, ws.Token, 10)
 	}
 	if state == "" && !ws.Holds {
 		w.s("—")
@@ -171,24 +172,24 @@ func (w *svgw) workerState(lang string, ws engine.WorkerState) {
 }
 
 // outcomeStatus says the run's outcome in a few words.
-func (w *svgw) outcomeStatus(s *statusView) {
+func (w *Markup) outcomeStatus(s *Status) {
 	o, lang := &s.Outcome, s.Lang
 	switch o.Class {
 	case outcomeNone:
-		w.esc(T(lang, "outcome.none.status"))
+		w.esc(catalog.T(lang, "outcome.none.status"))
 	case outcomeHarm:
-		w.esc(T(lang, "outcome.harm"))
+		w.esc(catalog.T(lang, "outcome.harm"))
 		w.s(": ")
-		w.esc(T(lang, harmKey(s.harm)))
+		w.esc(catalog.T(lang, harmKey(s.harm)))
 		if o.Harm > 1 {
 			w.s(" (+")
 			w.i(o.Harm - 1)
 			w.s(")")
 		}
 	default:
-		w.esc(T(lang, outcomeKey(o.Class)))
+		w.esc(catalog.T(lang, outcomeKey(o.Class)))
 		w.s(": ")
-		w.esc(T(lang, outcomeShortKey(o.Class)))
+		w.esc(catalog.T(lang, outcomeShortKey(o.Class)))
 	}
 }
 

@@ -1,4 +1,4 @@
-package web
+package draw
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -51,7 +52,7 @@ func NewChart(id, lang string, runs []ChartRun) *Chart {
 // session keeps its live chart and lays it out again on a new scale.
 func (c *Chart) layout(id, lang string, runs []ChartRun) {
 	panels := c.Panels[:0]
-	*c = Chart{ID: id, Lang: lang, Title: T(lang, "chart.title"), Width: chartPanelW * max(1, len(runs)), Height: chartH}
+	*c = Chart{ID: id, Lang: lang, Title: catalog.T(lang, "chart.title"), Width: chartPanelW * max(1, len(runs)), Height: chartH}
 	ymax := chartYMax(runs)
 	for i, r := range runs {
 		span := max(r.World.Now(), engine.Second)
@@ -107,18 +108,18 @@ var workerColour = [6]string{"w0", "w1", "w2", "w3", "w4", "w5"}
 // sorted left, and how many renewals there were.
 func appendChartSummary(b []byte, lang string, left []engine.Time) []byte {
 	if len(left) == 0 {
-		return append(b, T(lang, "chart.none")...)
+		return append(b, catalog.T(lang, "chart.none")...)
 	}
 	pct := func(p int) engine.Time {
 		i := (len(left)*p + 99) / 100
 		return left[min(max(i-1, 0), len(left)-1)]
 	}
-	b = append(append(b, T(lang, "chart.min")...), ' ')
+	b = append(append(b, catalog.T(lang, "chart.min")...), ' ')
 	b = append(pct(0).AppendTo(b), " · "...)
-	b = append(append(b, T(lang, "chart.median")...), ' ')
+	b = append(append(b, catalog.T(lang, "chart.median")...), ' ')
 	b = append(pct(50).AppendTo(b), " · "...)
 	b = append(strconv.AppendInt(b, int64(len(left)), 10), ' ')
-	return append(b, T(lang, "chart.renewals")...)
+	return append(b, catalog.T(lang, "chart.renewals")...)
 }
 
 // chartYMax is the chart's vertical scale: the longest lease duration
@@ -157,38 +158,38 @@ func RenderChartSVG(w io.Writer, id, lang string, runs []ChartRun) error {
 
 // RemainingChart shows the lease time left at each successful renewal,
 // one panel per run. Like the diagram it carries its own style.
-func RemainingChart(c *Chart) svgPart { return func(w *svgw) { w.chart(c) } }
+func RemainingChart(c *Chart) Part { return func(w *Markup) { w.chart(c) } }
 
-// renewalChart is a world's remaining-time chart, once it has renewals.
-func renewalChart(id string, w *engine.World, lang string) svgPart {
-	return func(out *svgw) {
+// RenewalChart is a world's remaining-time chart, once it has renewals.
+func RenewalChart(id string, w *engine.World, lang string) Part {
+	return func(out *Markup) {
 		var c Chart
-		c.layout(id+"-chart", lang, []ChartRun{{Label: T(lang, "chart.run"), World: w}})
+		c.layout(id+"-chart", lang, []ChartRun{{Label: catalog.T(lang, "chart.run"), World: w}})
 		out.chartBox(&c)
 	}
 }
 
-// liveChart is a live lab's renewal chart, on a time scale that holds
+// LiveChart is a live lab's renewal chart, on a time scale that holds
 // still while the run plays (ChartRun.Live).
-func liveChart(id string, w *engine.World, lang string) svgPart {
-	return func(out *svgw) {
+func LiveChart(id string, w *engine.World, lang string) Part {
+	return func(out *Markup) {
 		var c Chart
-		c.layout(id+"-chart", lang, []ChartRun{{Label: T(lang, "chart.run"), World: w, Live: true}})
+		c.layout(id+"-chart", lang, []ChartRun{{Label: catalog.T(lang, "chart.run"), World: w, Live: true}})
 		out.chartBox(&c)
 	}
 }
 
-// liveDiagram is the picture of a world: the space-time diagram and, once
+// LiveDiagram is the picture of a world: the space-time diagram and, once
 // the world has renewals, the chart of lease time left at each of them.
-func liveDiagram(id string, w *engine.World, lang string, highlight map[int]bool) svgPart {
-	return func(out *svgw) {
-		out.figure(pageDiagram(id, w, lang, highlight))
-		renewalChart(id, w, lang)(out)
+func LiveDiagram(id string, w *engine.World, lang string, highlight map[int]bool) Part {
+	return func(out *Markup) {
+		out.figure(PageDiagram(id, w, lang, highlight))
+		RenewalChart(id, w, lang)(out)
 	}
 }
 
 // chartBox writes c in the page's box for it, once it has renewals.
-func (w *svgw) chartBox(c *Chart) {
+func (w *Markup) chartBox(c *Chart) {
 	if c.renewals() == 0 {
 		return
 	}
@@ -197,7 +198,7 @@ func (w *svgw) chartBox(c *Chart) {
 	w.s("</div>")
 }
 
-func (w *svgw) chart(c *Chart) {
+func (w *Markup) chart(c *Chart) {
 	w.s(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 `)
 	w.i(c.Width)
 	w.s(" ")
@@ -218,7 +219,7 @@ func (w *svgw) chart(c *Chart) {
 
 // chartPanel writes panel i: its label, its ticks, its axes, a dot per
 // renewal and the summary.
-func (w *svgw) chartPanel(c *Chart, i int) {
+func (w *Markup) chartPanel(c *Chart, i int) {
 	p := &c.Panels[i]
 	w.s(`<g><text class="plabel"`)
 	w.num("x", p.X0)
@@ -236,7 +237,7 @@ func (w *svgw) chartPanel(c *Chart, i int) {
 		w.num("x", p.X0-6)
 		w.num("y", y+4)
 		w.s(` text-anchor="end">`)
-		w.b = v.AppendTo(w.b) // a time's text needs no escaping
+		w.B = v.AppendTo(w.B) // a time's text needs no escaping
 		w.s("</text> ")
 	}
 	step := tickStep(p.span)
@@ -245,7 +246,7 @@ func (w *svgw) chartPanel(c *Chart, i int) {
 		w.num("x", p.x(t))
 		w.num("y", p.Y1+18)
 		w.s(` text-anchor="middle">`)
-		w.b = t.AppendTo(w.b)
+		w.B = t.AppendTo(w.B)
 		w.s("</text> ")
 	}
 	w.s(`<line class="axis"`)
@@ -273,13 +274,13 @@ func (w *svgw) chartPanel(c *Chart, i int) {
 	w.num("y", p.Y1+34)
 	w.s(">")
 	w.tmp = appendChartSummary(w.tmp[:0], c.Lang, p.left)
-	w.b = appendEsc(w.b, w.tmp)
+	w.B = appendEsc(w.B, w.tmp)
 	w.s("</text></g>")
 }
 
 // chartDots writes a dot for each renewal among events: when it
 // happened, and the lease time it left.
-func (w *svgw) chartDots(p *chartPanel, events []engine.Event) {
+func (w *Markup) chartDots(p *chartPanel, events []engine.Event) {
 	for _, e := range events {
 		if e.Kind != engine.KindRenewed {
 			continue

@@ -1,38 +1,39 @@
-package web
+package draw
 
 import (
 	"context"
 	"io"
+	"leaselab/catalog"
 	"sync"
 )
 
-// The whole picture (DiagramSVG) and its frame on a page (diagramFigure),
+// The whole picture (DiagramSVG) and its frame on a page (Figure),
 // written with the same writers as its elements: a live frame redraws it
 // whole when the picture's scale changes, a pair frame twice every tick,
 // and templ's attribute and class handling cost hundreds of allocations
-// a picture. Pages draw them through svgPart, so there is one source of
+// a picture. Pages draw them through Part, so there is one source of
 // the markup; it is what the templ components wrote before, byte for
 // byte.
 
-// svgPart is markup an svgw method writes, as a templ component: a page
+// Part is markup an Markup method writes, as a templ component: a page
 // renders it with the writers a frame uses.
-type svgPart func(w *svgw)
+type Part func(w *Markup)
 
-// scratchWriters hold what an svgPart writes before it goes to a writer
-// that is not an svgw.
-var scratchWriters = sync.Pool{New: func() any { return new(svgw) }}
+// scratchWriters hold what an Part writes before it goes to a writer
+// that is not an Markup.
+var scratchWriters = sync.Pool{New: func() any { return new(Markup) }}
 
 // Render writes p into out: in place when out is a frame's body.
-func (p svgPart) Render(_ context.Context, out io.Writer) error {
-	if w, ok := out.(*svgw); ok {
+func (p Part) Render(_ context.Context, out io.Writer) error {
+	if w, ok := out.(*Markup); ok {
 		p(w)
 		return nil
 	}
-	w := scratchWriters.Get().(*svgw)
+	w := scratchWriters.Get().(*Markup)
 	p(w)
-	_, err := out.Write(w.b)
-	if cap(w.b) <= maxPooledBody {
-		w.b, w.tmp = w.b[:0], w.tmp[:0]
+	_, err := out.Write(w.B)
+	if cap(w.B) <= MaxPooled {
+		w.B, w.tmp = w.B[:0], w.tmp[:0]
 		scratchWriters.Put(w)
 	}
 	return err
@@ -42,14 +43,14 @@ func (p svgPart) Render(_ context.Context, out io.Writer) error {
 // running to the right. The same picture serves the live lab, answer
 // feedback, the permalink picture and `leaselab run --format svg`, so it
 // carries its own style and needs nothing from the page.
-func DiagramSVG(d *Diagram) svgPart { return func(w *svgw) { w.diagram(d) } }
+func DiagramSVG(d *Diagram) Part { return func(w *Markup) { w.diagram(d) } }
 
-// diagramFigure is a diagram on a page: the pinned sentence as text that
+// Figure is a diagram on a page: the pinned sentence as text that
 // wraps, then the picture in a box that scrolls sideways when the screen
 // is narrow (focusable, so a keyboard scrolls it too).
-func diagramFigure(d *Diagram) svgPart { return func(w *svgw) { w.figure(d) } }
+func Figure(d *Diagram) Part { return func(w *Markup) { w.figure(d) } }
 
-func (w *svgw) figure(d *Diagram) {
+func (w *Markup) figure(d *Diagram) {
 	w.s(`<div id="`)
 	w.esc(d.ID)
 	w.s(`-pintext" class="pinbox">`)
@@ -79,7 +80,7 @@ func (w *svgw) figure(d *Diagram) {
 }
 
 // pinText is the run's outcome as a sentence above its picture.
-func (w *svgw) pinText(d *Diagram) {
+func (w *Markup) pinText(d *Diagram) {
 	if d.Pin == nil {
 		return
 	}
@@ -88,7 +89,7 @@ func (w *svgw) pinText(d *Diagram) {
 	w.s(`"`)
 	w.attr("data-outcome", d.Pin.Class)
 	w.s(`><span class="badge">`)
-	w.esc(T(d.Lang, outcomeKey(d.Pin.Class)))
+	w.esc(catalog.T(d.Lang, outcomeKey(d.Pin.Class)))
 	w.s("</span> ")
 	w.esc(d.Pin.Text)
 	w.s("</p>")
@@ -97,7 +98,7 @@ func (w *svgw) pinText(d *Diagram) {
 // diagram writes the picture: its style, its lanes, its time axis, its
 // layers, the "now" line, the pinned outcome, the lane names and (in a
 // standalone picture) the legend.
-func (w *svgw) diagram(d *Diagram) {
+func (w *Markup) diagram(d *Diagram) {
 	w.s(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 `)
 	w.i(d.Width)
 	w.s(" ")
@@ -168,7 +169,7 @@ func (w *svgw) diagram(d *Diagram) {
 }
 
 // group opens <g> with class (when set) and the id of d's part name.
-func (w *svgw) group(d *Diagram, class, name string) {
+func (w *Markup) group(d *Diagram, class, name string) {
 	w.s("<g")
 	if class != "" {
 		w.attr("class", class)
@@ -181,7 +182,7 @@ func (w *svgw) group(d *Diagram, class, name string) {
 }
 
 // legendKey writes the swatch of one of the legend's entries.
-func (w *svgw) legendKey(d *Diagram, l dLegend) {
+func (w *Markup) legendKey(d *Diagram, l dLegend) {
 	switch l.Class {
 	case "lease", "belief", "stale":
 		w.s(`<rect class="`)
@@ -218,7 +219,7 @@ var legendClass = map[string]string{"lease": "lease w0", "belief": "belief w0", 
 
 // pin writes the pinned outcome's line and, in a standalone picture, its
 // sentence.
-func (w *svgw) pin(d *Diagram) {
+func (w *Markup) pin(d *Diagram) {
 	p := d.Pin
 	if p == nil {
 		return
@@ -257,7 +258,7 @@ func (w *svgw) pin(d *Diagram) {
 }
 
 // lanes writes the lanes' names and states.
-func (w *svgw) lanes(d *Diagram) {
+func (w *Markup) lanes(d *Diagram) {
 	for i, l := range d.Lanes {
 		w.s(`<g class="lanebox `)
 		w.esc(l.Class)

@@ -1,18 +1,16 @@
-package web
+package draw
 
 import (
 	"leaselab/catalog"
 	"leaselab/engine"
 )
 
-// commandText is a session's command in the student's words
+// CommandText is a session's command in the student's words
 // (catalog.CommandText).
-func commandText(lang, src string) string { return catalog.CommandText(lang, src) }
+func CommandText(lang, src string) string { return catalog.CommandText(lang, src) }
 
 // appendCommandText appends command c in the student's words
 // (catalog.AppendCommand).
 func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 	return catalog.AppendCommand(b, lang, c)
 }
-
-func signedTime(d engine.Time) string { return catalog.SignedTime(d) }
