@@ -24,8 +24,8 @@ import (
 
 	"leaselab/content"
 	"leaselab/labs"
-	"leaselab/static"
 	"leaselab/labsession"
+	"leaselab/static"
 )
 
 // Config is everything a Server is built from. The zero value serves the
