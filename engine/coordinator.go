@@ -15,6 +15,7 @@ type coordinator struct {
 	electing   bool
 	electionID uint32
 	busyUntil  Time
+	pausedAt   Time // when the coordinator last stopped serving (for stopped timers)
 	nextToken  int64
 	leases     []lease
 	lastEnd    [MaxWorkers]int32 // log index of the end of each worker's latest lease
@@ -231,7 +232,13 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 		l.open = int32(len(c.spans) - 1)
 	}
 	l.version++
-	c.setExpiry(w, l, w.now+c.serverTTL(w, m.from))
+	at := w.now + c.serverTTL(w, m.from)
+	if c.rule(w, l) == LeaderStopped {
+		// Chubby's master never moves a lease timeout backwards (§2.8),
+		// even when a KeepAlive comes soon after a fail-over extended it.
+		at = max(at, l.expires)
+	}
+	c.setExpiry(w, l, at)
 	c.spans[l.open].End = l.expires
 	idx := w.emit(EventFields{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.key})
 	if c.renewToken {
@@ -256,9 +263,9 @@ func (c *coordinator) expireDue(w *World, li uint8, tokens uint32) {
 		return
 	}
 	spec := w.workers[l.holder].spec
-	if spec.ElectionRefresh && c.unavailable() != ReasonNone {
-		// etcd: a lessor that is not the leader revokes nothing; the next
-		// leader gives the lease a fresh TTL.
+	if spec.LeaderChange != LeaderNone && c.unavailable() != ReasonNone {
+		// Expiry is the leader's act: without one, nothing expires now,
+		// and the next leader applies the lease's rule (resume).
 		return
 	}
 	c.end(w, l, KindExpire, max(c.lockDelay, spec.LockDelay), ReasonNone)
@@ -304,21 +311,6 @@ func (c *coordinator) wakeAll(w *World) {
 	}
 }
 
-// refresh runs when a new coordinator leader takes over: leases of
-// systems that do it (etcd's lessor Promote) get their full TTL again plus
-// the election time.
-func (c *coordinator) refresh(w *World) {
-	for i := range c.leases {
-		l := &c.leases[i]
-		if l.holder == NoNode || !w.workers[l.holder].spec.ElectionRefresh || c.ttl == 0 || c.candidate {
-			continue
-		}
-		c.setExpiry(w, l, w.now+c.serverTTL(w, l.holder)+c.election)
-		c.spans[l.open].End = l.expires
-		w.emit(EventFields{Kind: KindExtend, Node: Coord, Peer: l.holder, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonRefresh})
-	}
-}
-
 // holding reports whether worker n's holding that token belongs to is
 // still current at the coordinator: n is the holder, token was handed to
 // it since it last took the lease (a renewal may hand out newer ones), and
@@ -337,6 +329,7 @@ func (c *coordinator) live(li uint8, n Node, token int64, now Time) bool {
 }
 
 func (c *coordinator) setReplica(w *World, i int, up bool) {
+	served := c.unavailable() == ReasonNone
 	c.up[i] = up
 	r := Reason(ReasonDown)
 	if up {
@@ -352,6 +345,14 @@ func (c *coordinator) setReplica(w *World, i int, up bool) {
 		c.electionID++
 		w.emit(EventFields{Kind: KindElection, Node: Coord, Peer: NoNode, At: w.now + c.election})
 		w.schedule(item{at: w.now + c.election, kind: itElection, node: Coord, id: c.electionID})
+	}
+	serves := c.unavailable() == ReasonNone
+	switch {
+	case served && !serves:
+		c.pause(w)
+	case !served && serves:
+		// The quorum is back under the same leader.
+		c.resume(w)
 	}
 	if up && c.leader >= 0 && !c.electing {
 		c.wakeAll(w)
@@ -373,6 +374,6 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 		}
 	}
 	w.emit(EventFields{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
-	c.refresh(w)
+	c.resume(w)
 	c.wakeAll(w)
 }

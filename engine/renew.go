@@ -144,7 +144,13 @@ func (w *World) giveUp(wk *worker, why Reason) {
 	r := &wk.renewal
 	r.gaveUp = true
 	w.emit(EventFields{Kind: KindGiveUp, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Gen: r.gen})
-	if wk.clk.local(w.now) >= wk.believedEnd && wk.spec.StopAtExpiry {
+	end := wk.believedEnd
+	if wk.jeopardy {
+		// In jeopardy (or suspended) the holder lets go when its grace
+		// ends, not when it stops trying: the deadline timer does it.
+		end += wk.spec.Grace
+	}
+	if wk.clk.local(w.now) >= end && wk.spec.StopAtExpiry {
 		w.lose(wk, ReasonDeadline)
 	}
 }
@@ -168,6 +174,10 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 	}
 	if definitive {
 		w.lose(wk, ReasonNotHolder)
+		return
+	}
+	if wk.spec.LoseOnError {
+		w.lose(wk, why)
 		return
 	}
 	if !r.uncertain {
@@ -285,7 +295,13 @@ func (w *World) deadline(wk *worker) {
 		// longer trusts its lock, but the session may yet be saved: keep
 		// trying for the grace period.
 		wk.jeopardy = true
-		w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: ReasonJeopardy, Token: wk.token, At: wk.believedEnd + g, Value: int64(g), Gen: wk.renewal.gen})
+		why := ReasonJeopardy
+		if wk.spec.Preset == "zookeeper" {
+			// The same state under ZooKeeper's name: Disconnected,
+			// Curator's SUSPENDED.
+			why = ReasonSuspended
+		}
+		w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd + g, Value: int64(g), Gen: wk.renewal.gen})
 		wk.renewal.gaveUp = false
 		if !wk.renewal.loops[0].inflight && !wk.timers[slotRenew].on {
 			w.renewAttempt(wk, 0)

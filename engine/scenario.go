@@ -140,11 +140,14 @@ type WorkerSpec struct {
 	// to renew before it gives the lease up (Chubby's jeopardy, 45 s).
 	// Meanwhile it does not believe it holds the lease.
 	Grace Time
+	// LoseOnError: the holder gives the lease up at its first failed
+	// renewal (Consul's lock monitor, MonitorRetries 0).
+	LoseOnError bool
 	// What the coordinator does for this worker's lease, as the real
 	// system's server does it:
-	ServerGrace     Time // it expires the lease this much after the TTL it tells the holder (Consul: one TTL more)
-	LockDelay       Time // after this lease expires, nobody may acquire it for this long (per session, as Consul and Chubby)
-	ElectionRefresh bool // a new coordinator leader gives the lease its full TTL again plus the election time, and no lease expires meanwhile (etcd)
+	ServerGrace  Time       // it expires the lease this much after the TTL it tells the holder (Consul: one TTL more)
+	LockDelay    Time       // after this lease expires, nobody may acquire it for this long (per session, as Consul and Chubby)
+	LeaderChange LeaderRule // what a new coordinator leader does with the lease, and whether it expires while there is none
 
 	// set is every option given by name (Set), in order, so that an option
 	// written on the worker wins over its preset.
@@ -386,7 +389,7 @@ func (sc *Scenario) Set(key, val string) error {
 
 // Set assigns one worker option by name: start, skew, drift, belief,
 // token, stop-at-expiry, renew, renew-retry, timeout, acquire-jitter,
-// grace, server-grace, session-lock-delay, election-refresh, preset, ...
+// grace, server-grace, session-lock-delay, leader-change, preset, ...
 // The options the worker's line names win over its preset.
 func (ws *WorkerSpec) Set(key, val string) error {
 	if err := ws.set1(key, val); err != nil {
@@ -480,12 +483,14 @@ func (ws *WorkerSpec) set1(key, val string) error {
 		}
 	case "grace":
 		ws.Grace, err = parseNonNeg(val)
+	case "lose-on-error":
+		ws.LoseOnError, err = parseBool(val)
 	case "server-grace":
 		ws.ServerGrace, err = parseNonNeg(val)
 	case "session-lock-delay":
 		ws.LockDelay, err = parseNonNeg(val)
-	case "election-refresh":
-		ws.ElectionRefresh, err = parseBool(val)
+	case "leader-change":
+		ws.LeaderChange, err = parseLeaderRule(val)
 	case "lease":
 		if e := validName(val); e != nil {
 			err = fmt.Errorf("a lease name uses letters, digits, - and _")

@@ -42,8 +42,8 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	case engine.KindDeny:
 		return f("event.deny", p, reason)
 	case engine.KindExtend:
-		if e.Reason() == engine.ReasonRefresh {
-			return f("event.extend.refresh", p, tok, at)
+		if r := e.Reason(); r == engine.ReasonRefresh || r == engine.ReasonResume {
+			return f("event.extend."+r.String(), p, tok, at)
 		}
 		return f("event.extend", p, tok, at)
 	case engine.KindRenewReject:
@@ -157,8 +157,8 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 		}
 		return f("event.renew-error.2", n, reason)
 	case engine.KindUncertain:
-		if e.Reason() == engine.ReasonJeopardy {
-			return f("event.uncertain.jeopardy", n, at)
+		if r := e.Reason(); r == engine.ReasonJeopardy || r == engine.ReasonSuspended {
+			return f("event.uncertain."+r.String(), n, at)
 		}
 		return f("event.uncertain", n, catalog.Time(engine.Time(e.Value)), at)
 	case engine.KindGiveUp:
