@@ -8,6 +8,7 @@ type coordinator struct {
 	lockDelay  Time
 	election   Time
 	service    Time
+	tick       Time // expiry in buckets of this size (ZooKeeper's tickTime)
 	renewToken bool
 	candidate  bool // the lease is a record; candidates judge its expiry
 	up         []bool
@@ -58,6 +59,7 @@ func (c *coordinator) init(p *Prepared) {
 		lockDelay:  sc.LockDelay,
 		election:   sc.ElectionDelay,
 		service:    sc.ServiceTime,
+		tick:       sc.Tick,
 		renewToken: sc.NewTokenOnRenew,
 		candidate:  sc.CandidateExpiry,
 		up:         grown(c.up, sc.Replicas),
@@ -199,6 +201,11 @@ func (c *coordinator) setExpiry(w *World, l *lease, at Time) {
 	if c.ttl == 0 || c.candidate {
 		l.expires = Never
 		return
+	}
+	if c.tick > 0 {
+		// ZooKeeper's ExpiryQueue puts a session in the bucket of the
+		// next tick boundary after its time (roundToNextInterval).
+		at = (at/c.tick + 1) * c.tick
 	}
 	l.expires = at
 	w.schedule(item{at: at, kind: itCoordExpire, node: Coord, lease: l.index, id: l.tokens})

@@ -182,7 +182,11 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 	}
 	if !r.uncertain {
 		r.uncertain = true
-		w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Value: int64(wk.believedEnd - now), Gen: r.gen})
+		// In jeopardy (suspended) the holder has said so already, in
+		// stronger words.
+		if !wk.jeopardy {
+			w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Value: int64(wk.believedEnd - now), Gen: r.gen})
+		}
 	}
 	p := &wk.spec.Renew
 	if wk.renews() {

@@ -53,11 +53,15 @@ type Scenario struct {
 	Seed uint64
 
 	// Coordinator.
-	Replicas        int  // replicas behind the quorum; default 3
-	TTL             Time // lease duration; 0 is a lock that never expires
-	FirstToken      int64
-	LockDelay       Time // after an expiry, nobody may acquire for this long
-	ElectionDelay   Time // a new coordinator leader needs this long after failover
+	Replicas      int  // replicas behind the quorum; default 3
+	TTL           Time // lease duration; 0 is a lock that never expires
+	FirstToken    int64
+	LockDelay     Time // after an expiry, nobody may acquire for this long
+	ElectionDelay Time // a new coordinator leader needs this long after failover
+	// Tick is ZooKeeper's tickTime: the TTL (the session timeout) is
+	// negotiated to within 2 and 20 ticks, and leases expire in tick
+	// buckets, at the first tick boundary after their time.
+	Tick            Time
 	ServiceTime     Time // each request occupies the coordinator this long
 	NewTokenOnRenew bool // a renewal hands out a new, higher token
 	// CandidateExpiry makes the lease a record in a store, as Kubernetes'
@@ -316,7 +320,7 @@ func parseOp(f []string) (Op, error) {
 }
 
 // Set assigns one scenario option by name, as written in scenario files:
-// ttl, first-token, replicas, lock-delay, election, service, renew-token,
+// ttl, first-token, replicas, lock-delay, election, tick, service, renew-token,
 // expiry, storage, delay, jitter, loss, seed, max-events, max-time.
 func (sc *Scenario) Set(key, val string) error {
 	var err error
@@ -343,6 +347,8 @@ func (sc *Scenario) Set(key, val string) error {
 		sc.LockDelay, err = parseNonNeg(val)
 	case "election":
 		sc.ElectionDelay, err = parseNonNeg(val)
+	case "tick":
+		sc.Tick, err = parseNonNeg(val)
 	case "service":
 		sc.ServiceTime, err = parseNonNeg(val)
 	case "renew-token":
@@ -516,7 +522,7 @@ func (sc *Scenario) Validate() error {
 	if sc.FirstToken < 0 || sc.FirstToken > 1<<50 {
 		return fmt.Errorf("first token must be between 1 and 2^50")
 	}
-	if sc.TTL < 0 || sc.LockDelay < 0 || sc.ElectionDelay < 0 || sc.ServiceTime < 0 || sc.Delay < 0 || sc.Jitter < 0 {
+	if sc.TTL < 0 || sc.LockDelay < 0 || sc.ElectionDelay < 0 || sc.Tick < 0 || sc.ServiceTime < 0 || sc.Delay < 0 || sc.Jitter < 0 {
 		return fmt.Errorf("durations cannot be negative")
 	}
 	if sc.LossPPM < 0 || sc.LossPPM > 1_000_000 {
