@@ -4,11 +4,15 @@ package engine
 // counter that only rises (it stands for the consensus log index, shared by
 // every lease), and the leases themselves, each with its line of waiters.
 type coordinator struct {
-	ttl        Time
-	lockDelay  Time
-	election   Time
-	service    Time
-	tick       Time // expiry in buckets of this size (ZooKeeper's tickTime)
+	ttl       Time
+	lockDelay Time
+	election  Time
+	service   Time
+	tick      Time // expiry in buckets of this size (ZooKeeper's tickTime)
+	// clk is the coordinator's clock, by which it measures a lease's
+	// time (a Redis master's, an etcd leader's): normally true time;
+	// `clock coord` makes it jump or run at another rate.
+	clk        clock
 	renewToken bool
 	candidate  bool // the lease is a record; candidates judge its expiry
 	up         []bool
@@ -39,6 +43,7 @@ type lease struct {
 	tokens  uint32
 	token   int64
 	expires Time
+	local   Time  // expires as the coordinator's clock reads it
 	freeAt  Time  // no grant before this (lock-delay)
 	version int64 // the record's version: changes with every grant, renewal and release
 	tenure  int64 // the first token of the current holder's uninterrupted holding
@@ -60,6 +65,7 @@ func (c *coordinator) init(p *Prepared) {
 		election:   sc.ElectionDelay,
 		service:    sc.ServiceTime,
 		tick:       sc.Tick,
+		clk:        clock{rate: 1_000_000},
 		renewToken: sc.NewTokenOnRenew,
 		candidate:  sc.CandidateExpiry,
 		up:         grown(c.up, sc.Replicas),
@@ -202,13 +208,38 @@ func (c *coordinator) setExpiry(w *World, l *lease, at Time) {
 		l.expires = Never
 		return
 	}
+	// The coordinator measures the time from now to at by its own clock.
+	local := c.clk.local(w.now) + (at - w.now)
 	if c.tick > 0 {
 		// ZooKeeper's ExpiryQueue puts a session in the bucket of the
 		// next tick boundary after its time (roundToNextInterval).
-		at = (at/c.tick + 1) * c.tick
+		local = (local/c.tick + 1) * c.tick
 	}
-	l.expires = at
-	w.schedule(item{at: at, kind: itCoordExpire, node: Coord, lease: l.index, id: l.tokens})
+	l.local = local
+	c.scheduleExpiry(w, l)
+}
+
+// scheduleExpiry schedules l's expiry at the true time the coordinator's
+// clock reaches l.local.
+func (c *coordinator) scheduleExpiry(w *World, l *lease) {
+	l.expires = c.clk.trueAt(l.local, w.now)
+	w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, lease: l.index, id: l.tokens})
+}
+
+// changeClock sets the coordinator's clock as c says, and moves every
+// lease's expiry to the true time its clock now reaches it: a clock that
+// jumps forward ends leases early (Kleppmann's Redis master).
+func (c *coordinator) changeClock(w *World, cmd Command) {
+	c.clk = c.clk.changed(w.now, cmd)
+	w.emit(EventFields{Kind: KindClock, Node: Coord, Peer: NoNode, At: c.clk.local(w.now), Value: c.clk.rate})
+	for i := range c.leases {
+		l := &c.leases[i]
+		if l.holder == NoNode || l.expires == Never {
+			continue
+		}
+		c.scheduleExpiry(w, l)
+		c.spans[l.open].End = l.expires
+	}
 }
 
 func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {

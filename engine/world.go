@@ -319,6 +319,10 @@ func (w *World) validate(c Command) error {
 		}
 	case CmdReset:
 	case CmdFreeze, CmdThaw, CmdCrash, CmdRestart, CmdClock:
+		if _, isWorker := w.Worker(c.A); c.Kind == CmdClock && !isWorker && c.A == "coord" {
+			// The coordinator's clock: checked like a worker's below.
+			return checkClock(c)
+		}
 		wk, err := w.worker(c.A)
 		if err != nil {
 			return err
@@ -350,15 +354,7 @@ func (w *World) validate(c Command) error {
 				return refuse("restart-running", fmt.Sprintf("restart: %s is running; crash it first", c.A), c.A)
 			}
 		case CmdClock:
-			if !c.HasSkew && !c.HasJump && !c.HasRate {
-				return refuse("clock-what", "clock: say skew=, jump= or rate=")
-			}
-			if c.HasRate && (c.Rate < 1000 || c.Rate > 100_000_000) {
-				return refuse("clock-range", "clock: rate out of range")
-			}
-			if (c.HasSkew && (c.Skew > Hour || c.Skew < -Hour)) || (c.HasJump && (c.Jump > Hour || c.Jump < -Hour)) {
-				return refuse("clock-range", "clock: skew and jump are at most an hour either way")
-			}
+			return checkClock(c)
 		}
 	case CmdStorage:
 		if c.Mode > StorageIdempotent {
@@ -499,8 +495,11 @@ func (w *World) command(c Command) {
 			w.setLink(b, a, c)
 		}
 	case CmdClock:
-		wk, _ := w.worker(c.A)
-		w.changeClock(wk, c)
+		if wk, err := w.worker(c.A); err == nil {
+			w.changeClock(wk, c)
+		} else {
+			w.coord.changeClock(w, c)
+		}
 	case CmdReplica:
 		w.coord.setReplica(w, c.Replica-1, c.Up)
 	case CmdLease:
@@ -774,4 +773,18 @@ func (w *World) deliver(it item) {
 	default:
 		w.workerReceive(&w.workers[m.to], m)
 	}
+}
+
+// checkClock refuses a clock command that says nothing or goes too far.
+func checkClock(c Command) error {
+	if !c.HasSkew && !c.HasJump && !c.HasRate {
+		return refuse("clock-what", "clock: say skew=, jump= or rate=")
+	}
+	if c.HasRate && (c.Rate < 1000 || c.Rate > 100_000_000) {
+		return refuse("clock-range", "clock: rate out of range")
+	}
+	if (c.HasSkew && (c.Skew > Hour || c.Skew < -Hour)) || (c.HasJump && (c.Jump > Hour || c.Jump < -Hour)) {
+		return refuse("clock-range", "clock: skew and jump are at most an hour either way")
+	}
+	return nil
 }
