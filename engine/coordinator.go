@@ -15,16 +15,20 @@ type coordinator struct {
 	clk        clock
 	renewToken bool
 	candidate  bool // the lease is a record; candidates judge its expiry
-	up         []bool
-	leader     int // index of the leader replica, -1 while there is none
-	electing   bool
-	electionID uint32
-	busyUntil  Time
-	pausedAt   Time // when the coordinator last stopped serving (for stopped timers)
-	nextToken  int64
-	leases     []lease
-	lastEnd    [MaxWorkers]int32 // log index of the end of each worker's latest lease
-	spans      []LeaseSpan
+	// independent: the replicas are Redlock's masters, each with its own
+	// keys (keys[lease*replicas+master]), no leader and no election.
+	independent bool
+	keys        []masterKey
+	up          []bool
+	leader      int // index of the leader replica, -1 while there is none
+	electing    bool
+	electionID  uint32
+	busyUntil   Time
+	pausedAt    Time // when the coordinator last stopped serving (for stopped timers)
+	nextToken   int64
+	leases      []lease
+	lastEnd     [MaxWorkers]int32 // log index of the end of each worker's latest lease
+	spans       []LeaseSpan
 }
 
 // lease is one named lease at the coordinator. Its name is
@@ -50,6 +54,13 @@ type lease struct {
 	waiters []waiter
 }
 
+// masterKey is one Redlock master's key for one lease: who set it, and
+// when it expires there.
+type masterKey struct {
+	holder  Node
+	expires Time
+}
+
 type waiter struct {
 	node Node
 	req  uint32
@@ -60,21 +71,26 @@ type waiter struct {
 func (c *coordinator) init(p *Prepared) {
 	sc := &p.sc
 	*c = coordinator{
-		ttl:        sc.TTL,
-		lockDelay:  sc.LockDelay,
-		election:   sc.ElectionDelay,
-		service:    sc.ServiceTime,
-		tick:       sc.Tick,
-		clk:        clock{rate: 1_000_000},
-		renewToken: sc.NewTokenOnRenew,
-		candidate:  sc.CandidateExpiry,
-		up:         grown(c.up, sc.Replicas),
-		nextToken:  sc.FirstToken,
-		leases:     grown(c.leases, len(p.leaseNames)),
-		spans:      c.spans[:0],
+		ttl:         sc.TTL,
+		lockDelay:   sc.LockDelay,
+		election:    sc.ElectionDelay,
+		service:     sc.ServiceTime,
+		tick:        sc.Tick,
+		clk:         clock{rate: 1_000_000},
+		renewToken:  sc.NewTokenOnRenew,
+		candidate:   sc.CandidateExpiry,
+		independent: sc.IndependentMasters,
+		keys:        grown(c.keys, sc.Replicas*len(p.leaseNames)),
+		up:          grown(c.up, sc.Replicas),
+		nextToken:   sc.FirstToken,
+		leases:      grown(c.leases, len(p.leaseNames)),
+		spans:       c.spans[:0],
 	}
 	for i := range c.up {
 		c.up[i] = true
+	}
+	for i := range c.keys {
+		c.keys[i] = masterKey{holder: NoNode}
 	}
 	for i := range c.leases {
 		l := &c.leases[i]
@@ -97,6 +113,11 @@ func (c *coordinator) quorum() bool {
 
 // unavailable says why the coordinator cannot serve now, or ReasonNone.
 func (c *coordinator) unavailable() Reason {
+	if c.independent {
+		// Each master answers for itself; an acquire that finds no
+		// majority is denied.
+		return ReasonNone
+	}
 	if !c.quorum() {
 		return ReasonNoQuorum
 	}
@@ -138,6 +159,7 @@ func (c *coordinator) process(w *World, m message) {
 		c.renew(w, l, m)
 	case MsgRelease:
 		if l.holder == m.from && l.token == m.token {
+			c.clearKeys(l, m.from)
 			c.end(w, l, KindRelease, 0, ReasonNone)
 		}
 	}
@@ -155,7 +177,17 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 		c.reply(w, m, message{kind: MsgGrant, token: l.token, ttl: left})
 		return
 	}
-	if l.holder == NoNode && w.now >= l.freeAt && len(l.waiters) == 0 {
+	if c.independent {
+		if c.setKeys(w, l, m.from) {
+			if l.holder != NoNode {
+				// The old holder's majority is gone: a master that
+				// restarted forgot its key. Both now hold the lock.
+				c.end(w, l, KindExpire, 0, ReasonForgotten)
+			}
+			c.grant(w, l, m.from, m.req)
+			return
+		}
+	} else if l.holder == NoNode && w.now >= l.freeAt && len(l.waiters) == 0 {
 		c.grant(w, l, m.from, m.req)
 		return
 	}
@@ -374,6 +406,16 @@ func (c *coordinator) setReplica(w *World, i int, up bool) {
 		r = ReasonUp
 	}
 	w.emit(EventFields{Kind: KindReplica, Node: Coord, Peer: NoNode, Reason: r, Value: int64(i + 1)})
+	if c.independent {
+		if !up {
+			// A Redis master without persistence comes back empty
+			// (antirez's own caveat on the Redlock page).
+			for li := range c.leases {
+				c.keys[li*len(c.up)+i] = masterKey{holder: NoNode}
+			}
+		}
+		return
+	}
 	if !up && i == c.leader {
 		c.leader = -1
 		c.electing = false
@@ -414,4 +456,35 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 	w.emit(EventFields{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
 	c.resume(w)
 	c.wakeAll(w)
+}
+
+// setKeys tries to set l's key for n on every master that is up and has it
+// free or expired, as a Redlock client does, and reports whether a
+// majority of all masters now hold it for n. Without a majority the
+// client removes what it set (Redlock unlocks every instance).
+func (c *coordinator) setKeys(w *World, l *lease, n Node) bool {
+	keys := c.keys[int(l.index)*len(c.up) : int(l.index+1)*len(c.up)]
+	got := 0
+	for i := range keys {
+		k := &keys[i]
+		if c.up[i] && (k.holder == NoNode || k.expires <= w.now) {
+			*k = masterKey{holder: n, expires: w.now + c.serverTTL(w, n)}
+			got++
+		}
+	}
+	if got > len(c.up)/2 && w.now >= l.freeAt {
+		return true
+	}
+	c.clearKeys(l, n)
+	return false
+}
+
+// clearKeys removes n's keys for l from every master.
+func (c *coordinator) clearKeys(l *lease, n Node) {
+	keys := c.keys[int(l.index)*len(c.up) : int(l.index+1)*len(c.up)]
+	for i := range keys {
+		if keys[i].holder == n {
+			keys[i] = masterKey{holder: NoNode}
+		}
+	}
 }

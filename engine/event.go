@@ -174,6 +174,7 @@ const (
 	ReasonJeopardy  // the holder's own lease ran out; it keeps trying for a grace period
 	ReasonResume    // a new master let the lease's stopped timer run on (Chubby)
 	ReasonSuspended // the client heard nothing for its read timeout: disconnected (ZooKeeper, Curator SUSPENDED)
+	ReasonForgotten // a Redlock master forgot the holder's key on restart, and another client got a majority
 	// Violations.
 	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
 	ViolationDoubleEffect     // the same effect was accepted twice
@@ -191,7 +192,7 @@ var reasonNames = [reasonCount]string{
 	"ok", "up", "no-quorum", "no-leader",
 	"timeout", "stale-generation", "no-time", "tries", "again",
 	"same-value",
-	"takeover", "refresh", "jeopardy", "resume", "suspended",
+	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update",
 }
 
@@ -512,8 +513,8 @@ func (n Names) describe(e Event) string {
 	case KindUnavailable:
 		return "unavailable -> " + n.Of(e.Peer()) + " (" + e.Reason().String() + ")"
 	case KindExpire:
-		if e.Reason() == ReasonTakeover {
-			return "expire " + n.Of(e.Peer()) + tok() + " (takeover)"
+		if r := e.Reason(); r == ReasonTakeover || r == ReasonForgotten {
+			return "expire " + n.Of(e.Peer()) + tok() + " (" + r.String() + ")"
 		}
 		return "expire " + n.Of(e.Peer()) + tok()
 	case KindRelease:

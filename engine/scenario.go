@@ -69,6 +69,11 @@ type Scenario struct {
 	// candidate that sees the record unchanged for a TTL by its own clock
 	// overwrites it (compare-and-set on the record's version).
 	CandidateExpiry bool
+	// IndependentMasters makes the replicas Redlock's masters: each grants
+	// on its own, with no leader and no shared log; a client holds the
+	// lease while a majority of them hold its key, and a master that goes
+	// down forgets its keys (no persistence).
+	IndependentMasters bool
 
 	// Storage.
 	Storage StorageMode
@@ -319,9 +324,21 @@ func parseOp(f []string) (Op, error) {
 	return Op{}, fmt.Errorf("unknown step %q (want one of %s)", f[0], strings.Join(opNames[:], ", "))
 }
 
+// parseEither reads one of two words: false for the first, true for the
+// second.
+func parseEither(val, first, second string) (bool, error) {
+	switch val {
+	case first:
+		return false, nil
+	case second:
+		return true, nil
+	}
+	return false, fmt.Errorf("want %s or %s", first, second)
+}
+
 // Set assigns one scenario option by name, as written in scenario files:
 // ttl, first-token, replicas, lock-delay, election, tick, service, renew-token,
-// expiry, storage, delay, jitter, loss, seed, max-events, max-time.
+// masters, expiry, storage, delay, jitter, loss, seed, max-events, max-time.
 func (sc *Scenario) Set(key, val string) error {
 	var err error
 	switch key {
@@ -353,15 +370,10 @@ func (sc *Scenario) Set(key, val string) error {
 		sc.ServiceTime, err = parseNonNeg(val)
 	case "renew-token":
 		sc.NewTokenOnRenew, err = parseBool(val)
+	case "masters":
+		sc.IndependentMasters, err = parseEither(val, "quorum", "independent")
 	case "expiry":
-		switch val {
-		case "coordinator":
-			sc.CandidateExpiry = false
-		case "candidate":
-			sc.CandidateExpiry = true
-		default:
-			err = fmt.Errorf("want coordinator or candidate")
-		}
+		sc.CandidateExpiry, err = parseEither(val, "coordinator", "candidate")
 	case "storage":
 		sc.Storage, err = ParseStorageMode(val)
 	case "fencing":

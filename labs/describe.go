@@ -51,8 +51,8 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	case engine.KindUnavailable:
 		return f("event.unavailable", p, reason)
 	case engine.KindExpire:
-		if e.Reason() == engine.ReasonTakeover {
-			return f("event.expire.takeover", p, tok)
+		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten {
+			return f("event.expire."+r.String(), p, tok)
 		}
 		return f("event.expire", p, tok)
 	case engine.KindRelease:

@@ -44,8 +44,8 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindUnavailable:
 		return fmt.Sprintf(pick("event.unavailable"), p, reason)
 	case engine.KindExpire:
-		if e.Reason() == engine.ReasonTakeover {
-			return fmt.Sprintf(pick("event.expire.takeover"), p, tok)
+		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten {
+			return fmt.Sprintf(pick("event.expire."+r.String()), p, tok)
 		}
 		return fmt.Sprintf(pick("event.expire"), p, tok)
 	case engine.KindRelease:
