@@ -55,7 +55,7 @@ type lease struct {
 }
 
 // masterKey is one Redlock master's key for one lease: who set it, and
-// when it expires there.
+// when it expires there, by the coordinator's clock.
 type masterKey struct {
 	holder  Node
 	expires Time
@@ -464,11 +464,14 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 // client removes what it set (Redlock unlocks every instance).
 func (c *coordinator) setKeys(w *World, l *lease, n Node) bool {
 	keys := c.keys[int(l.index)*len(c.up) : int(l.index+1)*len(c.up)]
+	// The masters share the coordinator's clock: `clock coord` moves
+	// every master's at once.
+	now := c.clk.local(w.now)
 	got := 0
 	for i := range keys {
 		k := &keys[i]
-		if c.up[i] && (k.holder == NoNode || k.expires <= w.now) {
-			*k = masterKey{holder: n, expires: w.now + c.serverTTL(w, n)}
+		if c.up[i] && (k.holder == NoNode || k.expires <= now) {
+			*k = masterKey{holder: n, expires: now + c.serverTTL(w, n)}
 			got++
 		}
 	}
