@@ -123,9 +123,11 @@ func (w *World) renewAttempt(wk *worker, loop int) {
 	p := &wk.spec.Renew
 	now := wk.clk.local(w.now)
 	budget := wk.attemptBudget()
-	if !p.PastDeadline && now+budget > wk.believedEnd+wk.spec.Grace {
+	if !p.PastDeadline && !wk.jeopardy && now+budget > wk.believedEnd+wk.spec.Grace {
 		// No attempt can finish before the deadline: stop trying, stay
-		// uncertain, and let the deadline end it.
+		// uncertain, and let the deadline end it. In jeopardy (suspended)
+		// the client tries to the end of its grace: an answer that comes
+		// in time saves the session, and the deadline ends it otherwise.
 		w.giveUp(wk, ReasonNoTime)
 		return
 	}
