@@ -25,7 +25,7 @@ const (
 	LeaderRestart
 	// LeaderStopped: the lease timer stops while there is no master and
 	// runs on with what was left when it stopped; a lease never moves
-	// backwards (Chubby, OSDI '06 §2.8).
+	// backwards (Chubby, OSDI '06 §2.8 and §2.9).
 	LeaderStopped
 	// LeaderNone: the lease expires at its original time whether or not
 	// there is a leader. No real system in the course does this; a lab

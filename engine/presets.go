@@ -80,7 +80,7 @@ var presets = map[string]func(ws *WorkerSpec, ttl Time){
 	// and when it does run out the session is in jeopardy for a 45 s grace
 	// period: the client keeps trying and does not trust its lock. A new
 	// master finds the session timers stopped since the old one failed and
-	// lets them run on, never moving a lease backwards (§2.8), so a
+	// lets them run on (§2.9), never moving a lease backwards (§2.8), so a
 	// failover within the grace period loses nothing.
 	"chubby": func(ws *WorkerSpec, ttl Time) {
 		ws.Renew = RenewPolicy{Margin: ttl / 2, Retry: ttl / 12, Attempt: ttl / 6}
