@@ -169,9 +169,12 @@ const (
 	// Storage.
 	ReasonSameValue // an accepted write that put the result already there
 	// Real systems.
-	ReasonTakeover // a candidate overwrote a record it judged expired by its own clock
-	ReasonRefresh  // a new coordinator leader gave the lease a fresh TTL
-	ReasonJeopardy // the holder's own lease ran out; it keeps trying for a grace period
+	ReasonTakeover  // a candidate overwrote a record it judged expired by its own clock
+	ReasonRefresh   // a new coordinator leader gave the lease a fresh TTL
+	ReasonJeopardy  // the holder's own lease ran out; it keeps trying for a grace period
+	ReasonResume    // a new master let the lease's stopped timer run on (Chubby)
+	ReasonSuspended // the client heard nothing for its read timeout: disconnected (ZooKeeper, Curator SUSPENDED)
+	ReasonForgotten // a Redlock master forgot the holder's key on restart, and another client got a majority
 	// Violations.
 	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
 	ViolationDoubleEffect     // the same effect was accepted twice
@@ -189,7 +192,7 @@ var reasonNames = [reasonCount]string{
 	"ok", "up", "no-quorum", "no-leader",
 	"timeout", "stale-generation", "no-time", "tries", "again",
 	"same-value",
-	"takeover", "refresh", "jeopardy",
+	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update",
 }
 
@@ -528,15 +531,15 @@ func (n Names) describeLease(e Event) (string, bool) {
 		return s, true
 	case KindExtend:
 		s := "extend " + n.Of(e.Peer()) + tok() + " until=" + e.At.String()
-		if e.Reason() == ReasonRefresh {
-			s += " (refresh)"
+		if r := e.Reason(); r == ReasonRefresh || r == ReasonResume {
+			s += " (" + r.String() + ")"
 		}
 		return s, true
 	case KindRenewReject:
 		return "renew-reject " + n.Of(e.Peer()) + tok(), true
 	case KindExpire:
-		if e.Reason() == ReasonTakeover {
-			return "expire " + n.Of(e.Peer()) + tok() + " (takeover)", true
+		if r := e.Reason(); r == ReasonTakeover || r == ReasonForgotten {
+			return "expire " + n.Of(e.Peer()) + tok() + " (" + r.String() + ")", true
 		}
 		return "expire " + n.Of(e.Peer()) + tok(), true
 	case KindRelease:

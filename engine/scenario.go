@@ -54,11 +54,15 @@ type Scenario struct {
 	Seed uint64
 
 	// Coordinator.
-	Replicas        int  // replicas behind the quorum; default 3
-	TTL             Time // lease duration; 0 is a lock that never expires
-	FirstToken      int64
-	LockDelay       Time // after an expiry, nobody may acquire for this long
-	ElectionDelay   Time // a new coordinator leader needs this long after failover
+	Replicas      int  // replicas behind the quorum; default 3
+	TTL           Time // lease duration; 0 is a lock that never expires
+	FirstToken    int64
+	LockDelay     Time // after an expiry, nobody may acquire for this long
+	ElectionDelay Time // a new coordinator leader needs this long after failover
+	// Tick is ZooKeeper's tickTime: the TTL (the session timeout) is
+	// negotiated to within 2 and 20 ticks, and leases expire in tick
+	// buckets, at the first tick boundary after their time.
+	Tick            Time
 	ServiceTime     Time // each request occupies the coordinator this long
 	NewTokenOnRenew bool // a renewal hands out a new, higher token
 	// CandidateExpiry makes the lease a record in a store, as Kubernetes'
@@ -66,6 +70,11 @@ type Scenario struct {
 	// candidate that sees the record unchanged for a TTL by its own clock
 	// overwrites it (compare-and-set on the record's version).
 	CandidateExpiry bool
+	// IndependentMasters makes the replicas Redlock's masters: each grants
+	// on its own, with no leader and no shared log; a client holds the
+	// lease while a majority of them hold its key, and a master that goes
+	// down forgets its keys (no persistence).
+	IndependentMasters bool
 
 	// Storage.
 	Storage StorageMode
@@ -141,11 +150,14 @@ type WorkerSpec struct {
 	// to renew before it gives the lease up (Chubby's jeopardy, 45 s).
 	// Meanwhile it does not believe it holds the lease.
 	Grace Time
+	// LoseOnError: the holder gives the lease up at its first failed
+	// renewal (Consul's lock monitor, MonitorRetries 0).
+	LoseOnError bool
 	// What the coordinator does for this worker's lease, as the real
 	// system's server does it:
-	ServerGrace     Time // it expires the lease this much after the TTL it tells the holder (Consul: one TTL more)
-	LockDelay       Time // after this lease expires, nobody may acquire it for this long (per session, as Consul and Chubby)
-	ElectionRefresh bool // a new coordinator leader gives the lease its full TTL again plus the election time, and no lease expires meanwhile (etcd)
+	ServerGrace  Time       // it expires the lease this much after the TTL it tells the holder (Consul: one TTL more)
+	LockDelay    Time       // after this lease expires, nobody may acquire it for this long (per session, as Consul and Chubby)
+	LeaderChange LeaderRule // what a new coordinator leader does with the lease, and whether it expires while there is none
 
 	// set is every option given by name (Set), in order, so that an option
 	// written on the worker wins over its preset.
@@ -313,9 +325,21 @@ func parseOp(f []string) (Op, error) {
 	return Op{}, fmt.Errorf("unknown step %q (want one of %s)", f[0], strings.Join(opNames[:], ", "))
 }
 
+// parseEither reads one of two words: false for the first, true for the
+// second.
+func parseEither(val, first, second string) (bool, error) {
+	switch val {
+	case first:
+		return false, nil
+	case second:
+		return true, nil
+	}
+	return false, fmt.Errorf("want %s or %s", first, second)
+}
+
 // Set assigns one scenario option by name, as written in scenario files:
-// ttl, first-token, replicas, lock-delay, election, service, renew-token,
-// expiry, storage, delay, jitter, loss, seed, max-events, max-time.
+// ttl, first-token, replicas, lock-delay, election, tick, service, renew-token,
+// masters, expiry, storage, delay, jitter, loss, seed, max-events, max-time.
 func (sc *Scenario) Set(key, val string) error {
 	var err error
 	switch key {
@@ -341,19 +365,16 @@ func (sc *Scenario) Set(key, val string) error {
 		sc.LockDelay, err = parseNonNeg(val)
 	case "election":
 		sc.ElectionDelay, err = parseNonNeg(val)
+	case "tick":
+		sc.Tick, err = parseNonNeg(val)
 	case "service":
 		sc.ServiceTime, err = parseNonNeg(val)
 	case "renew-token":
 		sc.NewTokenOnRenew, err = parseBool(val)
+	case "masters":
+		sc.IndependentMasters, err = parseEither(val, "quorum", "independent")
 	case "expiry":
-		switch val {
-		case "coordinator":
-			sc.CandidateExpiry = false
-		case "candidate":
-			sc.CandidateExpiry = true
-		default:
-			err = fmt.Errorf("want coordinator or candidate")
-		}
+		sc.CandidateExpiry, err = parseEither(val, "coordinator", "candidate")
 	case "storage":
 		sc.Storage, err = ParseStorageMode(val)
 	case "fencing":
@@ -387,7 +408,7 @@ func (sc *Scenario) Set(key, val string) error {
 
 // Set assigns one worker option by name: start, skew, drift, belief,
 // token, stop-at-expiry, renew, renew-retry, timeout, acquire-jitter,
-// grace, server-grace, session-lock-delay, election-refresh, preset, ...
+// grace, server-grace, session-lock-delay, leader-change, preset, ...
 // The options the worker's line names win over its preset.
 func (ws *WorkerSpec) Set(key, val string) error {
 	if err := ws.set1(key, val); err != nil {
@@ -446,7 +467,8 @@ var workerOptions = map[string]workerOption{
 	"grace":               durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Grace }),
 	"server-grace":        durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.ServerGrace }),
 	"session-lock-delay":  durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.LockDelay }),
-	"election-refresh":    boolOption(func(ws *WorkerSpec) *bool { return &ws.ElectionRefresh }),
+	"leader-change":       func(ws *WorkerSpec, v string) (err error) { ws.LeaderChange, err = parseLeaderRule(v); return err },
+	"lose-on-error":       boolOption(func(ws *WorkerSpec) *bool { return &ws.LoseOnError }),
 	"lease":               setLeaseName,
 }
 
@@ -532,7 +554,7 @@ func (sc *Scenario) Validate() error {
 	if sc.FirstToken < 0 || sc.FirstToken > 1<<50 {
 		return fmt.Errorf("first token must be between 1 and 2^50")
 	}
-	if sc.TTL < 0 || sc.LockDelay < 0 || sc.ElectionDelay < 0 || sc.ServiceTime < 0 || sc.Delay < 0 || sc.Jitter < 0 {
+	if sc.TTL < 0 || sc.LockDelay < 0 || sc.ElectionDelay < 0 || sc.Tick < 0 || sc.ServiceTime < 0 || sc.Delay < 0 || sc.Jitter < 0 {
 		return fmt.Errorf("durations cannot be negative")
 	}
 	if sc.LossPPM < 0 || sc.LossPPM > 1_000_000 {

@@ -371,8 +371,11 @@ func (w *World) command(c Command) {
 			w.setLink(b, a, c)
 		}
 	case CmdClock:
-		wk, _ := w.worker(c.A)
-		w.changeClock(wk, c)
+		if wk, err := w.worker(c.A); err == nil {
+			w.changeClock(wk, c)
+		} else {
+			w.coord.changeClock(w, c)
+		}
 	case CmdReplica:
 		w.coord.setReplica(w, c.Replica-1, c.Up)
 	case CmdLease:
@@ -647,3 +650,4 @@ func (w *World) deliver(it item) {
 		w.workerReceive(&w.workers[m.to], m)
 	}
 }
+

@@ -94,15 +94,15 @@ func (s *eventSay) leaseEvent() ([]byte, bool) {
 	case engine.KindDeny:
 		return s.f("event.deny", s.p, s.reason), true
 	case engine.KindExtend:
-		if e.Reason() == engine.ReasonRefresh {
-			return s.f("event.extend.refresh", s.p, s.tok, s.at), true
+		if r := e.Reason(); r == engine.ReasonRefresh || r == engine.ReasonResume {
+			return s.f("event.extend."+r.String(), s.p, s.tok, s.at), true
 		}
 		return s.f("event.extend", s.p, s.tok, s.at), true
 	case engine.KindRenewReject:
 		return s.f("event.renew-reject", s.p, s.tok), true
 	case engine.KindExpire:
-		if e.Reason() == engine.ReasonTakeover {
-			return s.f("event.expire.takeover", s.p, s.tok), true
+		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten {
+			return s.f("event.expire."+r.String(), s.p, s.tok), true
 		}
 		return s.f("event.expire", s.p, s.tok), true
 	case engine.KindRelease:
@@ -156,8 +156,8 @@ func (s *eventSay) workerEvent() ([]byte, bool) {
 		}
 		return s.f("event.renew-error.2", s.n, s.reason), true
 	case engine.KindUncertain:
-		if e.Reason() == engine.ReasonJeopardy {
-			return s.f("event.uncertain.jeopardy", s.n, s.at), true
+		if r := e.Reason(); r == engine.ReasonJeopardy || r == engine.ReasonSuspended {
+			return s.f("event.uncertain."+r.String(), s.n, s.at), true
 		}
 		return s.f("event.uncertain", s.n, catalog.Time(engine.Time(e.Value)), s.at), true
 	case engine.KindGiveUp:
