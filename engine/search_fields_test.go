@@ -14,8 +14,8 @@ import (
 func TestSearchKnowsEveryField(t *testing.T) {
 	known := map[reflect.Type][]string{
 		reflect.TypeFor[World]():       {"p", "seed", "mode", "now", "seq", "q", "msgs", "freeMsgs", "rnd", "log", "cmds", "budget", "coord", "store", "workers", "links", "beliefs", "freezes", "splitSeen"},
-		reflect.TypeFor[coordinator](): {"ttl", "lockDelay", "election", "service", "renewToken", "candidate", "up", "leader", "electing", "electionID", "busyUntil", "nextToken", "leases", "lastEnd", "spans"},
-		reflect.TypeFor[lease]():       {"index", "holder", "key", "freeID", "lastChange", "open", "tokens", "token", "expires", "freeAt", "version", "tenure", "waiters"},
+		reflect.TypeFor[coordinator](): {"ttl", "lockDelay", "election", "service", "tick", "clk", "renewToken", "candidate", "independent", "keys", "pausedAt", "up", "leader", "electing", "electionID", "busyUntil", "nextToken", "leases", "lastEnd", "spans"},
+		reflect.TypeFor[lease]():       {"index", "holder", "key", "freeID", "lastChange", "open", "tokens", "token", "expires", "local", "freeAt", "version", "tenure", "waiters"},
 		reflect.TypeFor[storage]():     {"highest", "version", "ledger", "keys"},
 		reflect.TypeFor[keyState]():    {"used", "highest", "lastToken", "lastAccept", "firstSend", "doubled", "lastValue"},
 		reflect.TypeFor[worker]():      {"spec", "id", "lease", "freezeOn", "waiting", "crashed", "frozen", "done", "holds", "acquiring", "jeopardy", "refused", "inc", "thawID", "req", "progReq", "pc", "belief", "freeze", "acquiredEv", "freezeFor", "deferred", "reqSent", "acqSent", "seenVersion", "seenAt", "token", "believedEnd", "version", "renewal", "clk", "timers"},
@@ -27,6 +27,7 @@ func TestSearchKnowsEveryField(t *testing.T) {
 		reflect.TypeFor[timer]():       {"local", "id", "on"},
 		reflect.TypeFor[clock]():       {"base", "anchor", "rate"},
 		reflect.TypeFor[waiter]():      {"node", "req"},
+		reflect.TypeFor[masterKey]():   {"holder", "expires"},
 		reflect.TypeFor[rng]():         {"s"},
 	}
 	for typ, names := range known {

@@ -39,6 +39,7 @@ func (w *World) forkInto(dst *World) *World {
 	dst.freezes = append(old.freezes[:0], w.freezes...)
 	dst.splitSeen = append(old.splitSeen[:0], w.splitSeen...)
 	dst.coord.up = append(old.coord.up[:0], w.coord.up...)
+	dst.coord.keys = append(old.coord.keys[:0], w.coord.keys...)
 	dst.coord.spans = append(old.coord.spans[:0], w.coord.spans...)
 	dst.coord.leases = grown(old.coord.leases, len(w.coord.leases))
 	for i := range dst.coord.leases {
@@ -135,6 +136,14 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 	}
 	c := &w.coord
 	h.int(int64(c.ttl))
+	h.int(int64(c.clk.base))
+	h.int(int64(c.clk.anchor))
+	h.int(c.clk.rate)
+	h.int(int64(c.pausedAt))
+	for _, k := range c.keys {
+		h.int(int64(k.holder))
+		h.int(int64(k.expires))
+	}
 	for _, u := range c.up {
 		h.bool(u)
 	}
@@ -149,6 +158,7 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 		h.int(int64(l.tokens))
 		h.int(l.token)
 		h.int(int64(l.expires))
+		h.int(int64(l.local))
 		h.int(int64(l.freeAt))
 		h.int(l.version)
 		h.int(l.tenure)
