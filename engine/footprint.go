@@ -5,7 +5,7 @@ package engine
 // TestFootprintSizes holds these to unsafe.Sizeof, so a field added to one
 // of these types fails it until the size here is mended.
 const (
-	sizeWorld      = 568
+	sizeWorld      = 632
 	sizeEvent      = 48
 	sizeItem       = 24
 	sizeMessage    = 64
@@ -14,10 +14,11 @@ const (
 	sizeLink       = 32
 	sizeBeliefSpan = 48
 	sizeFreezeSpan = 24
-	sizeLease      = 88
+	sizeLease      = 96
 	sizeLeaseSpan  = 56
 	sizeWrite      = 64
 	sizeKeyState   = 40
+	sizeMasterKey  = 16
 )
 
 // Footprint estimates the bytes a world holds on the heap: the room of its
@@ -42,7 +43,7 @@ func (w *World) Footprint() int {
 	n += cap(w.beliefs) * sizeBeliefSpan
 	n += cap(w.freezes) * sizeFreezeSpan
 	n += cap(w.splitSeen) * 16
-	n += cap(w.coord.up) + cap(w.coord.leases)*sizeLease + cap(w.coord.spans)*sizeLeaseSpan
+	n += cap(w.coord.keys)*sizeMasterKey + cap(w.coord.up) + cap(w.coord.leases)*sizeLease + cap(w.coord.spans)*sizeLeaseSpan
 	n += cap(w.store.ledger)*sizeWrite + cap(w.store.keys)*sizeKeyState
 	return n
 }

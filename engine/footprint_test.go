@@ -25,6 +25,7 @@ func TestFootprintSizes(t *testing.T) {
 		{"LeaseSpan", sizeLeaseSpan, unsafe.Sizeof(LeaseSpan{})},
 		{"Write", sizeWrite, unsafe.Sizeof(Write{})},
 		{"keyState", sizeKeyState, unsafe.Sizeof(keyState{})},
+		{"masterKey", sizeMasterKey, unsafe.Sizeof(masterKey{})},
 	} {
 		if c.got != c.want {
 			t.Errorf("footprint.go says a %s is %d bytes; it is %d", c.name, c.got, c.want)
