@@ -90,16 +90,6 @@ func (k Kind) String() string {
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// ParseKind reads an event kind by name.
-func ParseKind(s string) (Kind, bool) {
-	for i, n := range kindNames {
-		if n == s {
-			return Kind(i), true
-		}
-	}
-	return 0, false
-}
-
 // MsgKind is the type of a network message.
 type MsgKind uint8
 

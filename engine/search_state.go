@@ -3,11 +3,11 @@ package engine
 import "slices"
 
 // What a search needs of a world: a copy to branch from at a moment
-// (forkState), and a fingerprint of everything that decides what the
+// (forkInto), and a fingerprint of everything that decides what the
 // world does next (StateHash), so that two schedules that lead to the same
 // world at the same moment are explored once.
 
-// forkState returns a copy of w at its current moment that changes
+// forkInto returns a copy of w at its current moment that changes
 // nothing w holds. The copy keeps what decides its future (queue, messages,
 // actors, links, clocks, random numbers, the spans the actors point into)
 // and its command list, but starts an empty log and an empty storage
@@ -15,11 +15,9 @@ import "slices"
 // events a branch records after the fork. A forked world is the search's
 // own: its log indexes do not match its commands, so the search replays
 // a schedule it reports in a new world.
-func (w *World) forkState() *World { return w.forkInto(nil) }
-
-// forkInto is forkState into the arrays of dst, a world forked before
-// that is no longer needed, when dst is not nil: a search forks a world
-// for every schedule it decides and reuses the last one's room.
+// It builds the copy in the arrays of dst, a world forked before that is no
+// longer needed, when dst is not nil: a search forks a world for every
+// schedule it decides and reuses the last one's room.
 func (w *World) forkInto(dst *World) *World {
 	if dst == nil {
 		dst = new(World)

@@ -36,8 +36,6 @@ type World struct {
 	splitSeen [][2]int64
 }
 
-const maxNodes = MaxWorkers + 2
-
 type link struct {
 	cut      bool
 	hasDelay bool
@@ -650,4 +648,3 @@ func (w *World) deliver(it item) {
 		w.workerReceive(&w.workers[m.to], m)
 	}
 }
-

@@ -99,13 +99,12 @@ func frontMatter(src string) (fm string, fmOffset int, body string, bodyLine int
 // section is a part of a lab's Markdown file, opened by a heading such as
 // "## Question storage-checks" or "### Hint".
 type section struct {
-	kind  string // "", question, goal, steps, choice, hint, explanation
-	id    string
-	at    pos
-	line  int // file line of the first body line
-	body  []string
-	subs  []*section
-	title string
+	kind string // "", question, goal, steps, choice, hint, explanation
+	id   string
+	at   pos
+	line int // file line of the first body line
+	body []string
+	subs []*section
 	// unknown are misspelt headings inside this section: what they would
 	// have held is missing, and that is their fault.
 	unknown []pos

@@ -240,9 +240,6 @@ func sessionOf(s *labsession.Session) session {
 // Query writes the session as URL parameters.
 func (s session) Query() string { return s.query }
 
-// Freeze durations offered next to each worker.
-var freezeFor = []string{"", "5s", "10s", "25s", "40s"}
-
 func workerNames(w *engine.World) []string {
 	var out []string
 	for _, ws := range w.Snapshot().Workers {
