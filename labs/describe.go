@@ -87,18 +87,18 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 			verb = catalog.Str(catalog.T(lang, "event.write.2"))
 		}
 		if e.Token == 0 {
-			return f("event.write.3", n, verb, catalog.Str(names.Key(e.Key)))
+			return f("event.write.3", n, verb, catalog.Str(ObjectName(names, e.Key, lang)))
 		}
-		return f("event.write.4", n, verb, catalog.Str(names.Key(e.Key)), tok)
+		return f("event.write.4", n, verb, catalog.Str(ObjectName(names, e.Key, lang)), tok)
 	case engine.KindTimeout:
-		return f("event.timeout", catalog.Str(e.Msg().String()), n)
+		return f("event.timeout", msg, n)
 	case engine.KindDone:
 		return f("event.done", n)
 	case engine.KindAccept:
 		if e.Reason() == engine.ReasonSameValue {
-			return f("event.accept", catalog.Str(names.Key(e.Key)), p, tok)
+			return f("event.accept", catalog.Str(ObjectName(names, e.Key, lang)), p, tok)
 		}
-		return f("event.accept.2", catalog.Str(names.Key(e.Key)), p, tok, catalog.Int(e.Value))
+		return f("event.accept.2", catalog.Str(ObjectName(names, e.Key, lang)), p, tok, catalog.Int(e.Value))
 	case engine.KindReject:
 		// Why, in words of its own, goes into the sentence: written into
 		// scratch first.
@@ -112,7 +112,7 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 		case engine.ReasonVersion:
 			why = catalog.Bytes(catalog.Append(scratch[:0], lang, "event.reject.3", catalog.Int(e.Value)))
 		}
-		return f("event.reject.4", catalog.Str(names.Key(e.Key)), p, tok, why)
+		return f("event.reject.4", catalog.Str(ObjectName(names, e.Key, lang)), p, tok, why)
 	case engine.KindRead:
 		return f("event.read", p, catalog.Int(e.Value))
 	case engine.KindFreeze:
@@ -127,7 +127,7 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	case engine.KindRestart:
 		return f("event.restart", n)
 	case engine.KindFencing:
-		return f("event.fencing", catalog.Str(engine.StorageMode(e.Value).String()))
+		return f("event.fencing", catalog.Str(catalog.T(lang, "mode."+engine.StorageMode(e.Value).String())))
 	case engine.KindPartition:
 		if e.Peer() == engine.NoNode {
 			return f("event.partition", n)
@@ -140,7 +140,8 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 		return f("event.heal.2", n, p)
 	case engine.KindLink:
 		var scratch [32]byte
-		loss := catalog.Bytes(strconv.AppendFloat(scratch[:0], float64(e.Value)/1e6, 'f', -1, 64))
+		var point [32]byte
+		loss := catalog.Bytes(catalog.AppendNumber(scratch[:0], lang, strconv.AppendFloat(point[:0], float64(e.Value)/1e6, 'f', -1, 64)))
 		return f("event.link", n, p, at, loss)
 	case engine.KindClock:
 		return f("event.clock", n, at)
@@ -184,6 +185,17 @@ func NodeName(names engine.Names, n engine.Node, lang string) string {
 	}
 	return names.Of(n)
 }
+
+// ObjectName is the name of what a write puts, for a student: lang's
+// word for it where the catalog has one (object.KEY: "report" is
+// "laporan" in Indonesian), else the key itself. The engine and the
+// lab files keep the key.
+func ObjectName(names engine.Names, k engine.KeyID, lang string) string {
+	return lookupName(lang, "object.", names.Key(k))
+}
+
+// ReasonName is a reason in lang's words.
+func ReasonName(r engine.Reason, lang string) string { return wordsOf(lang).reasonName(r, lang) }
 
 // MsgName is a message kind in lang's words.
 func MsgName(m engine.MsgKind, lang string) string { return wordsOf(lang).msgName(m, lang) }

@@ -115,13 +115,13 @@ func TestBrowserLabTeaches(t *testing.T) {
 			click(t, ctx, `button[value="advance 1s"]`)
 			click(t, ctx, `button[value="advance 1s"]`)
 			click(t, ctx, `button[value="advance 1s"]`)
-			waitJS(t, ctx, "3s", `document.getElementById("now").textContent === "3s"`)
+			waitJS(t, ctx, "3 dtk", `document.getElementById("now").textContent === "3 dtk"`)
 			click(t, ctx, `button[aria-label="Bekukan W1"]`)
 			waitJS(t, ctx, "W1 frozen", `document.querySelector('#status [data-worker="W1"]').dataset.frozen === "true"`)
 			for range 4 {
 				click(t, ctx, `button[value="advance 5s"]`)
 			}
-			waitJS(t, ctx, "23s", `document.getElementById("now").textContent === "23s"`)
+			waitJS(t, ctx, "23 dtk", `document.getElementById("now").textContent === "23 dtk"`)
 			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(document.querySelector("#diagram .diagram-box").scrollIntoView({block: "center"}), true)`)); err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"strconv"
 	"strings"
 
 	"leaselab/catalog"
@@ -23,10 +22,10 @@ func commandText(lang, src string) string {
 // session's list grows its last command every frame, written so without
 // a string.
 func appendCommandText(b []byte, lang string, c engine.Command) []byte {
-	f := func(key string, args ...catalog.Arg) { b = catalog.Appendf(b, T(lang, key), args...) }
+	f := func(key string, args ...catalog.Arg) { b = catalog.Append(b, lang, key, args...) }
 	plain := func(key string) { b = append(b, T(lang, key)...) }
 	words := func(key string, args ...catalog.Arg) string {
-		return string(catalog.Appendf(nil, T(lang, key), args...))
+		return string(catalog.Append(nil, lang, key, args...))
 	}
 	nodeName := func(n string) string {
 		switch n {
@@ -53,7 +52,7 @@ func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 		}
 		if c.On != engine.KindNone {
 			b = append(b, " ("...)
-			f("cmd.freeze.on", catalog.Str(c.A), catalog.Str(c.On.String()))
+			f("cmd.freeze.on", catalog.Str(c.A), catalog.Str(T(lang, "cmd.on."+c.On.String())))
 			b = append(b, ")"...)
 		}
 	case engine.CmdThaw:
@@ -92,7 +91,7 @@ func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 			parts = append(parts, words("cmd.delay", catalog.Time(c.Dur)))
 		}
 		if c.HasLoss {
-			parts = append(parts, words("cmd.loss", catalog.Str(strconv.FormatFloat(float64(c.LossPPM)/1e4, 'f', -1, 64)+"%")))
+			parts = append(parts, words("cmd.loss", catalog.Str(numberText(lang, float64(c.LossPPM)/1e4)+"%")))
 		}
 		sep := "—"
 		if c.OneWay {
@@ -102,13 +101,13 @@ func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 	case engine.CmdClock:
 		var parts []string
 		if c.HasSkew {
-			parts = append(parts, words("cmd.skew", catalog.Str(signedTime(c.Skew))))
+			parts = append(parts, words("cmd.skew", catalog.Str(signedTime(lang, c.Skew))))
 		}
 		if c.HasJump {
-			parts = append(parts, words("cmd.jump", catalog.Str(signedTime(c.Jump))))
+			parts = append(parts, words("cmd.jump", catalog.Str(signedTime(lang, c.Jump))))
 		}
 		if c.HasRate {
-			parts = append(parts, words("cmd.rate", catalog.Str(strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×")))
+			parts = append(parts, words("cmd.rate", catalog.Str(numberText(lang, float64(c.Rate)/1e6)+"×")))
 		}
 		f("cmd.clock", catalog.Str(c.A), catalog.Str(strings.Join(parts, ", ")))
 	case engine.CmdReplica:

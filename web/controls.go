@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -47,7 +48,7 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 		if r.Freeze {
 			r.For = append(r.For, ctlOption{Value: "", Text: T(lang, "ctl.forever")})
 			for _, d := range c.Freeze {
-				r.For = append(r.For, ctlOption{Value: d.String(), Text: d.String()})
+				r.For = append(r.For, ctlOption{Value: d.String(), Text: timeText(lang, d)})
 			}
 			r.Buttons = append(r.Buttons, ctlButton{Cmd: "thaw " + name, Text: T(lang, "ctl.thaw"), Label: named("ctl.thaw")})
 		}
@@ -72,11 +73,11 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 				where := name + "→" + T(lang, "node."+to)
 				for _, d := range l.Delay {
 					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, Dur: d}
-					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " +" + d.String(), Label: T(lang, "ctl.delay") + " " + where + " " + d.String()})
+					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " +" + timeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + " " + timeText(lang, d)})
 				}
 				for _, p := range l.Loss {
 					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasLoss: true, LossPPM: p}
-					pct := strconv.FormatFloat(float64(p)/1e4, 'f', -1, 64) + "%"
+					pct := numberText(lang, float64(p)/1e4) + "%"
 					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + pct, Label: T(lang, "ctl.loss") + " " + where + " " + pct})
 				}
 				undo := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, HasLoss: true}
@@ -86,15 +87,15 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 		if k := c.Clock; k != nil {
 			for _, d := range k.Skew {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasSkew: true, Skew: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + signedTime(d), Label: T(lang, "ctl.skew") + " " + name + " " + signedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + signedTime(lang, d), Label: T(lang, "ctl.skew") + " " + name + " " + signedTime(lang, d)})
 			}
 			for _, d := range k.Jump {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasJump: true, Jump: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + signedTime(d), Label: T(lang, "ctl.jump") + " " + name + " " + signedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + signedTime(lang, d), Label: T(lang, "ctl.jump") + " " + name + " " + signedTime(lang, d)})
 			}
 			for _, rt := range k.Rate {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}
-				x := strconv.FormatFloat(float64(rt)/1e6, 'f', -1, 64) + "×"
+				x := numberText(lang, float64(rt)/1e6) + "×"
 				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.rate") + " " + x, Label: T(lang, "ctl.rate") + " " + name + " " + x})
 			}
 		}
@@ -138,19 +139,30 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		}
 		for _, d := range lengths {
 			cmd := engine.Command{Kind: engine.CmdLease, Dur: d}
-			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + d.String(), Label: commandText(lang, cmd.String())})
+			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + timeText(lang, d), Label: commandText(lang, cmd.String())})
 		}
 	}
 	for _, t := range c.Until {
-		text := T(lang, "ctl.until") + " " + t.String()
+		text := T(lang, "ctl.until") + " " + timeText(lang, t)
 		out = append(out, ctlButton{Cmd: "until " + t.String(), Text: text, Label: text})
 	}
 	return out
 }
 
-func signedTime(d engine.Time) string {
+// signedTime is a shift of time in lang's words, its sign always shown.
+func signedTime(lang string, d engine.Time) string {
 	if d >= 0 {
-		return "+" + d.String()
+		return "+" + timeText(lang, d)
 	}
-	return "−" + (-d).String()
+	return "−" + timeText(lang, -d)
 }
+
+// numberText is x as a student reading lang reads a number: with its
+// decimal mark.
+func numberText(lang string, x float64) string {
+	var scratch [32]byte
+	return string(catalog.AppendNumber(nil, lang, strconv.AppendFloat(scratch[:0], x, 'f', -1, 64)))
+}
+
+// timeText is a time or duration as a student reading lang reads it.
+func timeText(lang string, t engine.Time) string { return string(catalog.AppendTime(nil, lang, t)) }

@@ -276,7 +276,7 @@ func (w *svgw) mark(d *Diagram, m dMark) {
 	w.s(">")
 	// markSentence, written in place: the time needs no escaping.
 	w.s("<title>")
-	w.b = e.T.AppendTo(w.b)
+	w.b = catalog.AppendTime(w.b, d.Lang, e.T)
 	w.s(" ")
 	w.tmp = labs.AppendEvent(w.tmp[:0], e, d.world.Names(), d.Lang)
 	w.b = appendEsc(w.b, w.tmp)
@@ -385,7 +385,7 @@ func (w *svgw) eventRows(v *eventsView) {
 		w.s(`"`)
 		w.num("data-event", idx)
 		w.s(`><span class="t">`)
-		w.b = e.T.AppendTo(w.b) // a time's text needs no escaping
+		w.b = catalog.AppendTime(w.b, v.Lang, e.T) // a time's text needs no escaping
 		w.s(`</span> <span class="txt">`)
 		w.tmp = labs.AppendEvent(w.tmp[:0], e, v.Names, v.Lang)
 		w.b = appendEsc(w.b, w.tmp)
@@ -413,7 +413,7 @@ func (w *svgw) now(d *Diagram) {
 	w.s(">")
 	w.esc(T(d.Lang, "diagram.now"))
 	w.s(" ")
-	w.b = d.Now.At.AppendTo(w.b) // a time's text needs no escaping
+	w.b = catalog.AppendTime(w.b, d.Lang, d.Now.At) // a time's text needs no escaping
 	w.s("</text></g>")
 }
 
@@ -504,7 +504,7 @@ func (w *svgw) ticks(d *Diagram) {
 		w.num("x", t.X)
 		w.num("y", d.AxisY+16)
 		w.s(` text-anchor="middle">`)
-		w.b = t.At.AppendTo(w.b) // a time's text needs no escaping
+		w.b = catalog.AppendTime(w.b, d.Lang, t.At) // a time's text needs no escaping
 		w.s("</text>")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -145,7 +146,7 @@ func (l *live) nextFrame(out *msgBody, w *engine.World, p *shownPage) error {
 	if p.status.sameAs(w, d.outcome, workers) {
 		target := out.str("now")
 		at := out.at()
-		out.b = w.Now().AppendTo(out.b)
+		out.b = catalog.AppendTime(out.b, l.lang, w.Now())
 		out.add(opText, target, out.since(at))
 	} else {
 		shown := p.status.Workers[:0]

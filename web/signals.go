@@ -3,6 +3,7 @@ package web
 import (
 	"strconv"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -106,19 +107,19 @@ func (w *svgw) signals(s *Signals) {
 
 	w.signalRow(lang, "left", "signals.left", false)
 	if n := len(m.Remaining); n > 0 {
-		w.b = m.Remaining[n-1].AppendTo(w.b)
+		w.b = catalog.AppendTime(w.b, lang, m.Remaining[n-1])
 	} else {
 		w.s("–")
 	}
 	w.signalRow(lang, "left-low", "signals.left-low", false)
 	if len(m.Remaining) > 0 {
-		w.times(" · ", engine.Percentile(m.Remaining, 0), engine.Percentile(m.Remaining, 50))
+		w.times(lang, " · ", engine.Percentile(m.Remaining, 0), engine.Percentile(m.Remaining, 50))
 	} else {
 		w.s("–")
 	}
 	w.signalRow(lang, "latency", "signals.latency", false)
 	if len(m.Latency) > 0 {
-		w.times(" · ", engine.Percentile(m.Latency, 50), engine.Percentile(m.Latency, 99), engine.Percentile(m.Latency, 100))
+		w.times(lang, " · ", engine.Percentile(m.Latency, 50), engine.Percentile(m.Latency, 99), engine.Percentile(m.Latency, 100))
 	} else {
 		w.s("–")
 	}
@@ -158,10 +159,12 @@ func (w *svgw) signals(s *Signals) {
 		w.s("</p></section>")
 		return
 	}
-	w.s(`<ol class="signal-log">`)
+	w.s(`<p class="signal-legend">`)
+	w.esc(T(lang, "signals.legend"))
+	w.s(`</p><ol class="signal-log">`)
 	events, names := s.world.Events(), s.world.Names()
 	for _, i := range s.lines[:s.shown] {
-		w.signalLine(s.world, events[i], names)
+		w.signalLine(lang, s.world, events[i], names)
 	}
 	w.s("</ol></section>")
 }
@@ -189,19 +192,21 @@ func (w *svgw) signalCount(lang, key, label string, n int) {
 	w.i(n)
 }
 
-// times writes ts, sep between them.
-func (w *svgw) times(sep string, ts ...engine.Time) {
+// times writes ts as lang writes times, sep between them.
+func (w *svgw) times(lang, sep string, ts ...engine.Time) {
 	for i, t := range ts {
 		if i > 0 {
 			w.s(sep)
 		}
-		w.b = t.AppendTo(w.b)
+		w.b = catalog.AppendTime(w.b, lang, t)
 	}
 }
 
 // signalLine writes a renewal event as a structured log line: lease id,
-// generation, previous and new expiry, error class.
-func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Names) {
+// generation, previous and new expiry, error class; its words, keys and
+// times in lang (signals.event.*, signals.key.*), its data-event the
+// engine's.
+func (w *svgw) signalLine(lang string, world *engine.World, e engine.Event, names engine.Names) {
 	event := signalEvent(e.Kind)
 	who := names.Of(e.Node)
 	w.s(`<li class="`)
@@ -211,49 +216,50 @@ func (w *svgw) signalLine(world *engine.World, e engine.Event, names engine.Name
 	w.s(`" data-event="`)
 	w.s(event)
 	w.s(`"><code><span class="t">`)
-	w.b = e.T.AppendTo(w.b)
+	w.b = catalog.AppendTime(w.b, lang, e.T)
 	w.s("</span> <b>")
 	w.esc(who)
 	w.s("</b> ")
-	w.s(event)
+	w.esc(T(lang, "signals.event."+event))
 	w.s(" ")
-	w.field("lease")
+	w.field(lang, "lease")
 	w.esc(leaseOf(world, who))
 	if e.Kind != engine.KindLost {
-		w.field("gen")
+		w.field(lang, "gen")
 		w.b = strconv.AppendUint(w.b, uint64(e.Gen()), 10)
 	}
 	switch e.Kind {
 	case engine.KindRenewed:
-		w.field("prev")
-		w.b = e.Prev().AppendTo(w.b)
-		w.field("new")
-		w.b = e.At.AppendTo(w.b)
-		w.field("left")
-		w.b = engine.Time(e.Value).AppendTo(w.b)
+		w.field(lang, "prev")
+		w.b = catalog.AppendTime(w.b, lang, e.Prev())
+		w.field(lang, "new")
+		w.b = catalog.AppendTime(w.b, lang, e.At)
+		w.field(lang, "left")
+		w.b = catalog.AppendTime(w.b, lang, engine.Time(e.Value))
 	case engine.KindRenewError:
-		w.field("class")
+		w.field(lang, "class")
 		if e.Value == 1 {
-			w.s("definitive")
+			w.esc(T(lang, "signals.definitive"))
 		} else {
-			w.s("transient")
+			w.esc(T(lang, "signals.transient"))
 		}
-		w.field("error")
-		w.esc(e.Reason().String())
+		w.field(lang, "error")
+		w.esc(labs.ReasonName(e.Reason(), lang))
 	case engine.KindStaleReply:
-		w.field("current")
+		w.field(lang, "current")
 		w.b = strconv.AppendInt(w.b, e.Value, 10)
 	case engine.KindLost:
-		w.field("why")
-		w.esc(e.Reason().String())
+		w.field(lang, "why")
+		w.esc(labs.ReasonName(e.Reason(), lang))
 	}
 	w.s("</code></li>")
 }
 
-// field opens one key=value field of a log line, up to its value.
-func (w *svgw) field(key string) {
+// field opens one key=value field of a log line, up to its value: key
+// in lang's words (signals.key.KEY).
+func (w *svgw) field(lang, key string) {
 	w.s(` <span class="k">`)
-	w.s(key)
+	w.esc(T(lang, "signals.key."+key))
 	w.s("=</span>")
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"strconv"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -85,7 +86,7 @@ func (w *svgw) status(s *statusView) {
 	w.s(`<dl class="status"><div><dt>`)
 	w.esc(T(lang, "status.now"))
 	w.s(`</dt><dd id="now">`)
-	w.b = b.Now.AppendTo(w.b) // a time's text needs no escaping
+	w.b = catalog.AppendTime(w.b, lang, b.Now) // a time's text needs no escaping
 	w.s(`</dd></div><div><dt>`)
 	w.esc(T(lang, "status.holder"))
 	w.s(`</dt><dd>`)
@@ -100,7 +101,7 @@ func (w *svgw) status(s *statusView) {
 			w.esc(T(lang, "status.no-expiry")) // a lock, or a lease record only candidates expire
 		} else {
 			w.s("→ ")
-			w.b = b.Expires.AppendTo(w.b)
+			w.b = catalog.AppendTime(w.b, lang, b.Expires)
 		}
 		w.s(")")
 	} else {

@@ -239,7 +239,7 @@ func whatifFormOf(v *labView) *whatifForm {
 			add(b.Cmd)
 		}
 	}
-	f.Moments = append(f.Moments, ctlOption{Value: "now", Text: T(v.Lang, "whatif.now") + " (" + v.World.Now().String() + ")"})
+	f.Moments = append(f.Moments, ctlOption{Value: "now", Text: T(v.Lang, "whatif.now") + " (" + timeText(v.Lang, v.World.Now()) + ")"})
 	ev := v.World.Events()
 	last := engine.Time(-1)
 	for i := len(ev) - 1; i >= 0 && len(f.Moments) <= maxMoments; i-- {
@@ -248,7 +248,7 @@ func whatifFormOf(v *labView) *whatifForm {
 			continue
 		}
 		last = t
-		f.Moments = append(f.Moments, ctlOption{Value: t.String(), Text: t.String()})
+		f.Moments = append(f.Moments, ctlOption{Value: t.String(), Text: timeText(v.Lang, t)})
 	}
 	return f
 }
