@@ -292,7 +292,7 @@ func init() {
 		"legend.stale":                     "pemilik usang",
 		"lesson.labs":                      "Lab untuk pelajaran ini",
 		"lesson.next":                      "Lanjut",
-		"mode.cas":                         "tulis bersyarat (compare-and-set)",
+		"mode.cas":                         "tulis bersyarat (CAS)",
 		"mode.equality":                    "token harus token lease saat ini",
 		"mode.fencing":                     "fencing",
 		"mode.idempotent":                  "kunci idempotensi",

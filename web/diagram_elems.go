@@ -91,9 +91,9 @@ func (w *svgw) id(d *Diagram, kind byte, key int) {
 	w.s(`"`)
 }
 
-// titlef appends a title: format, filled with args, escaped.
-func (w *svgw) titlef(format string, args ...catalog.Arg) {
-	w.tmp = catalog.Appendf(w.tmp[:0], format, args...)
+// titlef appends a title: key's text in lang, filled with args, escaped.
+func (w *svgw) titlef(lang, key string, args ...catalog.Arg) {
+	w.tmp = catalog.Append(w.tmp[:0], lang, key, args...)
 	w.s("<title>")
 	w.b = appendEsc(w.b, w.tmp)
 	w.s("</title>")
@@ -111,7 +111,7 @@ func (w *svgw) freeze(d *Diagram, f dBar) {
 	w.s(`<g class="freezebox"`)
 	w.id(d, 'f', int(f.Key))
 	w.s(">")
-	w.titlef(T(d.Lang, "diagram.freeze"), catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
+	w.titlef(d.Lang, "diagram.freeze", catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
 	w.s(`<rect class="freeze"`)
 	w.rect(f)
 	w.s(` fill="url(#`)
@@ -133,13 +133,13 @@ func (w *svgw) bar(d *Diagram, kind byte, b dBar) {
 	class := "stale"
 	switch kind {
 	case 'l':
-		w.titlef(T(d.Lang, "diagram.real"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
+		w.titlef(d.Lang, "diagram.real", name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = leaseClass[int(b.Worker)%6]
 	case 'b':
-		w.titlef(T(d.Lang, "diagram.belief"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
+		w.titlef(d.Lang, "diagram.belief", name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = beliefClass[int(b.Worker)%6]
 	default:
-		w.titlef(T(d.Lang, "diagram.stale"), name, catalog.Int(b.Token))
+		w.titlef(d.Lang, "diagram.stale", name, catalog.Int(b.Token))
 	}
 	w.s("<rect")
 	w.attr("class", class)
@@ -219,7 +219,7 @@ func (w *svgw) markLabel(d *Diagram, m dMark, e engine.Event, x, y int) {
 	w.labelAt(x, y)
 	switch m.Look {
 	case lookWrite:
-		w.esc(d.world.Names().Key(e.Key))
+		w.esc(labs.ObjectName(d.world.Names(), e.Key, d.Lang))
 		w.s(" ")
 	}
 	w.b = strconv.AppendInt(w.b, e.Token, 10)
