@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -222,7 +223,7 @@ func ParseProgram(s string) ([]Op, error) {
 		}
 		op, err := parseOp(f)
 		if err != nil {
-			return nil, fmt.Errorf("step %d %q: %w", i+1, strings.TrimSpace(part), err)
+			return nil, &StepError{fmt.Errorf("step %d %q: %w", i+1, strings.TrimSpace(part), err)}
 		}
 		ops = append(ops, op)
 	}
@@ -231,7 +232,7 @@ func ParseProgram(s string) ([]Op, error) {
 	}
 	for i, op := range ops {
 		if op.Kind == OpRepeat && i != len(ops)-1 {
-			return nil, fmt.Errorf("repeat must be the last step")
+			return nil, &StepError{fmt.Errorf("repeat must be the last step")}
 		}
 	}
 	if len(ops) == 1 && ops[0].Kind == OpRepeat {
@@ -376,7 +377,7 @@ func (sc *Scenario) Set(key, val string) error {
 	case "max-time":
 		sc.Limits.MaxTime, err = parseNonNeg(val)
 	default:
-		return fmt.Errorf("unknown scenario option %q", key)
+		return &UnknownOptionError{Of: "scenario", Key: key}
 	}
 	if err != nil {
 		return fmt.Errorf("%s=%s: %w", key, val, err)
@@ -403,99 +404,119 @@ func (ws *WorkerSpec) Set(key, val string) error {
 func (ws *WorkerSpec) Explicit() []string { return slices.Clip(ws.set) }
 
 func (ws *WorkerSpec) set1(key, val string) error {
-	var err error
-	switch key {
-	case "start":
-		ws.Start, err = parseNonNeg(val)
-	case "skew":
-		ws.Skew, err = ParseTime(val)
-	case "drift":
-		ws.Drift, err = parseRate(val)
-	case "belief":
-		switch val {
-		case "send":
-			ws.Belief = FromSend
-		case "receive":
-			ws.Belief = FromReceive
-		default:
-			err = fmt.Errorf("want send or receive")
-		}
-	case "token":
-		var on bool
-		on, err = parseBool(val)
-		ws.NoToken = !on
-	case "stop-at-expiry":
-		ws.StopAtExpiry, err = parseBool(val)
-	case "renew":
-		ws.Renew.Every, err = parseNonNeg(val)
-	case "renew-margin":
-		ws.Renew.Margin, err = parseNonNeg(val)
-	case "renew-retry":
-		ws.Renew.Retry, err = parseNonNeg(val)
-	case "renew-backoff":
-		ws.Renew.Backoff, err = parseFactor(val)
-	case "renew-retry-max":
-		ws.Renew.RetryMax, err = parseNonNeg(val)
-	case "renew-attempt":
-		ws.Renew.Attempt, err = parseNonNeg(val)
-	case "renew-jitter":
-		ws.Renew.Jitter, err = parseFactor(val)
-		if err == nil && ws.Renew.Jitter > 1000 {
-			err = fmt.Errorf("jitter is a share between 0 and 1")
-		}
-	case "renew-tries":
-		ws.Renew.Tries, err = strconv.Atoi(val)
-		if err == nil && (ws.Renew.Tries < 0 || ws.Renew.Tries > 1000) {
-			err = fmt.Errorf("must be 0 to 1000")
-		}
-	case "renew-give-up":
-		ws.Renew.GiveUp, err = parseNonNeg(val)
-	case "retry-past-deadline":
-		ws.Renew.PastDeadline, err = parseBool(val)
-	case "renew-loops":
-		ws.Renew.Loops, err = strconv.Atoi(val)
-		if err == nil && (ws.Renew.Loops < 1 || ws.Renew.Loops > 2) {
-			err = fmt.Errorf("1 or 2 loops")
-		}
-	case "renew-generation":
-		switch val {
-		case "check":
-			ws.Renew.AnyGen = false
-		case "ignore":
-			ws.Renew.AnyGen = true
-		default:
-			err = fmt.Errorf("want check or ignore")
-		}
-	case "renew-publish-gap":
-		ws.Renew.SplitPublish, err = parseNonNeg(val)
-	case "preset":
-		err = checkPreset(val)
-		ws.Preset = val
-	case "timeout":
-		ws.Timeout, err = parseNonNeg(val)
-	case "acquire-jitter":
-		ws.AcquireJitter, err = parseFactor(val)
-		if err == nil && ws.AcquireJitter > 10_000 {
-			err = fmt.Errorf("at most 10")
-		}
-	case "grace":
-		ws.Grace, err = parseNonNeg(val)
-	case "server-grace":
-		ws.ServerGrace, err = parseNonNeg(val)
-	case "session-lock-delay":
-		ws.LockDelay, err = parseNonNeg(val)
-	case "election-refresh":
-		ws.ElectionRefresh, err = parseBool(val)
-	case "lease":
-		if e := validName(val); e != nil {
-			err = fmt.Errorf("a lease name uses letters, digits, - and _")
-		}
-		ws.Lease = val
-	default:
-		return fmt.Errorf("unknown worker option %q", key)
+	set := workerOptions[key]
+	if set == nil {
+		return &UnknownOptionError{Of: "worker", Key: key}
 	}
-	if err != nil {
+	if err := set(ws, val); err != nil {
 		return fmt.Errorf("%s=%s: %w", key, val, err)
+	}
+	return nil
+}
+
+// workerOption sets one option of a worker from its text. Like the
+// options it sets, it writes the field even when the text is refused: the
+// caller drops the worker then.
+type workerOption func(ws *WorkerSpec, val string) error
+
+// workerOptions are the options a worker line takes (key=value).
+var workerOptions = map[string]workerOption{
+	"start":               durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Start }),
+	"skew":                durationOption(ParseTime, func(ws *WorkerSpec) *Time { return &ws.Skew }),
+	"drift":               func(ws *WorkerSpec, v string) (err error) { ws.Drift, err = parseRate(v); return err },
+	"belief":              setBelief,
+	"token":               func(ws *WorkerSpec, v string) error { on, err := parseBool(v); ws.NoToken = !on; return err },
+	"stop-at-expiry":      boolOption(func(ws *WorkerSpec) *bool { return &ws.StopAtExpiry }),
+	"renew":               durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.Every }),
+	"renew-margin":        durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.Margin }),
+	"renew-retry":         durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.Retry }),
+	"renew-backoff":       factorOption(0, "", func(ws *WorkerSpec) *int64 { return &ws.Renew.Backoff }),
+	"renew-retry-max":     durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.RetryMax }),
+	"renew-attempt":       durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.Attempt }),
+	"renew-jitter":        factorOption(1000, "jitter is a share between 0 and 1", func(ws *WorkerSpec) *int64 { return &ws.Renew.Jitter }),
+	"renew-tries":         countOption(0, 1000, "must be 0 to 1000", func(ws *WorkerSpec) *int { return &ws.Renew.Tries }),
+	"renew-give-up":       durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.GiveUp }),
+	"retry-past-deadline": boolOption(func(ws *WorkerSpec) *bool { return &ws.Renew.PastDeadline }),
+	"renew-loops":         countOption(1, 2, "1 or 2 loops", func(ws *WorkerSpec) *int { return &ws.Renew.Loops }),
+	"renew-generation":    setGeneration,
+	"renew-publish-gap":   durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.SplitPublish }),
+	"preset":              func(ws *WorkerSpec, v string) error { ws.Preset = v; return checkPreset(v) },
+	"timeout":             durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Timeout }),
+	"acquire-jitter":      factorOption(10_000, "at most 10", func(ws *WorkerSpec) *int64 { return &ws.AcquireJitter }),
+	"grace":               durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Grace }),
+	"server-grace":        durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.ServerGrace }),
+	"session-lock-delay":  durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.LockDelay }),
+	"election-refresh":    boolOption(func(ws *WorkerSpec) *bool { return &ws.ElectionRefresh }),
+	"lease":               setLeaseName,
+}
+
+func durationOption(parse func(string) (Time, error), field func(*WorkerSpec) *Time) workerOption {
+	return func(ws *WorkerSpec, v string) (err error) {
+		*field(ws), err = parse(v)
+		return err
+	}
+}
+
+func boolOption(field func(*WorkerSpec) *bool) workerOption {
+	return func(ws *WorkerSpec, v string) (err error) {
+		*field(ws), err = parseBool(v)
+		return err
+	}
+}
+
+// factorOption reads a decimal in thousandths, at most most (0: no more
+// than parseFactor's own bound), saying tooMuch beyond it.
+func factorOption(most int64, tooMuch string, field func(*WorkerSpec) *int64) workerOption {
+	return func(ws *WorkerSpec, v string) (err error) {
+		f := field(ws)
+		*f, err = parseFactor(v)
+		if err == nil && most > 0 && *f > most {
+			err = errors.New(tooMuch)
+		}
+		return err
+	}
+}
+
+// countOption reads a whole number from lo to hi, saying outside otherwise.
+func countOption(lo, hi int, outside string, field func(*WorkerSpec) *int) workerOption {
+	return func(ws *WorkerSpec, v string) (err error) {
+		n := field(ws)
+		*n, err = strconv.Atoi(v)
+		if err == nil && (*n < lo || *n > hi) {
+			err = errors.New(outside)
+		}
+		return err
+	}
+}
+
+func setBelief(ws *WorkerSpec, v string) error {
+	switch v {
+	case "send":
+		ws.Belief = FromSend
+	case "receive":
+		ws.Belief = FromReceive
+	default:
+		return fmt.Errorf("want send or receive")
+	}
+	return nil
+}
+
+func setGeneration(ws *WorkerSpec, v string) error {
+	switch v {
+	case "check":
+		ws.Renew.AnyGen = false
+	case "ignore":
+		ws.Renew.AnyGen = true
+	default:
+		return fmt.Errorf("want check or ignore")
+	}
+	return nil
+}
+
+func setLeaseName(ws *WorkerSpec, v string) error {
+	ws.Lease = v
+	if validName(v) != nil {
+		return fmt.Errorf("a lease name uses letters, digits, - and _")
 	}
 	return nil
 }

@@ -190,97 +190,114 @@ func editDistance(a, b string) int {
 // question and goal sections. Lines inside code fences are never headings.
 func splitSections(r *report, file, body string, firstLine int) *section {
 	root := &section{line: firstLine, at: pos{file, firstLine, 1}}
-	var top, cur *section = nil, root
+	sp := &sectionSplitter{r: r, file: file, root: root, cur: root}
 	fence := ""
 	for i, l := range strings.Split(body, "\n") {
-		lineNo := firstLine + i
 		t := strings.TrimSpace(l)
-		if fence != "" {
+		switch {
+		case fence != "":
 			if strings.HasPrefix(t, fence) {
 				fence = ""
 			}
-			cur.body = append(cur.body, l)
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
 			fence = t[:3]
-			cur.body = append(cur.body, l)
+		case strings.HasPrefix(l, "## "):
+			sp.heading(l, firstLine+i, 2)
+			continue
+		case strings.HasPrefix(l, "### "):
+			sp.heading(l, firstLine+i, 3)
 			continue
 		}
-		level := 0
-		if strings.HasPrefix(l, "## ") {
-			level = 2
-		} else if strings.HasPrefix(l, "### ") {
-			level = 3
-		}
-		if level == 0 {
-			cur.body = append(cur.body, l)
-			continue
-		}
-		f := strings.Fields(l[level+1:])
-		kind := ""
-		if len(f) > 0 {
-			kind = headingWords[strings.ToLower(f[0])]
-		}
-		at := pos{file, lineNo, level + 2}
-		switch {
-		case level == 2 && kind == "steps":
-			if len(f) != 1 {
-				r.errorf(at, "\"## %s\" takes nothing after it", f[0])
-			}
-			top = &section{kind: kind, at: at, line: lineNo + 1}
-			root.subs = append(root.subs, top)
-			cur = top
-		case level == 2 && (kind == "question" || kind == "goal"):
-			if len(f) != 2 {
-				r.errorf(at, "a %s heading is \"## %s ID\" with the id used in lab.yaml", kind, f[0])
-				cur = &section{}
-				continue
-			}
-			top = &section{kind: kind, id: f[1], at: pos{file, lineNo, level + 2 + len(f[0]) + 1}, line: lineNo + 1}
-			root.subs = append(root.subs, top)
-			cur = top
-		case level == 3 && (kind == "choice" || kind == "hint" || kind == "explanation"):
-			if top == nil || top.kind != "question" {
-				r.errorf(at, "\"### %s\" belongs under a \"## Question ID\" heading", f[0])
-				cur = &section{}
-				continue
-			}
-			s := &section{kind: kind, at: at, line: lineNo + 1}
-			switch {
-			case kind == "choice" && len(f) != 2:
-				r.errorf(at, "a choice heading is \"### %s ID\" with the choice's id from lab.yaml", f[0])
-				cur = &section{}
-				continue
-			case kind == "choice":
-				s.id = f[1]
-				s.at.col += len(f[0]) + 1
-			case len(f) != 1:
-				r.errorf(at, "\"### %s\" takes nothing after it", f[0])
-			}
-			top.subs = append(top.subs, s)
-			cur = s
-		case kind != "":
-			// A keyword at the wrong level: "## Pilihan x" or "### Pertanyaan q".
-			hashes := strings.Repeat("#", headingLevel[kind])
-			r.errorf(at, "%q: a %s heading is written %s %s", strings.TrimSpace(l), strings.ToLower(headingNames[kind][1]), hashes, strings.Join(f, " "))
-			markUnknown(root, top, headingLevel[kind], at)
-			cur = &section{}
-		default:
-			if len(f) > 0 {
-				if k, ok := nearHeading(f[0]); ok {
-					word := headingNames[headingWordKind(k)]
-					suggest := strings.Repeat("#", headingLevel[headingWordKind(k)]) + " " + strings.Join(append([]string{matchCase(f[0], k)}, f[1:]...), " ")
-					r.errorf(at, "unknown heading %q: did you mean %q (%s/%s)?", strings.TrimSpace(l), suggest, word[0], word[1])
-					markUnknown(root, top, headingLevel[headingWordKind(k)], at)
-					cur = &section{}
-					continue
-				}
-			}
-			cur.body = append(cur.body, l)
-		}
+		sp.cur.body = append(sp.cur.body, l)
 	}
 	return root
+}
+
+// sectionSplitter is splitSections' state: the file's root section, the
+// "##" section open (top) and the section lines go to (cur).
+type sectionSplitter struct {
+	r         *report
+	file      string
+	root, top *section
+	cur       *section
+}
+
+// discard sends the lines up to the next heading nowhere: they are under a
+// heading that is wrong, which is reported.
+func (sp *sectionSplitter) discard() { sp.cur = &section{} }
+
+// heading reads line l, a heading of the given level: it opens a section,
+// or reports a heading that cannot, or is plain text after all.
+func (sp *sectionSplitter) heading(l string, lineNo, level int) {
+	f := strings.Fields(l[level+1:])
+	kind := ""
+	if len(f) > 0 {
+		kind = headingWords[strings.ToLower(f[0])]
+	}
+	at := pos{sp.file, lineNo, level + 2}
+	switch {
+	case level == 2 && kind == "steps":
+		if len(f) != 1 {
+			sp.r.errorf(at, "\"## %s\" takes nothing after it", f[0])
+		}
+		sp.openTop(&section{kind: kind, at: at, line: lineNo + 1})
+	case level == 2 && (kind == "question" || kind == "goal"):
+		if len(f) != 2 {
+			sp.r.errorf(at, "a %s heading is \"## %s ID\" with the id used in lab.yaml", kind, f[0])
+			sp.discard()
+			return
+		}
+		sp.openTop(&section{kind: kind, id: f[1], at: pos{sp.file, lineNo, level + 2 + len(f[0]) + 1}, line: lineNo + 1})
+	case level == 3 && (kind == "choice" || kind == "hint" || kind == "explanation"):
+		sp.questionPart(kind, f, at, lineNo)
+	case kind != "":
+		// A keyword at the wrong level: "## Pilihan x" or "### Pertanyaan q".
+		hashes := strings.Repeat("#", headingLevel[kind])
+		sp.r.errorf(at, "%q: a %s heading is written %s %s", strings.TrimSpace(l), strings.ToLower(headingNames[kind][1]), hashes, strings.Join(f, " "))
+		markUnknown(sp.root, sp.top, headingLevel[kind], at)
+		sp.discard()
+	default:
+		if len(f) > 0 {
+			if k, ok := nearHeading(f[0]); ok {
+				word := headingNames[headingWordKind(k)]
+				suggest := strings.Repeat("#", headingLevel[headingWordKind(k)]) + " " + strings.Join(append([]string{matchCase(f[0], k)}, f[1:]...), " ")
+				sp.r.errorf(at, "unknown heading %q: did you mean %q (%s/%s)?", strings.TrimSpace(l), suggest, word[0], word[1])
+				markUnknown(sp.root, sp.top, headingLevel[headingWordKind(k)], at)
+				sp.discard()
+				return
+			}
+		}
+		sp.cur.body = append(sp.cur.body, l)
+	}
+}
+
+func (sp *sectionSplitter) openTop(s *section) {
+	sp.top = s
+	sp.root.subs = append(sp.root.subs, s)
+	sp.cur = s
+}
+
+// questionPart opens a question's choice, hint or explanation.
+func (sp *sectionSplitter) questionPart(kind string, f []string, at pos, lineNo int) {
+	if sp.top == nil || sp.top.kind != "question" {
+		sp.r.errorf(at, "\"### %s\" belongs under a \"## Question ID\" heading", f[0])
+		sp.discard()
+		return
+	}
+	s := &section{kind: kind, at: at, line: lineNo + 1}
+	switch {
+	case kind == "choice" && len(f) != 2:
+		sp.r.errorf(at, "a choice heading is \"### %s ID\" with the choice's id from lab.yaml", f[0])
+		sp.discard()
+		return
+	case kind == "choice":
+		s.id = f[1]
+		s.at.col += len(f[0]) + 1
+	case len(f) != 1:
+		sp.r.errorf(at, "\"### %s\" takes nothing after it", f[0])
+	}
+	sp.top.subs = append(sp.top.subs, s)
+	sp.cur = s
 }
 
 // headingWordKind is the section kind of a heading keyword.

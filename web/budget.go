@@ -186,6 +186,12 @@ func (e *busyError) Error() string {
 	return "busy: this uses more of the server than one student may; try again in " + e.retry.Round(100*time.Millisecond).String()
 }
 
+// Key is the catalog's text for work refused until later.
+func (e *busyError) Key() string { return "err.busy" }
+
+// Args is how long to wait.
+func (e *busyError) Args() []any { return []any{e.retry.Round(100 * time.Millisecond)} }
+
 // waitFor is the longest wait of the budgets given, as an error, or nil
 // when work may start now.
 func waitFor(budgets ...*workBudget) error {

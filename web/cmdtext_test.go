@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -101,7 +102,7 @@ func referenceCommandText(lang, src string) string {
 			parts = append(parts, f("cmd.delay", c.Dur))
 		}
 		if c.HasLoss {
-			parts = append(parts, f("cmd.loss", numberText(lang, float64(c.LossPPM)/1e4)+"%"))
+			parts = append(parts, f("cmd.loss", catalog.Number(lang, float64(c.LossPPM)/1e4)+"%"))
 		}
 		sep := "—"
 		if c.OneWay {
@@ -117,7 +118,7 @@ func referenceCommandText(lang, src string) string {
 			parts = append(parts, f("cmd.jump", signedTime(lang, c.Jump)))
 		}
 		if c.HasRate {
-			parts = append(parts, f("cmd.rate", numberText(lang, float64(c.Rate)/1e6)+"×"))
+			parts = append(parts, f("cmd.rate", catalog.Number(lang, float64(c.Rate)/1e6)+"×"))
 		}
 		return f("cmd.clock", c.A, strings.Join(parts, ", "))
 	case engine.CmdReplica:

@@ -77,7 +77,7 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 				}
 				for _, p := range l.Loss {
 					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasLoss: true, LossPPM: p}
-					pct := numberText(lang, float64(p)/1e4) + "%"
+					pct := catalog.Number(lang, float64(p)/1e4) + "%"
 					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + pct, Label: T(lang, "ctl.loss") + " " + where + " " + pct})
 				}
 				undo := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, HasLoss: true}
@@ -95,7 +95,7 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 			}
 			for _, rt := range k.Rate {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}
-				x := numberText(lang, float64(rt)/1e6) + "×"
+				x := catalog.Number(lang, float64(rt)/1e6) + "×"
 				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.rate") + " " + x, Label: T(lang, "ctl.rate") + " " + name + " " + x})
 			}
 		}
@@ -147,21 +147,6 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		out = append(out, ctlButton{Cmd: "until " + t.String(), Text: text, Label: text})
 	}
 	return out
-}
-
-// signedTime is a shift of time in lang's words, its sign always shown.
-func signedTime(lang string, d engine.Time) string {
-	if d >= 0 {
-		return "+" + timeText(lang, d)
-	}
-	return "−" + timeText(lang, -d)
-}
-
-// numberText is x as a student reading lang reads a number: with its
-// decimal mark.
-func numberText(lang string, x float64) string {
-	var scratch [32]byte
-	return string(catalog.AppendNumber(nil, lang, strconv.AppendFloat(scratch[:0], x, 'f', -1, 64)))
 }
 
 // timeText is a time or duration as a student reading lang reads it.

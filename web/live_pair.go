@@ -61,7 +61,7 @@ func (l *live) advance(c engine.Command) error {
 // world belong to the lab page and are refused.
 func (l *live) handlePair(m clientMsg) serverMsg {
 	if m.kind != msgDo {
-		return l.fail(m.ID, &labsession.ForkError{Key: "whatif.timeonly", Err: errTimeOnly})
+		return l.fail(m.ID, labsession.NewForkError("whatif.timeonly", errTimeOnly))
 	}
 	if err := l.pair.Do(m.Cmd); err != nil {
 		return l.fail(m.ID, err)

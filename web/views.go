@@ -123,9 +123,9 @@ func (c *challengeView) Faults() []string {
 		return nil
 	}
 	for _, f := range c.Verdict.Counterexample.Faults {
-		s := f.At.String() + ": " + T(c.Lang, "fault."+f.Kind)
+		s := f.At.String() + ": " + T(c.Lang, "fault."+string(f.Kind))
 		switch {
-		case f.Kind == "drift":
+		case f.Kind == engine.FaultDrift:
 			s += fmt.Sprintf(" (%.2f%%)", float64(f.Rate-1_000_000)/10_000)
 		case f.Hold > 0:
 			s += " +" + f.Size.String() + " / " + f.Hold.String()

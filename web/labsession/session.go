@@ -58,24 +58,21 @@ const (
 )
 
 // LimitError is a command refused because the session is as big as it may
-// grow. Key names its text in the catalog (with Arg), so a page says it in
-// the student's language.
+// grow, or a query a session cannot be opened from. It is Readable: the
+// catalog says it in the student's language.
 type LimitError struct {
 	msg string
-	Key string
-	Arg any
+	key string
+	arg any
 }
 
 func (e *LimitError) Error() string { return e.msg }
 
-// NotOfferedError is a command the lab's page does not offer.
-type NotOfferedError struct {
-	Cmd engine.Command
-	Err error
-}
+// Key is the catalog's text for the limit.
+func (e *LimitError) Key() string { return e.key }
 
-func (e *NotOfferedError) Error() string { return e.Err.Error() }
-func (e *NotOfferedError) Unwrap() error { return e.Err }
+// Args is the limit.
+func (e *LimitError) Args() []any { return []any{e.arg} }
 
 // RefusedError is a command of a link the session left out.
 type RefusedError struct {
@@ -85,6 +82,22 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return fmt.Sprintf("%s: %v", Clip(e.Src), e.Err) }
 func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Key is the catalog's text for a command and why it was left out.
+func (e *RefusedError) Key() string { return "err.refused" }
+
+// Args are the command (in the reader's words when it parses; clipped as
+// written when not) and why it was refused.
+func (e *RefusedError) Args() []any {
+	if c, err := Parse(e.Src); err == nil {
+		return []any{c, e.Err}
+	}
+	src := e.Src
+	if len(src) > 60 {
+		src = Clip(src)
+	}
+	return []any{src, e.Err}
+}
 
 // Session is one run of a lab. It is not safe for concurrent use: one
 // goroutine owns it and its world.
@@ -138,7 +151,7 @@ func FromQuery(lab *labs.Lab, q url.Values) (s *Session, refused error, err erro
 	if v := q.Get("seed"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return nil, nil, fmt.Errorf("seed %s: not a number", Clip(v))
+			return nil, nil, &LimitError{fmt.Sprintf("seed %s: not a number", Clip(v)), "err.seed", Clip(v)}
 		}
 		seed = n
 	}
@@ -188,7 +201,7 @@ func FromQuery(lab *labs.Lab, q url.Values) (s *Session, refused error, err erro
 // Parse reads one command as a student or a link writes it.
 func Parse(src string) (engine.Command, error) {
 	if len(src) > MaxCommandLen {
-		return engine.Command{}, fmt.Errorf("command longer than %d characters", MaxCommandLen)
+		return engine.Command{}, &LimitError{fmt.Sprintf("command longer than %d characters", MaxCommandLen), "err.limit.length", MaxCommandLen}
 	}
 	return engine.ParseCommand(strings.TrimSpace(src))
 }
@@ -312,7 +325,7 @@ func (s *Session) Apply(c engine.Command) error {
 // and refusing it when they would take *work past MaxOpenWork.
 func (s *Session) applyCounted(c engine.Command, work *int) error {
 	if err := s.lab.Refusal(c); err != nil {
-		return &NotOfferedError{Cmd: c, Err: err}
+		return err
 	}
 	if c.Kind == engine.CmdReset {
 		return s.reset(nil, work)
@@ -344,7 +357,7 @@ func (s *Session) check(c engine.Command) error {
 	}
 	now := s.world.Now()
 	over := false
-	switch c.Kind {
+	switch c.Kind { // the command table's time commands (MovesTime)
 	case engine.CmdAdvance:
 		over = c.Dur > MaxVirtual-now
 	case engine.CmdUntil:
