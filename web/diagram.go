@@ -2,12 +2,12 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"sync"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -539,7 +539,7 @@ func (d *Diagram) layout(id string, w *engine.World, lang string, highlight map[
 		d.Pin = prev.Pin
 	} else if o.Event >= 0 {
 		e := events[o.Event]
-		text := e.T.String() + ": " + outcomeSentence(o, events, names, lang)
+		text := timeText(lang, e.T) + ": " + outcomeSentence(o, events, names, lang)
 		line := text
 		if o.Class == outcomeSafe {
 			line = T(lang, "outcome.safe") + " — " + text
@@ -763,7 +763,7 @@ func violationSentence(v engine.Event, events []engine.Event, names engine.Names
 		case engine.ViolationSplitBrain:
 			key = "diagram.because.other"
 		}
-		s += " (" + fmt.Sprintf(T(lang, key), events[i].T) + ")"
+		s += " (" + string(catalog.Append(nil, lang, key, catalog.Time(events[i].T))) + ")"
 	}
 	return s + "."
 }

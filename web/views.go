@@ -123,7 +123,7 @@ func (c *challengeView) Faults() []string {
 		return nil
 	}
 	for _, f := range c.Verdict.Counterexample.Faults {
-		s := f.At.String() + ": " + T(c.Lang, "fault."+string(f.Kind))
+		s := timeText(c.Lang, f.At) + ": " + T(c.Lang, "fault."+string(f.Kind))
 		switch {
 		case f.Kind == engine.FaultDrift:
 			s += fmt.Sprintf(" (%.2f%%)", float64(f.Rate-1_000_000)/10_000)
@@ -143,7 +143,7 @@ func (c *challengeView) Why() string {
 	if ce == nil || c.Verdict.World == nil || ce.Event < 0 {
 		return ""
 	}
-	return ce.Why.T.String() + ": " + labs.DescribeEvent(ce.Why, c.Verdict.World.Names(), c.Lang)
+	return timeText(c.Lang, ce.Why.T) + ": " + labs.DescribeEvent(ce.Why, c.Verdict.World.Names(), c.Lang)
 }
 
 // policyValues is the challenge form's values: the request's, else the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/web/labsession"
@@ -192,7 +193,7 @@ func (w *svgw) pairLive(v *pairView) {
 	w.s(": ")
 	w.esc(v.ChangeIn)
 	w.s(" (")
-	w.b = v.At.AppendTo(w.b)
+	w.b = catalog.AppendTime(w.b, v.Lang, v.At)
 	w.s(")</h2>")
 	w.figure(v.B)
 	w.s("</section>")
