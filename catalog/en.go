@@ -442,5 +442,14 @@ func init() {
 		"cmd.on.acquired":                  "acquired",
 		"cmd.on.check":                     "check",
 		"cmd.on.work":                      "work",
+		"param.renew-margin":               "Renew when this much lease is left",
+		"param.renew-attempt":              "Time allowed for one attempt",
+		"param.renew-retry":                "Wait before a retry",
+		"param.renew-backoff":              "Retry wait multiplier",
+		"param.renew-give-up":              "Give up after",
+		"param.belief":                     "Deadline counted from (send or receive)",
+		"param.stop-at-expiry":             "Stop at the deadline (on or off)",
+		"param.retry-past-deadline":        "Retry past the deadline (on or off)",
+		"fault.hold":                       "+%s / %s",
 	})
 }

@@ -100,7 +100,7 @@ func init() {
 		"diagram.freeze":                   "%s beku %s..%s",
 		"diagram.frozen":                   "beku",
 		"diagram.harm":                     "bahaya",
-		"diagram.now":                      "sekarang",
+		"diagram.now":                      "kini",
 		"diagram.real":                     "lease asli %s token %d: %s..%s (menurut koordinator)",
 		"diagram.stale":                    "%s masih bertindak sebagai pemegang token %d setelah lease-nya kedaluwarsa",
 		"diagram.title":                    "Diagram ruang-waktu: koordinator, worker, dan penyimpanan",
@@ -442,5 +442,14 @@ func init() {
 		"cmd.on.acquired":                  "ia baru memegang lease",
 		"cmd.on.check":                     "ia memeriksa lease-nya",
 		"cmd.on.work":                      "ia mulai bekerja",
+		"param.renew-margin":               "Mulai memperpanjang saat sisa lease",
+		"param.renew-attempt":              "Batas waktu satu percobaan",
+		"param.renew-retry":                "Jeda sebelum coba ulang",
+		"param.renew-backoff":              "Pengali jeda coba ulang",
+		"param.renew-give-up":              "Menyerah setelah",
+		"param.belief":                     "Tenggat dihitung dari (send: saat kirim, receive: saat jawaban tiba)",
+		"param.stop-at-expiry":             "Berhenti di tenggat (on: ya, off: tidak)",
+		"param.retry-past-deadline":        "Coba ulang melewati tenggat (on: ya, off: tidak)",
+		"fault.hold":                       "+%s selama %s",
 	})
 }

@@ -136,7 +136,7 @@ func TestBrowserLabTeaches(t *testing.T) {
 			if small != "" {
 				t.Errorf("diagram text under 12 px: %s", small)
 			}
-			if got := evalString(t, ctx, `document.querySelector("#diagram .nowline text").textContent`); !strings.HasPrefix(got, "sekarang") {
+			if got := evalString(t, ctx, `document.querySelector("#diagram .nowline text").textContent`); !strings.HasPrefix(got, "kini") {
 				t.Errorf(`the "now" label reads %q`, got)
 			}
 			screenshot(t, ctx, "lab-frozen-"+v.name+"-id", false)

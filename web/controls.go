@@ -149,5 +149,13 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 	return out
 }
 
+// paramText is a design challenge's policy option in lang's words
+// (param.NAME), "" for one the catalog does not name: the option's own
+// name, shown beside it, is what the lab file and the link use.
+func paramText(lang, name string) string {
+	s, _ := catalog.Lookup(lang, "param."+name)
+	return s
+}
+
 // timeText is a time or duration as a student reading lang reads it.
 func timeText(lang string, t engine.Time) string { return string(catalog.AppendTime(nil, lang, t)) }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/web/labsession"
@@ -126,11 +127,11 @@ func (c *challengeView) Faults() []string {
 		s := timeText(c.Lang, f.At) + ": " + T(c.Lang, "fault."+string(f.Kind))
 		switch {
 		case f.Kind == engine.FaultDrift:
-			s += fmt.Sprintf(" (%.2f%%)", float64(f.Rate-1_000_000)/10_000)
+			s += " (" + string(catalog.AppendNumber(nil, c.Lang, fmt.Appendf(nil, "%.2f", float64(f.Rate-1_000_000)/10_000))) + "%)"
 		case f.Hold > 0:
-			s += " +" + f.Size.String() + " / " + f.Hold.String()
+			s += " " + string(catalog.Append(nil, c.Lang, "fault.hold", catalog.Time(f.Size), catalog.Time(f.Hold)))
 		case f.Size > 0:
-			s += " " + f.Size.String()
+			s += " " + timeText(c.Lang, f.Size)
 		}
 		out = append(out, s)
 	}
