@@ -130,6 +130,9 @@ func AppendTime(b []byte, lang string, t engine.Time) []byte {
 	return append(AppendNumber(append(b, before...), lang, trace[:end]), after...)
 }
 
+// TimeText is t as AppendTime writes it, as a string.
+func TimeText(lang string, t engine.Time) string { return string(AppendTime(nil, lang, t)) }
+
 // AppendNumber appends number, written with a decimal point as Go writes
 // it, with lang's decimal mark instead (number.point: "0,125" in
 // Indonesian); lang "" keeps the point.

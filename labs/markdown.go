@@ -2,6 +2,7 @@ package labs
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"regexp"
 	"strings"
@@ -207,6 +208,10 @@ func splitSections(r *report, file, body string, firstLine int) *section {
 		case strings.HasPrefix(l, "### "):
 			sp.heading(l, firstLine+i, 3)
 			continue
+		default:
+			if sp.misformed(l, firstLine+i) {
+				continue
+			}
 		}
 		sp.cur.body = append(sp.cur.body, l)
 	}
@@ -298,6 +303,70 @@ func (sp *sectionSplitter) questionPart(kind string, f []string, at pos, lineNo 
 	}
 	sp.top.subs = append(sp.top.subs, s)
 	sp.cur = s
+}
+
+// misformed reports line l when it was meant to be a heading but is not
+// written as one (misformedHeading): "##Pertanyaan x" is a paragraph to
+// Markdown. It says what the line looks like it meant, and what that
+// heading would have opened follows from it.
+func (sp *sectionSplitter) misformed(l string, lineNo int) bool {
+	at, what, meant, kind, ok := misformedHeading(sp.file, lineNo, l)
+	if !ok {
+		return false
+	}
+	sp.r.errorf(at, "%q is not a heading (%s): did you mean %q?", strings.TrimSpace(l), what, meant)
+	markUnknown(sp.root, sp.top, headingLevel[kind], at)
+	sp.discard()
+	return true
+}
+
+// misformedHeading recognises a line that was meant to be a question,
+// goal, steps, choice, hint or explanation heading but is not written as
+// one: no space after the hashes ("##Pertanyaan x") or the wrong number of
+// them ("# Pertanyaan x", "####Pilihan a"). It gives where it is, what is
+// wrong, the heading meant and its kind.
+func misformedHeading(file string, lineNo int, l string) (at pos, what, meant, kind string, ok bool) {
+	n := len(l) - len(strings.TrimLeft(l, "#"))
+	if n == 0 || n > 6 {
+		return pos{}, "", "", "", false
+	}
+	rest := l[n:]
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return pos{}, "", "", "", false
+	}
+	word := strings.ToLower(f[0])
+	if headingWords[word] == "" {
+		k, near := nearHeading(word)
+		if !near || strings.HasPrefix(rest, " ") {
+			// "# Background" is prose; only a heading written without
+			// its space is taken for a misspelt keyword.
+			return pos{}, "", "", "", false
+		}
+		word, f[0] = k, matchCase(f[0], k)
+	}
+	kind = headingWords[word]
+	want := headingLevel[kind]
+	if kind == "steps" {
+		want = 2
+	}
+	switch {
+	case !strings.HasPrefix(rest, " ") && n == want:
+		what = "no space after " + strings.Repeat("#", n)
+	case !strings.HasPrefix(rest, " "):
+		what = fmt.Sprintf("no space after the hashes, and a %s heading has %d", strings.ToLower(headingName(kind)), want)
+	default:
+		what = fmt.Sprintf("a %s heading has %d hashes, not %d", strings.ToLower(headingName(kind)), want, n)
+	}
+	return pos{file, lineNo, 1}, what, strings.Repeat("#", want) + " " + strings.Join(f, " "), kind, true
+}
+
+// headingName is a section kind's English keyword, for messages.
+func headingName(kind string) string {
+	if kind == "steps" {
+		return "Steps"
+	}
+	return headingNames[kind][1]
 }
 
 // headingWordKind is the section kind of a heading keyword.

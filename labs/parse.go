@@ -27,10 +27,10 @@ func checkID(r *report, y ynode, id, what string) bool {
 // The keys each part of a lab file may have. lab.schema.json offers the
 // same (a test holds them together).
 var (
-	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "controls", "panels", "questions", "goals", "challenge"}
+	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "controls", "panels", "questions", "goals", "challenge", "search"}
 	questionKeys  = []string{"id", "variant", "run", "choices", "hints", "answer"}
 	choiceKeys    = []string{"id", "holds"}
-	goalKeys      = []string{"id", "holds", "proof"}
+	goalKeys      = []string{"id", "holds", "proof", "break"}
 	challengeKeys = []string{"holder", "runs", "seed", "horizon", "faults", "survive", "policy"}
 )
 
@@ -96,6 +96,9 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	}
 	if v, ok := fields["challenge"]; ok {
 		l.challenge = parseChallenge(r, l, v)
+	}
+	if v, ok := fields["search"]; ok {
+		l.search = parseSearch(r, l, v)
 	}
 	if len(l.Questions) == 0 && len(l.Goals) == 0 && l.challenge == nil {
 		r.warnf(y.pos(), "lab has no questions and no goals")
@@ -471,6 +474,8 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 			holds = e.val
 		case "proof":
 			g.proof = parseCommands(r, e.val, "proof")
+		case "break":
+			g.breakFaults = parseBreak(r, e.val)
 		}
 	}
 	if g.ID == "" {
@@ -493,6 +498,7 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 func verifyLab(r *report, l *Lab) map[string]decided {
 	out := map[string]decided{}
 	verifyChallenge(r, l)
+	verifyBreakGoals(r, l)
 	for _, q := range l.Questions {
 		if d, ok := verifyQuestion(r, l, q); ok {
 			out[q.ID] = d

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"leaselab/catalog"
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -48,7 +49,7 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 		if r.Freeze {
 			r.For = append(r.For, ctlOption{Value: "", Text: T(lang, "ctl.forever")})
 			for _, d := range c.Freeze {
-				r.For = append(r.For, ctlOption{Value: d.String(), Text: timeText(lang, d)})
+				r.For = append(r.For, ctlOption{Value: d.String(), Text: catalog.TimeText(lang, d)})
 			}
 			r.Buttons = append(r.Buttons, ctlButton{Cmd: "thaw " + name, Text: T(lang, "ctl.thaw"), Label: named("ctl.thaw")})
 		}
@@ -73,7 +74,7 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 				where := name + "→" + T(lang, "node."+to)
 				for _, d := range l.Delay {
 					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, Dur: d}
-					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " +" + timeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + " " + timeText(lang, d)})
+					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " +" + catalog.TimeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + " " + catalog.TimeText(lang, d)})
 				}
 				for _, p := range l.Loss {
 					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasLoss: true, LossPPM: p}
@@ -87,11 +88,11 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 		if k := c.Clock; k != nil {
 			for _, d := range k.Skew {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasSkew: true, Skew: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + signedTime(lang, d), Label: T(lang, "ctl.skew") + " " + name + " " + signedTime(lang, d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + catalog.SignedTime(lang, d), Label: T(lang, "ctl.skew") + " " + name + " " + catalog.SignedTime(lang, d)})
 			}
 			for _, d := range k.Jump {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasJump: true, Jump: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + signedTime(lang, d), Label: T(lang, "ctl.jump") + " " + name + " " + signedTime(lang, d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + catalog.SignedTime(lang, d), Label: T(lang, "ctl.jump") + " " + name + " " + catalog.SignedTime(lang, d)})
 			}
 			for _, rt := range k.Rate {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}
@@ -139,11 +140,11 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		}
 		for _, d := range lengths {
 			cmd := engine.Command{Kind: engine.CmdLease, Dur: d}
-			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + timeText(lang, d), Label: commandText(lang, cmd.String())})
+			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + catalog.TimeText(lang, d), Label: draw.CommandText(lang, cmd.String())})
 		}
 	}
 	for _, t := range c.Until {
-		text := T(lang, "ctl.until") + " " + timeText(lang, t)
+		text := T(lang, "ctl.until") + " " + catalog.TimeText(lang, t)
 		out = append(out, ctlButton{Cmd: "until " + t.String(), Text: text, Label: text})
 	}
 	return out
@@ -156,6 +157,3 @@ func paramText(lang, name string) string {
 	s, _ := catalog.Lookup(lang, "param."+name)
 	return s
 }
-
-// timeText is a time or duration as a student reading lang reads it.
-func timeText(lang string, t engine.Time) string { return string(catalog.AppendTime(nil, lang, t)) }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"leaselab/draw"
 
 	"github.com/labstack/echo/v4"
 )
@@ -18,7 +19,7 @@ func (s *Server) diagramShow(c echo.Context) error {
 			return nil, err
 		}
 		var b bytes.Buffer
-		if err := RenderDiagramSVG(&b, sess.World(), lang); err != nil {
+		if err := draw.RenderDiagramSVG(&b, sess.World(), lang); err != nil {
 			return nil, err
 		}
 		return b.Bytes(), nil

@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"leaselab/content"
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // BenchmarkPlayFrame measures one play tick as a playing session pays it:
@@ -101,12 +102,12 @@ func BenchmarkWholePicture(b *testing.B) {
 			if err := w.Advance(2 * engine.Minute); err != nil {
 				b.Fatal(err)
 			}
-			d := windowDiagram("live", w, "en")
+			d := draw.WindowDiagram("live", w, "en")
 			var buf bytes.Buffer
 			b.ReportAllocs()
 			for b.Loop() {
 				buf.Reset()
-				if err := diagramFigure(d).Render(context.Background(), &buf); err != nil {
+				if err := draw.Figure(d).Render(context.Background(), &buf); err != nil {
 					b.Fatal(err)
 				}
 			}

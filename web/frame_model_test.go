@@ -11,7 +11,7 @@ import (
 	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // pageModel is the part of a lab page frames change, as a document tree:

@@ -7,9 +7,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 func asPageError(err error, pe **pageError) bool      { return errors.As(err, pe) }
@@ -75,8 +76,8 @@ func (s *Server) answer(lab *labs.Lab, qid, choice, lang string) (*answerView, e
 	}
 	return &answerView{
 		Lang: lang, Lab: lab, Question: lab.Question(qid), Choice: choice, Verdict: v,
-		Diagram: zoomedDiagram("q-"+qid, v.World, lang, hl),
-		Events:  &eventsView{ID: "evidence-" + qid, Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl},
+		Diagram: draw.ZoomedDiagram("q-"+qid, v.World, lang, hl),
+		Events:  &draw.Events{ID: "evidence-" + qid, Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl},
 	}, nil
 }
 

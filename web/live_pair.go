@@ -6,8 +6,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"leaselab/draw"
 	"leaselab/engine"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // The live what-if pair: the pair page's socket. It is a live connection
@@ -77,13 +78,13 @@ func (l *live) pairFrame(id int64) serverMsg {
 	v := l.srv.newPairView(l.lang, nil, l.lab, l.pair, &l.pairShown)
 	m := serverMsg{Type: "frame", ID: id}
 	out := m.body()
-	out.query = out.str(v.query)
-	at := out.at()
-	out.b = l.pair.A().Now().AppendTo(out.b)
-	out.clock = out.since(at)
-	out.write(opReplace, "pair-crumb", func(w *svgw) { w.pairCrumb(v) })
-	out.write(opReplace, "pair-live", func(w *svgw) { w.pairLive(v) })
-	l.pairShown.keep(v)
+	out.query = out.Str(v.query)
+	at := out.At()
+	out.B = l.pair.A().Now().AppendTo(out.B)
+	out.clock = out.Since(at)
+	out.Draw(draw.OpReplace, "pair-crumb", draw.PairCrumb(&v.Pair))
+	out.Draw(draw.OpReplace, "pair-live", draw.PairLive(&v.Pair))
+	l.pairShown.Keep(&v.Pair.PairPictures)
 	return m
 }
 

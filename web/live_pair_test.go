@@ -10,9 +10,10 @@ import (
 	"github.com/gorilla/websocket"
 
 	"leaselab/content"
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // w1w2PairQuery is W1 frozen at 4s for 25s, run to 30s, and B with
@@ -185,12 +186,12 @@ func TestPairPicturesFollowTheDifference(t *testing.T) {
 	if d, found := p.Difference(); !found || d.A < 0 {
 		t.Fatalf("the runs do not part in run A: %+v %v", d, found)
 	}
-	shown := pairPictures{a: pageDiagram("wa", p.A(), "en", nil), b: pageDiagram("wb", p.B(), "en", nil)}
+	shown := draw.PairPictures{A: draw.PageDiagram("wa", p.A(), "en", nil), B: draw.PageDiagram("wb", p.B(), "en", nil)}
 	v := srv.newPairView("en", nil, course.Lab("w1-w2"), p, &shown)
 	fresh := srv.newPairView("en", nil, course.Lab("w1-w2"), p, nil)
-	for _, side := range []struct{ got, want *Diagram }{{v.A, fresh.A}, {v.B, fresh.B}} {
-		got, _ := renderString(diagramFigure(side.got))
-		want, _ := renderString(diagramFigure(side.want))
+	for _, side := range []struct{ got, want *draw.Diagram }{{v.Pair.A, fresh.Pair.A}, {v.Pair.B, fresh.Pair.B}} {
+		got, _ := renderString(draw.Figure(side.got))
+		want, _ := renderString(draw.Figure(side.want))
 		if got != want {
 			t.Errorf("%s differs from a fresh picture:\n%s", side.want.ID, firstDiff(got, want))
 		}
@@ -260,8 +261,8 @@ func BenchmarkPairPlayFrame(b *testing.B) {
 		if m.Type != "frame" {
 			b.Fatal(m.Error)
 		}
-		for _, o := range m.b.ops {
-			bytes += int(o.html.to - o.html.from)
+		for _, o := range m.b.Ops {
+			bytes += int(o.HTML.To - o.HTML.From)
 		}
 		m.free()
 	}

@@ -94,18 +94,3 @@ type serverMsg struct {
 	at   time.Time // when the work it answers began
 	play bool      // a play-mode frame
 }
-
-// op changes one element of the page, the one whose id is target:
-//
-//	replace  its content becomes html
-//	append   html is added at the end of its content
-//	swap     it is replaced by html, itself included
-//	remove   it is removed
-//	text     its text becomes html, as text (not markup)
-//	attr     its attribute attr becomes html, as text
-//
-// Its texts are spans of its message's body.
-type op struct {
-	kind               opKind
-	target, attr, html span
-}

@@ -13,9 +13,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gorilla/websocket"
 
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // The live session: the connection's reader carries out the client's
@@ -54,11 +55,14 @@ type live struct {
 	pair *labsession.Pair
 	// pairShown is what the pair's page shows: its next frame lays its
 	// pictures out from these.
-	pairShown pairPictures
+	pairShown draw.PairPictures
 	shown     int // events already in the page's list
-	// shownOf is the world those events came from: a reset or a replay
-	// makes a new one, whose list the page must show whole.
-	shownOf *engine.World
+	// shownRun is the run those events came from (labsession.Run): a
+	// reset or a replay starts a new one, whose list the page must show
+	// whole.
+	shownRun uint64
+	// mem is the session's entry in the server's memory ledger (memory.go).
+	mem *memHold
 
 	// work is this session's budget; addr its client address's, shared.
 	work, addr *workBudget
@@ -93,7 +97,7 @@ type live struct {
 	tasks   sync.WaitGroup
 	// view is what the page shows, kept while the session plays so that
 	// a frame sends only what changed (live_frame.go).
-	view *shownPage
+	view *draw.LivePage
 }
 
 func (l *live) run() {
@@ -108,6 +112,7 @@ func (l *live) run() {
 	l.active, l.pingAt = start, start.Add(pingPeriod)
 	l.keeper = time.AfterFunc(min(pingPeriod, l.srv.idleTimeout), l.keep)
 	l.send(first)
+	l.rest()
 	l.mu.Unlock()
 	stop := context.AfterFunc(l.srv.ctx, func() {
 		l.mu.Lock()
@@ -135,29 +140,47 @@ func (l *live) receive(m clientMsg) {
 		// Over the rate: answered, not carried out. The answer is left
 		// out rather than the client dropped if its queue fills.
 		l.srv.metrics.error(errRate)
+		chargeFixed(refuseCost, l.work, l.addr)
 		if l.refused++; l.refused > maxRefused {
 			l.close(websocket.ClosePolicyViolation, "too many messages")
 			return
 		}
 		if len(l.out) < sendQueue/2 { // the other half is for real answers
-			l.offer(serverMsg{Type: "error", ID: m.ID, Error: fmt.Sprintf("too many messages: at most %d a second", msgRate), at: m.at})
+			tooMany := &wireError{"err.too-many", []any{msgRate}, fmt.Sprintf("too many messages: at most %d a second", msgRate)}
+			l.offer(serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, tooMany), at: m.at})
 		}
 		return
 	}
-	l.refused = 0
 	var reply serverMsg
 	switch m.kind {
 	case msgPlay:
+		l.refused = 0
 		l.startPlay(m.at, m.Speed)
 		reply = serverMsg{Type: "ack", ID: m.ID}
 	case msgPause:
+		l.refused = 0
 		l.stopPlay()
 		reply = serverMsg{Type: "ack", ID: m.ID}
 	default:
 		reply = l.costly(m)
 	}
+	if l.ending.Load() {
+		return // refused too often: closed
+	}
 	reply.at = m.at
 	l.send(reply)
+	l.rest()
+}
+
+// rest runs after each message: a session that does not play and holds a
+// large world lets it go (the next command rebuilds it by replay), and the
+// memory ledger learns what the session holds now. A what-if pair keeps
+// its worlds: its runs are forked, not replayed. Called with l.mu held.
+func (l *live) rest() {
+	if !l.playing && l.pair == nil && l.sess.Held() && l.sess.Footprint() > releaseAbove {
+		l.sess.Release()
+	}
+	l.mem.set(sessionOverhead + l.sess.Footprint())
 }
 
 // startPlay starts play mode, or only changes its speed when the session
@@ -242,6 +265,7 @@ func (l *live) playFrame(e playEntry) {
 		l.stopPlay()
 	}
 	msg.at, msg.play = e.due, true
+	l.mem.set(sessionOverhead + l.sess.Footprint())
 	if l.send(msg) && l.playing {
 		l.srv.players.add(again)
 	}
@@ -258,11 +282,19 @@ func (l *live) costly(m clientMsg) serverMsg {
 		err = &busyError{retry: time.Second}
 	}
 	if err != nil {
+		// Over budget: answered "busy", which costs a little too; a client
+		// that keeps asking regardless is not a person waiting.
 		l.srv.metrics.error(errBudget)
+		chargeFixed(refuseCost, l.work, l.addr)
+		if l.refused++; l.refused > maxRefused {
+			l.close(websocket.ClosePolicyViolation, "too many messages")
+			return serverMsg{}
+		}
 		var be *busyError
 		errors.As(err, &be)
 		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, err), Retry: be.retry.Seconds()}
 	}
+	l.refused = 0
 	defer l.addr.give()
 	factor := 1
 	if m.kind == msgChallenge {
@@ -334,13 +366,14 @@ func (l *live) handle(m clientMsg) serverMsg {
 		fragment, target = goalVerdict(g), "goal-verdict-"+m.Goal
 	case msgInvalid:
 		l.srv.metrics.error(errMessage)
-		return serverMsg{Type: "error", ID: m.ID, Error: m.why}
+		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message", nil, m.why})}
 	default:
 		l.srv.metrics.error(errMessage)
-		return serverMsg{Type: "error", ID: m.ID, Error: "unknown message type " + labsession.Clip(m.Type)}
+		typ := labsession.Clip(m.Type)
+		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message-type", []any{typ}, "unknown message type " + typ})}
 	}
 	reply := serverMsg{Type: "ack", ID: m.ID}
-	if err := reply.body().render(opReplace, target, fragment); err != nil {
+	if err := reply.body().Render(draw.OpReplace, target, fragment); err != nil {
 		reply.free()
 		return fail(err)
 	}
@@ -358,10 +391,13 @@ func (l *live) safely(id int64, f func() serverMsg) (m serverMsg) {
 		}
 		l.srv.metrics.error(errPanic)
 		l.srv.log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query(), "stack", string(debug.Stack()))
-		m = serverMsg{Type: "error", ID: id, Error: fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
+		// What the bug was goes to the log, not to the student.
+		bug := &wireError{"err.internal", nil, fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
 		if err := l.rebuild(); err != nil {
-			m.Error += ", but that failed: " + err.Error()
+			l.srv.log.Error("rebuilding the world after a panic failed", "lab", l.lab.ID, "err", err)
+			bug = &wireError{"err.internal.lost", nil, bug.msg + ", but that failed: " + err.Error()}
 		}
+		m = serverMsg{Type: "error", ID: id, Error: errorText(l.lang, bug)}
 	}()
 	return f()
 }

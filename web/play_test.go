@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // The players draw frames in the order they fall due, whatever the order

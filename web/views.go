@@ -9,9 +9,10 @@ import (
 	"strings"
 
 	"leaselab/catalog"
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // page is what every page's layout needs.
@@ -104,8 +105,8 @@ func splitLead(h template.HTML) (lead, rest template.HTML) {
 type challengeView struct {
 	Lang    string
 	Verdict *labs.ChallengeVerdict
-	Diagram *Diagram // the shortest counterexample's run; nil on a pass
-	Events  *eventsView
+	Diagram *draw.Diagram // the shortest counterexample's run; nil on a pass
+	Events  *draw.Events
 }
 
 // Summary says the verdict in one sentence.
@@ -124,14 +125,14 @@ func (c *challengeView) Faults() []string {
 		return nil
 	}
 	for _, f := range c.Verdict.Counterexample.Faults {
-		s := timeText(c.Lang, f.At) + ": " + T(c.Lang, "fault."+string(f.Kind))
+		s := catalog.TimeText(c.Lang, f.At) + ": " + T(c.Lang, "fault."+string(f.Kind))
 		switch {
 		case f.Kind == engine.FaultDrift:
 			s += " (" + string(catalog.AppendNumber(nil, c.Lang, fmt.Appendf(nil, "%.2f", float64(f.Rate-1_000_000)/10_000))) + "%)"
 		case f.Hold > 0:
 			s += " " + string(catalog.Append(nil, c.Lang, "fault.hold", catalog.Time(f.Size), catalog.Time(f.Hold)))
 		case f.Size > 0:
-			s += " " + timeText(c.Lang, f.Size)
+			s += " " + catalog.TimeText(c.Lang, f.Size)
 		}
 		out = append(out, s)
 	}
@@ -144,7 +145,7 @@ func (c *challengeView) Why() string {
 	if ce == nil || c.Verdict.World == nil || ce.Event < 0 {
 		return ""
 	}
-	return timeText(c.Lang, ce.Why.T) + ": " + labs.DescribeEvent(ce.Why, c.Verdict.World.Names(), c.Lang)
+	return catalog.TimeText(c.Lang, ce.Why.T) + ": " + labs.DescribeEvent(ce.Why, c.Verdict.World.Names(), c.Lang)
 }
 
 // policyValues is the challenge form's values: the request's, else the
@@ -200,8 +201,8 @@ func (s *Server) judge(lab *labs.Lab, values map[string]string, lang string) (*c
 	cv := &challengeView{Lang: lang, Verdict: v}
 	if v.World != nil && v.Counterexample != nil {
 		hl := map[int]bool{v.Counterexample.Event: true}
-		cv.Diagram = zoomedDiagram("challenge", v.World, lang, hl)
-		cv.Events = &eventsView{ID: "challenge-events", Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl}
+		cv.Diagram = draw.ZoomedDiagram("challenge", v.World, lang, hl)
+		cv.Events = &draw.Events{ID: "challenge-events", Lang: lang, Events: v.World.Events(), Names: v.World.Names(), Highlight: hl, Only: hl}
 	}
 	return cv, nil
 }
@@ -213,8 +214,8 @@ type answerView struct {
 	Question *labs.Question
 	Choice   string
 	Verdict  *labs.Verdict
-	Diagram  *Diagram
-	Events   *eventsView
+	Diagram  *draw.Diagram
+	Events   *draw.Events
 }
 
 // goalView is the verdict on a goal task, against the student's world.
@@ -222,17 +223,6 @@ type goalView struct {
 	Lang    string
 	Goal    *labs.Goal
 	Verdict *labs.Verdict
-}
-
-// eventsView is a plain list of events, readable without the picture.
-type eventsView struct {
-	ID        string // the list's element id; rows are ID-N
-	Lang      string
-	From      int // first index shown
-	Events    []engine.Event
-	Names     engine.Names
-	Highlight map[int]bool
-	Only      map[int]bool // when set, only these events
 }
 
 // session is what a page shows of a labsession.Session: its seed, its

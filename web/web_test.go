@@ -16,9 +16,10 @@ import (
 
 	"leaselab/catalog"
 	"leaselab/content"
+	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 )
 
 // newTestServer serves the embedded course, as `leaselab serve` does.
@@ -376,7 +377,7 @@ func TestRenderDiagramSVG(t *testing.T) {
 	}
 	for _, lang := range labs.Langs {
 		var b bytes.Buffer
-		if err := RenderDiagramSVG(&b, w, lang); err != nil {
+		if err := draw.RenderDiagramSVG(&b, w, lang); err != nil {
 			t.Fatal(err)
 		}
 		svg := b.String()

@@ -3,7 +3,7 @@ package web
 import (
 	"html"
 	"leaselab/content"
-	"leaselab/web/labsession"
+	"leaselab/labsession"
 	"net/http"
 	"net/url"
 	"strings"

@@ -1,14 +1,12 @@
 package web
 
 import (
-	"context"
+	"leaselab/draw"
 	"math"
 	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/a-h/templ"
 )
 
 // A server message is encoded by hand, not through encoding/json: a play
@@ -72,7 +70,7 @@ func newOutMsg(m *serverMsg) *outMsg {
 func (m *serverMsg) sizeGuess() int {
 	n := 128 + len(m.Error)
 	if m.b != nil {
-		n += len(m.b.b) + len(m.b.b)/8 + 48*len(m.b.ops)
+		n += len(m.b.B) + len(m.b.B)/8 + 48*len(m.b.Ops)
 	}
 	return n
 }
@@ -93,42 +91,15 @@ func (o *outMsg) free() {
 	}
 }
 
-// opKind is what an op does to its target (op).
-type opKind uint8
-
-const (
-	opReplace opKind = iota
-	opAppend
-	opSwap
-	opRemove
-	opText
-	opAttr
-)
-
-// opNames are the ops' names on the wire.
-var opNames = [...]string{opReplace: "replace", opAppend: "append", opSwap: "swap", opRemove: "remove", opText: "text", opAttr: "attr"}
-
-// span is a stretch of a message body's text: a target, an attribute's
-// name or an op's HTML.
-type span struct{ from, to uint32 }
-
-// msgBody is what a message carries besides its head: its ops, its query
-// and its time. Their texts are written one after another into one
-// buffer, the markup straight from the writers that make it (svgw, or a
-// templ component rendered into it), so that a frame makes no string per
-// op. Pooled: a body goes back once offer has encoded it.
+// msgBody is what a message carries besides its head: its ops (draw.Edits,
+// their texts in one buffer, so that a frame makes no string per op), its
+// query and its time. Pooled: a body goes back once offer has encoded it.
 type msgBody struct {
-	svgw         // the text
-	ops          []op
-	query, clock span
+	draw.Edits
+	query, clock draw.Span
 }
 
 var msgBodies = sync.Pool{New: func() any { return new(msgBody) }}
-
-// maxPooledBody is the largest body kept for another frame: a whole
-// picture of a busy run fits; few bodies are out at once (one a frame
-// being drawn), since each goes back as soon as its message is encoded.
-const maxPooledBody = 64 << 10
 
 // body is m's body, taken from the pool the first time.
 func (m *serverMsg) body() *msgBody {
@@ -145,80 +116,9 @@ func (m *serverMsg) free() {
 		return
 	}
 	m.b = nil
-	if cap(b.b) > maxPooledBody {
-		b.svgw = svgw{}
-	}
-	b.b, b.tmp, b.ops, b.query, b.clock = b.b[:0], b.tmp[:0], b.ops[:0], span{}, span{}
+	b.Reset()
+	b.query, b.clock = draw.Span{}, draw.Span{}
 	msgBodies.Put(b)
-}
-
-// at is where the next text begins.
-func (b *msgBody) at() int { return len(b.b) }
-
-// since is the text written from at on.
-func (b *msgBody) since(at int) span { return span{uint32(at), uint32(len(b.b))} }
-
-// str writes s and is its span.
-func (b *msgBody) str(s string) span {
-	at := b.at()
-	b.s(s)
-	return b.since(at)
-}
-
-// text is what s spans.
-func (b *msgBody) text(s span) []byte { return b.b[s.from:s.to] }
-
-// add appends an op whose texts are written.
-func (b *msgBody) add(k opKind, target, html span) {
-	b.ops = append(b.ops, op{kind: k, target: target, html: html})
-}
-
-// put appends an op with its target and HTML.
-func (b *msgBody) put(k opKind, target, html string) {
-	t := b.str(target)
-	b.add(k, t, b.str(html))
-}
-
-// setAttr appends an attr op: target's attribute attr becomes value.
-func (b *msgBody) setAttr(target span, attr string, value span) {
-	b.ops = append(b.ops, op{kind: opAttr, target: target, attr: b.str(attr), html: value})
-}
-
-// render appends an op whose HTML is c, rendered straight into the body.
-func (b *msgBody) render(k opKind, target string, c templ.Component) error {
-	t := b.str(target)
-	at := b.at()
-	if err := c.Render(context.Background(), &b.svgw); err != nil {
-		return err
-	}
-	b.add(k, t, b.since(at))
-	return nil
-}
-
-// write appends an op whose HTML draw writes straight into the body.
-func (b *msgBody) write(k opKind, target string, draw func(w *svgw)) {
-	t := b.str(target)
-	at := b.at()
-	draw(&b.svgw)
-	b.add(k, t, b.since(at))
-}
-
-// elem writes the id of one element of a keyed picture (elemID).
-func (b *msgBody) elem(d *Diagram, kind byte, key int) span {
-	at := b.at()
-	b.s(d.ID)
-	b.b = append(b.b, '-', kind)
-	b.i(key)
-	return b.since(at)
-}
-
-// part writes the id of one of a picture's parts: its ID, "-", name.
-func (b *msgBody) part(d *Diagram, name string) span {
-	at := b.at()
-	b.s(d.ID)
-	b.s("-")
-	b.s(name)
-	return b.since(at)
 }
 
 // appendMsg appends m as encoding/json encoded it, with a newline.
@@ -235,31 +135,31 @@ func appendMsg(b []byte, m *serverMsg) []byte {
 		b = append(b, `,"id":`...)
 		b = strconv.AppendInt(b, m.ID, 10)
 	}
-	if len(body.ops) > 0 {
+	if len(body.Ops) > 0 {
 		b = append(b, `,"ops":[`...)
-		for i, o := range body.ops {
+		for i, o := range body.Ops {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"op":"`...)
-			b = append(b, opNames[o.kind]...)
+			b = append(b, o.Kind.String()...)
 			b = append(b, `","target":`...)
-			b = appendJSONString(b, body.text(o.target))
-			if o.attr.to > o.attr.from {
+			b = appendJSONString(b, body.Text(o.Target))
+			if o.Attr.To > o.Attr.From {
 				b = append(b, `,"attr":`...)
-				b = appendJSONString(b, body.text(o.attr))
+				b = appendJSONString(b, body.Text(o.Attr))
 			}
 			b = append(b, `,"html":`...)
-			b = appendJSONString(b, body.text(o.html))
+			b = appendJSONString(b, body.Text(o.HTML))
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
-	if q := body.text(body.query); len(q) > 0 {
+	if q := body.Text(body.query); len(q) > 0 {
 		b = append(b, `,"query":`...)
 		b = appendJSONString(b, q)
 	}
-	if now := body.text(body.clock); len(now) > 0 {
+	if now := body.Text(body.clock); len(now) > 0 {
 		b = append(b, `,"now":`...)
 		b = appendJSONString(b, now)
 	}

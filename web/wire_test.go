@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"leaselab/draw"
 	"math"
 	"slices"
 	"strings"
@@ -44,6 +45,9 @@ func jsonOf(t testing.TB, w *wireMsg) []byte {
 	return b.Bytes()
 }
 
+// opKinds are the ops a frame may carry, in their order.
+var opKinds = []draw.OpKind{draw.OpReplace, draw.OpAppend, draw.OpSwap, draw.OpRemove, draw.OpText, draw.OpAttr}
+
 // msgOf builds w as the server builds a message: its texts written into
 // its body. An op's name must be one the server sends.
 func msgOf(w *wireMsg) serverMsg {
@@ -53,20 +57,20 @@ func msgOf(w *wireMsg) serverMsg {
 	}
 	b := m.body()
 	for _, o := range w.Ops {
-		k := slices.Index(opNames[:], o.Op)
+		k := slices.IndexFunc(opKinds, func(k draw.OpKind) bool { return k.String() == o.Op })
 		if k < 0 {
 			panic("no op " + o.Op)
 		}
 		if o.Attr != "" {
-			t := b.str(o.Target)
-			b.setAttr(t, o.Attr, b.str(o.HTML))
-			b.ops[len(b.ops)-1].kind = opKind(k)
+			t := b.Str(o.Target)
+			b.SetAttr(t, o.Attr, b.Str(o.HTML))
+			b.Ops[len(b.Ops)-1].Kind = draw.OpKind(k)
 			continue
 		}
-		b.put(opKind(k), o.Target, o.HTML)
+		b.Put(draw.OpKind(k), o.Target, o.HTML)
 	}
-	b.query = b.str(w.Query)
-	b.clock = b.str(w.Now)
+	b.query = b.Str(w.Query)
+	b.clock = b.Str(w.Now)
 	return m
 }
 
@@ -129,7 +133,7 @@ func FuzzAppendMsg(f *testing.F) {
 		}
 		w := wireMsg{Seq: seq, Type: typ, ID: id, Query: query, Now: now, Playing: playing, Error: errText, Retry: retry}
 		if opName != "" {
-			w.Ops = []wireOp{{Op: opNames[len(opName)%len(opNames)], Target: target, Attr: attr, HTML: html}, {Op: "remove", Target: html}}
+			w.Ops = []wireOp{{Op: opKinds[len(opName)%len(opKinds)].String(), Target: target, Attr: attr, HTML: html}, {Op: "remove", Target: html}}
 		}
 		sameAsJSON(t, &w)
 	})
@@ -160,7 +164,7 @@ func TestSentMessagesKeepBoundedRoom(t *testing.T) {
 	defer drain()
 	msg := func(n int) *serverMsg {
 		m := &serverMsg{Type: "frame"}
-		m.body().s(strings.Repeat("x", n))
+		m.body().S(strings.Repeat("x", n))
 		return m
 	}
 	var out []*outMsg

@@ -1,0 +1,531 @@
+package draw
+
+import (
+	"strconv"
+
+	"leaselab/catalog"
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+// The diagram's bars, messages and marks: a busy live picture sends dozens
+// of them a frame, so they are written straight into a byte buffer, with
+// no allocation once the buffer has grown, rather than through templ.
+// A whole picture (DiagramSVG, diagram_svg.go) draws them with these same
+// writers. In
+// a keyed (live) picture every element carries an id: the picture's ID, a
+// letter and its key (elemID).
+
+// Markup appends SVG and HTML to B: the picture's elements, and the
+// panels beside it (status.go, signals.go), which are HTML.
+type Markup struct {
+	B   []byte
+	tmp []byte // words formatted before they are escaped (titlef)
+}
+
+func (w *Markup) s(x string) { w.B = append(w.B, x...) }
+
+// S appends x as it is: markup, or text known to need no escaping.
+func (w *Markup) S(x string) { w.s(x) }
+
+// I appends n in decimal.
+func (w *Markup) I(n int) { w.i(n) }
+
+// Esc appends x escaped for text or a quoted attribute value.
+func (w *Markup) Esc(x string) { w.esc(x) }
+
+// Write appends p: a templ component renders into a Markup (Edits.Render).
+func (w *Markup) Write(p []byte) (int, error) {
+	w.B = append(w.B, p...)
+	return len(p), nil
+}
+
+func (w *Markup) i(n int) { w.B = strconv.AppendInt(w.B, int64(n), 10) }
+
+// esc appends x escaped for text or a quoted attribute value.
+func (w *Markup) esc(x string) { w.B = appendEsc(w.B, x) }
+
+// appendEsc appends x to b, escaped for text or a quoted attribute value.
+func appendEsc[S string | []byte](b []byte, x S) []byte {
+	last := 0
+	for i := 0; i < len(x); i++ {
+		var r string
+		switch x[i] {
+		case '&':
+			r = "&amp;"
+		case '<':
+			r = "&lt;"
+		case '>':
+			r = "&gt;"
+		case '"':
+			r = "&#34;"
+		case '\'':
+			r = "&#39;"
+		default:
+			continue
+		}
+		b = append(b, x[last:i]...)
+		b = append(b, r...)
+		last = i + 1
+	}
+	return append(b, x[last:]...)
+}
+
+// attr appends ` name="value"`, the value escaped.
+func (w *Markup) attr(name, value string) {
+	w.s(" ")
+	w.s(name)
+	w.s(`="`)
+	w.esc(value)
+	w.s(`"`)
+}
+
+// num appends ` name="n"`.
+func (w *Markup) num(name string, n int) {
+	w.s(" ")
+	w.s(name)
+	w.s(`="`)
+	w.i(n)
+	w.s(`"`)
+}
+
+// id appends the element's id in a keyed picture.
+func (w *Markup) id(d *Diagram, kind byte, key int) {
+	if !d.Keyed {
+		return
+	}
+	w.s(` id="`)
+	w.esc(d.ID)
+	w.B = append(w.B, '-', kind)
+	w.i(key)
+	w.s(`"`)
+}
+
+// titlef appends a title: key's text in lang, filled with args, escaped.
+func (w *Markup) titlef(lang, key string, args ...catalog.Arg) {
+	w.tmp = catalog.Append(w.tmp[:0], lang, key, args...)
+	w.s("<title>")
+	w.B = appendEsc(w.B, w.tmp)
+	w.s("</title>")
+}
+
+// rect appends a rectangle's place and size.
+func (w *Markup) rect(b dBar) {
+	w.num("x", int(b.X))
+	w.num("y", int(b.Y))
+	w.num("width", int(b.W))
+	w.num("height", int(b.H))
+}
+
+func (w *Markup) freeze(d *Diagram, f dBar) {
+	w.s(`<g class="freezebox"`)
+	w.id(d, 'f', int(f.Key))
+	w.s(">")
+	w.titlef(d.Lang, "diagram.freeze", catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
+	w.s(`<rect class="freeze"`)
+	w.rect(f)
+	w.s(` fill="url(#`)
+	w.esc(d.ID)
+	w.s(`-hatch)"></rect><text class="flabel"`)
+	w.num("x", int(f.X+4))
+	w.num("y", int(f.Y+f.H-4))
+	w.s(">")
+	w.esc(catalog.T(d.Lang, "diagram.frozen"))
+	w.s("</text></g>")
+}
+
+// bar is a lease (kind l), a stale owner's time (s) or a belief (b).
+func (w *Markup) bar(d *Diagram, kind byte, b dBar) {
+	w.s("<g")
+	w.id(d, kind, int(b.Key))
+	w.s(">")
+	name := catalog.Str(d.world.Names().Of(b.Worker))
+	class := "stale"
+	switch kind {
+	case 'l':
+		w.titlef(d.Lang, "diagram.real", name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
+		class = leaseClass[int(b.Worker)%6]
+	case 'b':
+		w.titlef(d.Lang, "diagram.belief", name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
+		class = beliefClass[int(b.Worker)%6]
+	default:
+		w.titlef(d.Lang, "diagram.stale", name, catalog.Int(b.Token))
+	}
+	w.s("<rect")
+	w.attr("class", class)
+	w.rect(b)
+	w.s(` rx="3"></rect>`)
+	switch {
+	case kind == 'l' && b.W > 44:
+		w.barLabel("blabel", b, 3)
+		w.esc(catalog.T(d.Lang, "diagram.token"))
+		w.s(" ")
+		w.B = strconv.AppendInt(w.B, b.Token, 10)
+		w.s("</text>")
+	case kind == 'b' && b.W > 24:
+		w.barLabel("bllabel", b, 2)
+		w.B = strconv.AppendInt(w.B, b.Token, 10)
+		w.s("</text>")
+	}
+	w.s("</g>")
+}
+
+// barLabel opens a bar's words inside it, up from its bottom by above.
+func (w *Markup) barLabel(class string, b dBar, above int) {
+	w.s(`<text class="`)
+	w.s(class)
+	w.s(`"`)
+	w.num("x", int(b.X+5))
+	w.num("y", int(b.Y+b.H)-above)
+	w.s(">")
+}
+
+// msg writes a message's line; its class and words come from its events.
+func (w *Markup) msg(d *Diagram, m dMsg) {
+	events, names := d.world.Events(), d.world.Names()
+	e := events[m.Key]
+	s := events[e.Ref()]
+	w.s(`<line class="msg m-`)
+	w.s(s.Msg().String())
+	if e.Kind == engine.KindDrop {
+		w.s(" dropped")
+	}
+	w.s(`"`)
+	w.id(d, 'g', int(m.Key))
+	w.num("x1", int(m.X1))
+	w.num("y1", int(m.Y1))
+	w.num("x2", int(m.X2))
+	w.num("y2", int(m.Y2))
+	w.s(` marker-end="url(#`)
+	w.esc(d.ID)
+	w.s(`-arrow)"><title>`)
+	w.esc(labs.MsgName(s.Msg(), d.Lang))
+	w.s(" ")
+	w.esc(labs.NodeName(names, s.Node, d.Lang))
+	w.s("→")
+	w.esc(labs.NodeName(names, s.Peer(), d.Lang))
+	if s.Token != 0 {
+		w.s(", ")
+		w.esc(catalog.T(d.Lang, "diagram.token"))
+		w.s(" ")
+		w.B = strconv.AppendInt(w.B, s.Token, 10)
+	}
+	w.s("</title></line>")
+}
+
+// labelAt opens a mark's words at x, y; labelEnd closes them.
+func (w *Markup) labelAt(x, y int) {
+	w.s(`<text class="mlabel"`)
+	w.num("x", x)
+	w.num("y", y)
+	w.s(">")
+}
+
+func (w *Markup) labelEnd() { w.s("</text>") }
+
+// markLabel writes the words of mark m, of event e, at x, y: a token, and
+// what became of a write.
+func (w *Markup) markLabel(d *Diagram, m dMark, e engine.Event, x, y int) {
+	w.labelAt(x, y)
+	switch m.Look {
+	case lookWrite:
+		w.esc(labs.ObjectName(d.world.Names(), e.Key, d.Lang))
+		w.s(" ")
+	}
+	w.B = strconv.AppendInt(w.B, e.Token, 10)
+	switch m.Look {
+	case lookHarm:
+		w.s(" ")
+		w.esc(catalog.T(d.Lang, "diagram.harm"))
+	case lookBlocked:
+		if e.Reason() == engine.ReasonStaleToken {
+			w.s("&lt;")
+			w.B = strconv.AppendInt(w.B, e.Value, 10)
+		}
+		w.s(" ")
+		w.esc(catalog.T(d.Lang, "diagram.blocked"))
+	}
+	w.labelEnd()
+}
+
+// path appends a path whose d is "M x,y" and the rest.
+func (w *Markup) path(class string, x, y int, rest string, tail string) {
+	w.s("<path")
+	if class != "" {
+		w.attr("class", class)
+	}
+	w.s(` d="M`)
+	w.i(x)
+	w.s(",")
+	w.i(y)
+	w.s(rest)
+	w.s(`"`)
+	w.s(tail)
+	w.s("></path>")
+}
+
+func (w *Markup) circle(class string, x, y, r int) {
+	w.s("<circle")
+	if class != "" {
+		w.attr("class", class)
+	}
+	w.num("cx", x)
+	w.num("cy", y)
+	w.num("r", r)
+	w.s("></circle>")
+}
+
+// mark writes an event's mark; its words come from its event.
+func (w *Markup) mark(d *Diagram, m dMark) {
+	e := d.world.Events()[m.Index]
+	w.s(`<g class="mk `)
+	w.s(m.Class())
+	w.s(`"`)
+	w.id(d, 'm', int(m.Index))
+	w.num("data-event", int(m.Index))
+	w.s(">")
+	// markSentence, written in place: the time needs no escaping.
+	w.s("<title>")
+	w.B = catalog.AppendTime(w.B, d.Lang, e.T)
+	w.s(" ")
+	w.tmp = labs.AppendEvent(w.tmp[:0], e, d.world.Names(), d.Lang)
+	w.B = appendEsc(w.B, w.tmp)
+	w.s("</title>")
+	x, y := int(m.X), int(m.Y)
+	switch m.Shape() {
+	case "ok":
+		w.circle("", x, y, 7)
+		w.path("glyph", x-4, y, " l3,3 l5,-6", "")
+		w.markLabel(d, m, e, x+10, y+4)
+	case "blocked":
+		w.circle("", x, y, 7)
+		w.path("glyph", x-4, y, " h8", "")
+		w.markLabel(d, m, e, x+10, y+4)
+	case "harm":
+		w.path("", x, y-8, " l8,15 h-16 z", "")
+		w.path("glyph", x, y-3, " v5 m0,2 v1", "")
+		w.markLabel(d, m, e, x+10, y+4)
+	case "grant":
+		w.path("", x, y-7, " l6,7 l-6,7 l-6,-7 z", "")
+		w.markLabel(d, m, e, x+8, y-4)
+	case "expire":
+		w.path("", x-4, y-4, " l8,8 m0,-8 l-8,8", ` stroke-width="2.2" fill="none"`)
+	case "write":
+		w.s("<rect")
+		w.num("x", x-4)
+		w.num("y", y-4)
+		w.s(` width="8" height="8"></rect>`)
+		w.markLabel(d, m, e, x+7, y+4)
+	case "crash":
+		w.path("", x-6, y-6, " l12,12 m0,-12 l-12,12", ` stroke-width="3" fill="none"`)
+	default:
+		w.s("<line")
+		w.num("x1", x)
+		w.num("x2", x)
+		w.num("y1", y-5)
+		w.num("y2", y+5)
+		w.s("></line>")
+	}
+	if m.Highlight {
+		w.circle("hl", x, y, 12)
+	}
+	w.s("</g>")
+}
+
+// layer writes every element of one of d's layers: f (freezes),
+// l (leases), s (stale owners), b (beliefs), g (messages), m (marks).
+func (w *Markup) layer(d *Diagram, kind byte) {
+	switch kind {
+	case 'f':
+		for _, f := range d.Freezes {
+			w.freeze(d, f)
+		}
+	case 'l':
+		for _, b := range d.Leases {
+			w.bar(d, kind, b)
+		}
+	case 's':
+		for _, b := range d.Stale {
+			w.bar(d, kind, b)
+		}
+	case 'b':
+		for _, b := range d.Beliefs {
+			w.bar(d, kind, b)
+		}
+	case 'g':
+		for _, m := range d.Msgs {
+			w.msg(d, m)
+		}
+	case 'm':
+		for _, m := range d.Marks {
+			w.mark(d, m)
+		}
+	}
+}
+
+// Events is a plain list of events, readable without the picture.
+type Events struct {
+	ID        string // the list's element id; rows are ID-N
+	Lang      string
+	From      int // first index shown
+	Events    []engine.Event
+	Names     engine.Names
+	Highlight map[int]bool
+	Only      map[int]bool // when set, only these events
+}
+
+// eventRows writes the lines of an event list (a page's eventList). Network
+// messages are left out: the picture draws them, and in words they drown
+// the story.
+func (w *Markup) eventRows(v *Events) {
+	harm := harmRefsFrom(v.Events, 0)
+	for i, e := range v.Events {
+		idx := v.From + i
+		if v.Only != nil && !v.Only[idx] {
+			continue
+		}
+		if v.Only == nil && (e.Kind == engine.KindSend || e.Kind == engine.KindRecv) {
+			continue
+		}
+		w.s(`<li class="ev k-`)
+		w.s(e.Kind.String())
+		if e.Kind == engine.KindViolation {
+			w.s(" violation")
+		}
+		if o := eventOutcome(e, harm, idx); o != outcomeNone {
+			w.s(" o-")
+			w.s(o)
+		}
+		if v.Highlight[idx] {
+			w.s(" hl")
+		}
+		w.s(`" id="`)
+		w.esc(v.ID)
+		w.s("-")
+		w.i(idx)
+		w.s(`"`)
+		w.num("data-event", idx)
+		w.s(`><span class="t">`)
+		w.B = catalog.AppendTime(w.B, v.Lang, e.T) // a time's text needs no escaping
+		w.s(`</span> <span class="txt">`)
+		w.tmp = labs.AppendEvent(w.tmp[:0], e, v.Names, v.Lang)
+		w.B = appendEsc(w.B, w.tmp)
+		w.s("</span></li>")
+	}
+}
+
+// EventRows is the lines of an event list (a page's eventList).
+func EventRows(v *Events) Part { return func(w *Markup) { w.eventRows(v) } }
+
+// now writes the "now" line, when the picture shows the present.
+func (w *Markup) now(d *Diagram) {
+	if d.Now.X < 0 {
+		return
+	}
+	w.s(`<g class="nowline"><line class="now"`)
+	w.num("x1", d.Now.X)
+	w.num("x2", d.Now.X)
+	w.num("y1", d.Now.Y1)
+	w.num("y2", d.Now.Y2)
+	w.s(`></line><text class="nowtext"`)
+	w.num("x", d.Now.X)
+	w.num("y", d.Now.Y1-2)
+	w.attr("text-anchor", nowAnchor(d))
+	w.s(">")
+	w.esc(catalog.T(d.Lang, "diagram.now"))
+	w.s(" ")
+	w.B = catalog.AppendTime(w.B, d.Lang, d.Now.At) // a time's text needs no escaping
+	w.s("</text></g>")
+}
+
+// sessionCmd writes command i of a session's list, in words.
+func (w *Markup) sessionCmd(lang string, i int, c engine.Command) {
+	w.tmp = appendCommandText(w.tmp[:0], lang, c)
+	w.cmdItem(i, w.tmp)
+}
+
+// cmdItem writes command i of a session's list, its words given.
+func (w *Markup) cmdItem(i int, words []byte) {
+	w.s(`<li id="cmd-`)
+	w.i(i)
+	w.s(`">`)
+	w.B = appendEsc(w.B, words)
+	w.s("</li>")
+}
+
+// SessionPanel is a session's commands, cmds, and its links, as a page
+// shows them; query is the session's query, base the site's base path.
+func SessionPanel(lang, base, lab string, cmds []engine.Command, query string) Part {
+	return func(w *Markup) {
+		w.sessionPanel(lang, base, lab, cmds, func(b []byte) []byte { return append(b, query...) })
+	}
+}
+
+// sessionPanel writes a session's commands, cmds, in lang's words, and
+// the links to its permalink and its picture; appendQuery appends the
+// session's query. base is the site's base path.
+func (w *Markup) sessionPanel(lang, base, lab string, cmds []engine.Command, appendQuery func([]byte) []byte) {
+	w.s(`<details class="session"><summary>`)
+	w.esc(catalog.T(lang, "lab.commands"))
+	w.s(`: <span id="session-count">`)
+	w.i(len(cmds))
+	w.s("</span></summary> ")
+	if len(cmds) == 0 {
+		w.s("<p>")
+		w.esc(catalog.T(lang, "lab.nocommands"))
+		w.s("</p>")
+	} else {
+		w.s(`<ol class="cmds" id="session-cmds">`)
+		for i, c := range cmds {
+			w.sessionCmd(lang, i, c)
+		}
+		w.s("</ol>")
+	}
+	w.tmp = appendQuery(w.tmp[:0])
+	w.s(`<p><a id="permalink" href="`)
+	w.labHref(base, lang, lab, "/at?")
+	w.B = appendEsc(w.B, w.tmp)
+	w.s(`" data-base="`)
+	w.labHref(base, lang, lab, "/at")
+	w.s(`">`)
+	w.esc(catalog.T(lang, "lab.permalink"))
+	w.s(`</a> <button type="button" class="js-only share" data-share="#permalink"`)
+	w.attr("data-copied", catalog.T(lang, "lab.copied"))
+	w.s(">")
+	w.esc(catalog.T(lang, "lab.share"))
+	w.s(`</button> · <a id="svglink" href="`)
+	w.labHref(base, lang, lab, "/diagram.svg?")
+	w.B = appendEsc(w.B, w.tmp)
+	w.s(`" data-base="`)
+	w.labHref(base, lang, lab, "/diagram.svg")
+	w.s(`">`)
+	w.esc(catalog.T(lang, "lab.svg"))
+	w.s("</a></p></details>")
+}
+
+// labHref writes, escaped, the URL of lab's page path (page.Href).
+func (w *Markup) labHref(base, lang, lab, path string) {
+	w.esc(base)
+	w.s("/")
+	w.esc(lang)
+	w.s("/labs/")
+	w.esc(lab)
+	w.esc(path)
+}
+
+// ticks writes a picture's time axis: a grid line and a label a tick.
+func (w *Markup) ticks(d *Diagram) {
+	for _, t := range d.Ticks {
+		w.s(`<line class="grid"`)
+		w.num("x1", t.X)
+		w.num("x2", t.X)
+		w.num("y1", d.Lanes[0].Y)
+		w.num("y2", d.AxisY)
+		w.s(`></line> <text class="tick"`) // templ wrote a space between them
+		w.num("x", t.X)
+		w.num("y", d.AxisY+16)
+		w.s(` text-anchor="middle">`)
+		w.B = catalog.AppendTime(w.B, d.Lang, t.At) // a time's text needs no escaping
+		w.s("</text>")
+	}
+}

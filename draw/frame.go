@@ -1,0 +1,435 @@
+package draw
+
+import (
+	"slices"
+	"sync"
+
+	"leaselab/catalog"
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+// A playing session's frames send only what changed since the last one:
+// the events, marks and messages that are new, the bars that grew, the
+// "now" line, the status. The session keeps what its page shows (a
+// LivePage) while it plays; a paused session keeps nothing beyond its
+// world, and its next frame is whole. A reset, a replay, a reconnect or a
+// new time scale is a whole frame too.
+//
+// The pictures (Diagram) are the data; Whole and Next are the only way a
+// frame changes the page: they write Edits.
+
+// Session is what a live page shows of a lab session besides its world:
+// its commands and the query that rebuilds it (labsession.Session).
+type Session interface {
+	World() *engine.World
+	Commands() []engine.Command
+	AppendQuery(b []byte) []byte
+}
+
+// Live is a live lab page: its language, the site's base path, the lab
+// and the session it shows.
+type Live struct {
+	Lang, Base string
+	Lab        *labs.Lab
+	Session    Session
+}
+
+// LivePage is what the page of a playing session shows.
+type LivePage struct {
+	d      *Diagram // the picture the page shows; d.world is its world
+	status Status
+	// The session's commands as the page lists them: how many, and the
+	// last, which grows while the session plays. Within one world the list
+	// only grows at its end (a reset or a replay makes a new world, and a
+	// new page), so the rest need not be kept.
+	ncmds   int
+	lastCmd engine.Command
+	// The chart, as the page shows it: its scale and its renewals. It and
+	// the signals panel change only with new events.
+	chart Chart
+}
+
+// livePictures are the pictures a frame lays out into, their slices
+// reused: shared, so that a playing session keeps one picture, the one its
+// page shows, not a second to lay the next out into.
+var livePictures = sync.Pool{New: func() any { return new(Diagram) }}
+
+// LivePicture lays w out as a live page's picture, from prev (the
+// picture of the same world one frame ago, or nil) where it can, into a
+// pooled picture: Release gives it back.
+func LivePicture(id string, w *engine.World, lang string, prev *Diagram) *Diagram {
+	d := livePictures.Get().(*Diagram)
+	d.layout(id, w, lang, nil, diagramOpts{Window: liveWindow}, prev)
+	return d
+}
+
+// Release gives d to the pool of live pictures, holding no world: the
+// next layout overwrites all but its slices' room.
+func (d *Diagram) Release() {
+	d.world, d.Pin, d.pin = nil, nil, dPin{}
+	livePictures.Put(d)
+}
+
+// Shows reports whether p is the page of w: a reset or a replay makes a
+// new world.
+func (p *LivePage) Shows(w *engine.World) bool { return p != nil && p.d.world == w }
+
+// Release gives p's picture back: the page is gone, or is drawn whole.
+func (p *LivePage) Release() {
+	if p != nil && p.d != nil {
+		p.d.Release()
+		p.d = nil
+	}
+}
+
+// Whole redraws every part of the page a frame keeps up to date, and is
+// what the page then shows.
+func Whole(out *Edits, v *Live) *LivePage {
+	w := v.Session.World()
+	d := LivePicture("live", w, v.Lang, nil)
+	p := &LivePage{d: d}
+	p.status = newStatusOf(w, v.Lang, d.outcome, w.AppendWorkers(nil))
+	p.keepCmds(v.Session.Commands())
+	out.Draw(OpReplace, "status", func(w *Markup) { w.status(&p.status) })
+	out.Draw(OpReplace, "diagram", func(w *Markup) { w.figure(d) })
+	p.redrawChart(out, w, v.Lang)
+	out.Draw(OpReplace, "session", func(w *Markup) { w.sessionPanel(v.Lang, v.Base, v.Lab.ID, v.Session.Commands(), v.Session.AppendQuery) })
+	if s := SignalsFor(v.Lab, "live-signals", w, v.Lang); s != nil {
+		out.Draw(OpReplace, "signals", func(w *Markup) { w.signals(s) })
+	}
+	return p
+}
+
+// Next sends what changed since the page p shows, and p then shows v.
+func (p *LivePage) Next(out *Edits, v *Live) error {
+	w := v.Session.World()
+	events := w.Events()
+	seen := p.d.drawn // events the page's picture has
+
+	// The picture: laid out anew into a pooled one, which the page's
+	// picture then goes back to.
+	d := LivePicture("live", w, v.Lang, p.d)
+	if err := Diff(out, p.d, d); err != nil {
+		d.Release()
+		return err
+	}
+	p.d.Release()
+	p.d = d
+
+	// The status: most frames change only its clock.
+	// The workers are read into scratch room: the status keeps its own.
+	wsp := laneWorkers.Get().(*[]engine.WorkerState)
+	defer laneWorkers.Put(wsp)
+	workers := w.AppendWorkers((*wsp)[:0])
+	*wsp = workers
+	if p.status.sameAs(w, d.outcome, workers) {
+		target := out.Str("now")
+		at := out.At()
+		out.B = catalog.AppendTime(out.B, v.Lang, w.Now())
+		out.Add(OpText, target, out.Since(at))
+	} else {
+		shown := p.status.Workers[:0]
+		p.status = newStatusOf(w, v.Lang, d.outcome, workers)
+		out.Draw(OpReplace, "status", func(w *Markup) { w.status(&p.status) })
+		p.status.Workers = append(shown, workers...)
+	}
+
+	// The session's commands: while it plays, the last one grows.
+	if !p.sessionOps(out, v.Lang, v.Session.Commands()) {
+		out.Draw(OpReplace, "session", func(w *Markup) { w.sessionPanel(v.Lang, v.Base, v.Lab.ID, v.Session.Commands(), v.Session.AppendQuery) })
+	}
+
+	// The chart and the signals, which only events change.
+	if len(events) != seen {
+		if err := p.chartOps(out, w, v.Lang, seen); err != nil {
+			return err
+		}
+		if s := SignalsFor(v.Lab, "live-signals", w, v.Lang); s != nil {
+			out.Draw(OpReplace, "signals", func(w *Markup) { w.signals(s) })
+		}
+	} else if liveChartSpan(w.Now()) != p.chart.Panels[0].span && p.chart.renewals() > 0 {
+		if err := p.chartOps(out, w, v.Lang, seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EventEdits brings a page's event list ("events") up to w's log: from
+// on, appended, or the whole list when whole (after a reset the log
+// starts again, and a reconnect does not know what the page shows).
+func EventEdits(out *Edits, lang string, w *engine.World, from int, whole bool) {
+	events := w.Events()
+	kind := OpAppend
+	if whole {
+		kind, from = OpReplace, 0
+	}
+	if from < len(events) || kind == OpReplace {
+		target := out.Str("events")
+		at := out.At()
+		out.eventRows(&Events{ID: "events", Lang: lang, From: from, Events: events[from:], Names: w.Names()})
+		out.Add(kind, target, out.Since(at))
+		// A write the list shows already turns out to have done harm.
+		for _, e := range events[from:] {
+			if r := int(e.Ref()); kind == OpAppend && e.Kind == engine.KindViolation && harmful(e.Reason()) && r >= 0 && r < from {
+				at := out.At()
+				out.s("events-")
+				out.i(r)
+				target := out.Since(at)
+				at = out.At()
+				out.eventRows(&Events{ID: "events", Lang: lang, From: r, Events: events[r:], Names: w.Names(), Only: map[int]bool{r: true}})
+				out.Add(OpSwap, target, out.Since(at))
+			}
+		}
+	}
+}
+
+// sessionOps lists the session's new commands, or grows its last one;
+// false when the list changed otherwise (a reset): then it is redrawn.
+func (p *LivePage) sessionOps(out *Edits, lang string, now []engine.Command) bool {
+	n := p.ncmds
+	defer p.keepCmds(now)
+	if len(now) < n || n == 0 {
+		return false
+	}
+	if last := n - 1; p.lastCmd != now[last] {
+		at := out.At()
+		out.s("cmd-")
+		out.i(last)
+		target := out.Since(at)
+		at = out.At()
+		out.sessionCmd(lang, last, now[last])
+		out.Add(OpSwap, target, out.Since(at))
+	}
+	if len(now) > n {
+		target := out.Str("session-cmds")
+		at := out.At()
+		for i := n; i < len(now); i++ {
+			out.sessionCmd(lang, i, now[i])
+		}
+		out.Add(OpAppend, target, out.Since(at))
+		target = out.Str("session-count")
+		at = out.At()
+		out.i(len(now))
+		out.Add(OpText, target, out.Since(at))
+	}
+	return true
+}
+
+// keepCmds notes the commands the page lists.
+func (p *LivePage) keepCmds(cmds []engine.Command) {
+	p.ncmds = len(cmds)
+	if len(cmds) > 0 {
+		p.lastCmd = cmds[len(cmds)-1]
+	}
+}
+
+// redrawChart lays the page's live chart out anew, on the live scale,
+// and replaces it whole.
+func (p *LivePage) redrawChart(out *Edits, w *engine.World, lang string) {
+	p.chart.layout("live-chart", lang, []ChartRun{{Label: catalog.T(lang, "chart.run"), World: w, Live: true}})
+	out.Draw(OpReplace, "chart", func(w *Markup) { w.chartBox(&p.chart) })
+	// The page's chart keeps its scale and renewals, not the log, whose
+	// old room it would keep from the collector.
+	p.chart.Panels[0].events = nil
+}
+
+// chartOps adds the chart's new dots, or redraws it on a new scale.
+func (p *LivePage) chartOps(out *Edits, w *engine.World, lang string, seen int) error {
+	events := w.Events()
+	panel := &p.chart.Panels[0]
+	first := len(panel.left) == 0
+	dots := 0
+	for _, e := range events[seen:] {
+		if e.Kind == engine.KindRenewed {
+			dots++
+			panel.left = insertSorted(panel.left, engine.Time(e.Value))
+		}
+	}
+	if first || liveChartSpan(w.Now()) != panel.span {
+		if len(panel.left) == 0 {
+			return nil
+		}
+		p.redrawChart(out, w, lang)
+		return nil
+	}
+	if dots == 0 {
+		return nil
+	}
+	// The new dots on the lease length the world has now.
+	at := *panel
+	at.ymax = chartYMax([]ChartRun{{World: w}})
+	out.Draw(OpAppend, "live-chart-dots0", func(w *Markup) { w.chartDots(&at, events[seen:]) })
+	target := out.Str("live-chart-sum0")
+	start := out.At()
+	out.B = appendChartSummary(out.B, lang, panel.left)
+	out.Add(OpText, target, out.Since(start))
+	return nil
+}
+
+// insertSorted adds v to the sorted s.
+func insertSorted(s []engine.Time, v engine.Time) []engine.Time {
+	i := len(s)
+	for i > 0 && s[i-1] > v {
+		i--
+	}
+	s = append(s, 0)
+	copy(s[i+1:], s[i:])
+	s[i] = v
+	return s
+}
+
+// Diff writes the edits that change the picture a page shows, a, into b: a whole new
+// picture when the scale or the lanes' places changed, else the elements
+// that differ.
+func Diff(out *Edits, a, b *Diagram) error {
+	if a.scale.span != b.scale.span || a.scale.plotW != b.scale.plotW || a.AxisY != b.AxisY || len(a.Lanes) != len(b.Lanes) ||
+		a.Height != b.Height || a.Width != b.Width || a.ID != b.ID {
+		out.Draw(OpReplace, "diagram", func(w *Markup) { w.figure(b) })
+		return nil
+	}
+	if a.Shift != b.Shift {
+		target := out.part(b, "plot")
+		at := out.At()
+		out.s("translate(")
+		out.i(b.Shift)
+		out.s(",0)")
+		out.SetAttr(target, "transform", out.Since(at))
+	}
+	if !slices.Equal(a.Ticks, b.Ticks) {
+		target := out.part(b, "ticks")
+		at := out.At()
+		out.ticks(b)
+		out.Add(OpReplace, target, out.Since(at))
+	}
+	barKey := func(x dBar) int { return int(x.Key) }
+	w := &out.Markup
+	layerOps(out, 'f', b, a.Freezes, b.Freezes, barKey, func(x dBar) { w.freeze(b, x) })
+	layerOps(out, 'l', b, a.Leases, b.Leases, barKey, func(x dBar) { w.bar(b, 'l', x) })
+	layerOps(out, 's', b, a.Stale, b.Stale, barKey, func(x dBar) { w.bar(b, 's', x) })
+	layerOps(out, 'b', b, a.Beliefs, b.Beliefs, barKey, func(x dBar) { w.bar(b, 'b', x) })
+	if b.inPlace {
+		keptOps(out, b)
+	} else {
+		layerOps(out, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return int(x.Key) }, func(x dMsg) { w.msg(b, x) })
+		layerOps(out, 'm', b, a.Marks, b.Marks, func(x dMark) int { return int(x.Index) }, func(x dMark) { w.mark(b, x) })
+	}
+	if a.Now != b.Now {
+		target := out.part(b, "now")
+		at := out.At()
+		out.now(b)
+		out.Add(OpReplace, target, out.Since(at))
+		box := out.part(b, "box")
+		at = out.At()
+		out.i(b.Now.X)
+		out.SetAttr(box, "data-now", out.Since(at))
+	}
+	if fx := b.FocusX(); fx != a.FocusX() {
+		box := out.part(b, "box")
+		at := out.At()
+		out.i(fx)
+		out.SetAttr(box, "data-focus", out.Since(at))
+	}
+	if !samePin(a.Pin, b.Pin) {
+		target := out.part(b, "pin")
+		at := out.At()
+		out.pin(b)
+		out.Add(OpReplace, target, out.Since(at))
+		target = out.part(b, "pintext")
+		at = out.At()
+		out.pinText(b)
+		out.Add(OpReplace, target, out.Since(at))
+	}
+	if !slices.Equal(a.Lanes, b.Lanes) {
+		target := out.part(b, "lanes")
+		at := out.At()
+		out.lanes(b)
+		out.Add(OpReplace, target, out.Since(at))
+	}
+	return nil
+}
+
+func samePin(a, b *dPin) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.X == b.X && a.Y1 == b.Y1 && a.Y2 == b.Y2 && a.Index == b.Index && a.Class == b.Class && a.Text == b.Text
+}
+
+// keptOps sends what changed among the messages and marks a layout in
+// place took over (Diagram.changes): those that slid out are removed, the
+// marks drawn again swapped, the new ones appended.
+func keptOps(out *Edits, d *Diagram) {
+	ch := &d.changes
+	for _, k := range ch.goneMsgs {
+		out.Add(OpRemove, out.elem(d, 'g', k), Span{})
+	}
+	for _, k := range ch.goneMarks {
+		out.Add(OpRemove, out.elem(d, 'm', k), Span{})
+	}
+	for _, j := range ch.swapped {
+		target := out.elem(d, 'm', int(d.Marks[j].Index))
+		at := out.At()
+		out.mark(d, d.Marks[j])
+		out.Add(OpSwap, target, out.Since(at))
+	}
+	if ch.newMsgs < len(d.Msgs) {
+		target := out.part(d, "msgs")
+		at := out.At()
+		for _, m := range d.Msgs[ch.newMsgs:] {
+			out.msg(d, m)
+		}
+		out.Add(OpAppend, target, out.Since(at))
+	}
+	if ch.newMarks < len(d.Marks) {
+		target := out.part(d, "marks")
+		at := out.At()
+		for _, m := range d.Marks[ch.newMarks:] {
+			out.mark(d, m)
+		}
+		out.Add(OpAppend, target, out.Since(at))
+	}
+}
+
+// layerOps changes one layer of the picture, whose elements are in key
+// order, from old to new: each element that went is removed, each that
+// changed swapped, and the new ones, which come after the old, appended
+// together. A new element among old ones (it cannot be appended in its
+// place) redraws the layer. draw writes an element into out.
+func layerOps[T comparable](out *Edits, kind byte, d *Diagram, old, new []T, key func(T) int, draw func(T)) {
+	i, j := 0, 0
+	for i < len(old) {
+		switch {
+		case j == len(new) || key(old[i]) < key(new[j]):
+			out.Add(OpRemove, out.elem(d, kind, key(old[i])), Span{})
+			i++
+		case key(new[j]) < key(old[i]):
+			target := out.part(d, layerNames[kind])
+			at := out.At()
+			out.layer(d, kind)
+			out.Add(OpReplace, target, out.Since(at))
+			return
+		default:
+			if old[i] != new[j] {
+				target := out.elem(d, kind, key(new[j]))
+				at := out.At()
+				draw(new[j])
+				out.Add(OpSwap, target, out.Since(at))
+			}
+			i++
+			j++
+		}
+	}
+	if j < len(new) {
+		target := out.part(d, layerNames[kind])
+		at := out.At()
+		for _, x := range new[j:] {
+			draw(x)
+		}
+		out.Add(OpAppend, target, out.Since(at))
+	}
+}
+
+// layerNames are the layers' groups in a picture, by their elements' letter.
+var layerNames = map[byte]string{'f': "freezes", 'l': "leases", 's': "stale", 'b': "beliefs", 'g': "msgs", 'm': "marks"}

@@ -1,0 +1,220 @@
+package draw
+
+import (
+	"strconv"
+
+	"leaselab/catalog"
+	"leaselab/engine"
+)
+
+// Status is the world's state at a glance: what its words are made
+// of, which Markup.status writes, so that a playing session's status keeps
+// no strings and its redraw makes none.
+type Status struct {
+	Lang    string
+	Brief   engine.Brief
+	Holder  string // the holder's name, when the lease has one
+	Workers []engine.WorkerState
+	// Outcome is the run so far in one word and colour: harm, safe, warn.
+	Outcome runOutcome
+	harm    engine.Reason // the outcome's harm, when it is harm
+
+	key statusKey // what the words above were made from, but the time
+}
+
+// statusKey is what a status panel's words are made from, but its time:
+// a playing session compares it, not the words, to tell whether a frame
+// must redraw the panel.
+type statusKey struct {
+	brief   engine.Brief // Now left out
+	outcome struct {
+		class       string
+		event, harm int
+	}
+}
+
+func statusKeyOf(b engine.Brief, o runOutcome) statusKey {
+	var k statusKey
+	k.brief, k.brief.Now = b, 0
+	k.outcome.class, k.outcome.event, k.outcome.harm = o.Class, o.Event, o.Harm
+	return k
+}
+
+func NewStatus(w *engine.World, lang string) *Status {
+	s := newStatusOf(w, lang, summarize(w.Events()), w.AppendWorkers(nil))
+	return &s
+}
+
+// newStatusOf is the status of w, whose run's outcome is o and whose
+// workers are as workers says.
+func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.WorkerState) Status {
+	b := w.Brief()
+	v := Status{Lang: lang, Brief: b, Workers: workers, Outcome: o, key: statusKeyOf(b, o)}
+	if b.Holder != engine.NoNode {
+		v.Holder = w.Names().Of(b.Holder)
+	}
+	if o.Class == outcomeHarm {
+		v.harm = w.Events()[o.Event].Reason()
+	}
+	return v
+}
+
+// sameAs reports whether v, a status shown, shows w's status but for its
+// time, when w's run's outcome is o and its workers are as workers says:
+// then a frame sends only the time. It compares what the words are made
+// from, so that a frame makes no words to compare.
+func (v *Status) sameAs(w *engine.World, o runOutcome, workers []engine.WorkerState) bool {
+	if v.key != statusKeyOf(w.Brief(), o) || len(v.Workers) != len(workers) {
+		return false
+	}
+	for i := range v.Workers {
+		a, b := &v.Workers[i], &workers[i]
+		if a.Name != b.Name || a.Crashed != b.Crashed || a.Frozen != b.Frozen || a.Done != b.Done || a.Holds != b.Holds || a.Token != b.Token {
+			return false
+		}
+	}
+	return true
+}
+
+// StatusPanel is the status as a page shows it.
+func StatusPanel(s *Status) Part { return func(w *Markup) { w.status(s) } }
+
+// status writes the panel: the time, the lease's holder, the storage, each
+// worker's state and the run's outcome.
+func (w *Markup) status(s *Status) {
+	b, lang := &s.Brief, s.Lang
+	w.s(`<dl class="status"><div><dt>`)
+	w.esc(catalog.T(lang, "status.now"))
+	w.s(`</dt><dd id="now">`)
+	w.B = catalog.AppendTime(w.B, lang, b.Now) // a time's text needs no escaping
+	w.s(`</dd></div><div><dt>`)
+	w.esc(catalog.T(lang, "status.holder"))
+	w.s(`</dt><dd>`)
+	if b.Holder != engine.NoNode {
+		w.esc(s.Holder)
+		w.s(" (")
+		w.esc(catalog.T(lang, "diagram.token"))
+		w.s(" ")
+		w.B = strconv.AppendInt(w.B, b.Token, 10)
+		w.s(", ")
+		if b.Expires == engine.Never {
+			w.esc(catalog.T(lang, "status.no-expiry")) // a lock, or a lease record only candidates expire
+		} else {
+			w.s("→ ")
+			w.B = catalog.AppendTime(w.B, lang, b.Expires)
+		}
+		w.s(")")
+	} else {
+		w.esc(catalog.T(lang, "status.none"))
+	}
+	w.s(`</dd></div><div><dt>`)
+	w.esc(catalog.T(lang, "status.storage"))
+	w.s(`</dt><dd id="storage-mode"`)
+	w.attr("data-mode", b.Mode.String())
+	w.s(">")
+	w.esc(catalog.T(lang, modeKey(b.Mode)))
+	w.s(", ")
+	w.esc(catalog.T(lang, "status.highest"))
+	w.s(" ")
+	w.B = strconv.AppendInt(w.B, b.Highest, 10)
+	w.s("</dd></div>")
+	for _, ws := range s.Workers {
+		w.s(`<div`)
+		w.attr("data-worker", ws.Name)
+		w.s(` data-frozen="`)
+		w.B = strconv.AppendBool(w.B, ws.Frozen)
+		w.s(`" class="`)
+		if ws.Frozen {
+			w.s("frozen")
+		}
+		w.s(`"><dt>`)
+		w.esc(ws.Name)
+		w.s("</dt><dd>")
+		w.workerState(lang, ws)
+		w.s("</dd></div>")
+	}
+	// The class is as templ joined "outcome" and the outcome's class: with
+	// a space before an empty one.
+	w.s(`<div class="outcome `)
+	w.esc(s.Outcome.Class)
+	w.s(`"><dt>`)
+	w.esc(catalog.T(lang, "status.outcome"))
+	w.s(`</dt><dd id="outcome"`)
+	w.attr("data-outcome", s.Outcome.Class)
+	w.s(">")
+	w.outcomeStatus(s)
+	w.s("</dd></div></dl>")
+}
+
+// workerState says in words what a worker is doing.
+func (w *Markup) workerState(lang string, ws engine.WorkerState) {
+	state := ""
+	switch {
+	case ws.Crashed:
+		state = catalog.T(lang, "state.crashed")
+	case ws.Frozen:
+		state = catalog.T(lang, "state.frozen")
+	case ws.Done:
+		state = catalog.T(lang, "state.done")
+	}
+	w.esc(state)
+	if ws.Holds {
+		if state != "" {
+			w.s(", ")
+		}
+		w.esc(catalog.T(lang, "diagram.token"))
+		w.s(" ")
+		w.B = strconv.AppendInt(w.B, ws.Token, 10)
+	}
+	if state == "" && !ws.Holds {
+		w.s("—")
+	}
+}
+
+// outcomeStatus says the run's outcome in a few words.
+func (w *Markup) outcomeStatus(s *Status) {
+	o, lang := &s.Outcome, s.Lang
+	switch o.Class {
+	case outcomeNone:
+		w.esc(catalog.T(lang, "outcome.none.status"))
+	case outcomeHarm:
+		w.esc(catalog.T(lang, "outcome.harm"))
+		w.s(": ")
+		w.esc(catalog.T(lang, harmKey(s.harm)))
+		if o.Harm > 1 {
+			w.s(" (+")
+			w.i(o.Harm - 1)
+			w.s(")")
+		}
+	default:
+		w.esc(catalog.T(lang, outcomeKey(o.Class)))
+		w.s(": ")
+		w.esc(catalog.T(lang, outcomeShortKey(o.Class)))
+	}
+}
+
+// Catalog keys made of an engine name, joined once: a frame that writes
+// one joins nothing.
+var modeKeys, harmKeys = func() (modes, harms [256]string) {
+	for i := range 256 {
+		modes[i] = "mode." + engine.StorageMode(i).String()
+		harms[i] = "harm." + engine.Reason(i).String()
+	}
+	return modes, harms
+}()
+
+// modeKey is "mode." and the storage mode's name.
+func modeKey(m engine.StorageMode) string {
+	if int(m) < len(modeKeys) {
+		return modeKeys[m]
+	}
+	return "mode." + m.String()
+}
+
+// harmKey is "harm." and the harm's name.
+func harmKey(r engine.Reason) string {
+	if int(r) < len(harmKeys) {
+		return harmKeys[r]
+	}
+	return "harm." + r.String()
+}
