@@ -74,7 +74,7 @@ func sayFreeze(b []byte, lang string, c engine.Command) []byte {
 	}
 	if c.On != engine.KindNone {
 		b = append(b, " ("...)
-		b = Append(b, lang, "cmd.freeze.on", Str(c.A), Str(c.On.String()))
+		b = Append(b, lang, "cmd.freeze.on", Str(c.A), Str(T(lang, "cmd.on."+c.On.String())))
 		b = append(b, ")"...)
 	}
 	return b
@@ -129,7 +129,7 @@ func sayLink(b []byte, lang string, c engine.Command) []byte {
 		parts = append(parts, words(lang, "cmd.delay", Time(c.Dur)))
 	}
 	if c.HasLoss {
-		parts = append(parts, words(lang, "cmd.loss", Str(strconv.FormatFloat(float64(c.LossPPM)/1e4, 'f', -1, 64)+"%")))
+		parts = append(parts, words(lang, "cmd.loss", Str(Number(lang, float64(c.LossPPM)/1e4)+"%")))
 	}
 	sep := "—"
 	if c.OneWay {
@@ -141,13 +141,13 @@ func sayLink(b []byte, lang string, c engine.Command) []byte {
 func sayClock(b []byte, lang string, c engine.Command) []byte {
 	var parts []string
 	if c.HasSkew {
-		parts = append(parts, words(lang, "cmd.skew", Str(SignedTime(c.Skew))))
+		parts = append(parts, words(lang, "cmd.skew", Str(SignedTime(lang, c.Skew))))
 	}
 	if c.HasJump {
-		parts = append(parts, words(lang, "cmd.jump", Str(SignedTime(c.Jump))))
+		parts = append(parts, words(lang, "cmd.jump", Str(SignedTime(lang, c.Jump))))
 	}
 	if c.HasRate {
-		parts = append(parts, words(lang, "cmd.rate", Str(strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×")))
+		parts = append(parts, words(lang, "cmd.rate", Str(Number(lang, float64(c.Rate)/1e6)+"×")))
 	}
 	return Append(b, lang, "cmd.clock", Str(c.A), Str(strings.Join(parts, ", ")))
 }
@@ -159,11 +159,18 @@ func sayReplica(b []byte, lang string, c engine.Command) []byte {
 	return Append(b, lang, "cmd.replica.down", Int(int64(c.Replica)))
 }
 
-// SignedTime is a clock's change with its sign: "+2s", "−1.5s" (a minus
-// sign, not a hyphen, as a reader's text has it).
-func SignedTime(d engine.Time) string {
+// SignedTime is a clock's change with its sign, in lang's words: "+2s",
+// "−1,5 dtk" (a minus sign, not a hyphen, as a reader's text has it).
+func SignedTime(lang string, d engine.Time) string {
 	if d >= 0 {
-		return "+" + d.String()
+		return "+" + string(AppendTime(nil, lang, d))
 	}
-	return "−" + (-d).String()
+	return "−" + string(AppendTime(nil, lang, -d))
+}
+
+// Number is x as a reader of lang writes it, with its decimal mark
+// (AppendNumber): "0,125" in Indonesian.
+func Number(lang string, x float64) string {
+	var scratch [32]byte
+	return string(AppendNumber(nil, lang, strconv.AppendFloat(scratch[:0], x, 'f', -1, 64)))
 }

@@ -16,6 +16,12 @@ import (
 // than its verb takes, goes to fmt, so the words are always fmt's
 // (TestAppendfIsFmt, FuzzAppendf).
 func Appendf(b []byte, format string, args ...Arg) []byte {
+	return appendf(b, "", format, args)
+}
+
+// appendf is Appendf writing times as lang writes them (AppendTime); lang
+// "" writes them as the engine's trace does.
+func appendf(b []byte, lang, format string, args []Arg) []byte {
 	start := len(b)
 	next, reordered := 0, false
 	for i := 0; i < len(format); {
@@ -37,18 +43,18 @@ func Appendf(b []byte, format string, args ...Arg) []byte {
 		if i < len(format) && format[i] == '[' {
 			end := strings.IndexByte(format[i:], ']')
 			if end < 0 {
-				return fmtAppendf(b[:start], format, args)
+				return fmtAppendf(b[:start], lang, format, args)
 			}
 			digits := format[i+1 : i+end]
 			n, err := strconv.Atoi(digits)
 			if err != nil || strings.Trim(digits, "0123456789") != "" || n < 1 || n > len(args) {
-				return fmtAppendf(b[:start], format, args)
+				return fmtAppendf(b[:start], lang, format, args)
 			}
 			next, reordered = n-1, true
 			i += end + 1
 		}
 		if i >= len(format) || next >= len(args) {
-			return fmtAppendf(b[:start], format, args)
+			return fmtAppendf(b[:start], lang, format, args)
 		}
 		a, verb := args[next], format[i]
 		switch {
@@ -59,33 +65,90 @@ func Appendf(b []byte, format string, args ...Arg) []byte {
 		case a.k == argDecimal && (verb == 's' || verb == 'v'):
 			b = strconv.AppendInt(b, a.n, 10)
 		case a.k == argTime && (verb == 's' || verb == 'v'):
-			b = engine.Time(a.n).AppendTo(b)
+			b = AppendTime(b, lang, engine.Time(a.n))
 		case a.k == argInt && (verb == 'd' || verb == 'v'):
 			b = strconv.AppendInt(b, a.n, 10)
 		default:
-			return fmtAppendf(b[:start], format, args)
+			return fmtAppendf(b[:start], lang, format, args)
 		}
 		next++
 		i++
 	}
 	if !reordered && next < len(args) {
-		return fmtAppendf(b[:start], format, args) // fmt notes the extra
+		return fmtAppendf(b[:start], lang, format, args) // fmt notes the extra
 	}
 	return b
 }
 
-// Append appends key's text in lang (T), filled with args (Appendf).
+// Append appends key's text in lang (T), filled with args (Appendf), its
+// times written as lang writes them (AppendTime).
 func Append(b []byte, lang, key string, args ...Arg) []byte {
-	return Appendf(b, T(lang, key), args...)
+	return appendf(b, lang, T(lang, key), args)
 }
 
-// fmtAppendf is Appendf through fmt, for what Appendf does not know.
-func fmtAppendf(b []byte, format string, args []Arg) []byte {
+// fmtAppendf is appendf through fmt, for what appendf does not know.
+func fmtAppendf(b []byte, lang, format string, args []Arg) []byte {
 	vs := make([]any, len(args))
 	for i, a := range args {
 		vs[i] = a.Value()
+		if a.k == argTime && lang != "" {
+			vs[i] = string(AppendTime(nil, lang, engine.Time(a.n)))
+		}
 	}
 	return fmt.Appendf(b, format, vs...)
+}
+
+// AppendTime appends t as a student reading lang reads a time or a
+// duration: the number as the engine's trace writes it ("1.5s", "250ms",
+// "10m", "1h"), its decimal mark (AppendNumber) and unit in lang's words (time.ms, time.s, time.m, time.h: "1,5 dtk", "1 jam"), and a time that
+// never comes as time.never ("tanpa batas waktu"). Lang "" is the trace's
+// own form. A language writes one unit for seconds everywhere this way:
+// events, commands, controls, the status bar and the diagram's ticks.
+func AppendTime(b []byte, lang string, t engine.Time) []byte {
+	if lang == "" {
+		return t.AppendTo(b)
+	}
+	if t == engine.Never {
+		return append(b, T(lang, "time.never")...)
+	}
+	var scratch [32]byte
+	trace := t.AppendTo(scratch[:0])
+	end := len(trace) // the number ends where the unit's letters begin
+	for end > 0 && trace[end-1] >= 'a' && trace[end-1] <= 'z' {
+		end--
+	}
+	unit := "time.s"
+	switch string(trace[end:]) { // compared without a string: Go elides it
+	case "ms":
+		unit = "time.ms"
+	case "m":
+		unit = "time.m"
+	case "h":
+		unit = "time.h"
+	}
+	before, after, _ := strings.Cut(T(lang, unit), "%s")
+	return append(AppendNumber(append(b, before...), lang, trace[:end]), after...)
+}
+
+// TimeText is t as AppendTime writes it, as a string.
+func TimeText(lang string, t engine.Time) string { return string(AppendTime(nil, lang, t)) }
+
+// AppendNumber appends number, written with a decimal point as Go writes
+// it, with lang's decimal mark instead (number.point: "0,125" in
+// Indonesian); lang "" keeps the point.
+func AppendNumber(b []byte, lang string, number []byte) []byte {
+	point := "."
+	if lang != "" {
+		point = T(lang, "number.point")
+	}
+	for _, c := range number {
+		if c == '.' {
+			b = append(b, point...)
+			continue
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // Arg is one argument of Appendf.

@@ -90,3 +90,35 @@ func FuzzAppendf(f *testing.F) {
 		sameAsFmt(t, format, Decimal(n), Bytes([]byte(s)), Int(n))
 	})
 }
+
+// TestAppendTime holds each language to one way of writing a time: the
+// trace's own form for "" and English, Indonesian with a decimal comma and
+// one abbreviation per unit.
+func TestAppendTime(t *testing.T) {
+	for _, c := range []struct {
+		lang string
+		t    engine.Time
+		want string
+	}{
+		{"", 1500, "1.5s"},
+		{"en", 1500, "1.5s"},
+		{"en", engine.Never, "never"},
+		{"en", engine.Hour, "1h"},
+		{"id", 0, "0 dtk"},
+		{"id", 1500, "1,5 dtk"},
+		{"id", 30010, "30,01 dtk"},
+		{"id", 250, "250 ms"},
+		{"id", -1500, "-1,5 dtk"},
+		{"id", 10 * engine.Minute, "10 mnt"},
+		{"id", engine.Hour, "1 jam"},
+		{"id", engine.Never, "tanpa batas waktu"},
+		{"xx", 1500, "1,5 dtk"}, // falls back to the default language
+	} {
+		if got := string(AppendTime([]byte("x"), c.lang, c.t)); got != "x"+c.want {
+			t.Errorf("AppendTime(%q, %d) = %q, want %q", c.lang, c.t, got, "x"+c.want)
+		}
+	}
+	if got := string(Append(nil, "id", "event.work", Str("W1"), Time(2500))); got != "W1 bekerja selama 2,5 dtk" {
+		t.Errorf("an Indonesian event writes %q", got)
+	}
+}

@@ -115,9 +115,9 @@ func appendChartSummary(b []byte, lang string, left []engine.Time) []byte {
 		return left[min(max(i-1, 0), len(left)-1)]
 	}
 	b = append(append(b, catalog.T(lang, "chart.min")...), ' ')
-	b = append(pct(0).AppendTo(b), " · "...)
+	b = append(catalog.AppendTime(b, lang, pct(0)), " · "...)
 	b = append(append(b, catalog.T(lang, "chart.median")...), ' ')
-	b = append(pct(50).AppendTo(b), " · "...)
+	b = append(catalog.AppendTime(b, lang, pct(50)), " · "...)
 	b = append(strconv.AppendInt(b, int64(len(left)), 10), ' ')
 	return append(b, catalog.T(lang, "chart.renewals")...)
 }
@@ -237,7 +237,7 @@ func (w *Markup) chartPanel(c *Chart, i int) {
 		w.num("x", p.X0-6)
 		w.num("y", y+4)
 		w.s(` text-anchor="end">`)
-		w.B = v.AppendTo(w.B) // a time's text needs no escaping
+		w.B = catalog.AppendTime(w.B, c.Lang, v) // a time's text needs no escaping
 		w.s("</text> ")
 	}
 	step := tickStep(p.span)
@@ -246,7 +246,7 @@ func (w *Markup) chartPanel(c *Chart, i int) {
 		w.num("x", p.x(t))
 		w.num("y", p.Y1+18)
 		w.s(` text-anchor="middle">`)
-		w.B = t.AppendTo(w.B)
+		w.B = catalog.AppendTime(w.B, c.Lang, t)
 		w.s("</text> ")
 	}
 	w.s(`<line class="axis"`)

@@ -14,3 +14,5 @@ func CommandText(lang, src string) string { return catalog.CommandText(lang, src
 func appendCommandText(b []byte, lang string, c engine.Command) []byte {
 	return catalog.AppendCommand(b, lang, c)
 }
+
+func signedTime(lang string, d engine.Time) string { return catalog.SignedTime(lang, d) }

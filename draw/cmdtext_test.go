@@ -2,7 +2,6 @@ package draw
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -39,7 +38,14 @@ func referenceCommandText(lang, src string) string {
 	if err != nil {
 		return src
 	}
-	f := func(key string, args ...any) string { return fmt.Sprintf(catalog.T(lang, key), args...) }
+	f := func(key string, args ...any) string {
+		for i, a := range args {
+			if t, ok := a.(engine.Time); ok {
+				args[i] = catalog.TimeText(lang, t)
+			}
+		}
+		return fmt.Sprintf(catalog.T(lang, key), args...)
+	}
 	node := func(n string) string {
 		switch n {
 		case "coord", "storage":
@@ -60,7 +66,7 @@ func referenceCommandText(lang, src string) string {
 			s = f("cmd.freeze.for", c.A, c.Dur)
 		}
 		if c.On != engine.KindNone {
-			s += " (" + f("cmd.freeze.on", c.A, c.On) + ")"
+			s += " (" + f("cmd.freeze.on", c.A, catalog.T(lang, "cmd.on."+c.On.String())) + ")"
 		}
 		return s
 	case engine.CmdThaw:
@@ -96,7 +102,7 @@ func referenceCommandText(lang, src string) string {
 			parts = append(parts, f("cmd.delay", c.Dur))
 		}
 		if c.HasLoss {
-			parts = append(parts, f("cmd.loss", strconv.FormatFloat(float64(c.LossPPM)/1e4, 'f', -1, 64)+"%"))
+			parts = append(parts, f("cmd.loss", catalog.Number(lang, float64(c.LossPPM)/1e4)+"%"))
 		}
 		sep := "—"
 		if c.OneWay {
@@ -106,13 +112,13 @@ func referenceCommandText(lang, src string) string {
 	case engine.CmdClock:
 		var parts []string
 		if c.HasSkew {
-			parts = append(parts, f("cmd.skew", catalog.SignedTime(c.Skew)))
+			parts = append(parts, f("cmd.skew", signedTime(lang, c.Skew)))
 		}
 		if c.HasJump {
-			parts = append(parts, f("cmd.jump", catalog.SignedTime(c.Jump)))
+			parts = append(parts, f("cmd.jump", signedTime(lang, c.Jump)))
 		}
 		if c.HasRate {
-			parts = append(parts, f("cmd.rate", strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×"))
+			parts = append(parts, f("cmd.rate", catalog.Number(lang, float64(c.Rate)/1e6)+"×"))
 		}
 		return f("cmd.clock", c.A, strings.Join(parts, ", "))
 	case engine.CmdReplica:

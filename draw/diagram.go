@@ -2,7 +2,6 @@ package draw
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -573,7 +572,7 @@ func (d *Diagram) layPin(w *engine.World, lang string, prev *Diagram, top int) {
 		d.Pin = prev.Pin
 	} else if o.Event >= 0 {
 		e := events[o.Event]
-		text := e.T.String() + ": " + outcomeSentence(o, events, w.Names(), lang)
+		text := catalog.TimeText(lang, e.T) + ": " + outcomeSentence(o, events, w.Names(), lang)
 		line := text
 		if o.Class == outcomeSafe {
 			line = catalog.T(lang, "outcome.safe") + " — " + text
@@ -800,7 +799,7 @@ func violationSentence(v engine.Event, events []engine.Event, names engine.Names
 		case engine.ViolationSplitBrain:
 			key = "diagram.because.other"
 		}
-		s += " (" + fmt.Sprintf(catalog.T(lang, key), events[i].T) + ")"
+		s += " (" + string(catalog.Append(nil, lang, key, catalog.Time(events[i].T))) + ")"
 	}
 	return s + "."
 }

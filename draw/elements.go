@@ -101,9 +101,9 @@ func (w *Markup) id(d *Diagram, kind byte, key int) {
 	w.s(`"`)
 }
 
-// titlef appends a title: format, filled with args, escaped.
-func (w *Markup) titlef(format string, args ...catalog.Arg) {
-	w.tmp = catalog.Appendf(w.tmp[:0], format, args...)
+// titlef appends a title: key's text in lang, filled with args, escaped.
+func (w *Markup) titlef(lang, key string, args ...catalog.Arg) {
+	w.tmp = catalog.Append(w.tmp[:0], lang, key, args...)
 	w.s("<title>")
 	w.B = appendEsc(w.B, w.tmp)
 	w.s("</title>")
@@ -121,7 +121,7 @@ func (w *Markup) freeze(d *Diagram, f dBar) {
 	w.s(`<g class="freezebox"`)
 	w.id(d, 'f', int(f.Key))
 	w.s(">")
-	w.titlef(catalog.T(d.Lang, "diagram.freeze"), catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
+	w.titlef(d.Lang, "diagram.freeze", catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
 	w.s(`<rect class="freeze"`)
 	w.rect(f)
 	w.s(` fill="url(#`)
@@ -143,13 +143,13 @@ func (w *Markup) bar(d *Diagram, kind byte, b dBar) {
 	class := "stale"
 	switch kind {
 	case 'l':
-		w.titlef(catalog.T(d.Lang, "diagram.real"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
+		w.titlef(d.Lang, "diagram.real", name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = leaseClass[int(b.Worker)%6]
 	case 'b':
-		w.titlef(catalog.T(d.Lang, "diagram.belief"), name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
+		w.titlef(d.Lang, "diagram.belief", name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = beliefClass[int(b.Worker)%6]
 	default:
-		w.titlef(catalog.T(d.Lang, "diagram.stale"), name, catalog.Int(b.Token))
+		w.titlef(d.Lang, "diagram.stale", name, catalog.Int(b.Token))
 	}
 	w.s("<rect")
 	w.attr("class", class)
@@ -229,7 +229,7 @@ func (w *Markup) markLabel(d *Diagram, m dMark, e engine.Event, x, y int) {
 	w.labelAt(x, y)
 	switch m.Look {
 	case lookWrite:
-		w.esc(d.world.Names().Key(e.Key))
+		w.esc(labs.ObjectName(d.world.Names(), e.Key, d.Lang))
 		w.s(" ")
 	}
 	w.B = strconv.AppendInt(w.B, e.Token, 10)
@@ -286,7 +286,7 @@ func (w *Markup) mark(d *Diagram, m dMark) {
 	w.s(">")
 	// markSentence, written in place: the time needs no escaping.
 	w.s("<title>")
-	w.B = e.T.AppendTo(w.B)
+	w.B = catalog.AppendTime(w.B, d.Lang, e.T)
 	w.s(" ")
 	w.tmp = labs.AppendEvent(w.tmp[:0], e, d.world.Names(), d.Lang)
 	w.B = appendEsc(w.B, w.tmp)
@@ -406,7 +406,7 @@ func (w *Markup) eventRows(v *Events) {
 		w.s(`"`)
 		w.num("data-event", idx)
 		w.s(`><span class="t">`)
-		w.B = e.T.AppendTo(w.B) // a time's text needs no escaping
+		w.B = catalog.AppendTime(w.B, v.Lang, e.T) // a time's text needs no escaping
 		w.s(`</span> <span class="txt">`)
 		w.tmp = labs.AppendEvent(w.tmp[:0], e, v.Names, v.Lang)
 		w.B = appendEsc(w.B, w.tmp)
@@ -434,7 +434,7 @@ func (w *Markup) now(d *Diagram) {
 	w.s(">")
 	w.esc(catalog.T(d.Lang, "diagram.now"))
 	w.s(" ")
-	w.B = d.Now.At.AppendTo(w.B) // a time's text needs no escaping
+	w.B = catalog.AppendTime(w.B, d.Lang, d.Now.At) // a time's text needs no escaping
 	w.s("</text></g>")
 }
 
@@ -525,7 +525,7 @@ func (w *Markup) ticks(d *Diagram) {
 		w.num("x", t.X)
 		w.num("y", d.AxisY+16)
 		w.s(` text-anchor="middle">`)
-		w.B = t.At.AppendTo(w.B) // a time's text needs no escaping
+		w.B = catalog.AppendTime(w.B, d.Lang, t.At) // a time's text needs no escaping
 		w.s("</text>")
 	}
 }

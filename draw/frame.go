@@ -126,7 +126,7 @@ func (p *LivePage) Next(out *Edits, v *Live) error {
 	if p.status.sameAs(w, d.outcome, workers) {
 		target := out.Str("now")
 		at := out.At()
-		out.B = w.Now().AppendTo(out.B)
+		out.B = catalog.AppendTime(out.B, v.Lang, w.Now())
 		out.Add(OpText, target, out.Since(at))
 	} else {
 		shown := p.status.Workers[:0]

@@ -179,7 +179,7 @@ func (w *Markup) pairLive(v *Pair) {
 	w.s(": ")
 	w.esc(v.ChangeIn)
 	w.s(" (")
-	w.B = v.At.AppendTo(w.B)
+	w.B = catalog.AppendTime(w.B, v.Lang, v.At)
 	w.s(")</h2>")
 	w.figure(v.B)
 	w.s("</section>")

@@ -107,19 +107,19 @@ func (w *Markup) signals(s *Signals) {
 
 	w.signalRow(lang, "left", "signals.left", false)
 	if n := len(m.Remaining); n > 0 {
-		w.B = m.Remaining[n-1].AppendTo(w.B)
+		w.B = catalog.AppendTime(w.B, lang, m.Remaining[n-1])
 	} else {
 		w.s("–")
 	}
 	w.signalRow(lang, "left-low", "signals.left-low", false)
 	if len(m.Remaining) > 0 {
-		w.times(" · ", engine.Percentile(m.Remaining, 0), engine.Percentile(m.Remaining, 50))
+		w.times(lang, " · ", engine.Percentile(m.Remaining, 0), engine.Percentile(m.Remaining, 50))
 	} else {
 		w.s("–")
 	}
 	w.signalRow(lang, "latency", "signals.latency", false)
 	if len(m.Latency) > 0 {
-		w.times(" · ", engine.Percentile(m.Latency, 50), engine.Percentile(m.Latency, 99), engine.Percentile(m.Latency, 100))
+		w.times(lang, " · ", engine.Percentile(m.Latency, 50), engine.Percentile(m.Latency, 99), engine.Percentile(m.Latency, 100))
 	} else {
 		w.s("–")
 	}
@@ -159,10 +159,12 @@ func (w *Markup) signals(s *Signals) {
 		w.s("</p></section>")
 		return
 	}
-	w.s(`<ol class="signal-log">`)
+	w.s(`<p class="signal-legend">`)
+	w.esc(catalog.T(lang, "signals.legend"))
+	w.s(`</p><ol class="signal-log">`)
 	events, names := s.world.Events(), s.world.Names()
 	for _, i := range s.lines[:s.shown] {
-		w.signalLine(s.world, events[i], names)
+		w.signalLine(lang, s.world, events[i], names)
 	}
 	w.s("</ol></section>")
 }
@@ -190,19 +192,21 @@ func (w *Markup) signalCount(lang, key, label string, n int) {
 	w.i(n)
 }
 
-// times writes ts, sep between them.
-func (w *Markup) times(sep string, ts ...engine.Time) {
+// times writes ts as lang writes times, sep between them.
+func (w *Markup) times(lang, sep string, ts ...engine.Time) {
 	for i, t := range ts {
 		if i > 0 {
 			w.s(sep)
 		}
-		w.B = t.AppendTo(w.B)
+		w.B = catalog.AppendTime(w.B, lang, t)
 	}
 }
 
 // signalLine writes a renewal event as a structured log line: lease id,
-// generation, previous and new expiry, error class.
-func (w *Markup) signalLine(world *engine.World, e engine.Event, names engine.Names) {
+// generation, previous and new expiry, error class; its words, keys and
+// times in lang (signals.event.*, signals.key.*), its data-event the
+// engine's.
+func (w *Markup) signalLine(lang string, world *engine.World, e engine.Event, names engine.Names) {
 	event := signalEvent(e.Kind)
 	who := names.Of(e.Node)
 	w.s(`<li class="`)
@@ -212,49 +216,50 @@ func (w *Markup) signalLine(world *engine.World, e engine.Event, names engine.Na
 	w.s(`" data-event="`)
 	w.s(event)
 	w.s(`"><code><span class="t">`)
-	w.B = e.T.AppendTo(w.B)
+	w.B = catalog.AppendTime(w.B, lang, e.T)
 	w.s("</span> <b>")
 	w.esc(who)
 	w.s("</b> ")
-	w.s(event)
+	w.esc(catalog.T(lang, "signals.event."+event))
 	w.s(" ")
-	w.field("lease")
+	w.field(lang, "lease")
 	w.esc(leaseOf(world, who))
 	if e.Kind != engine.KindLost {
-		w.field("gen")
+		w.field(lang, "gen")
 		w.B = strconv.AppendUint(w.B, uint64(e.Gen()), 10)
 	}
 	switch e.Kind {
 	case engine.KindRenewed:
-		w.field("prev")
-		w.B = e.Prev().AppendTo(w.B)
-		w.field("new")
-		w.B = e.At.AppendTo(w.B)
-		w.field("left")
-		w.B = engine.Time(e.Value).AppendTo(w.B)
+		w.field(lang, "prev")
+		w.B = catalog.AppendTime(w.B, lang, e.Prev())
+		w.field(lang, "new")
+		w.B = catalog.AppendTime(w.B, lang, e.At)
+		w.field(lang, "left")
+		w.B = catalog.AppendTime(w.B, lang, engine.Time(e.Value))
 	case engine.KindRenewError:
-		w.field("class")
+		w.field(lang, "class")
 		if e.Value == 1 {
-			w.s("definitive")
+			w.esc(catalog.T(lang, "signals.definitive"))
 		} else {
-			w.s("transient")
+			w.esc(catalog.T(lang, "signals.transient"))
 		}
-		w.field("error")
-		w.esc(e.Reason().String())
+		w.field(lang, "error")
+		w.esc(labs.ReasonName(e.Reason(), lang))
 	case engine.KindStaleReply:
-		w.field("current")
+		w.field(lang, "current")
 		w.B = strconv.AppendInt(w.B, e.Value, 10)
 	case engine.KindLost:
-		w.field("why")
-		w.esc(e.Reason().String())
+		w.field(lang, "why")
+		w.esc(labs.ReasonName(e.Reason(), lang))
 	}
 	w.s("</code></li>")
 }
 
-// field opens one key=value field of a log line, up to its value.
-func (w *Markup) field(key string) {
+// field opens one key=value field of a log line, up to its value: key
+// in lang's words (signals.key.KEY).
+func (w *Markup) field(lang, key string) {
 	w.s(` <span class="k">`)
-	w.s(key)
+	w.esc(catalog.T(lang, "signals.key."+key))
 	w.s("=</span>")
 }
 

@@ -86,7 +86,7 @@ func (w *Markup) status(s *Status) {
 	w.s(`<dl class="status"><div><dt>`)
 	w.esc(catalog.T(lang, "status.now"))
 	w.s(`</dt><dd id="now">`)
-	w.B = b.Now.AppendTo(w.B) // a time's text needs no escaping
+	w.B = catalog.AppendTime(w.B, lang, b.Now) // a time's text needs no escaping
 	w.s(`</dd></div><div><dt>`)
 	w.esc(catalog.T(lang, "status.holder"))
 	w.s(`</dt><dd>`)
@@ -101,7 +101,7 @@ func (w *Markup) status(s *Status) {
 			w.esc(catalog.T(lang, "status.no-expiry")) // a lock, or a lease record only candidates expire
 		} else {
 			w.s("→ ")
-			w.B = b.Expires.AppendTo(w.B)
+			w.B = catalog.AppendTime(w.B, lang, b.Expires)
 		}
 		w.s(")")
 	} else {

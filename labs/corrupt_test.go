@@ -44,7 +44,7 @@ func TestCorruptContent(t *testing.T) {
 		{name: "duplicate choice id", file: w1w2, old: "      - id: silent", new: "      - id: rejected", at: "- id: rejected\n        holds: not W1", col: 13, msg: `duplicate choice id "rejected"`},
 		{name: "unknown lab in the course", file: "course.yaml", old: "[monthly-report,", new: "[monthly-reprot,", at: "monthly-reprot", col: 12, msg: `unknown lab "monthly-reprot"`},
 		{name: "broken link in a lesson", file: leases, old: "(lab:lock-vs-lease)", new: "(lab:lock-vs-leas)", at: "lab:lock-vs-leas", msg: `broken link: no lab "lock-vs-leas"`},
-		{name: "unknown lesson link in a lab", file: w1w2en, old: "(lesson:leases)", new: "(lesson:leasing)", at: "lesson:leasing", msg: `broken link: no lesson "leasing"`},
+		{name: "unknown lesson link in a lab", file: w1w2en, old: "(lesson:failure-modes)", new: "(lesson:leasing)", at: "lesson:leasing", msg: `broken link: no lesson "leasing"`},
 		{name: "missing translation file", file: w1w2en, old: "", new: "", at: "", msg: "missing English translation of lab w1-w2", warning: true},
 		{name: "missing default language file", file: w1w2id, old: "", new: "", at: "", msg: "missing file: lab w1-w2 needs its Indonesian words"},
 		{name: "missing lesson file", file: leases, old: "", new: "", wantFile: "course.yaml", at: "id: leases", col: 9, msg: "lesson leases: missing file lessons/leases/id.md"},

@@ -75,7 +75,7 @@ func (s *eventSay) messageEvent() ([]byte, bool) {
 	case engine.KindUnavailable:
 		return s.f("event.unavailable", s.p, s.reason), true
 	case engine.KindTimeout:
-		return s.f("event.timeout", catalog.Str(e.Msg().String()), s.n), true
+		return s.f("event.timeout", s.msg, s.n), true
 	}
 	return nil, false
 }
@@ -145,9 +145,9 @@ func (s *eventSay) workerEvent() ([]byte, bool) {
 			verb = catalog.Str(catalog.T(s.lang, "event.write.2"))
 		}
 		if e.Token == 0 {
-			return s.f("event.write.3", s.n, verb, catalog.Str(s.names.Key(e.Key))), true
+			return s.f("event.write.3", s.n, verb, catalog.Str(ObjectName(s.names, e.Key, s.lang))), true
 		}
-		return s.f("event.write.4", s.n, verb, catalog.Str(s.names.Key(e.Key)), s.tok), true
+		return s.f("event.write.4", s.n, verb, catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.tok), true
 	case engine.KindDone:
 		return s.f("event.done", s.n), true
 	case engine.KindRenewError:
@@ -178,9 +178,9 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 	switch e.Kind {
 	case engine.KindAccept:
 		if e.Reason() == engine.ReasonSameValue {
-			return s.f("event.accept", catalog.Str(s.names.Key(e.Key)), s.p, s.tok), true
+			return s.f("event.accept", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok), true
 		}
-		return s.f("event.accept.2", catalog.Str(s.names.Key(e.Key)), s.p, s.tok, catalog.Int(e.Value)), true
+		return s.f("event.accept.2", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, catalog.Int(e.Value)), true
 	case engine.KindReject:
 		// Why, in s.words of its own, goes into the sentence: written into
 		// scratch first.
@@ -194,7 +194,7 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 		case engine.ReasonVersion:
 			why = catalog.Bytes(catalog.Append(scratch[:0], s.lang, "event.reject.3", catalog.Int(e.Value)))
 		}
-		return s.f("event.reject.4", catalog.Str(s.names.Key(e.Key)), s.p, s.tok, why), true
+		return s.f("event.reject.4", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, why), true
 	case engine.KindRead:
 		return s.f("event.read", s.p, catalog.Int(e.Value)), true
 	case engine.KindViolation:
@@ -222,7 +222,7 @@ func (s *eventSay) changeEvent() ([]byte, bool) {
 	case engine.KindRestart:
 		return s.f("event.restart", s.n), true
 	case engine.KindFencing:
-		return s.f("event.fencing", catalog.Str(engine.StorageMode(e.Value).String())), true
+		return s.f("event.fencing", catalog.Str(catalog.T(s.lang, "mode."+engine.StorageMode(e.Value).String()))), true
 	case engine.KindPartition:
 		if e.Peer() == engine.NoNode {
 			return s.f("event.partition", s.n), true
@@ -235,7 +235,8 @@ func (s *eventSay) changeEvent() ([]byte, bool) {
 		return s.f("event.heal.2", s.n, s.p), true
 	case engine.KindLink:
 		var scratch [32]byte
-		loss := catalog.Bytes(strconv.AppendFloat(scratch[:0], float64(e.Value)/1e6, 'f', -1, 64))
+		var point [32]byte
+		loss := catalog.Bytes(catalog.AppendNumber(scratch[:0], s.lang, strconv.AppendFloat(point[:0], float64(e.Value)/1e6, 'f', -1, 64)))
 		return s.f("event.link", s.n, s.p, s.at, loss), true
 	case engine.KindClock:
 		return s.f("event.clock", s.n, s.at), true
@@ -256,6 +257,17 @@ func NodeName(names engine.Names, n engine.Node, lang string) string {
 	}
 	return names.Of(n)
 }
+
+// ObjectName is the name of what a write puts, for a student: lang's
+// word for it where the catalog has one (object.KEY: "report" is
+// "laporan" in Indonesian), else the key itself. The engine and the
+// lab files keep the key.
+func ObjectName(names engine.Names, k engine.KeyID, lang string) string {
+	return lookupName(lang, "object.", names.Key(k))
+}
+
+// ReasonName is a reason in lang's words.
+func ReasonName(r engine.Reason, lang string) string { return wordsOf(lang).reasonName(r, lang) }
 
 // MsgName is a message kind in lang's words.
 func MsgName(m engine.MsgKind, lang string) string { return wordsOf(lang).msgName(m, lang) }

@@ -18,6 +18,8 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	n, p := NodeName(names, e.Node, lang), NodeName(names, e.Peer(), lang)
 	tok := strconv.FormatInt(e.Token, 10)
 	reason := reasonTextFmt(e.Reason(), lang)
+	tm := func(t engine.Time) string { return string(catalog.AppendTime(nil, lang, t)) }
+	key := func(k engine.KeyID) string { return ObjectName(names, k, lang) }
 	switch e.Kind {
 	case engine.KindSend:
 		return fmt.Sprintf(pick("event.send"), n, msgNameFmt(e.Msg(), lang), p)
@@ -29,16 +31,16 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		if e.At == engine.Never {
 			return fmt.Sprintf(pick("event.grant"), p, tok)
 		}
-		return fmt.Sprintf(pick("event.grant.2"), p, tok, e.At)
+		return fmt.Sprintf(pick("event.grant.2"), p, tok, tm(e.At))
 	case engine.KindQueue:
 		return fmt.Sprintf(pick("event.queue"), p)
 	case engine.KindDeny:
 		return fmt.Sprintf(pick("event.deny"), p, reason)
 	case engine.KindExtend:
 		if r := e.Reason(); r == engine.ReasonRefresh || r == engine.ReasonResume {
-			return fmt.Sprintf(pick("event.extend."+r.String()), p, tok, e.At)
+			return fmt.Sprintf(pick("event.extend."+r.String()), p, tok, tm(e.At))
 		}
-		return fmt.Sprintf(pick("event.extend"), p, tok, e.At)
+		return fmt.Sprintf(pick("event.extend"), p, tok, tm(e.At))
 	case engine.KindRenewReject:
 		return fmt.Sprintf(pick("event.renew-reject"), p, tok)
 	case engine.KindUnavailable:
@@ -51,7 +53,7 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindRelease:
 		return fmt.Sprintf(pick("event.release"), p, tok)
 	case engine.KindElection:
-		return fmt.Sprintf(pick("event.election"), e.At)
+		return fmt.Sprintf(pick("event.election"), tm(e.At))
 	case engine.KindLeader:
 		return fmt.Sprintf(pick("event.leader"), e.Value)
 	case engine.KindReplica:
@@ -62,36 +64,36 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindStart:
 		return fmt.Sprintf(pick("event.start"), n)
 	case engine.KindAcquired:
-		return fmt.Sprintf(pick("event.acquired"), n, tok, e.At)
+		return fmt.Sprintf(pick("event.acquired"), n, tok, tm(e.At))
 	case engine.KindRenewed:
-		return fmt.Sprintf(pick("event.renewed"), n, tok, e.At)
+		return fmt.Sprintf(pick("event.renewed"), n, tok, tm(e.At))
 	case engine.KindLost:
 		return fmt.Sprintf(pick("event.lost"), n, tok, reason)
 	case engine.KindWork:
-		return fmt.Sprintf(pick("event.work"), n, engine.Time(e.Value))
+		return fmt.Sprintf(pick("event.work"), n, tm(engine.Time(e.Value)))
 	case engine.KindCheck:
 		if e.Reason() == engine.ReasonOK {
-			return fmt.Sprintf(pick("event.check"), n, e.At)
+			return fmt.Sprintf(pick("event.check"), n, tm(e.At))
 		}
-		return fmt.Sprintf(pick("event.check.2"), n, e.At)
+		return fmt.Sprintf(pick("event.check.2"), n, tm(e.At))
 	case engine.KindWrite:
 		verb := pick("event.write")
 		if e.Effect() {
 			verb = pick("event.write.2")
 		}
 		if e.Token == 0 {
-			return fmt.Sprintf(pick("event.write.3"), n, verb, names.Key(e.Key))
+			return fmt.Sprintf(pick("event.write.3"), n, verb, key(e.Key))
 		}
-		return fmt.Sprintf(pick("event.write.4"), n, verb, names.Key(e.Key), tok)
+		return fmt.Sprintf(pick("event.write.4"), n, verb, key(e.Key), tok)
 	case engine.KindTimeout:
-		return fmt.Sprintf(pick("event.timeout"), e.Msg(), n)
+		return fmt.Sprintf(pick("event.timeout"), msgNameFmt(e.Msg(), lang), n)
 	case engine.KindDone:
 		return fmt.Sprintf(pick("event.done"), n)
 	case engine.KindAccept:
 		if e.Reason() == engine.ReasonSameValue {
-			return fmt.Sprintf(pick("event.accept"), names.Key(e.Key), p, tok)
+			return fmt.Sprintf(pick("event.accept"), key(e.Key), p, tok)
 		}
-		return fmt.Sprintf(pick("event.accept.2"), names.Key(e.Key), p, tok, e.Value)
+		return fmt.Sprintf(pick("event.accept.2"), key(e.Key), p, tok, e.Value)
 	case engine.KindReject:
 		why := reason
 		switch e.Reason() {
@@ -102,12 +104,12 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		case engine.ReasonVersion:
 			why = fmt.Sprintf(pick("event.reject.3"), e.Value)
 		}
-		return fmt.Sprintf(pick("event.reject.4"), names.Key(e.Key), p, tok, why)
+		return fmt.Sprintf(pick("event.reject.4"), key(e.Key), p, tok, why)
 	case engine.KindRead:
 		return fmt.Sprintf(pick("event.read"), p, e.Value)
 	case engine.KindFreeze:
 		if e.At != 0 {
-			return fmt.Sprintf(pick("event.freeze"), n, e.At)
+			return fmt.Sprintf(pick("event.freeze"), n, tm(e.At))
 		}
 		return fmt.Sprintf(pick("event.freeze.2"), n)
 	case engine.KindThaw:
@@ -117,7 +119,7 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindRestart:
 		return fmt.Sprintf(pick("event.restart"), n)
 	case engine.KindFencing:
-		return fmt.Sprintf(pick("event.fencing"), engine.StorageMode(e.Value))
+		return fmt.Sprintf(pick("event.fencing"), pick("mode."+engine.StorageMode(e.Value).String()))
 	case engine.KindPartition:
 		if e.Peer() == engine.NoNode {
 			return fmt.Sprintf(pick("event.partition"), n)
@@ -129,9 +131,9 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("event.heal.2"), n, p)
 	case engine.KindLink:
-		return fmt.Sprintf(pick("event.link"), n, p, e.At, strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64))
+		return fmt.Sprintf(pick("event.link"), n, p, tm(e.At), string(catalog.AppendNumber(nil, lang, []byte(strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64)))))
 	case engine.KindClock:
-		return fmt.Sprintf(pick("event.clock"), n, e.At)
+		return fmt.Sprintf(pick("event.clock"), n, tm(e.At))
 	case engine.KindReset:
 		return pick("event.reset")
 	case engine.KindViolation:
@@ -145,17 +147,17 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		return fmt.Sprintf(pick("event.renew-error.2"), n, reason)
 	case engine.KindUncertain:
 		if r := e.Reason(); r == engine.ReasonJeopardy || r == engine.ReasonSuspended {
-			return fmt.Sprintf(pick("event.uncertain."+r.String()), n, e.At)
+			return fmt.Sprintf(pick("event.uncertain."+r.String()), n, tm(e.At))
 		}
-		return fmt.Sprintf(pick("event.uncertain"), n, engine.Time(e.Value), e.At)
+		return fmt.Sprintf(pick("event.uncertain"), n, tm(engine.Time(e.Value)), tm(e.At))
 	case engine.KindGiveUp:
-		return fmt.Sprintf(pick("event.give-up"), n, reason, e.At)
+		return fmt.Sprintf(pick("event.give-up"), n, reason, tm(e.At))
 	case engine.KindStaleReply:
 		return fmt.Sprintf(pick("event.stale-reply"), n, e.Value)
 	case engine.KindPublish:
 		return fmt.Sprintf(pick("event.publish"), n, tok)
 	case engine.KindRefuse:
-		return fmt.Sprintf(pick("event.refuse"), n, engine.Time(e.Value), e.At)
+		return fmt.Sprintf(pick("event.refuse"), n, tm(engine.Time(e.Value)), tm(e.At))
 	}
 	return names.Describe(e)
 }
@@ -297,10 +299,10 @@ func describeDifferenceFmt(p *engine.Pair, d engine.Difference, found bool, lang
 	}
 	sa, sb := side(p.A, d.A), side(p.B, d.B)
 	if d.A >= 0 && d.B >= 0 && p.A.Events()[d.A].T != p.B.Events()[d.B].T {
-		sa = fmt.Sprintf(catalog.T(lang, "diff.when"), p.A.Events()[d.A].T, sa)
-		sb = fmt.Sprintf(catalog.T(lang, "diff.when"), p.B.Events()[d.B].T, sb)
+		sa = fmt.Sprintf(catalog.T(lang, "diff.when"), catalog.AppendTime(nil, lang, p.A.Events()[d.A].T), sa)
+		sb = fmt.Sprintf(catalog.T(lang, "diff.when"), catalog.AppendTime(nil, lang, p.B.Events()[d.B].T), sb)
 	}
-	return fmt.Sprintf(catalog.T(lang, "diff.part"), at, nameA, sa, nameB, sb)
+	return fmt.Sprintf(catalog.T(lang, "diff.part"), catalog.AppendTime(nil, lang, at), nameA, sa, nameB, sb)
 }
 
 // TestAppendDifferenceIsTheSentence: for what-ifs of every lab (changes

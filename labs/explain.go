@@ -94,7 +94,7 @@ func explainFact(f *fact, ev []engine.Event, names engine.Names, lang string) []
 		case f.reason == engine.ReasonNone:
 			return []string{explainText(lang, "violation.any")}
 		}
-		return []string{fmt.Sprintf(explainText(lang, "violation.none"), f.reason)}
+		return []string{fmt.Sprintf(explainText(lang, "violation.none"), lookupName(lang, "harm.", f.reason.String()))}
 	case factNoViolate:
 		if f.harm {
 			return []string{explainText(lang, "harm.some")}

@@ -197,7 +197,7 @@ func TestGoal(t *testing.T) {
 	for _, e := range v.Evidence {
 		texts = append(texts, e.Text)
 	}
-	if !strings.Contains(strings.Join(texts, "\n"), "penyimpanan menolak report dari W1 dengan token 33 (token usang: 33 < 34)") {
+	if !strings.Contains(strings.Join(texts, "\n"), "penyimpanan menolak laporan dari W1 dengan token 33 (token usang: 33 < 34)") {
 		t.Errorf("evidence %q", texts)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -849,7 +850,7 @@ func evidenceBlock(d decided, lang string) string {
 	events, names := d.w.Events(), d.w.Names()
 	for _, i := range d.evidence {
 		e := events[i]
-		t := e.T.String()
+		t := string(catalog.AppendTime(nil, lang, e.T))
 		fmt.Fprintf(&b, "%s%s  %s\n", strings.Repeat(" ", max(0, 6-len(t))), t, DescribeEvent(e, names, lang))
 	}
 	b.WriteString("```\n")

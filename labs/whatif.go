@@ -166,7 +166,7 @@ func expandCompare(r *report, at pos, q *Question, md, lang string) string {
 		}
 		var b strings.Builder
 		b.WriteString("\n> ")
-		nameA, nameB := catalog.T(lang, "diff.question"), fmt.Sprintf(catalog.T(lang, "diff.changed"), f.Change, f.At)
+		nameA, nameB := catalog.T(lang, "diff.question"), string(catalog.Append(nil, lang, "diff.changed", catalog.Time(f.At)))
 		b.WriteString(DescribeDifferenceAs(c.Pair, c.Diff, c.Found, lang, nameA, nameB))
 		b.WriteString("\n")
 		return b.String()

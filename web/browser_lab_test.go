@@ -115,13 +115,13 @@ func TestBrowserLabTeaches(t *testing.T) {
 			click(t, ctx, `button[value="advance 1s"]`)
 			click(t, ctx, `button[value="advance 1s"]`)
 			click(t, ctx, `button[value="advance 1s"]`)
-			waitJS(t, ctx, "3s", `document.getElementById("now").textContent === "3s"`)
+			waitJS(t, ctx, "3 dtk", `document.getElementById("now").textContent === "3 dtk"`)
 			click(t, ctx, `button[aria-label="Bekukan W1"]`)
 			waitJS(t, ctx, "W1 frozen", `document.querySelector('#status [data-worker="W1"]').dataset.frozen === "true"`)
 			for range 4 {
 				click(t, ctx, `button[value="advance 5s"]`)
 			}
-			waitJS(t, ctx, "23s", `document.getElementById("now").textContent === "23s"`)
+			waitJS(t, ctx, "23 dtk", `document.getElementById("now").textContent === "23 dtk"`)
 			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(document.querySelector("#diagram .diagram-box").scrollIntoView({block: "center"}), true)`)); err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestBrowserLabTeaches(t *testing.T) {
 			if small != "" {
 				t.Errorf("diagram text under 12 px: %s", small)
 			}
-			if got := evalString(t, ctx, `document.querySelector("#diagram .nowline text").textContent`); !strings.HasPrefix(got, "sekarang") {
+			if got := evalString(t, ctx, `document.querySelector("#diagram .nowline text").textContent`); !strings.HasPrefix(got, "kini") {
 				t.Errorf(`the "now" label reads %q`, got)
 			}
 			screenshot(t, ctx, "lab-frozen-"+v.name+"-id", false)

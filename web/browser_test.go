@@ -273,16 +273,16 @@ func TestBrowserJourney(t *testing.T) {
 	click(t, ctx, `button[value="fencing on"]`)
 	waitJS(t, ctx, "fencing on", `document.getElementById("storage-mode").dataset.mode === "fencing"`)
 	key(t, ctx, kb.ArrowRight) // +1 s by keyboard
-	waitJS(t, ctx, "1s", `document.getElementById("now").textContent === "1s"`)
+	waitJS(t, ctx, "1 dtk", `document.getElementById("now").textContent === "1 dtk"`)
 	click(t, ctx, `button[value="advance 1s"]`)
 	click(t, ctx, `button[value="advance 1s"]`)
-	waitJS(t, ctx, "3s", `document.getElementById("now").textContent === "3s"`)
+	waitJS(t, ctx, "3 dtk", `document.getElementById("now").textContent === "3 dtk"`)
 	key(t, ctx, "1") // freeze W1 by keyboard
 	waitJS(t, ctx, "W1 frozen", eventsContain("W1 dibekukan"))
 	for range 4 {
 		click(t, ctx, `button[value="advance 5s"]`)
 	}
-	waitJS(t, ctx, "23s", `document.getElementById("now").textContent === "23s"`)
+	waitJS(t, ctx, "23 dtk", `document.getElementById("now").textContent === "23 dtk"`)
 	waitJS(t, ctx, "W1's lease expired", eventsContain("lease W1 dengan token 7 kedaluwarsa di koordinator"))
 	waitJS(t, ctx, "W2 wrote", eventsContain("penyimpanan menerima file dari W2 dengan token 8"))
 

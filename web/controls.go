@@ -49,7 +49,7 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 		if r.Freeze {
 			r.For = append(r.For, ctlOption{Value: "", Text: T(lang, "ctl.forever")})
 			for _, d := range c.Freeze {
-				r.For = append(r.For, ctlOption{Value: d.String(), Text: d.String()})
+				r.For = append(r.For, ctlOption{Value: d.String(), Text: catalog.TimeText(lang, d)})
 			}
 			r.Buttons = append(r.Buttons, ctlButton{Cmd: "thaw " + name, Text: T(lang, "ctl.thaw"), Label: named("ctl.thaw")})
 		}
@@ -74,11 +74,11 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 				where := name + "→" + T(lang, "node."+to)
 				for _, d := range l.Delay {
 					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, Dur: d}
-					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " +" + d.String(), Label: T(lang, "ctl.delay") + " " + where + " " + d.String()})
+					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " +" + catalog.TimeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + " " + catalog.TimeText(lang, d)})
 				}
 				for _, p := range l.Loss {
 					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasLoss: true, LossPPM: p}
-					pct := strconv.FormatFloat(float64(p)/1e4, 'f', -1, 64) + "%"
+					pct := catalog.Number(lang, float64(p)/1e4) + "%"
 					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + pct, Label: T(lang, "ctl.loss") + " " + where + " " + pct})
 				}
 				undo := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, HasLoss: true}
@@ -88,15 +88,15 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 		if k := c.Clock; k != nil {
 			for _, d := range k.Skew {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasSkew: true, Skew: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + catalog.SignedTime(d), Label: T(lang, "ctl.skew") + " " + name + " " + catalog.SignedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + catalog.SignedTime(lang, d), Label: T(lang, "ctl.skew") + " " + name + " " + catalog.SignedTime(lang, d)})
 			}
 			for _, d := range k.Jump {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasJump: true, Jump: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + catalog.SignedTime(d), Label: T(lang, "ctl.jump") + " " + name + " " + catalog.SignedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + catalog.SignedTime(lang, d), Label: T(lang, "ctl.jump") + " " + name + " " + catalog.SignedTime(lang, d)})
 			}
 			for _, rt := range k.Rate {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}
-				x := strconv.FormatFloat(float64(rt)/1e6, 'f', -1, 64) + "×"
+				x := catalog.Number(lang, float64(rt)/1e6) + "×"
 				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.rate") + " " + x, Label: T(lang, "ctl.rate") + " " + name + " " + x})
 			}
 		}
@@ -140,12 +140,20 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		}
 		for _, d := range lengths {
 			cmd := engine.Command{Kind: engine.CmdLease, Dur: d}
-			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + d.String(), Label: draw.CommandText(lang, cmd.String())})
+			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + catalog.TimeText(lang, d), Label: draw.CommandText(lang, cmd.String())})
 		}
 	}
 	for _, t := range c.Until {
-		text := T(lang, "ctl.until") + " " + t.String()
+		text := T(lang, "ctl.until") + " " + catalog.TimeText(lang, t)
 		out = append(out, ctlButton{Cmd: "until " + t.String(), Text: text, Label: text})
 	}
 	return out
+}
+
+// paramText is a design challenge's policy option in lang's words
+// (param.NAME), "" for one the catalog does not name: the option's own
+// name, shown beside it, is what the lab file and the link use.
+func paramText(lang, name string) string {
+	s, _ := catalog.Lookup(lang, "param."+name)
+	return s
 }

@@ -78,7 +78,7 @@ func TestBasePath(t *testing.T) {
 		t.Errorf("a command under the base path: %+v", m)
 	}
 	// The lab's own Markdown links (lab:, lesson:) carry the base too.
-	if _, body, _ := get(t, ts.URL+base+"/en/labs/w1-w2"); !strings.Contains(body, `href="`+base+`/en/lessons/leases"`) {
+	if _, body, _ := get(t, ts.URL+base+"/en/labs/w1-w2"); !strings.Contains(body, `href="`+base+`/en/lessons/failure-modes"`) {
 		t.Error("a lesson: link in a lab's words lacks the base path")
 	}
 }

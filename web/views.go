@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"leaselab/catalog"
 	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
@@ -124,14 +125,14 @@ func (c *challengeView) Faults() []string {
 		return nil
 	}
 	for _, f := range c.Verdict.Counterexample.Faults {
-		s := f.At.String() + ": " + T(c.Lang, "fault."+string(f.Kind))
+		s := catalog.TimeText(c.Lang, f.At) + ": " + T(c.Lang, "fault."+string(f.Kind))
 		switch {
 		case f.Kind == engine.FaultDrift:
-			s += fmt.Sprintf(" (%.2f%%)", float64(f.Rate-1_000_000)/10_000)
+			s += " (" + string(catalog.AppendNumber(nil, c.Lang, fmt.Appendf(nil, "%.2f", float64(f.Rate-1_000_000)/10_000))) + "%)"
 		case f.Hold > 0:
-			s += " +" + f.Size.String() + " / " + f.Hold.String()
+			s += " " + string(catalog.Append(nil, c.Lang, "fault.hold", catalog.Time(f.Size), catalog.Time(f.Hold)))
 		case f.Size > 0:
-			s += " " + f.Size.String()
+			s += " " + catalog.TimeText(c.Lang, f.Size)
 		}
 		out = append(out, s)
 	}
@@ -144,7 +145,7 @@ func (c *challengeView) Why() string {
 	if ce == nil || c.Verdict.World == nil || ce.Event < 0 {
 		return ""
 	}
-	return ce.Why.T.String() + ": " + labs.DescribeEvent(ce.Why, c.Verdict.World.Names(), c.Lang)
+	return catalog.TimeText(c.Lang, ce.Why.T) + ": " + labs.DescribeEvent(ce.Why, c.Verdict.World.Names(), c.Lang)
 }
 
 // policyValues is the challenge form's values: the request's, else the

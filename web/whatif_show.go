@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"leaselab/catalog"
 	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
@@ -143,7 +144,7 @@ func whatifFormOf(v *labView) *whatifForm {
 			add(b.Cmd)
 		}
 	}
-	f.Moments = append(f.Moments, ctlOption{Value: "now", Text: T(v.Lang, "whatif.now") + " (" + v.World.Now().String() + ")"})
+	f.Moments = append(f.Moments, ctlOption{Value: "now", Text: T(v.Lang, "whatif.now") + " (" + catalog.TimeText(v.Lang, v.World.Now()) + ")"})
 	ev := v.World.Events()
 	last := engine.Time(-1)
 	for i := len(ev) - 1; i >= 0 && len(f.Moments) <= maxMoments; i-- {
@@ -152,7 +153,7 @@ func whatifFormOf(v *labView) *whatifForm {
 			continue
 		}
 		last = t
-		f.Moments = append(f.Moments, ctlOption{Value: t.String(), Text: t.String()})
+		f.Moments = append(f.Moments, ctlOption{Value: t.String(), Text: catalog.TimeText(v.Lang, t)})
 	}
 	return f
 }

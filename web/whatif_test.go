@@ -61,7 +61,7 @@ func TestWhatifPage(t *testing.T) {
 		{"?do=until+4s&vs=frobnicate", "tidak bisa dibaca"},
 		{"?do=until+4s&vs=until+9s", "tidak bisa dibaca"},
 		{"?do=until+4s&vs=fencing+on&vs-at=banana", "Saat perubahan"},
-		{"?do=until+4s&vs=fencing+on&vs-at=40s", "belum tercapai"},
+		{"?do=until+4s&vs=fencing+on&vs-at=40s", "belum sampai"},
 		{"?do=until+4s&vs=freeze+W1+for%3D3s", "tidak menawarkan"},
 		{"?do=until+4s&vs=clock+W1+skew%3D7s", "tidak menawarkan"},
 	} {
@@ -151,7 +151,7 @@ func TestWhatifLeaseLength(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("lab page: %d", code)
 	}
-	for _, want := range []string{`value="lease 30s"`, `value="lease 10s"`, "durasi lease 30s"} {
+	for _, want := range []string{`value="lease 30s"`, `value="lease 10s"`, "durasi lease 30 dtk"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the split-brain page lacks %q", want)
 		}
@@ -177,7 +177,7 @@ func TestWhatifLeaseLength(t *testing.T) {
 		t.Fatalf("the runs part at %+v (found %v), want the first grant", d, found)
 	}
 	sentence := labs.DescribeDifferenceAs(p, d, found, "id", T("id", "whatif.nameA"), T("id", "whatif.nameB"))
-	if !strings.Contains(body, html.EscapeString(sentence)) || !strings.Contains(sentence, "30s") {
+	if !strings.Contains(body, html.EscapeString(sentence)) || !strings.Contains(sentence, "30 dtk") {
 		t.Errorf("pair page lacks the sentence %q", sentence)
 	}
 	// A length the lab does not offer is refused.

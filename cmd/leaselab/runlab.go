@@ -198,7 +198,7 @@ func printTrace(out io.Writer, w *engine.World, format, lang string) error {
 				return err
 			}
 		case lang != "":
-			t := e.T.String()
+			t := string(catalog.AppendTime(nil, lang, e.T))
 			fmt.Fprintf(out, "#%-3d %s%s  %s\n", i, strings.Repeat(" ", max(0, 7-len(t))), t, labs.DescribeEvent(e, names, lang))
 		default:
 			fmt.Fprintf(out, "#%-3d%s\n", i, names.Format(e))

@@ -1,0 +1,202 @@
+package web
+
+import (
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"leaselab/catalog"
+	"leaselab/content"
+	"leaselab/labs"
+)
+
+// notYetIndonesian are the labs whose Indonesian words another change
+// is still converting: the real-systems lesson's eight labs (their
+// words belong to the real-systems work, which merges separately). Until
+// it does, what TestIndonesianEverywhere finds in them is logged, not
+// failed. Remove a lab from here once its page and frames pass.
+var notYetIndonesian = map[string]bool{
+	"chubby-sequencer": true, "consul-session": true, "etcd-keepalive": true, "github-2018": true,
+	"juliet-pause": true, "kubernetes-election": true, "redlock-pause": true, "zookeeper-session": true,
+}
+
+// TestIndonesianEverywhere: every lab's /id/ page, and the frames of its
+// live world played with the controls that page offers (each button
+// pressed, time let run, every question answered and every goal
+// checked), hold no word catalog.Untranslated finds. Only the HTTP server
+// and the socket are used, as a student's browser would.
+func TestIndonesianEverywhere(t *testing.T) {
+	s, err := New(Config{SessionWork: 1000, AddrWork: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lab := range course.Labs {
+		t.Run(lab.ID, func(t *testing.T) {
+			report := t.Errorf
+			if notYetIndonesian[lab.ID] {
+				report = t.Logf
+			}
+			page := idGet(t, ts.URL+"/id/labs/"+lab.ID)
+			if words := catalog.Untranslated("id", idVisibleText(page)); len(words) > 0 {
+				report("the /id/ page has English: %q", words)
+			}
+			text := idPlay(t, ts.URL, lab, idOfferedCommands(page))
+			if words := catalog.Untranslated("id", text); len(words) > 0 {
+				report("the played frames have English: %q", idContext(text, words))
+			}
+			// What if: the same run beside one changed by the first control
+			// that changes the world.
+			for _, cmd := range idOfferedCommands(page) {
+				if strings.HasPrefix(cmd, "advance") || strings.HasPrefix(cmd, "until") || cmd == "step" || cmd == "reset" {
+					continue
+				}
+				q := url.Values{"do": {"advance 5s"}, "vs": {cmd}, "vs-at": {"now"}}
+				pair := idGet(t, ts.URL+"/id/labs/"+lab.ID+"/whatif?"+q.Encode())
+				if words := catalog.Untranslated("id", idVisibleText(pair)); len(words) > 0 {
+					report("the what-if page (%s) has English: %q", cmd, words)
+				}
+				break
+			}
+		})
+	}
+}
+
+// idPlay opens lab's live world and presses each offered command with
+// time run between them, then answers its questions and checks its
+// goals; it returns the text of every frame, answer and error.
+func idPlay(t *testing.T, base string, lab *labs.Lab, cmds []string) string {
+	t.Helper()
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/id/labs/"+lab.ID+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var text strings.Builder
+	id := int64(0)
+	send := func(m map[string]any) {
+		id++
+		m["id"] = id
+		if err := conn.WriteJSON(m); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			var r struct {
+				Type  string `json:"type"`
+				ID    int64  `json:"id"`
+				Error string `json:"error"`
+				Ops   []struct {
+					HTML string `json:"html"`
+				} `json:"ops"`
+			}
+			if err := conn.ReadJSON(&r); err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			for _, o := range r.Ops {
+				text.WriteString(idVisibleText(o.HTML))
+				text.WriteString("\n")
+			}
+			text.WriteString(r.Error + "\n")
+			if r.ID == id {
+				return
+			}
+		}
+	}
+	for _, cmd := range cmds {
+		send(map[string]any{"type": "do", "cmd": cmd})
+		send(map[string]any{"type": "do", "cmd": "advance 3s"})
+	}
+	for range 8 {
+		send(map[string]any{"type": "do", "cmd": "advance 10s"})
+	}
+	for _, q := range lab.Questions {
+		for _, c := range q.Choices {
+			send(map[string]any{"type": "answer", "question": q.ID, "choice": c.ID})
+		}
+	}
+	for _, g := range lab.Goals {
+		send(map[string]any{"type": "goal", "goal": g.ID})
+	}
+	return text.String()
+}
+
+// idOfferedCommands are the commands the page's controls send, in order,
+// once each.
+func idOfferedCommands(page string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`<button[^>]* name="do"[^>]* value="([^"]+)"|<button[^>]* value="([^"]+)"[^>]* name="do"`).FindAllStringSubmatch(page, -1) {
+		cmd := html.UnescapeString(m[1] + m[2])
+		if !slices.Contains(out, cmd) {
+			out = append(out, cmd)
+		}
+	}
+	return out
+}
+
+var (
+	idHidden = regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>`)
+	// Code a lesson quotes (an option such as renew-margin=6s) is the
+	// lab file's own language; the renewal log is code too, but its
+	// lines are marked up in spans, and those are read.
+	idQuotedCode = regexp.MustCompile(`(?s)<code>[^<]*</code>`)
+	idLabels     = regexp.MustCompile(`(?:title|aria-label|alt|placeholder)="([^"]*)"`)
+	idTags       = regexp.MustCompile(`<[^>]*>`)
+)
+
+// idVisibleText is what a student reads in markup: its text and the
+// labels a screen reader says.
+func idVisibleText(markup string) string {
+	s := idQuotedCode.ReplaceAllString(idHidden.ReplaceAllString(markup, " "), " ")
+	var b strings.Builder
+	for _, m := range idLabels.FindAllStringSubmatch(s, -1) {
+		b.WriteString(html.UnescapeString(m[1]) + "\n")
+	}
+	b.WriteString(html.UnescapeString(idTags.ReplaceAllString(s, "\n")))
+	return b.String()
+}
+
+// idContext is each word with the line it is on, for the failure.
+func idContext(text string, words []string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if len(catalog.Untranslated("id", line)) > 0 && len(out) < 8 {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	if len(out) == 0 {
+		return words
+	}
+	return out
+}
+
+func idGet(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d: %.300s", u, resp.StatusCode, b)
+	}
+	return string(b)
+}
