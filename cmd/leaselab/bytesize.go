@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -20,15 +21,14 @@ var byteUnits = []struct {
 }
 
 func (b *byteSize) String() string {
-	if *b == 0 {
-		return "0"
-	}
 	for _, u := range []struct {
 		suffix string
 		n      int64
 	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if int64(*b)%u.n == 0 {
-			return strconv.FormatInt(int64(*b)/u.n, 10) + u.suffix
+		if int64(*b) >= u.n {
+			// To a tenth: what a person reads, and what Set reads back.
+			v := math.Round(float64(*b)/float64(u.n)*10) / 10
+			return strconv.FormatFloat(v, 'f', -1, 64) + u.suffix
 		}
 	}
 	return strconv.FormatInt(int64(*b), 10)

@@ -18,7 +18,9 @@ func TestByteSize(t *testing.T) {
 			t.Errorf("%q: %d, %v; want %d, error %v", c.in, b, err, c.want, c.err)
 		}
 	}
-	if b := byteSize(3 << 29); b.String() != "1536MiB" {
-		t.Errorf("String %q", b.String())
+	for b, want := range map[byteSize]string{3 << 29: "1.5GiB", 12637976576: "11.8GiB", 512 << 20: "512MiB", 1000: "1000", 0: "0"} {
+		if got := b.String(); got != want {
+			t.Errorf("%d: String %q, want %q", int64(b), got, want)
+		}
 	}
 }
