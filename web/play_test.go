@@ -58,7 +58,7 @@ func playingForTest(t *testing.T, srv *Server, speed float64, start time.Time) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1, out: make(chan *outMsg, sendQueue), writing: true,
+	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, shown: -1, out: make(chan *outMsg, sendQueue), writing: true,
 		work: newWorkBudget(srv.sessionWork, sessionBurst), addr: newWorkBudget(srv.sessionWork*4, sessionBurst)}
 	l.mu.Lock()
 	l.startPlay(start, speed)
