@@ -95,10 +95,10 @@ type live struct {
 	// owed the virtual time play mode has not yet moved the world on.
 	lastDue time.Time
 	owed    engine.Time
-	refused int         // messages over the rate in a row
-	active  time.Time   // the last message
-	pingAt  time.Time   // when the next ping is due
-	keeper  *time.Timer // runs keep: pings and the idle timeout
+	refused int       // messages over the rate in a row
+	active  time.Time // the last message
+	pingAt  time.Time // when the next ping is due
+	keeper  Timer     // runs keep: pings and the idle timeout
 	tasks   sync.WaitGroup
 	// view is what the page shows, kept while the session plays so that
 	// a frame sends only what changed (draw.LivePage).
@@ -110,12 +110,12 @@ func (l *live) run() {
 	// it up to date in case the world moved since (a reconnect).
 	l.shown = -1
 	var first serverMsg
-	start := time.Now()
+	start := l.srv.clock.Now()
 	l.srv.rendered(func() { first = l.safely(0, func() serverMsg { return l.runs.frame(l, 0) }) })
 	first.at = start
 	l.mu.Lock()
 	l.active, l.pingAt = start, start.Add(pingPeriod)
-	l.keeper = time.AfterFunc(min(pingPeriod, l.srv.idleTimeout), l.keep)
+	l.keeper = l.srv.clock.AfterFunc(min(pingPeriod, l.srv.idleTimeout), l.keep)
 	l.send(first)
 	l.mu.Unlock()
 	stop := context.AfterFunc(l.srv.ctx, func() {
@@ -202,7 +202,7 @@ func (l *live) playFrame(e playEntry) {
 	// The next frame is due a tick after this one; ticks already past
 	// pass without a frame.
 	next := e.due.Add(playTick)
-	if late := time.Since(next); late >= 0 {
+	if late := l.srv.clock.Now().Sub(next); late >= 0 {
 		n := late/playTick + 1
 		next = next.Add(n * playTick)
 		l.srv.metrics.skipped.Add(int64(n))

@@ -71,6 +71,9 @@ type Config struct {
 	ShowProblems string
 	// Build is this binary's version, shown in /metrics.
 	Build BuildInfo
+	// Clock is the live sessions' clock (idle timeouts, play frames,
+	// message rates); the wall clock when nil. Tests move their own.
+	Clock Clock
 }
 
 // BuildInfo is what a binary knows of its own build.
@@ -122,6 +125,7 @@ type Server struct {
 
 	maxSessions int
 	idleTimeout time.Duration
+	clock       Clock
 	metrics     *metrics
 
 	allowedHosts []string // empty: any
@@ -171,6 +175,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = 2000
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = wallClock{}
+	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 15 * time.Minute
 	}
@@ -192,7 +199,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("ShowProblems %q: want loopback, all or none", cfg.ShowProblems)
 	}
 	s := &Server{
-		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, metrics: newMetrics(),
+		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, clock: cfg.Clock, metrics: newMetrics(),
 		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, showProblems: cfg.ShowProblems, build: cfg.Build,
 		trustProxy: cfg.TrustProxy, sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
@@ -225,7 +232,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, cur.err
 	}
 	s.renders = make(chan func())
-	s.players = newPlayers()
+	s.players = newPlayers(s.clock)
 	for range max(1, runtime.GOMAXPROCS(0)-1) {
 		go s.players.run(s.ctx, func(e playEntry) { e.l.playFrame(e) })
 	}
