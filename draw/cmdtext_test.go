@@ -106,10 +106,10 @@ func referenceCommandText(lang, src string) string {
 	case engine.CmdClock:
 		var parts []string
 		if c.HasSkew {
-			parts = append(parts, f("cmd.skew", SignedTime(c.Skew)))
+			parts = append(parts, f("cmd.skew", catalog.SignedTime(c.Skew)))
 		}
 		if c.HasJump {
-			parts = append(parts, f("cmd.jump", SignedTime(c.Jump)))
+			parts = append(parts, f("cmd.jump", catalog.SignedTime(c.Jump)))
 		}
 		if c.HasRate {
 			parts = append(parts, f("cmd.rate", strconv.FormatFloat(float64(c.Rate)/1e6, 'f', -1, 64)+"×"))

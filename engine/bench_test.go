@@ -8,7 +8,7 @@ import (
 // benchScenario is a long, busy run: three workers take turns holding a
 // 10 s lease, renew it every 3 s while they work for 20 s, write with
 // their token and give the lease back, forever. Messages take 2–5 ms.
-func benchScenario(b *testing.B) Scenario {
+func benchScenario(b testing.TB) Scenario {
 	b.Helper()
 	return scenarioOf(b, []string{"ttl=10s", "fencing=on", "delay=2ms", "jitter=3ms", "seed=1"},
 		"W1 renew=3s: acquire; work 20s; write data; release; repeat",

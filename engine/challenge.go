@@ -38,13 +38,27 @@ type FaultLimits struct {
 	Outage Time
 }
 
+// FaultKind is what a fault of a schedule does; a page says it with the
+// catalog key "fault." followed by the kind.
+type FaultKind string
+
+// The kinds of fault a challenge draws from.
+const (
+	FaultSpike     FaultKind = "spike"     // the holder's link to the coordinator slows
+	FaultDrop      FaultKind = "drop"      // that link loses every message
+	FaultPause     FaultKind = "pause"     // the holder freezes
+	FaultPartition FaultKind = "partition" // the holder is cut off from the coordinator
+	FaultDrift     FaultKind = "drift"     // the holder's clock runs fast or slow
+	FaultOutage    FaultKind = "outage"    // a partition longer than any lease
+)
+
 // Fault is one fault of a schedule.
 type Fault struct {
 	At    Time
-	Kind  string // spike, drop, pause, partition, drift, outage
-	Size  Time   // delay, or duration
-	Rate  int64  // drift: the clock rate in ppm
-	Hold  Time   // spike: how long the extra delay lasts
+	Kind  FaultKind
+	Size  Time  // delay, or duration
+	Rate  int64 // drift: the clock rate in ppm
+	Hold  Time  // spike: how long the extra delay lasts
 	Cmds  []Command
 	Heals []Command // applied at At+Size (or At+Hold)
 }
@@ -90,11 +104,11 @@ func (c Challenge) Schedule(i int) Run {
 	seed := c.Seed*1_000_003 + uint64(i)*7919 + 1
 	r := rng{s: seed}
 	type kind struct {
-		name string
+		name FaultKind
 		max  Time
 	}
 	var kinds []kind
-	for _, k := range []kind{{"spike", c.Faults.Spike}, {"drop", c.Faults.Drop}, {"pause", c.Faults.Pause}, {"partition", c.Faults.Partition}, {"drift", Time(c.Faults.DriftPPM)}, {"outage", c.Faults.Outage}} {
+	for _, k := range []kind{{FaultSpike, c.Faults.Spike}, {FaultDrop, c.Faults.Drop}, {FaultPause, c.Faults.Pause}, {FaultPartition, c.Faults.Partition}, {FaultDrift, Time(c.Faults.DriftPPM)}, {FaultOutage, c.Faults.Outage}} {
 		if k.max > 0 {
 			kinds = append(kinds, k)
 		}
@@ -113,23 +127,23 @@ func (c Challenge) Schedule(i int) Run {
 		size := 100 + Time(r.upTo(int64(k.max-100)))
 		size -= size % 100
 		switch k.name {
-		case "spike":
+		case FaultSpike:
 			f.Size, f.Hold = size, 2*Second+Time(r.upTo(int64(8*Second)))
 			f.Hold -= f.Hold % 100
 			f.Cmds = []Command{{Kind: CmdLink, A: h, B: "coord", HasDelay: true, Dur: c.Scenario.Delay + size}}
 			f.Heals = []Command{{Kind: CmdLink, A: h, B: "coord", HasDelay: true, Dur: c.Scenario.Delay}}
-		case "drop":
+		case FaultDrop:
 			f.Size = size
 			f.Cmds = []Command{{Kind: CmdLink, A: h, B: "coord", HasLoss: true, LossPPM: 1_000_000}}
 			f.Heals = []Command{{Kind: CmdLink, A: h, B: "coord", HasLoss: true, LossPPM: c.Scenario.LossPPM}}
-		case "pause":
+		case FaultPause:
 			f.Size = size
 			f.Cmds = []Command{{Kind: CmdFreeze, A: h, Dur: size}}
-		case "partition":
+		case FaultPartition:
 			f.Size = size
 			f.Cmds = []Command{{Kind: CmdPartition, A: h, B: "coord"}}
 			f.Heals = []Command{{Kind: CmdHeal, A: h, B: "coord"}}
-		case "outage":
+		case FaultOutage:
 			// From just over the lease up to the limit: longer than any
 			// margin a policy could choose.
 			ttl := c.Scenario.TTL
@@ -141,7 +155,7 @@ func (c Challenge) Schedule(i int) Run {
 			}
 			f.Cmds = []Command{{Kind: CmdPartition, A: h, B: "coord"}}
 			f.Heals = []Command{{Kind: CmdHeal, A: h, B: "coord"}}
-		case "drift":
+		case FaultDrift:
 			d := 1 + r.upTo(c.Faults.DriftPPM-1)
 			if r.upTo(1) == 0 {
 				d = -d
@@ -149,7 +163,7 @@ func (c Challenge) Schedule(i int) Run {
 			f.Rate = 1_000_000 + d
 			f.Cmds = []Command{{Kind: CmdClock, A: h, HasRate: true, Rate: f.Rate}}
 		}
-		if f.Kind == "outage" {
+		if f.Kind == FaultOutage {
 			// An outage is its run's only fault, so the verdict is about
 			// whether the policy stops when its margin is gone, not about
 			// a pause landing on top (which only fencing could answer).
@@ -167,15 +181,15 @@ func (c Challenge) Schedule(i int) Run {
 func (c Challenge) survivable(f Fault) bool {
 	s := c.Survive
 	switch f.Kind {
-	case "spike":
+	case FaultSpike:
 		return f.Size <= s.Spike
-	case "drop":
+	case FaultDrop:
 		return f.Size <= s.Drop
-	case "pause":
+	case FaultPause:
 		return f.Size <= s.Pause
-	case "partition":
+	case FaultPartition:
 		return f.Size <= s.Partition
-	case "drift":
+	case FaultDrift:
 		d := f.Rate - 1_000_000
 		return max(d, -d) <= s.DriftPPM
 	}
@@ -195,7 +209,7 @@ func (c Challenge) commands(fs []Fault) []Command {
 			steps = append(steps, step{f.At, cmd})
 		}
 		end := f.At + f.Size
-		if f.Kind == "spike" {
+		if f.Kind == FaultSpike {
 			end = f.At + f.Hold
 		}
 		for _, cmd := range f.Heals {

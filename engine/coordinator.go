@@ -4,21 +4,31 @@ package engine
 // counter that only rises (it stands for the consensus log index, shared by
 // every lease), and the leases themselves, each with its line of waiters.
 type coordinator struct {
-	ttl        Time
-	lockDelay  Time
-	election   Time
-	service    Time
+	ttl       Time
+	lockDelay Time
+	election  Time
+	service   Time
+	tick      Time // expiry in buckets of this size (ZooKeeper's tickTime)
+	// clk is the coordinator's clock, by which it measures a lease's
+	// time (a Redis master's, an etcd leader's): normally true time;
+	// `clock coord` makes it jump or run at another rate.
+	clk        clock
 	renewToken bool
 	candidate  bool // the lease is a record; candidates judge its expiry
-	up         []bool
-	leader     int // index of the leader replica, -1 while there is none
-	electing   bool
-	electionID uint32
-	busyUntil  Time
-	nextToken  int64
-	leases     []lease
-	lastEnd    [MaxWorkers]int32 // log index of the end of each worker's latest lease
-	spans      []LeaseSpan
+	// independent: the replicas are Redlock's masters, each with its own
+	// keys (keys[lease*replicas+master]), no leader and no election.
+	independent bool
+	keys        []masterKey
+	up          []bool
+	leader      int // index of the leader replica, -1 while there is none
+	electing    bool
+	electionID  uint32
+	busyUntil   Time
+	pausedAt    Time // when the coordinator last stopped serving (for stopped timers)
+	nextToken   int64
+	leases      []lease
+	lastEnd     [MaxWorkers]int32 // log index of the end of each worker's latest lease
+	spans       []LeaseSpan
 }
 
 // lease is one named lease at the coordinator. Its name is
@@ -37,10 +47,18 @@ type lease struct {
 	tokens  uint32
 	token   int64
 	expires Time
+	local   Time  // expires as the coordinator's clock reads it
 	freeAt  Time  // no grant before this (lock-delay)
 	version int64 // the record's version: changes with every grant, renewal and release
 	tenure  int64 // the first token of the current holder's uninterrupted holding
 	waiters []waiter
+}
+
+// masterKey is one Redlock master's key for one lease: who set it, and
+// when it expires there, by the coordinator's clock.
+type masterKey struct {
+	holder  Node
+	expires Time
 }
 
 type waiter struct {
@@ -53,19 +71,26 @@ type waiter struct {
 func (c *coordinator) init(p *Prepared) {
 	sc := &p.sc
 	*c = coordinator{
-		ttl:        sc.TTL,
-		lockDelay:  sc.LockDelay,
-		election:   sc.ElectionDelay,
-		service:    sc.ServiceTime,
-		renewToken: sc.NewTokenOnRenew,
-		candidate:  sc.CandidateExpiry,
-		up:         grown(c.up, sc.Replicas),
-		nextToken:  sc.FirstToken,
-		leases:     grown(c.leases, len(p.leaseNames)),
-		spans:      c.spans[:0],
+		ttl:         sc.TTL,
+		lockDelay:   sc.LockDelay,
+		election:    sc.ElectionDelay,
+		service:     sc.ServiceTime,
+		tick:        sc.Tick,
+		clk:         clock{rate: 1_000_000},
+		renewToken:  sc.NewTokenOnRenew,
+		candidate:   sc.CandidateExpiry,
+		independent: sc.IndependentMasters,
+		keys:        grown(c.keys, sc.Replicas*len(p.leaseNames)),
+		up:          grown(c.up, sc.Replicas),
+		nextToken:   sc.FirstToken,
+		leases:      grown(c.leases, len(p.leaseNames)),
+		spans:       c.spans[:0],
 	}
 	for i := range c.up {
 		c.up[i] = true
+	}
+	for i := range c.keys {
+		c.keys[i] = masterKey{holder: NoNode}
 	}
 	for i := range c.leases {
 		l := &c.leases[i]
@@ -88,6 +113,11 @@ func (c *coordinator) quorum() bool {
 
 // unavailable says why the coordinator cannot serve now, or ReasonNone.
 func (c *coordinator) unavailable() Reason {
+	if c.independent {
+		// Each master answers for itself; an acquire that finds no
+		// majority is denied.
+		return ReasonNone
+	}
 	if !c.quorum() {
 		return ReasonNoQuorum
 	}
@@ -129,6 +159,7 @@ func (c *coordinator) process(w *World, m message) {
 		c.renew(w, l, m)
 	case MsgRelease:
 		if l.holder == m.from && l.token == m.token {
+			c.clearKeys(l, m.from)
 			c.end(w, l, KindRelease, 0, ReasonNone)
 		}
 	}
@@ -146,7 +177,17 @@ func (c *coordinator) acquire(w *World, l *lease, m message) {
 		c.reply(w, m, message{kind: MsgGrant, token: l.token, ttl: left})
 		return
 	}
-	if l.holder == NoNode && w.now >= l.freeAt && len(l.waiters) == 0 {
+	if c.independent {
+		if c.setKeys(w, l, m.from) {
+			if l.holder != NoNode {
+				// The old holder's majority is gone: a master that
+				// restarted forgot its key. Both now hold the lock.
+				c.end(w, l, KindExpire, 0, ReasonForgotten)
+			}
+			c.grant(w, l, m.from, m.req)
+			return
+		}
+	} else if l.holder == NoNode && w.now >= l.freeAt && len(l.waiters) == 0 {
 		c.grant(w, l, m.from, m.req)
 		return
 	}
@@ -199,8 +240,38 @@ func (c *coordinator) setExpiry(w *World, l *lease, at Time) {
 		l.expires = Never
 		return
 	}
-	l.expires = at
-	w.schedule(item{at: at, kind: itCoordExpire, node: Coord, lease: l.index, id: l.tokens})
+	// The coordinator measures the time from now to at by its own clock.
+	local := c.clk.local(w.now) + (at - w.now)
+	if c.tick > 0 {
+		// ZooKeeper's ExpiryQueue puts a session in the bucket of the
+		// next tick boundary after its time (roundToNextInterval).
+		local = (local/c.tick + 1) * c.tick
+	}
+	l.local = local
+	c.scheduleExpiry(w, l)
+}
+
+// scheduleExpiry schedules l's expiry at the true time the coordinator's
+// clock reaches l.local.
+func (c *coordinator) scheduleExpiry(w *World, l *lease) {
+	l.expires = c.clk.trueAt(l.local, w.now)
+	w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, lease: l.index, id: l.tokens})
+}
+
+// changeClock sets the coordinator's clock as c says, and moves every
+// lease's expiry to the true time its clock now reaches it: a clock that
+// jumps forward ends leases early (Kleppmann's Redis master).
+func (c *coordinator) changeClock(w *World, cmd Command) {
+	c.clk = c.clk.changed(w.now, cmd)
+	w.emit(EventFields{Kind: KindClock, Node: Coord, Peer: NoNode, At: c.clk.local(w.now), Value: c.clk.rate})
+	for i := range c.leases {
+		l := &c.leases[i]
+		if l.holder == NoNode || l.expires == Never {
+			continue
+		}
+		c.scheduleExpiry(w, l)
+		c.spans[l.open].End = l.expires
+	}
 }
 
 func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
@@ -231,7 +302,13 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 		l.open = int32(len(c.spans) - 1)
 	}
 	l.version++
-	c.setExpiry(w, l, w.now+c.serverTTL(w, m.from))
+	at := w.now + c.serverTTL(w, m.from)
+	if c.rule(w, l) == LeaderStopped {
+		// Chubby's master never moves a lease timeout backwards (§2.8),
+		// even when a KeepAlive comes soon after a fail-over extended it.
+		at = max(at, l.expires)
+	}
+	c.setExpiry(w, l, at)
 	c.spans[l.open].End = l.expires
 	idx := w.emit(EventFields{Kind: KindExtend, Node: Coord, Peer: m.from, Token: l.token, At: l.expires, Value: int64(prev), Key: l.key})
 	if c.renewToken {
@@ -256,9 +333,9 @@ func (c *coordinator) expireDue(w *World, li uint8, tokens uint32) {
 		return
 	}
 	spec := w.workers[l.holder].spec
-	if spec.ElectionRefresh && c.unavailable() != ReasonNone {
-		// etcd: a lessor that is not the leader revokes nothing; the next
-		// leader gives the lease a fresh TTL.
+	if spec.LeaderChange != LeaderNone && c.unavailable() != ReasonNone {
+		// Expiry is the leader's act: without one, nothing expires now,
+		// and the next leader applies the lease's rule (resume).
 		return
 	}
 	c.end(w, l, KindExpire, max(c.lockDelay, spec.LockDelay), ReasonNone)
@@ -304,21 +381,6 @@ func (c *coordinator) wakeAll(w *World) {
 	}
 }
 
-// refresh runs when a new coordinator leader takes over: leases of
-// systems that do it (etcd's lessor Promote) get their full TTL again plus
-// the election time.
-func (c *coordinator) refresh(w *World) {
-	for i := range c.leases {
-		l := &c.leases[i]
-		if l.holder == NoNode || !w.workers[l.holder].spec.ElectionRefresh || c.ttl == 0 || c.candidate {
-			continue
-		}
-		c.setExpiry(w, l, w.now+c.serverTTL(w, l.holder)+c.election)
-		c.spans[l.open].End = l.expires
-		w.emit(EventFields{Kind: KindExtend, Node: Coord, Peer: l.holder, Token: l.token, At: l.expires, Key: l.key, Reason: ReasonRefresh})
-	}
-}
-
 // holding reports whether worker n's holding that token belongs to is
 // still current at the coordinator: n is the holder, token was handed to
 // it since it last took the lease (a renewal may hand out newer ones), and
@@ -337,12 +399,23 @@ func (c *coordinator) live(li uint8, n Node, token int64, now Time) bool {
 }
 
 func (c *coordinator) setReplica(w *World, i int, up bool) {
+	served := c.unavailable() == ReasonNone
 	c.up[i] = up
 	r := Reason(ReasonDown)
 	if up {
 		r = ReasonUp
 	}
 	w.emit(EventFields{Kind: KindReplica, Node: Coord, Peer: NoNode, Reason: r, Value: int64(i + 1)})
+	if c.independent {
+		if !up {
+			// A Redis master without persistence comes back empty
+			// (antirez's own caveat on the Redlock page).
+			for li := range c.leases {
+				c.keys[li*len(c.up)+i] = masterKey{holder: NoNode}
+			}
+		}
+		return
+	}
 	if !up && i == c.leader {
 		c.leader = -1
 		c.electing = false
@@ -352,6 +425,14 @@ func (c *coordinator) setReplica(w *World, i int, up bool) {
 		c.electionID++
 		w.emit(EventFields{Kind: KindElection, Node: Coord, Peer: NoNode, At: w.now + c.election})
 		w.schedule(item{at: w.now + c.election, kind: itElection, node: Coord, id: c.electionID})
+	}
+	serves := c.unavailable() == ReasonNone
+	switch {
+	case served && !serves:
+		c.pause(w)
+	case !served && serves:
+		// The quorum is back under the same leader.
+		c.resume(w)
 	}
 	if up && c.leader >= 0 && !c.electing {
 		c.wakeAll(w)
@@ -373,6 +454,40 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 		}
 	}
 	w.emit(EventFields{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
-	c.refresh(w)
+	c.resume(w)
 	c.wakeAll(w)
+}
+
+// setKeys tries to set l's key for n on every master that is up and has it
+// free or expired, as a Redlock client does, and reports whether a
+// majority of all masters now hold it for n. Without a majority the
+// client removes what it set (Redlock unlocks every instance).
+func (c *coordinator) setKeys(w *World, l *lease, n Node) bool {
+	keys := c.keys[int(l.index)*len(c.up) : int(l.index+1)*len(c.up)]
+	// The masters share the coordinator's clock: `clock coord` moves
+	// every master's at once.
+	now := c.clk.local(w.now)
+	got := 0
+	for i := range keys {
+		k := &keys[i]
+		if c.up[i] && (k.holder == NoNode || k.expires <= now) {
+			*k = masterKey{holder: n, expires: now + c.serverTTL(w, n)}
+			got++
+		}
+	}
+	if got > len(c.up)/2 && w.now >= l.freeAt {
+		return true
+	}
+	c.clearKeys(l, n)
+	return false
+}
+
+// clearKeys removes n's keys for l from every master.
+func (c *coordinator) clearKeys(l *lease, n Node) {
+	keys := c.keys[int(l.index)*len(c.up) : int(l.index+1)*len(c.up)]
+	for i := range keys {
+		if keys[i].holder == n {
+			keys[i] = masterKey{holder: NoNode}
+		}
+	}
 }

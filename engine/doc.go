@@ -110,6 +110,15 @@
 // [Challenge.Tally], in the same order and with the same verdict as
 // [Challenge.Judge]).
 //
+// A [Search] tries every fault schedule within stated bounds (kinds of
+// fault, a grid of sizes, at most three faults) instead of a random
+// sample: it forks the world at each fault's moment, recognises a state
+// explored before by [World.StateHash], and either proves a design within
+// the bounds or returns the shortest schedule that breaks it, as a command
+// list. It splits its work into parts that a caller may run on every core
+// and merges them in order, so the verdict and its counts do not depend on
+// how many ran at once.
+//
 // Scenario tests live in testdata/ and read like etcd's raft tests: a
 // "world" directive with options and one worker per line, then "do" blocks
 // of commands whose expected output is the trace.

@@ -90,16 +90,6 @@ func (k Kind) String() string {
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// ParseKind reads an event kind by name.
-func ParseKind(s string) (Kind, bool) {
-	for i, n := range kindNames {
-		if n == s {
-			return Kind(i), true
-		}
-	}
-	return 0, false
-}
-
 // MsgKind is the type of a network message.
 type MsgKind uint8
 
@@ -169,9 +159,12 @@ const (
 	// Storage.
 	ReasonSameValue // an accepted write that put the result already there
 	// Real systems.
-	ReasonTakeover // a candidate overwrote a record it judged expired by its own clock
-	ReasonRefresh  // a new coordinator leader gave the lease a fresh TTL
-	ReasonJeopardy // the holder's own lease ran out; it keeps trying for a grace period
+	ReasonTakeover  // a candidate overwrote a record it judged expired by its own clock
+	ReasonRefresh   // a new coordinator leader gave the lease a fresh TTL
+	ReasonJeopardy  // the holder's own lease ran out; it keeps trying for a grace period
+	ReasonResume    // a new master let the lease's stopped timer run on (Chubby)
+	ReasonSuspended // the client heard nothing for its read timeout: disconnected (ZooKeeper, Curator SUSPENDED)
+	ReasonForgotten // a Redlock master forgot the holder's key on restart, and another client got a majority
 	// Violations.
 	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
 	ViolationDoubleEffect     // the same effect was accepted twice
@@ -189,7 +182,7 @@ var reasonNames = [reasonCount]string{
 	"ok", "up", "no-quorum", "no-leader",
 	"timeout", "stale-generation", "no-time", "tries", "again",
 	"same-value",
-	"takeover", "refresh", "jeopardy",
+	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update",
 }
 
@@ -469,7 +462,22 @@ func (n Names) Describe(e Event) string {
 	return s
 }
 
+// describers say each family of events; describe asks them in turn.
+var describers = [...]func(Names, Event) (string, bool){
+	Names.describeMessage, Names.describeLease, Names.describeWorker, Names.describeStorage, Names.describeChange,
+}
+
 func (n Names) describe(e Event) string {
+	for _, say := range describers {
+		if s, ok := say(n, e); ok {
+			return s
+		}
+	}
+	return e.Kind.String()
+}
+
+// describeMessage says a message sent, received, lost or timed out.
+func (n Names) describeMessage(e Event) (string, bool) {
 	tok := func() string { return " token=" + strconv.FormatInt(e.Token, 10) }
 	switch e.Kind {
 	case KindSend:
@@ -477,11 +485,23 @@ func (n Names) describe(e Event) string {
 		if e.Token != 0 {
 			s += tok()
 		}
-		return s
+		return s, true
 	case KindRecv:
-		return "recv " + e.Msg().String() + " <- " + n.Of(e.Peer())
+		return "recv " + e.Msg().String() + " <- " + n.Of(e.Peer()), true
 	case KindDrop:
-		return "drop " + e.Msg().String() + " -> " + n.Of(e.Peer()) + " (" + e.Reason().String() + ")"
+		return "drop " + e.Msg().String() + " -> " + n.Of(e.Peer()) + " (" + e.Reason().String() + ")", true
+	case KindUnavailable:
+		return "unavailable -> " + n.Of(e.Peer()) + " (" + e.Reason().String() + ")", true
+	case KindTimeout:
+		return "timeout " + e.Msg().String(), true
+	}
+	return "", false
+}
+
+// describeLease says what the coordinator did with a lease, and its replicas.
+func (n Names) describeLease(e Event) (string, bool) {
+	tok := func() string { return " token=" + strconv.FormatInt(e.Token, 10) }
+	switch e.Kind {
 	case KindGrant:
 		s := "grant " + n.Of(e.Peer()) + tok() + " until=" + e.At.String()
 		if e.At == Never {
@@ -490,45 +510,51 @@ func (n Names) describe(e Event) string {
 		if e.Reason() == ReasonAgain {
 			s += " (again)"
 		}
-		return s
+		return s, true
 	case KindQueue:
-		return "queue " + n.Of(e.Peer())
+		return "queue " + n.Of(e.Peer()), true
 	case KindDeny:
 		s := "deny " + n.Of(e.Peer()) + " (" + e.Reason().String() + ")"
 		if e.Value > 0 {
 			s += " record=" + strconv.FormatInt(e.Value, 10)
 		}
-		return s
+		return s, true
 	case KindExtend:
 		s := "extend " + n.Of(e.Peer()) + tok() + " until=" + e.At.String()
-		if e.Reason() == ReasonRefresh {
-			s += " (refresh)"
+		if r := e.Reason(); r == ReasonRefresh || r == ReasonResume {
+			s += " (" + r.String() + ")"
 		}
-		return s
+		return s, true
 	case KindRenewReject:
-		return "renew-reject " + n.Of(e.Peer()) + tok()
-	case KindUnavailable:
-		return "unavailable -> " + n.Of(e.Peer()) + " (" + e.Reason().String() + ")"
+		return "renew-reject " + n.Of(e.Peer()) + tok(), true
 	case KindExpire:
-		if e.Reason() == ReasonTakeover {
-			return "expire " + n.Of(e.Peer()) + tok() + " (takeover)"
+		if r := e.Reason(); r == ReasonTakeover || r == ReasonForgotten {
+			return "expire " + n.Of(e.Peer()) + tok() + " (" + r.String() + ")", true
 		}
-		return "expire " + n.Of(e.Peer()) + tok()
+		return "expire " + n.Of(e.Peer()) + tok(), true
 	case KindRelease:
-		return "release " + n.Of(e.Peer()) + tok()
+		return "release " + n.Of(e.Peer()) + tok(), true
 	case KindElection:
-		return "election until=" + e.At.String()
+		return "election until=" + e.At.String(), true
 	case KindLeader:
-		return "leader replica=" + strconv.FormatInt(e.Value, 10)
+		return "leader replica=" + strconv.FormatInt(e.Value, 10), true
 	case KindReplica:
 		if e.Reason() == ReasonUp {
-			return "replica " + strconv.FormatInt(e.Value, 10) + " up"
+			return "replica " + strconv.FormatInt(e.Value, 10) + " up", true
 		}
-		return "replica " + strconv.FormatInt(e.Value, 10) + " down"
+		return "replica " + strconv.FormatInt(e.Value, 10) + " down", true
+	}
+	return "", false
+}
+
+// describeWorker says what a worker did, believed or gave up.
+func (n Names) describeWorker(e Event) (string, bool) {
+	tok := func() string { return " token=" + strconv.FormatInt(e.Token, 10) }
+	switch e.Kind {
 	case KindStart:
-		return "start"
+		return "start", true
 	case KindAcquired:
-		return "acquired" + tok() + " believes-until=" + e.At.String()
+		return "acquired" + tok() + " believes-until=" + e.At.String(), true
 	case KindRenewed:
 		s := "renewed" + tok() + " believes-until=" + e.At.String()
 		if e.Gen() > 0 {
@@ -540,29 +566,29 @@ func (n Names) describe(e Event) string {
 				s += " (rolled back)"
 			}
 		}
-		return s
+		return s, true
 	case KindRenewError:
 		class := "transient"
 		if e.Value == 1 {
 			class = "definitive"
 		}
-		return "renew-error " + e.Reason().String() + " class=" + class
+		return "renew-error " + e.Reason().String() + " class=" + class, true
 	case KindUncertain:
-		return "uncertain (" + e.Reason().String() + ") deadline=" + e.At.String() + " left=" + Time(e.Value).String()
+		return "uncertain (" + e.Reason().String() + ") deadline=" + e.At.String() + " left=" + Time(e.Value).String(), true
 	case KindGiveUp:
-		return "give-up (" + e.Reason().String() + ") deadline=" + e.At.String()
+		return "give-up (" + e.Reason().String() + ") deadline=" + e.At.String(), true
 	case KindStaleReply:
-		return "stale-reply gen=" + strconv.FormatUint(uint64(e.Gen()), 10) + " current=" + strconv.FormatInt(e.Value, 10) + " dropped"
+		return "stale-reply gen=" + strconv.FormatUint(uint64(e.Gen()), 10) + " current=" + strconv.FormatInt(e.Value, 10) + " dropped", true
 	case KindPublish:
-		return "publish" + tok()
+		return "publish" + tok(), true
 	case KindRefuse:
-		return "refuse work: " + Time(e.Value).String() + " left, needs " + e.At.String()
+		return "refuse work: " + Time(e.Value).String() + " left, needs " + e.At.String(), true
 	case KindLost:
-		return "lost" + tok() + " (" + e.Reason().String() + ")"
+		return "lost" + tok() + " (" + e.Reason().String() + ")", true
 	case KindWork:
-		return "work " + Time(e.Value).String()
+		return "work " + Time(e.Value).String(), true
 	case KindCheck:
-		return "check " + e.Reason().String() + " believes-until=" + e.At.String()
+		return "check " + e.Reason().String() + " believes-until=" + e.At.String(), true
 	case KindWrite:
 		s := "write " + n.Key(e.Key)
 		if e.Effect() {
@@ -573,17 +599,23 @@ func (n Names) describe(e Event) string {
 		} else {
 			s += " (no token)"
 		}
-		return s
-	case KindTimeout:
-		return "timeout " + e.Msg().String()
+		return s, true
 	case KindDone:
-		return "done"
+		return "done", true
+	}
+	return "", false
+}
+
+// describeStorage says what the storage did with a write, and a violation an observer found.
+func (n Names) describeStorage(e Event) (string, bool) {
+	tok := func() string { return " token=" + strconv.FormatInt(e.Token, 10) }
+	switch e.Kind {
 	case KindAccept:
 		s := "accept " + n.Key(e.Key) + " from " + n.Of(e.Peer()) + tok() + " highest=" + strconv.FormatInt(e.Value, 10)
 		if e.Reason() == ReasonSameValue {
 			s += " (same-value)"
 		}
-		return s
+		return s, true
 	case KindReject:
 		s := "reject " + n.Key(e.Key) + " from " + n.Of(e.Peer()) + tok() + " (" + e.Reason().String()
 		switch e.Reason() {
@@ -598,38 +630,9 @@ func (n Names) describe(e Event) string {
 		case ReasonVersion:
 			s += ": version " + strconv.FormatInt(e.Value, 10)
 		}
-		return s + ")"
+		return s + ")", true
 	case KindRead:
-		return "read " + n.Of(e.Peer()) + " version=" + strconv.FormatInt(e.Value, 10)
-	case KindFreeze:
-		if e.At != 0 {
-			return "freeze until=" + e.At.String()
-		}
-		return "freeze"
-	case KindThaw:
-		return "thaw"
-	case KindCrash:
-		return "crash"
-	case KindRestart:
-		return "restart"
-	case KindFencing:
-		return "storage mode=" + StorageMode(e.Value).String()
-	case KindPartition:
-		if e.Peer() == NoNode {
-			return "partition (isolated)"
-		}
-		return "partition " + n.Of(e.Node) + " | " + n.Of(e.Peer())
-	case KindHeal:
-		if e.Peer() == NoNode {
-			return "heal all"
-		}
-		return "heal " + n.Of(e.Node) + " - " + n.Of(e.Peer())
-	case KindLink:
-		return "link -> " + n.Of(e.Peer()) + " delay=" + e.At.String() + " loss=" + strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64)
-	case KindClock:
-		return "clock local=" + e.At.String() + " rate=" + formatRate(e.Value)
-	case KindReset:
-		return "reset"
+		return "read " + n.Of(e.Peer()) + " version=" + strconv.FormatInt(e.Value, 10), true
 	case KindViolation:
 		s := "VIOLATION " + e.Reason().String()
 		if e.Peer() != NoNode {
@@ -644,7 +647,43 @@ func (n Names) describe(e Event) string {
 				s += ",#" + strconv.Itoa(int(e.Ref2()))
 			}
 		}
-		return s
+		return s, true
 	}
-	return e.Kind.String()
+	return "", false
+}
+
+// describeChange says a command that changed the world.
+func (n Names) describeChange(e Event) (string, bool) {
+	switch e.Kind {
+	case KindFreeze:
+		if e.At != 0 {
+			return "freeze until=" + e.At.String(), true
+		}
+		return "freeze", true
+	case KindThaw:
+		return "thaw", true
+	case KindCrash:
+		return "crash", true
+	case KindRestart:
+		return "restart", true
+	case KindFencing:
+		return "storage mode=" + StorageMode(e.Value).String(), true
+	case KindPartition:
+		if e.Peer() == NoNode {
+			return "partition (isolated)", true
+		}
+		return "partition " + n.Of(e.Node) + " | " + n.Of(e.Peer()), true
+	case KindHeal:
+		if e.Peer() == NoNode {
+			return "heal all", true
+		}
+		return "heal " + n.Of(e.Node) + " - " + n.Of(e.Peer()), true
+	case KindLink:
+		return "link -> " + n.Of(e.Peer()) + " delay=" + e.At.String() + " loss=" + strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64), true
+	case KindClock:
+		return "clock local=" + e.At.String() + " rate=" + formatRate(e.Value), true
+	case KindReset:
+		return "reset", true
+	}
+	return "", false
 }

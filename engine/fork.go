@@ -16,9 +16,8 @@ type Fork struct {
 // Validate refuses a change that is a time command: a fork changes the
 // world, not how far it runs.
 func (f Fork) Validate() error {
-	switch f.Change.Kind {
-	case CmdAdvance, CmdUntil, CmdStep, CmdReset, 0:
-		return fmt.Errorf("what if: the change must alter the world (freeze, fencing, storage, partition, link, clock, ...), not %q", f.Change.Kind.name())
+	if k := f.Change.Kind; k.MovesTime() || k == CmdReset || k.spec() == nil {
+		return fmt.Errorf("what if: the change must alter the world (freeze, fencing, storage, partition, link, clock, ...), not %q", k.Word())
 	}
 	if f.At < 0 {
 		return fmt.Errorf("what if: the moment cannot be negative")
@@ -91,8 +90,8 @@ func (p *Pair) land() error {
 // half-applied; rebuild it from the command list (Replay), as a session
 // rebuilds any world.
 func (p *Pair) Apply(c Command) error {
-	switch c.Kind {
-	case CmdAdvance, CmdUntil, CmdStep:
+	switch {
+	case c.Kind.MovesTime():
 		if err := p.apply(p.A, c); err != nil {
 			return err
 		}
@@ -103,7 +102,7 @@ func (p *Pair) Apply(c Command) error {
 			return p.apply(p.B, Command{Kind: CmdUntil, At: p.A.now})
 		}
 		return nil
-	case CmdReset:
+	case c.Kind == CmdReset:
 		p.forked = false
 		if err := p.apply(p.A, c); err != nil {
 			return err
@@ -168,18 +167,4 @@ func sameEvent(x, y Event) bool {
 	a, b := x.Fields(), y.Fields()
 	a.Ref, a.Ref2, b.Ref, b.Ref2 = 0, 0, 0, 0
 	return a == b
-}
-
-func (k CommandKind) name() string {
-	switch k {
-	case CmdAdvance:
-		return "advance"
-	case CmdUntil:
-		return "until"
-	case CmdStep:
-		return "step"
-	case CmdReset:
-		return "reset"
-	}
-	return "nothing"
 }

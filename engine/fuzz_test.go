@@ -424,19 +424,6 @@ func sameAsRebuilt(w *World) string {
 	}
 }
 
-// knownRangeBug reports the inputs TestApplyRangeChecks reproduces.
-func knownRangeBug(w *World, c Command) bool {
-	switch c.Kind {
-	case CmdAdvance, CmdFreeze:
-		// A freeze with on= starts later, so any duration that could wrap
-		// before the world's end counts.
-		return c.Dur > Time(math.MaxInt64)-w.Scenario().Limits.MaxTime-w.Now()
-	case CmdClock:
-		return (c.HasSkew && (c.Skew > Hour || c.Skew < -Hour)) || (c.HasJump && (c.Jump > Hour || c.Jump < -Hour))
-	}
-	return false
-}
-
 // TestApplyRangeChecks: found by FuzzCommands. ParseCommand bounds
 // durations, but World.Apply trusts the numbers of a Command built in code
 // (as any caller of Apply may build one): a huge advance or freeze duration

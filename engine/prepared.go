@@ -32,6 +32,12 @@ func Prepare(sc Scenario) (*Prepared, error) {
 	if sc.FirstToken == 0 {
 		sc.FirstToken = 1
 	}
+	if sc.Tick > 0 && sc.TTL > 0 {
+		// ZooKeeper's server negotiates the session timeout into
+		// [minSessionTimeout, maxSessionTimeout], by default 2 and 20
+		// ticks; the client then works with what was negotiated.
+		sc.TTL = min(max(sc.TTL, 2*sc.Tick), 20*sc.Tick)
+	}
 	sc.Workers = append([]WorkerSpec(nil), sc.Workers...)
 	for i := range sc.Workers {
 		if sc.Workers[i].Lease == "" {

@@ -25,7 +25,7 @@ var presets = map[string]func(ws *WorkerSpec, ttl Time){
 		ws.Renew = RenewPolicy{Every: ttl / 3, Retry: 500 * Millisecond, Attempt: 500 * Millisecond}
 		ws.Belief = FromReceive
 		ws.StopAtExpiry = true
-		ws.ElectionRefresh = true
+		ws.LeaderChange = LeaderExtend
 	},
 	// client-go leader election (tools/leaderelection/leaderelection.go),
 	// defaults LeaseDuration 15 s (the scenario's ttl), RenewDeadline 10 s,
@@ -40,48 +40,62 @@ var presets = map[string]func(ws *WorkerSpec, ttl Time){
 		ws.StopAtExpiry = true
 		ws.AcquireJitter = 1200
 	},
-	// ZooKeeper: the client pings after a third of the session timeout idle
-	// and, when a ping goes unanswered, reconnects at once (here: retries
-	// after a thirtieth, each try bounded by a sixth). It has no deadline of
-	// its own: it keeps trying, and learns that its session expired only
-	// when it reaches a server again (Curator's SUSPENDED is the uncertain
-	// status meanwhile, LOST the definitive answer).
+	// ZooKeeper 3.9.3 or later (ClientCnxn): the session timeout is the
+	// scenario's ttl. The client pings after half its read timeout of idle
+	// sending (a third of the timeout); when it has heard nothing for its
+	// read timeout, 2/3 of the session timeout, it is Disconnected
+	// (Curator: SUSPENDED) and stops trusting its lock; it reconnects,
+	// each attempt bounded by the connect timeout (the session timeout over
+	// the three servers), pausing up to a second between attempts; and it
+	// expires its own session 4/3 of the timeout after it last heard
+	// anything (ZOOKEEPER-4508). The leader gives every session a fresh
+	// timeout when it takes over (SessionTrackerImpl). With grace=TTL in
+	// place of 2/3 of it, the worker is a client before 3.9.3 under Curator
+	// 3.0 or later, which posts LOST a session timeout after SUSPENDED.
 	"zookeeper": func(ws *WorkerSpec, ttl Time) {
-		ws.Renew = RenewPolicy{Every: ttl / 3, Retry: ttl / 30, Attempt: ttl / 6, PastDeadline: true}
-		ws.Belief = FromSend
-		ws.StopAtExpiry = false
+		ws.Renew = RenewPolicy{Every: ttl / 3, Retry: Second, Attempt: ttl / 3, GiveUp: ttl * 2 / 3}
+		ws.Belief = FromReceive
+		ws.StopAtExpiry = true
+		ws.Grace = ttl * 2 / 3
+		ws.LeaderChange = LeaderRestart
 	},
-	// Consul sessions: renewed at TTL/2, retrying with backoff. The server
-	// arms its timer at twice the TTL (a TTL is a lower bound), and after
-	// an invalidation the lock is held back for the session's lock-delay
-	// (15 s by default).
+	// Consul: the api client's RenewPeriodic renews at TTL/2 and, after an
+	// error, every second (no backoff) until a TTL has passed since its
+	// last success. Its lock monitor gives the lock up at the first failed
+	// query (MonitorRetries 0). The server arms its timer at twice the TTL
+	// (session_ttl.go), a new leader re-arms every session's full 2 × TTL
+	// (initializeSessionTimers), and after an invalidation the lock is held
+	// back for the session's lock-delay (15 s by default).
 	"consul": func(ws *WorkerSpec, ttl Time) {
-		ws.Renew = RenewPolicy{Every: ttl / 2, Retry: Second, Backoff: 2000, RetryMax: ttl / 4, Attempt: ttl / 4}
+		ws.Renew = RenewPolicy{Every: ttl / 2, Retry: Second, Attempt: Second}
 		ws.Belief = FromSend
 		ws.StopAtExpiry = true
+		ws.LoseOnError = true
 		ws.ServerGrace = ttl
 		ws.LockDelay = 15 * Second
+		ws.LeaderChange = LeaderRestart
 	},
 	// Chubby (OSDI '06): the client keeps a conservative local lease (12 s
 	// by default), asks for the next extension well before it runs out,
 	// and when it does run out the session is in jeopardy for a 45 s grace
 	// period: the client keeps trying and does not trust its lock. A new
-	// master honours the sessions it finds: it gives each a fresh lease
-	// (and a new epoch), so a failover within the grace period loses
-	// nothing.
+	// master finds the session timers stopped since the old one failed and
+	// lets them run on (§2.9), never moving a lease backwards (§2.8), so a
+	// failover within the grace period loses nothing.
 	"chubby": func(ws *WorkerSpec, ttl Time) {
 		ws.Renew = RenewPolicy{Margin: ttl / 2, Retry: ttl / 12, Attempt: ttl / 6}
 		ws.Belief = FromSend
 		ws.StopAtExpiry = true
 		ws.Grace = 45 * Second
-		ws.ElectionRefresh = true
+		ws.LeaderChange = LeaderStopped
 	},
 	// Redlock: no renewal; the lock is valid for TTL − elapsed − drift,
-	// drift being 1% of the TTL, so the client counts TTL − TTL/100 from
-	// when it sent the request. Its value is random, not a rising token:
+	// drift being 1% of the TTL plus 2 ms (the reference clients,
+	// redlock-rb and redlock-py), so the client counts TTL − TTL/100 − 2 ms
+	// from when it sent the request. Its value is random, not a rising token:
 	// writes carry nothing a storage could fence with.
 	"redlock": func(ws *WorkerSpec, ttl Time) {
-		ws.Renew = RenewPolicy{GiveUp: ttl - ttl/100}
+		ws.Renew = RenewPolicy{GiveUp: ttl - ttl/100 - 2*Millisecond}
 		ws.Belief = FromSend
 		ws.StopAtExpiry = true
 		ws.NoToken = true

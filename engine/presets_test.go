@@ -88,7 +88,7 @@ func TestPresetsAsDocumented(t *testing.T) {
 	}
 	row := regexp.MustCompile("^\\| `([a-z]+)` \\| `([^`]+)`")
 	const ttl = 15 * Second
-	ttlExpr := strings.NewReplacer("TTL−TTL/100", (ttl - ttl/100).String(), "TTL/30", (ttl / 30).String(), "TTL/12", (ttl / 12).String(),
+	ttlExpr := strings.NewReplacer("TTL−TTL/100−2ms", (ttl - ttl/100 - 2*Millisecond).String(), "2TTL/3", (ttl * 2 / 3).String(), "TTL/30", (ttl / 30).String(), "TTL/12", (ttl / 12).String(),
 		"TTL/6", (ttl / 6).String(), "TTL/4", (ttl / 4).String(), "TTL/3", (ttl / 3).String(), "TTL/2", (ttl / 2).String(), "TTL", ttl.String())
 	documented := map[string]bool{}
 	for _, line := range strings.Split(string(data), "\n") {

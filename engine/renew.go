@@ -123,9 +123,11 @@ func (w *World) renewAttempt(wk *worker, loop int) {
 	p := &wk.spec.Renew
 	now := wk.clk.local(w.now)
 	budget := wk.attemptBudget()
-	if !p.PastDeadline && now+budget > wk.believedEnd+wk.spec.Grace {
+	if !p.PastDeadline && !wk.jeopardy && now+budget > wk.believedEnd+wk.spec.Grace {
 		// No attempt can finish before the deadline: stop trying, stay
-		// uncertain, and let the deadline end it.
+		// uncertain, and let the deadline end it. In jeopardy (suspended)
+		// the client tries to the end of its grace: an answer that comes
+		// in time saves the session, and the deadline ends it otherwise.
 		w.giveUp(wk, ReasonNoTime)
 		return
 	}
@@ -144,7 +146,13 @@ func (w *World) giveUp(wk *worker, why Reason) {
 	r := &wk.renewal
 	r.gaveUp = true
 	w.emit(EventFields{Kind: KindGiveUp, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Gen: r.gen})
-	if wk.clk.local(w.now) >= wk.believedEnd && wk.spec.StopAtExpiry {
+	end := wk.believedEnd
+	if wk.jeopardy {
+		// In jeopardy (or suspended) the holder lets go when its grace
+		// ends, not when it stops trying: the deadline timer does it.
+		end += wk.spec.Grace
+	}
+	if wk.clk.local(w.now) >= end && wk.spec.StopAtExpiry {
 		w.lose(wk, ReasonDeadline)
 	}
 }
@@ -170,9 +178,17 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 		w.lose(wk, ReasonNotHolder)
 		return
 	}
+	if wk.spec.LoseOnError {
+		w.lose(wk, why)
+		return
+	}
 	if !r.uncertain {
 		r.uncertain = true
-		w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Value: int64(wk.believedEnd - now), Gen: r.gen})
+		// In jeopardy (suspended) the holder has said so already, in
+		// stronger words.
+		if !wk.jeopardy {
+			w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd, Value: int64(wk.believedEnd - now), Gen: r.gen})
+		}
 	}
 	p := &wk.spec.Renew
 	if wk.renews() {
@@ -285,7 +301,13 @@ func (w *World) deadline(wk *worker) {
 		// longer trusts its lock, but the session may yet be saved: keep
 		// trying for the grace period.
 		wk.jeopardy = true
-		w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: ReasonJeopardy, Token: wk.token, At: wk.believedEnd + g, Value: int64(g), Gen: wk.renewal.gen})
+		why := ReasonJeopardy
+		if wk.spec.Preset == "zookeeper" {
+			// The same state under ZooKeeper's name: Disconnected,
+			// Curator's SUSPENDED.
+			why = ReasonSuspended
+		}
+		w.emit(EventFields{Kind: KindUncertain, Node: wk.id, Peer: NoNode, Reason: why, Token: wk.token, At: wk.believedEnd + g, Value: int64(g), Gen: wk.renewal.gen})
 		wk.renewal.gaveUp = false
 		if !wk.renewal.loops[0].inflight && !wk.timers[slotRenew].on {
 			w.renewAttempt(wk, 0)

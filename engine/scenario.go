@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -53,11 +54,15 @@ type Scenario struct {
 	Seed uint64
 
 	// Coordinator.
-	Replicas        int  // replicas behind the quorum; default 3
-	TTL             Time // lease duration; 0 is a lock that never expires
-	FirstToken      int64
-	LockDelay       Time // after an expiry, nobody may acquire for this long
-	ElectionDelay   Time // a new coordinator leader needs this long after failover
+	Replicas      int  // replicas behind the quorum; default 3
+	TTL           Time // lease duration; 0 is a lock that never expires
+	FirstToken    int64
+	LockDelay     Time // after an expiry, nobody may acquire for this long
+	ElectionDelay Time // a new coordinator leader needs this long after failover
+	// Tick is ZooKeeper's tickTime: the TTL (the session timeout) is
+	// negotiated to within 2 and 20 ticks, and leases expire in tick
+	// buckets, at the first tick boundary after their time.
+	Tick            Time
 	ServiceTime     Time // each request occupies the coordinator this long
 	NewTokenOnRenew bool // a renewal hands out a new, higher token
 	// CandidateExpiry makes the lease a record in a store, as Kubernetes'
@@ -65,6 +70,11 @@ type Scenario struct {
 	// candidate that sees the record unchanged for a TTL by its own clock
 	// overwrites it (compare-and-set on the record's version).
 	CandidateExpiry bool
+	// IndependentMasters makes the replicas Redlock's masters: each grants
+	// on its own, with no leader and no shared log; a client holds the
+	// lease while a majority of them hold its key, and a master that goes
+	// down forgets its keys (no persistence).
+	IndependentMasters bool
 
 	// Storage.
 	Storage StorageMode
@@ -140,11 +150,14 @@ type WorkerSpec struct {
 	// to renew before it gives the lease up (Chubby's jeopardy, 45 s).
 	// Meanwhile it does not believe it holds the lease.
 	Grace Time
+	// LoseOnError: the holder gives the lease up at its first failed
+	// renewal (Consul's lock monitor, MonitorRetries 0).
+	LoseOnError bool
 	// What the coordinator does for this worker's lease, as the real
 	// system's server does it:
-	ServerGrace     Time // it expires the lease this much after the TTL it tells the holder (Consul: one TTL more)
-	LockDelay       Time // after this lease expires, nobody may acquire it for this long (per session, as Consul and Chubby)
-	ElectionRefresh bool // a new coordinator leader gives the lease its full TTL again plus the election time, and no lease expires meanwhile (etcd)
+	ServerGrace  Time       // it expires the lease this much after the TTL it tells the holder (Consul: one TTL more)
+	LockDelay    Time       // after this lease expires, nobody may acquire it for this long (per session, as Consul and Chubby)
+	LeaderChange LeaderRule // what a new coordinator leader does with the lease, and whether it expires while there is none
 
 	// set is every option given by name (Set), in order, so that an option
 	// written on the worker wins over its preset.
@@ -222,7 +235,7 @@ func ParseProgram(s string) ([]Op, error) {
 		}
 		op, err := parseOp(f)
 		if err != nil {
-			return nil, fmt.Errorf("step %d %q: %w", i+1, strings.TrimSpace(part), err)
+			return nil, &StepError{fmt.Errorf("step %d %q: %w", i+1, strings.TrimSpace(part), err)}
 		}
 		ops = append(ops, op)
 	}
@@ -231,7 +244,7 @@ func ParseProgram(s string) ([]Op, error) {
 	}
 	for i, op := range ops {
 		if op.Kind == OpRepeat && i != len(ops)-1 {
-			return nil, fmt.Errorf("repeat must be the last step")
+			return nil, &StepError{fmt.Errorf("repeat must be the last step")}
 		}
 	}
 	if len(ops) == 1 && ops[0].Kind == OpRepeat {
@@ -312,9 +325,21 @@ func parseOp(f []string) (Op, error) {
 	return Op{}, fmt.Errorf("unknown step %q (want one of %s)", f[0], strings.Join(opNames[:], ", "))
 }
 
+// parseEither reads one of two words: false for the first, true for the
+// second.
+func parseEither(val, first, second string) (bool, error) {
+	switch val {
+	case first:
+		return false, nil
+	case second:
+		return true, nil
+	}
+	return false, fmt.Errorf("want %s or %s", first, second)
+}
+
 // Set assigns one scenario option by name, as written in scenario files:
-// ttl, first-token, replicas, lock-delay, election, service, renew-token,
-// expiry, storage, delay, jitter, loss, seed, max-events, max-time.
+// ttl, first-token, replicas, lock-delay, election, tick, service, renew-token,
+// masters, expiry, storage, delay, jitter, loss, seed, max-events, max-time.
 func (sc *Scenario) Set(key, val string) error {
 	var err error
 	switch key {
@@ -340,19 +365,16 @@ func (sc *Scenario) Set(key, val string) error {
 		sc.LockDelay, err = parseNonNeg(val)
 	case "election":
 		sc.ElectionDelay, err = parseNonNeg(val)
+	case "tick":
+		sc.Tick, err = parseNonNeg(val)
 	case "service":
 		sc.ServiceTime, err = parseNonNeg(val)
 	case "renew-token":
 		sc.NewTokenOnRenew, err = parseBool(val)
+	case "masters":
+		sc.IndependentMasters, err = parseEither(val, "quorum", "independent")
 	case "expiry":
-		switch val {
-		case "coordinator":
-			sc.CandidateExpiry = false
-		case "candidate":
-			sc.CandidateExpiry = true
-		default:
-			err = fmt.Errorf("want coordinator or candidate")
-		}
+		sc.CandidateExpiry, err = parseEither(val, "coordinator", "candidate")
 	case "storage":
 		sc.Storage, err = ParseStorageMode(val)
 	case "fencing":
@@ -376,7 +398,7 @@ func (sc *Scenario) Set(key, val string) error {
 	case "max-time":
 		sc.Limits.MaxTime, err = parseNonNeg(val)
 	default:
-		return fmt.Errorf("unknown scenario option %q", key)
+		return &UnknownOptionError{Of: "scenario", Key: key}
 	}
 	if err != nil {
 		return fmt.Errorf("%s=%s: %w", key, val, err)
@@ -386,7 +408,7 @@ func (sc *Scenario) Set(key, val string) error {
 
 // Set assigns one worker option by name: start, skew, drift, belief,
 // token, stop-at-expiry, renew, renew-retry, timeout, acquire-jitter,
-// grace, server-grace, session-lock-delay, election-refresh, preset, ...
+// grace, server-grace, session-lock-delay, leader-change, preset, ...
 // The options the worker's line names win over its preset.
 func (ws *WorkerSpec) Set(key, val string) error {
 	if err := ws.set1(key, val); err != nil {
@@ -403,99 +425,120 @@ func (ws *WorkerSpec) Set(key, val string) error {
 func (ws *WorkerSpec) Explicit() []string { return slices.Clip(ws.set) }
 
 func (ws *WorkerSpec) set1(key, val string) error {
-	var err error
-	switch key {
-	case "start":
-		ws.Start, err = parseNonNeg(val)
-	case "skew":
-		ws.Skew, err = ParseTime(val)
-	case "drift":
-		ws.Drift, err = parseRate(val)
-	case "belief":
-		switch val {
-		case "send":
-			ws.Belief = FromSend
-		case "receive":
-			ws.Belief = FromReceive
-		default:
-			err = fmt.Errorf("want send or receive")
-		}
-	case "token":
-		var on bool
-		on, err = parseBool(val)
-		ws.NoToken = !on
-	case "stop-at-expiry":
-		ws.StopAtExpiry, err = parseBool(val)
-	case "renew":
-		ws.Renew.Every, err = parseNonNeg(val)
-	case "renew-margin":
-		ws.Renew.Margin, err = parseNonNeg(val)
-	case "renew-retry":
-		ws.Renew.Retry, err = parseNonNeg(val)
-	case "renew-backoff":
-		ws.Renew.Backoff, err = parseFactor(val)
-	case "renew-retry-max":
-		ws.Renew.RetryMax, err = parseNonNeg(val)
-	case "renew-attempt":
-		ws.Renew.Attempt, err = parseNonNeg(val)
-	case "renew-jitter":
-		ws.Renew.Jitter, err = parseFactor(val)
-		if err == nil && ws.Renew.Jitter > 1000 {
-			err = fmt.Errorf("jitter is a share between 0 and 1")
-		}
-	case "renew-tries":
-		ws.Renew.Tries, err = strconv.Atoi(val)
-		if err == nil && (ws.Renew.Tries < 0 || ws.Renew.Tries > 1000) {
-			err = fmt.Errorf("must be 0 to 1000")
-		}
-	case "renew-give-up":
-		ws.Renew.GiveUp, err = parseNonNeg(val)
-	case "retry-past-deadline":
-		ws.Renew.PastDeadline, err = parseBool(val)
-	case "renew-loops":
-		ws.Renew.Loops, err = strconv.Atoi(val)
-		if err == nil && (ws.Renew.Loops < 1 || ws.Renew.Loops > 2) {
-			err = fmt.Errorf("1 or 2 loops")
-		}
-	case "renew-generation":
-		switch val {
-		case "check":
-			ws.Renew.AnyGen = false
-		case "ignore":
-			ws.Renew.AnyGen = true
-		default:
-			err = fmt.Errorf("want check or ignore")
-		}
-	case "renew-publish-gap":
-		ws.Renew.SplitPublish, err = parseNonNeg(val)
-	case "preset":
-		err = checkPreset(val)
-		ws.Preset = val
-	case "timeout":
-		ws.Timeout, err = parseNonNeg(val)
-	case "acquire-jitter":
-		ws.AcquireJitter, err = parseFactor(val)
-		if err == nil && ws.AcquireJitter > 10_000 {
-			err = fmt.Errorf("at most 10")
-		}
-	case "grace":
-		ws.Grace, err = parseNonNeg(val)
-	case "server-grace":
-		ws.ServerGrace, err = parseNonNeg(val)
-	case "session-lock-delay":
-		ws.LockDelay, err = parseNonNeg(val)
-	case "election-refresh":
-		ws.ElectionRefresh, err = parseBool(val)
-	case "lease":
-		if e := validName(val); e != nil {
-			err = fmt.Errorf("a lease name uses letters, digits, - and _")
-		}
-		ws.Lease = val
-	default:
-		return fmt.Errorf("unknown worker option %q", key)
+	set := workerOptions[key]
+	if set == nil {
+		return &UnknownOptionError{Of: "worker", Key: key}
 	}
-	if err != nil {
+	if err := set(ws, val); err != nil {
 		return fmt.Errorf("%s=%s: %w", key, val, err)
+	}
+	return nil
+}
+
+// workerOption sets one option of a worker from its text. Like the
+// options it sets, it writes the field even when the text is refused: the
+// caller drops the worker then.
+type workerOption func(ws *WorkerSpec, val string) error
+
+// workerOptions are the options a worker line takes (key=value).
+var workerOptions = map[string]workerOption{
+	"start":               durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Start }),
+	"skew":                durationOption(ParseTime, func(ws *WorkerSpec) *Time { return &ws.Skew }),
+	"drift":               func(ws *WorkerSpec, v string) (err error) { ws.Drift, err = parseRate(v); return err },
+	"belief":              setBelief,
+	"token":               func(ws *WorkerSpec, v string) error { on, err := parseBool(v); ws.NoToken = !on; return err },
+	"stop-at-expiry":      boolOption(func(ws *WorkerSpec) *bool { return &ws.StopAtExpiry }),
+	"renew":               durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.Every }),
+	"renew-margin":        durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.Margin }),
+	"renew-retry":         durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.Retry }),
+	"renew-backoff":       factorOption(0, "", func(ws *WorkerSpec) *int64 { return &ws.Renew.Backoff }),
+	"renew-retry-max":     durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.RetryMax }),
+	"renew-attempt":       durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.Attempt }),
+	"renew-jitter":        factorOption(1000, "jitter is a share between 0 and 1", func(ws *WorkerSpec) *int64 { return &ws.Renew.Jitter }),
+	"renew-tries":         countOption(0, 1000, "must be 0 to 1000", func(ws *WorkerSpec) *int { return &ws.Renew.Tries }),
+	"renew-give-up":       durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.GiveUp }),
+	"retry-past-deadline": boolOption(func(ws *WorkerSpec) *bool { return &ws.Renew.PastDeadline }),
+	"renew-loops":         countOption(1, 2, "1 or 2 loops", func(ws *WorkerSpec) *int { return &ws.Renew.Loops }),
+	"renew-generation":    setGeneration,
+	"renew-publish-gap":   durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.SplitPublish }),
+	"preset":              func(ws *WorkerSpec, v string) error { ws.Preset = v; return checkPreset(v) },
+	"timeout":             durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Timeout }),
+	"acquire-jitter":      factorOption(10_000, "at most 10", func(ws *WorkerSpec) *int64 { return &ws.AcquireJitter }),
+	"grace":               durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Grace }),
+	"server-grace":        durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.ServerGrace }),
+	"session-lock-delay":  durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.LockDelay }),
+	"leader-change":       func(ws *WorkerSpec, v string) (err error) { ws.LeaderChange, err = parseLeaderRule(v); return err },
+	"lose-on-error":       boolOption(func(ws *WorkerSpec) *bool { return &ws.LoseOnError }),
+	"lease":               setLeaseName,
+}
+
+func durationOption(parse func(string) (Time, error), field func(*WorkerSpec) *Time) workerOption {
+	return func(ws *WorkerSpec, v string) (err error) {
+		*field(ws), err = parse(v)
+		return err
+	}
+}
+
+func boolOption(field func(*WorkerSpec) *bool) workerOption {
+	return func(ws *WorkerSpec, v string) (err error) {
+		*field(ws), err = parseBool(v)
+		return err
+	}
+}
+
+// factorOption reads a decimal in thousandths, at most most (0: no more
+// than parseFactor's own bound), saying tooMuch beyond it.
+func factorOption(most int64, tooMuch string, field func(*WorkerSpec) *int64) workerOption {
+	return func(ws *WorkerSpec, v string) (err error) {
+		f := field(ws)
+		*f, err = parseFactor(v)
+		if err == nil && most > 0 && *f > most {
+			err = errors.New(tooMuch)
+		}
+		return err
+	}
+}
+
+// countOption reads a whole number from lo to hi, saying outside otherwise.
+func countOption(lo, hi int, outside string, field func(*WorkerSpec) *int) workerOption {
+	return func(ws *WorkerSpec, v string) (err error) {
+		n := field(ws)
+		*n, err = strconv.Atoi(v)
+		if err == nil && (*n < lo || *n > hi) {
+			err = errors.New(outside)
+		}
+		return err
+	}
+}
+
+func setBelief(ws *WorkerSpec, v string) error {
+	switch v {
+	case "send":
+		ws.Belief = FromSend
+	case "receive":
+		ws.Belief = FromReceive
+	default:
+		return fmt.Errorf("want send or receive")
+	}
+	return nil
+}
+
+func setGeneration(ws *WorkerSpec, v string) error {
+	switch v {
+	case "check":
+		ws.Renew.AnyGen = false
+	case "ignore":
+		ws.Renew.AnyGen = true
+	default:
+		return fmt.Errorf("want check or ignore")
+	}
+	return nil
+}
+
+func setLeaseName(ws *WorkerSpec, v string) error {
+	ws.Lease = v
+	if validName(v) != nil {
+		return fmt.Errorf("a lease name uses letters, digits, - and _")
 	}
 	return nil
 }
@@ -511,7 +554,7 @@ func (sc *Scenario) Validate() error {
 	if sc.FirstToken < 0 || sc.FirstToken > 1<<50 {
 		return fmt.Errorf("first token must be between 1 and 2^50")
 	}
-	if sc.TTL < 0 || sc.LockDelay < 0 || sc.ElectionDelay < 0 || sc.ServiceTime < 0 || sc.Delay < 0 || sc.Jitter < 0 {
+	if sc.TTL < 0 || sc.LockDelay < 0 || sc.ElectionDelay < 0 || sc.Tick < 0 || sc.ServiceTime < 0 || sc.Delay < 0 || sc.Jitter < 0 {
 		return fmt.Errorf("durations cannot be negative")
 	}
 	if sc.LossPPM < 0 || sc.LossPPM > 1_000_000 {

@@ -28,6 +28,23 @@ func (c clock) trueAt(l, now Time) Time {
 	return max(now, c.anchor+Time((d*1_000_000+c.rate-1)/c.rate))
 }
 
+// changed is the clock after a clock command at true time now: set to an
+// offset (skew), jumped, or running at another rate from now on.
+func (c clock) changed(now Time, cmd Command) clock {
+	l := c.local(now)
+	if cmd.HasSkew {
+		l = now + cmd.Skew
+	}
+	if cmd.HasJump {
+		l += cmd.Jump
+	}
+	rate := c.rate
+	if cmd.HasRate {
+		rate = cmd.Rate
+	}
+	return clock{base: l, anchor: now, rate: rate}
+}
+
 type timerSlot uint8
 
 const (
@@ -460,19 +477,8 @@ func (w *World) thawWorker(wk *worker) {
 }
 
 func (w *World) changeClock(wk *worker, c Command) {
-	l := wk.clk.local(w.now)
-	if c.HasSkew {
-		l = w.now + c.Skew
-	}
-	if c.HasJump {
-		l += c.Jump
-	}
-	rate := wk.clk.rate
-	if c.HasRate {
-		rate = c.Rate
-	}
-	wk.clk = clock{base: l, anchor: w.now, rate: rate}
-	w.emit(EventFields{Kind: KindClock, Node: wk.id, Peer: NoNode, At: l, Value: rate})
+	wk.clk = wk.clk.changed(w.now, c)
+	w.emit(EventFields{Kind: KindClock, Node: wk.id, Peer: NoNode, At: wk.clk.local(w.now), Value: wk.clk.rate})
 	for s := range wk.timers {
 		t := &wk.timers[s]
 		if t.on {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // ErrBudget is returned when one Apply would record more events than its
@@ -37,8 +35,6 @@ type World struct {
 	freezes   []FreezeSpan
 	splitSeen [][2]int64
 }
-
-const maxNodes = MaxWorkers + 2
 
 type link struct {
 	cut      bool
@@ -171,13 +167,13 @@ func (w *World) node(name string) (Node, error) {
 	if n, ok := w.Worker(name); ok {
 		return n, nil
 	}
-	return NoNode, refuse("no-node", fmt.Sprintf("no node called %q (workers: %v, or coord, storage)", name, w.p.names.Nodes), name, strings.Join(w.p.names.Nodes, ", "))
+	return NoNode, refuse(RefuseNoNode, fmt.Sprintf("no node called %q (workers: %v, or coord, storage)", name, w.p.names.Nodes), name, nodeList(w.p.names.Nodes))
 }
 
 func (w *World) worker(name string) (*worker, error) {
 	n, ok := w.Worker(name)
 	if !ok {
-		return nil, refuse("no-worker", fmt.Sprintf("no worker called %q (workers: %v)", name, w.p.names.Nodes), name, strings.Join(w.p.names.Nodes, ", "))
+		return nil, refuse(RefuseNoWorker, fmt.Sprintf("no worker called %q (workers: %v)", name, w.p.names.Nodes), name, nodeList(w.p.names.Nodes))
 	}
 	return &w.workers[n], nil
 }
@@ -294,139 +290,13 @@ func (w *World) Advance(d Time) error { return w.Apply(Command{Kind: CmdAdvance,
 // Step runs until at least one event is recorded.
 func (w *World) Step() error { return w.Apply(Command{Kind: CmdStep}) }
 
+// validate refuses a command the world cannot carry out now, with the
+// check the command table names for its kind.
 func (w *World) validate(c Command) error {
-	switch c.Kind {
-	case CmdAdvance:
-		if c.Dur <= 0 {
-			return refuse("advance-positive", "advance: duration must be positive")
-		}
-		if c.Dur > w.p.limits.MaxTime-w.now {
-			return refuse("world-end", fmt.Sprintf("advance: this world stops at %s of virtual time", w.p.limits.MaxTime), w.p.limits.MaxTime.String())
-		}
-	case CmdUntil:
-		if c.At < w.now {
-			return refuse("until-past", fmt.Sprintf("until %s: it is already %s", c.At, w.now), c.At.String(), w.now.String())
-		}
-		if c.At > w.p.limits.MaxTime {
-			return refuse("world-end", fmt.Sprintf("until: this world stops at %s of virtual time", w.p.limits.MaxTime), w.p.limits.MaxTime.String())
-		}
-	case CmdStep:
-		if len(w.q) == 0 {
-			return refuse("step-nothing", "step: nothing more will happen")
-		}
-		if w.q[0].at > w.p.limits.MaxTime {
-			return refuse("world-end", fmt.Sprintf("step: the next event is after the world's end at %s", w.p.limits.MaxTime), w.p.limits.MaxTime.String())
-		}
-	case CmdReset:
-	case CmdFreeze, CmdThaw, CmdCrash, CmdRestart, CmdClock:
-		wk, err := w.worker(c.A)
-		if err != nil {
-			return err
-		}
-		switch c.Kind {
-		case CmdFreeze:
-			if wk.crashed {
-				return refuse("freeze-crashed", fmt.Sprintf("freeze: %s is crashed", c.A), c.A)
-			}
-			if wk.frozen {
-				return refuse("freeze-frozen", fmt.Sprintf("freeze: %s is already frozen", c.A), c.A)
-			}
-			if c.Dur < 0 || c.Dur > w.p.limits.MaxTime {
-				return refuse("freeze-duration", fmt.Sprintf("freeze: duration must be between 0 and %s", w.p.limits.MaxTime), w.p.limits.MaxTime.String())
-			}
-			if c.On != KindNone && c.On != KindCheck && c.On != KindWork && c.On != KindAcquired {
-				return refuse("freeze-on", "freeze on: want check, work or acquired")
-			}
-		case CmdThaw:
-			if !wk.frozen && wk.freezeOn == KindNone {
-				return refuse("thaw-not-frozen", fmt.Sprintf("thaw: %s is not frozen", c.A), c.A)
-			}
-		case CmdCrash:
-			if wk.crashed {
-				return refuse("crash-crashed", fmt.Sprintf("crash: %s is already crashed", c.A), c.A)
-			}
-		case CmdRestart:
-			if !wk.crashed {
-				return refuse("restart-running", fmt.Sprintf("restart: %s is running; crash it first", c.A), c.A)
-			}
-		case CmdClock:
-			if !c.HasSkew && !c.HasJump && !c.HasRate {
-				return refuse("clock-what", "clock: say skew=, jump= or rate=")
-			}
-			if c.HasRate && (c.Rate < 1000 || c.Rate > 100_000_000) {
-				return refuse("clock-range", "clock: rate out of range")
-			}
-			if (c.HasSkew && (c.Skew > Hour || c.Skew < -Hour)) || (c.HasJump && (c.Jump > Hour || c.Jump < -Hour)) {
-				return refuse("clock-range", "clock: skew and jump are at most an hour either way")
-			}
-		}
-	case CmdStorage:
-		if c.Mode > StorageIdempotent {
-			return refuse("storage-mode", "storage: unknown mode")
-		}
-	case CmdPartition, CmdLink:
-		a, err := w.node(c.A)
-		if err != nil {
-			return err
-		}
-		if c.B != "" {
-			b, err := w.node(c.B)
-			if err != nil {
-				return err
-			}
-			if a == b {
-				return refuse("link-same", fmt.Sprintf("%s: a link joins two different nodes", map[CommandKind]string{CmdPartition: "partition", CmdLink: "link"}[c.Kind]))
-			}
-		} else if c.Kind == CmdLink {
-			return refuse("link-ends", "link: name both ends")
-		}
-		if c.Kind == CmdLink && !c.HasDelay && !c.HasLoss {
-			return refuse("link-what", "link: say delay=D and/or loss=P")
-		}
-		if c.Kind == CmdLink && (c.Dur < 0 || c.Dur > Hour || c.LossPPM < 0 || c.LossPPM > 1_000_000) {
-			return refuse("link-range", "link: delay or loss out of range")
-		}
-	case CmdHeal:
-		if c.A != "" {
-			if _, err := w.node(c.A); err != nil {
-				return err
-			}
-		}
-		if c.B != "" {
-			if c.A == "" {
-				return refuse("link-ends", "heal: name the first end too")
-			}
-			if _, err := w.node(c.B); err != nil {
-				return err
-			}
-		}
-	case CmdLease:
-		if w.p.sc.TTL == 0 {
-			return refuse("lease-lock", "lease: this coordinator grants locks that never expire; there is no lease length to change")
-		}
-		if c.Dur <= 0 || c.Dur > Hour {
-			return refuse("lease-range", "lease: a lease lasts more than 0s and at most an hour")
-		}
-		for _, ws := range w.p.sc.Workers {
-			if ws.Renew.Margin >= c.Dur {
-				return refuse("lease-margin", fmt.Sprintf("lease: %s renews %s before the end, which a %s lease does not leave", ws.Name, ws.Renew.Margin, c.Dur), ws.Name, ws.Renew.Margin.String(), c.Dur.String())
-			}
-		}
-	case CmdReplica:
-		if c.Replica < 1 || c.Replica > len(w.coord.up) {
-			return refuse("replica-range", fmt.Sprintf("replica: there are replicas 1 to %d", len(w.coord.up)), strconv.Itoa(len(w.coord.up)))
-		}
-		if w.coord.up[c.Replica-1] == c.Up {
-			state := "down"
-			if c.Up {
-				state = "up"
-			}
-			return refuse("replica-"+state, fmt.Sprintf("replica %d is already %s", c.Replica, state), strconv.Itoa(c.Replica))
-		}
-	default:
-		return refuse("unknown", "unknown command")
+	if s := c.Kind.spec(); s != nil {
+		return s.check(w, c)
 	}
-	return nil
+	return refuse(RefuseUnknown, "unknown command")
 }
 
 // command applies a validated command that does not move time.
@@ -499,8 +369,11 @@ func (w *World) command(c Command) {
 			w.setLink(b, a, c)
 		}
 	case CmdClock:
-		wk, _ := w.worker(c.A)
-		w.changeClock(wk, c)
+		if wk, err := w.worker(c.A); err == nil {
+			w.changeClock(wk, c)
+		} else {
+			w.coord.changeClock(w, c)
+		}
 	case CmdReplica:
 		w.coord.setReplica(w, c.Replica-1, c.Up)
 	case CmdLease:

@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -119,6 +120,23 @@ type ValueError struct {
 func (e *ValueError) Error() string { return e.Err.Error() }
 func (e *ValueError) Unwrap() error { return e.Err }
 
+// Key is the catalog's text: an option the challenge does not have, or a
+// value it cannot take.
+func (e *ValueError) Key() string {
+	if e.Value == "" {
+		return "err.param"
+	}
+	return "err.value"
+}
+
+// Args are what Key's text names.
+func (e *ValueError) Args() []any {
+	if e.Value == "" {
+		return []any{e.Param}
+	}
+	return []any{e.Value, e.Param}
+}
+
 // withPolicy builds the engine challenge for a set of values.
 func (c *Challenge) withPolicy(values map[string]string) (engine.Challenge, string, error) {
 	for name := range values {
@@ -204,35 +222,52 @@ func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
 				c.spec.Survive = lim
 			}
 		case "policy":
-			pkvs, ok := e.val.mapping(r, "policy")
-			if !ok {
-				good = false
-				continue
-			}
-			for _, p := range pkvs {
-				v, _ := p.val.str(r, p.key)
-				var probe engine.WorkerSpec
-				if err := probe.Set(p.key, v); err != nil {
-					at := p.val.pos()
-					if strings.HasPrefix(err.Error(), "unknown") {
-						at = p.keyAt.pos()
-					}
-					r.errorf(at, "policy: %v", err)
-					good = false
-					continue
-				}
-				if p.key == "preset" {
-					r.errorf(p.keyAt.pos(), "policy: preset is offered to students always; list the options they tune")
-					good = false
-					continue
-				}
-				c.Params = append(c.Params, Param{Name: p.key, Default: v})
-			}
+			good = c.readPolicy(r, e.val) && good
 		}
 	}
+	if !c.complete(r, good) {
+		return nil
+	}
+	return c
+}
+
+// readPolicy reads policy:, the options the student sets with their
+// starting values; false when any is wrong.
+func (c *Challenge) readPolicy(r *report, y ynode) bool {
+	pkvs, ok := y.mapping(r, "policy")
+	if !ok {
+		return false
+	}
+	good := true
+	for _, p := range pkvs {
+		v, _ := p.val.str(r, p.key)
+		var probe engine.WorkerSpec
+		if err := probe.Set(p.key, v); err != nil {
+			at := p.val.pos()
+			var unknown *engine.UnknownOptionError
+			if errors.As(err, &unknown) {
+				at = p.keyAt.pos()
+			}
+			r.errorf(at, "policy: %v", err)
+			good = false
+			continue
+		}
+		if p.key == "preset" {
+			r.errorf(p.keyAt.pos(), "policy: preset is offered to students always; list the options they tune")
+			good = false
+			continue
+		}
+		c.Params = append(c.Params, Param{Name: p.key, Default: v})
+	}
+	return good
+}
+
+// complete reports what a challenge lacks (a holder, a policy, faults),
+// and says whether it is good to use.
+func (c *Challenge) complete(r *report, good bool) bool {
 	if c.Holder == "" {
 		r.errorf(c.at, "a challenge needs holder: the worker whose policy is tested")
-		return nil
+		return false
 	}
 	if len(c.Params) == 0 && good {
 		r.errorf(c.at, "a challenge needs policy: the options the student sets, with starting values")
@@ -242,10 +277,7 @@ func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
 		r.errorf(c.at, "a challenge needs faults: at least one of spike, drop, pause, partition, drift, outage")
 		good = false
 	}
-	if !good {
-		return nil
-	}
-	return c
+	return good
 }
 
 func parseFaultLimits(r *report, l *Lab, y ynode, what string) (engine.FaultLimits, bool) {

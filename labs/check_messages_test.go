@@ -75,6 +75,13 @@ func TestCheckNamesMisspeltHeadings(t *testing.T) {
 		{id, "### Petunjuk\nToken", "### petunjk\nToken", `did you mean "### petunjuk" (Petunjuk/Hint)?`, ""},
 		{id, "## Pertanyaan storage-blind", "## Pertanyan storage-blind", `did you mean "## Pertanyaan storage-blind" (Pertanyaan/Question)?`, "no section for question storage-blind"},
 		{id, "### Pilihan silent\n", "## Pilihan silent\n", `"## Pilihan silent": a choice heading is written ### Pilihan silent`, "no text for choice silent"},
+		// A heading without its space, or with the wrong number of hashes,
+		// is a paragraph to Markdown: named at its line, with what it meant.
+		{id, "## Pertanyaan storage-blind", "##Pertanyaan storage-blind", `"##Pertanyaan storage-blind" is not a heading (no space after ##): did you mean "## Pertanyaan storage-blind"?`, "no section for question storage-blind"},
+		{en, "### Explanation\nThe storage", "###Explanation\nThe storage", `"###Explanation" is not a heading (no space after ###): did you mean "### Explanation"?`, `question storage-checks has no "### Explanation"`},
+		{id, "### Pilihan silent\n", "###Piihan silent\n", `did you mean "### Pilihan silent"?`, `no text for choice silent`},
+		{id, "## Pertanyaan storage-blind", "# Pertanyaan storage-blind", `"# Pertanyaan storage-blind" is not a heading (a question heading has 2 hashes, not 1): did you mean "## Pertanyaan storage-blind"?`, "no section for question storage-blind"},
+		{id, "### Pilihan silent\n", "####Pilihan silent\n", `(no space after the hashes, and a choice heading has 3): did you mean "### Pilihan silent"?`, `no text for choice silent`},
 	} {
 		t.Run(tc.new, func(t *testing.T) {
 			m := courseCopy(t)

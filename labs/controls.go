@@ -1,7 +1,6 @@
 package labs
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -71,113 +70,174 @@ func (l *Lab) Controls() *Controls {
 }
 
 // Allows reports whether the lab's page offers cmd.
-func (l *Lab) Allows(cmd engine.Command) bool { return l.allowsErr(cmd) == nil }
+func (l *Lab) Allows(cmd engine.Command) bool { return l.Refusal(cmd) == nil }
 
-// Refusal says why a lab does not offer a command, or nil when it does.
-func (l *Lab) Refusal(cmd engine.Command) error { return l.allowsErr(cmd) }
-
-func (l *Lab) allowsErr(cmd engine.Command) error {
-	c := l.Controls()
-	no := func(what string) error { return fmt.Errorf("this lab does not offer %s", what) }
-	isWorker := func(n string) bool { return slices.Contains(workerNames(l.scenario), n) }
-	switch cmd.Kind {
-	case engine.CmdAdvance, engine.CmdStep, engine.CmdUntil, engine.CmdReset:
-		return nil
-	case engine.CmdFreeze:
-		switch {
-		case !c.HasFreeze:
-			return no("freezing a worker")
-		case cmd.Dur != 0 && !slices.Contains(c.Freeze, cmd.Dur):
-			return no("a freeze of " + cmd.Dur.String())
-		case cmd.On != 0 && !slices.Contains(c.FreezeOn, cmd.On):
-			return no("a freeze on " + cmd.On.String())
-		}
-		return nil
-	case engine.CmdThaw:
-		if !c.HasFreeze {
-			return no("thawing a worker")
-		}
-		return nil
-	case engine.CmdCrash, engine.CmdRestart:
-		if !c.Crash {
-			return no("crashing and restarting a worker")
-		}
-		return nil
-	case engine.CmdStorage:
-		if slices.Contains(c.Storage, cmd.Mode) {
-			return nil
-		}
-		if c.Fencing && (cmd.Mode == engine.StorageNone || cmd.Mode == engine.StorageFencing) {
-			return nil
-		}
-		return no("the storage mode " + cmd.Mode.String())
-	case engine.CmdPartition:
-		how := CutEveryone
-		if cmd.B != "" {
-			other := cmd.B
-			if !isWorker(cmd.A) {
-				other = cmd.A
-			}
-			how = other
-		}
-		if !slices.Contains(c.Cut, how) {
-			return no("cutting a worker off from " + how)
-		}
-		return nil
-	case engine.CmdHeal:
-		if len(c.Cut) == 0 {
-			return no("healing links")
-		}
-		return nil
-	case engine.CmdLink:
-		lc := c.Link
-		if lc == nil {
-			return no("changing a link")
-		}
-		other := cmd.B
-		if !isWorker(cmd.A) {
-			other = cmd.A
-		}
-		if !slices.Contains(lc.To, other) {
-			return no("changing the link to " + other)
-		}
-		if cmd.HasDelay && cmd.Dur != l.scenario.Delay && !slices.Contains(lc.Delay, cmd.Dur) {
-			return no("a link delay of " + cmd.Dur.String())
-		}
-		if cmd.HasLoss && cmd.LossPPM != l.scenario.LossPPM && !slices.Contains(lc.Loss, cmd.LossPPM) {
-			return no("that link loss")
-		}
-		return nil
-	case engine.CmdClock:
-		cc := c.Clock
-		if cc == nil {
-			return no("changing a clock")
-		}
-		if cmd.HasSkew && cmd.Skew != 0 && !slices.Contains(cc.Skew, cmd.Skew) {
-			return no("a clock skew of " + cmd.Skew.String())
-		}
-		if cmd.HasJump && !slices.Contains(cc.Jump, cmd.Jump) {
-			return no("a clock jump of " + cmd.Jump.String())
-		}
-		if cmd.HasRate && cmd.Rate != 1_000_000 && !slices.Contains(cc.Rate, cmd.Rate) {
-			return no("that clock rate")
-		}
-		return nil
-	case engine.CmdReplica:
-		if !c.Replica {
-			return no("taking coordinator replicas down")
-		}
-		return nil
-	case engine.CmdLease:
-		if len(c.Lease) == 0 {
-			return no("changing the lease length")
-		}
-		if cmd.Dur != l.scenario.TTL && !slices.Contains(c.Lease, cmd.Dur) {
-			return no("a lease of " + cmd.Dur.String())
-		}
+// Refusal says why a lab does not offer a command (a *NotOfferedError), or
+// nil when it does.
+func (l *Lab) Refusal(cmd engine.Command) error {
+	what := "that command"
+	if offers := offered[cmd.Kind]; offers != nil {
+		what = offers(l, l.Controls(), cmd)
+	}
+	if what == "" {
 		return nil
 	}
-	return no("that command")
+	return &NotOfferedError{Cmd: cmd, what: what}
+}
+
+// NotOfferedError is a command a lab's page does not offer. Error says
+// what the page lacks, in English, for authors and logs; a page says the
+// command itself in the student's words (Key, Args).
+type NotOfferedError struct {
+	Cmd  engine.Command
+	what string
+}
+
+func (e *NotOfferedError) Error() string { return "this lab does not offer " + e.what }
+
+// Key is the catalog's text for a command a lab does not offer.
+func (e *NotOfferedError) Key() string { return "err.not-offered" }
+
+// Args is the command, said in the reader's words.
+func (e *NotOfferedError) Args() []any { return []any{e.Cmd} }
+
+// offers says what of a command a lab's controls lack ("a freeze of 7s"),
+// or "" when they offer it.
+type offers func(l *Lab, c *Controls, cmd engine.Command) string
+
+// offered is how a lab offers each kind of command of the engine's command
+// table (engine.Commands; TestEveryCommandCanBeOffered holds it to that).
+var offered = map[engine.CommandKind]offers{
+	engine.CmdAdvance: offeredAlways,
+	engine.CmdStep:    offeredAlways,
+	engine.CmdUntil:   offeredAlways,
+	engine.CmdReset:   offeredAlways,
+	engine.CmdFreeze:  offersFreeze,
+	engine.CmdThaw: func(_ *Lab, c *Controls, _ engine.Command) string {
+		return unless(c.HasFreeze, "thawing a worker")
+	},
+	engine.CmdCrash:     offersCrash,
+	engine.CmdRestart:   offersCrash,
+	engine.CmdStorage:   offersStorage,
+	engine.CmdPartition: offersPartition,
+	engine.CmdHeal: func(_ *Lab, c *Controls, _ engine.Command) string {
+		return unless(len(c.Cut) > 0, "healing links")
+	},
+	engine.CmdLink:  offersLink,
+	engine.CmdClock: offersClock,
+	engine.CmdReplica: func(_ *Lab, c *Controls, _ engine.Command) string {
+		return unless(c.Replica, "taking coordinator replicas down")
+	},
+	engine.CmdLease: offersLease,
+}
+
+// unless is "" when ok, and what otherwise.
+func unless(ok bool, what string) string {
+	if ok {
+		return ""
+	}
+	return what
+}
+
+// offeredAlways: time is always offered.
+func offeredAlways(*Lab, *Controls, engine.Command) string { return "" }
+
+func offersFreeze(_ *Lab, c *Controls, cmd engine.Command) string {
+	switch {
+	case !c.HasFreeze:
+		return "freezing a worker"
+	case cmd.Dur != 0 && !slices.Contains(c.Freeze, cmd.Dur):
+		return "a freeze of " + cmd.Dur.String()
+	case cmd.On != 0 && !slices.Contains(c.FreezeOn, cmd.On):
+		return "a freeze on " + cmd.On.String()
+	}
+	return ""
+}
+
+func offersCrash(_ *Lab, c *Controls, _ engine.Command) string {
+	return unless(c.Crash, "crashing and restarting a worker")
+}
+
+func offersStorage(_ *Lab, c *Controls, cmd engine.Command) string {
+	fencing := cmd.Mode == engine.StorageNone || cmd.Mode == engine.StorageFencing
+	return unless(slices.Contains(c.Storage, cmd.Mode) || (c.Fencing && fencing), "the storage mode "+cmd.Mode.String())
+}
+
+// farEnd is the end of a link that is not a worker (coord, storage), or
+// the second end when both are workers.
+func (l *Lab) farEnd(cmd engine.Command) string {
+	if !slices.Contains(workerNames(l.scenario), cmd.A) {
+		return cmd.A
+	}
+	return cmd.B
+}
+
+func offersPartition(l *Lab, c *Controls, cmd engine.Command) string {
+	how := CutEveryone
+	if cmd.B != "" {
+		how = l.farEnd(cmd)
+	}
+	return unless(slices.Contains(c.Cut, how), "cutting a worker off from "+how)
+}
+
+func offersLink(l *Lab, c *Controls, cmd engine.Command) string {
+	lc := c.Link
+	if lc == nil {
+		return "changing a link"
+	}
+	if other := l.farEnd(cmd); !slices.Contains(lc.To, other) {
+		return "changing the link to " + other
+	}
+	if cmd.HasDelay && cmd.Dur != l.scenario.Delay && !slices.Contains(lc.Delay, cmd.Dur) {
+		return "a link delay of " + cmd.Dur.String()
+	}
+	if cmd.HasLoss && cmd.LossPPM != l.scenario.LossPPM && !slices.Contains(lc.Loss, cmd.LossPPM) {
+		return "that link loss"
+	}
+	return ""
+}
+
+func offersClock(_ *Lab, c *Controls, cmd engine.Command) string {
+	cc := c.Clock
+	switch {
+	case cc == nil:
+		return "changing a clock"
+	case cmd.HasSkew && cmd.Skew != 0 && !slices.Contains(cc.Skew, cmd.Skew):
+		return "a clock skew of " + cmd.Skew.String()
+	case cmd.HasJump && !slices.Contains(cc.Jump, cmd.Jump):
+		return "a clock jump of " + cmd.Jump.String()
+	case cmd.HasRate && cmd.Rate != 1_000_000 && !slices.Contains(cc.Rate, cmd.Rate):
+		return "that clock rate"
+	}
+	return ""
+}
+
+func offersLease(l *Lab, c *Controls, cmd engine.Command) string {
+	switch {
+	case len(c.Lease) == 0:
+		return "changing the lease length"
+	case cmd.Dur != l.scenario.TTL && !slices.Contains(c.Lease, cmd.Dur):
+		return "a lease of " + cmd.Dur.String()
+	}
+	return ""
+}
+
+// controlReaders reads each key of a lab's controls: mapping, in the
+// order an error lists them.
+var controlReaders = []struct {
+	key  string
+	read func(r *report, c *Controls, e kv)
+}{
+	{"freeze", readFreezeControl},
+	{"crash", func(r *report, c *Controls, e kv) { c.Crash = flag(r, e.val, "controls.crash") }},
+	{"cut", readCutControl},
+	{"fencing", func(r *report, c *Controls, e kv) { c.Fencing = flag(r, e.val, "controls.fencing") }},
+	{"storage", readStorageControl},
+	{"link", readLinkControl},
+	{"clock", readClockControl},
+	{"replica", func(r *report, c *Controls, e kv) { c.Replica = flag(r, e.val, "controls.replica") }},
+	{"until", func(r *report, c *Controls, e kv) { c.Until = durations(r, e.val, "controls.until", true) }},
+	{"lease", func(r *report, c *Controls, e kv) { c.Lease = durations(r, e.val, "controls.lease", true) }},
 }
 
 // parseControls reads a lab's controls: mapping.
@@ -186,115 +246,123 @@ func parseControls(r *report, y ynode) *Controls {
 	if !ok {
 		return nil
 	}
-	knownKeys(r, kvs, "controls", "freeze", "crash", "cut", "fencing", "storage", "link", "clock", "replica", "until", "lease")
+	keys := make([]string, len(controlReaders))
+	for i, cr := range controlReaders {
+		keys[i] = cr.key
+	}
+	knownKeys(r, kvs, "controls", keys...)
 	c := &Controls{}
 	for _, e := range kvs {
-		switch e.key {
-		case "freeze":
-			c.HasFreeze = true
-			if isMapping(e.val) {
-				f, _ := e.val.mapping(r, "controls.freeze")
-				knownKeys(r, f, "controls.freeze", "for", "on")
-				for _, fe := range f {
-					switch fe.key {
-					case "for":
-						c.Freeze = durations(r, fe.val, "controls.freeze.for", true)
-					case "on":
-						for _, it := range words(r, fe.val, "controls.freeze.on") {
-							cmd, err := engine.ParseCommand("freeze W on=" + it.s)
-							if err != nil {
-								r.errorf(it.at, "controls.freeze.on: want check, work or acquired, not %q", it.s)
-								continue
-							}
-							c.FreezeOn = append(c.FreezeOn, cmd.On)
-						}
-					}
-				}
-			} else {
-				c.Freeze = durations(r, e.val, "controls.freeze", true)
-			}
-		case "crash":
-			c.Crash = flag(r, e.val, "controls.crash")
-		case "fencing":
-			c.Fencing = flag(r, e.val, "controls.fencing")
-		case "replica":
-			c.Replica = flag(r, e.val, "controls.replica")
-		case "cut":
-			for _, it := range words(r, e.val, "controls.cut") {
-				switch it.s {
-				case CutEveryone, CutCoord, CutStorage:
-					c.Cut = append(c.Cut, it.s)
-				default:
-					r.errorf(it.at, "controls.cut: want everyone, coord or storage, not %q", it.s)
-				}
-			}
-		case "storage":
-			for _, it := range words(r, e.val, "controls.storage") {
-				m, err := engine.ParseStorageMode(it.s)
-				if err != nil {
-					r.errorf(it.at, "controls.storage: %v", err)
-					continue
-				}
-				c.Storage = append(c.Storage, m)
-			}
-		case "until":
-			c.Until = durations(r, e.val, "controls.until", true)
-		case "lease":
-			c.Lease = durations(r, e.val, "controls.lease", true)
-		case "link":
-			c.Link = &LinkControl{}
-			f, _ := e.val.mapping(r, "controls.link")
-			knownKeys(r, f, "controls.link", "to", "delay", "loss")
-			for _, fe := range f {
-				switch fe.key {
-				case "to":
-					for _, it := range words(r, fe.val, "controls.link.to") {
-						if it.s != "coord" && it.s != "storage" {
-							r.errorf(it.at, "controls.link.to: want coord or storage, not %q", it.s)
-							continue
-						}
-						c.Link.To = append(c.Link.To, it.s)
-					}
-				case "delay":
-					c.Link.Delay = durations(r, fe.val, "controls.link.delay", false)
-				case "loss":
-					for _, it := range words(r, fe.val, "controls.link.loss") {
-						cmd, err := engine.ParseCommand("link W storage loss=" + it.s)
-						if err != nil {
-							r.errorf(it.at, "controls.link.loss: %q: want a probability such as 50%% or 0.5", it.s)
-							continue
-						}
-						c.Link.Loss = append(c.Link.Loss, cmd.LossPPM)
-					}
-				}
-			}
-			if len(c.Link.To) == 0 {
-				r.errorf(e.keyAt.pos(), "controls.link needs to: the links a student may change (coord, storage)")
-			}
-		case "clock":
-			c.Clock = &ClockControl{}
-			f, _ := e.val.mapping(r, "controls.clock")
-			knownKeys(r, f, "controls.clock", "skew", "jump", "rate")
-			for _, fe := range f {
-				for _, it := range words(r, fe.val, "controls.clock."+fe.key) {
-					cmd, err := engine.ParseCommand("clock W " + fe.key + "=" + it.s)
-					if err != nil {
-						r.errorf(it.at, "controls.clock.%s: %v", fe.key, err)
-						continue
-					}
-					switch fe.key {
-					case "skew":
-						c.Clock.Skew = append(c.Clock.Skew, cmd.Skew)
-					case "jump":
-						c.Clock.Jump = append(c.Clock.Jump, cmd.Jump)
-					case "rate":
-						c.Clock.Rate = append(c.Clock.Rate, cmd.Rate)
-					}
-				}
+		for _, cr := range controlReaders {
+			if cr.key == e.key {
+				cr.read(r, c, e)
 			}
 		}
 	}
 	return c
+}
+
+// readFreezeControl reads freeze: DURATIONS, or freeze: {for:, on:}.
+func readFreezeControl(r *report, c *Controls, e kv) {
+	c.HasFreeze = true
+	if !isMapping(e.val) {
+		c.Freeze = durations(r, e.val, "controls.freeze", true)
+		return
+	}
+	f, _ := e.val.mapping(r, "controls.freeze")
+	knownKeys(r, f, "controls.freeze", "for", "on")
+	for _, fe := range f {
+		switch fe.key {
+		case "for":
+			c.Freeze = durations(r, fe.val, "controls.freeze.for", true)
+		case "on":
+			for _, it := range words(r, fe.val, "controls.freeze.on") {
+				cmd, err := engine.ParseCommand("freeze W on=" + it.s)
+				if err != nil {
+					r.errorf(it.at, "controls.freeze.on: want check, work or acquired, not %q", it.s)
+					continue
+				}
+				c.FreezeOn = append(c.FreezeOn, cmd.On)
+			}
+		}
+	}
+}
+
+func readCutControl(r *report, c *Controls, e kv) {
+	for _, it := range words(r, e.val, "controls.cut") {
+		switch it.s {
+		case CutEveryone, CutCoord, CutStorage:
+			c.Cut = append(c.Cut, it.s)
+		default:
+			r.errorf(it.at, "controls.cut: want everyone, coord or storage, not %q", it.s)
+		}
+	}
+}
+
+func readStorageControl(r *report, c *Controls, e kv) {
+	for _, it := range words(r, e.val, "controls.storage") {
+		m, err := engine.ParseStorageMode(it.s)
+		if err != nil {
+			r.errorf(it.at, "controls.storage: %v", err)
+			continue
+		}
+		c.Storage = append(c.Storage, m)
+	}
+}
+
+func readLinkControl(r *report, c *Controls, e kv) {
+	c.Link = &LinkControl{}
+	f, _ := e.val.mapping(r, "controls.link")
+	knownKeys(r, f, "controls.link", "to", "delay", "loss")
+	for _, fe := range f {
+		switch fe.key {
+		case "to":
+			for _, it := range words(r, fe.val, "controls.link.to") {
+				if it.s != CutCoord && it.s != CutStorage {
+					r.errorf(it.at, "controls.link.to: want coord or storage, not %q", it.s)
+					continue
+				}
+				c.Link.To = append(c.Link.To, it.s)
+			}
+		case "delay":
+			c.Link.Delay = durations(r, fe.val, "controls.link.delay", false)
+		case "loss":
+			for _, it := range words(r, fe.val, "controls.link.loss") {
+				cmd, err := engine.ParseCommand("link W storage loss=" + it.s)
+				if err != nil {
+					r.errorf(it.at, "controls.link.loss: %q: want a probability such as 50%% or 0.5", it.s)
+					continue
+				}
+				c.Link.Loss = append(c.Link.Loss, cmd.LossPPM)
+			}
+		}
+	}
+	if len(c.Link.To) == 0 {
+		r.errorf(e.keyAt.pos(), "controls.link needs to: the links a student may change (coord, storage)")
+	}
+}
+
+func readClockControl(r *report, c *Controls, e kv) {
+	c.Clock = &ClockControl{}
+	f, _ := e.val.mapping(r, "controls.clock")
+	knownKeys(r, f, "controls.clock", "skew", "jump", "rate")
+	for _, fe := range f {
+		for _, it := range words(r, fe.val, "controls.clock."+fe.key) {
+			cmd, err := engine.ParseCommand("clock W " + fe.key + "=" + it.s)
+			if err != nil {
+				r.errorf(it.at, "controls.clock.%s: %v", fe.key, err)
+				continue
+			}
+			switch fe.key {
+			case "skew":
+				c.Clock.Skew = append(c.Clock.Skew, cmd.Skew)
+			case "jump":
+				c.Clock.Jump = append(c.Clock.Jump, cmd.Jump)
+			case "rate":
+				c.Clock.Rate = append(c.Clock.Rate, cmd.Rate)
+			}
+		}
+	}
 }
 
 func isMapping(y ynode) bool {

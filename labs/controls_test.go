@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -65,7 +66,8 @@ func TestDefaultControls(t *testing.T) {
 	}
 	for _, s := range []string{"freeze W1 for=25s", "crash W1", "partition W1", "fencing on", "heal"} {
 		cmd, _ := engine.ParseCommand(s)
-		if err := lab.Refusal(cmd); err != nil && strings.Contains(err.Error(), "does not offer") {
+		var no *NotOfferedError
+		if err := lab.Refusal(cmd); errors.As(err, &no) {
 			// Only a missing worker may refuse, never the default set.
 			t.Errorf("default controls refuse %q: %v", s, err)
 		}
@@ -131,5 +133,17 @@ func TestHarmPredicate(t *testing.T) {
 				t.Errorf("%s: %q = %v, want %v", tt.write, src, got, want)
 			}
 		}
+	}
+}
+
+// Every kind of the engine's command table says how a lab offers it.
+func TestEveryCommandCanBeOffered(t *testing.T) {
+	for _, k := range engine.Commands() {
+		if offered[k] == nil {
+			t.Errorf("labs do not say how they offer %q commands", k.Word())
+		}
+	}
+	if len(offered) != len(engine.Commands()) {
+		t.Errorf("labs offer %d kinds of command, the engine has %d", len(offered), len(engine.Commands()))
 	}
 }

@@ -96,85 +96,131 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	if opt.Link == nil {
 		opt.Link = DefaultLink
 	}
-	r := &report{}
-	c := &Course{}
-	type lessonRef struct {
-		id   string
-		at   pos
-		labs []struct {
-			id string
-			at pos
-		}
+	ld := &courseLoader{fsys: fsys, opt: opt, r: &report{}, c: &Course{}, byID: map[string]*Lab{}, broken: map[string]bool{}}
+	ld.readCourseFile()
+	ld.readLabFiles()
+	ld.orderLessonsAndLabs()
+	ld.readLessonWords()
+	ld.readLabWords()
+	c := ld.c
+	c.Problems = ld.r.ps.sorted()
+	if c.Problems.Errors() > 0 {
+		return c, c.Problems
 	}
-	var refs []lessonRef
-	data, err := readContent(fsys, CourseFile)
+	return c, nil
+}
+
+// courseLoader is LoadWith's state between its steps, which run in order:
+// the course file, the labs' files, the course's order, then each
+// lesson's and each lab's words.
+type courseLoader struct {
+	fsys fs.FS
+	opt  Options
+	r    *report
+	c    *Course
+	refs []lessonRef
+
+	byID   map[string]*Lab
+	broken map[string]bool // lab directories whose lab.yaml did not load
+	labs   []*Lab          // in directory order
+
 	// When course.yaml does not load, every lab is in no lesson and every
 	// lesson link is broken: those follow from its error, listed after it.
-	courseProblem := len(r.ps)
-	courseLoaded := false
-	followsCourse := func(n int) {
-		if !courseLoaded && courseProblem < len(r.ps) && n < len(r.ps) {
-			c := r.ps[courseProblem]
-			r.causedBy(n, pos{c.File, c.Line, c.Col}, "follows from the error at")
-		}
+	courseProblem int
+	courseLoaded  bool
+}
+
+// lessonRef is a lesson as the course file lists it.
+type lessonRef struct {
+	id   string
+	at   pos
+	labs []labRef
+}
+
+type labRef struct {
+	id string
+	at pos
+}
+
+// followsCourse marks problem n as following from the course file's error,
+// if the course file did not load.
+func (ld *courseLoader) followsCourse(n int) {
+	r := ld.r
+	if !ld.courseLoaded && ld.courseProblem < len(r.ps) && n < len(r.ps) {
+		c := r.ps[ld.courseProblem]
+		r.causedBy(n, pos{c.File, c.Line, c.Col}, "follows from the error at")
 	}
+}
+
+// readCourseFile reads course.yaml: its lessons, in order, and their labs.
+func (ld *courseLoader) readCourseFile() {
+	r := ld.r
+	data, err := readContent(ld.fsys, CourseFile)
+	ld.courseProblem = len(r.ps)
 	if err != nil {
 		r.errorf(pos{file: CourseFile}, "missing file: the course file orders lessons and labs (%v)", unwrapPathErr(err))
-	} else if root, ok := parseYAML(r, CourseFile, data, 0); ok {
-		courseLoaded = true
-		y := ynode{n: root, file: CourseFile}
-		kvs, _ := y.mapping(r, "the course file")
-		knownKeys(r, kvs, "the course file", "lessons")
-		for _, e := range kvs {
-			if e.key != "lessons" {
-				continue
+		return
+	}
+	root, ok := parseYAML(r, CourseFile, data, 0)
+	if !ok {
+		return
+	}
+	ld.courseLoaded = true
+	y := ynode{n: root, file: CourseFile}
+	kvs, _ := y.mapping(r, "the course file")
+	knownKeys(r, kvs, "the course file", "lessons")
+	for _, e := range kvs {
+		if e.key != "lessons" {
+			continue
+		}
+		items, _ := e.val.seq(r, "lessons")
+		for _, it := range items {
+			ld.readLessonRef(it)
+		}
+	}
+}
+
+// readLessonRef reads one lesson of the course file: id: and labs:.
+func (ld *courseLoader) readLessonRef(it ynode) {
+	r := ld.r
+	lkvs, ok := it.mapping(r, "a lesson")
+	if !ok {
+		return
+	}
+	knownKeys(r, lkvs, "a lesson", "id", "labs")
+	var ref lessonRef
+	for _, le := range lkvs {
+		switch le.key {
+		case "id":
+			if s, ok := le.val.str(r, "id"); ok && checkID(r, le.val, s, "lesson") {
+				ref.id, ref.at = s, le.val.pos()
 			}
-			items, _ := e.val.seq(r, "lessons")
-			for _, it := range items {
-				lkvs, ok := it.mapping(r, "a lesson")
-				if !ok {
-					continue
+		case "labs":
+			labs, _ := le.val.seq(r, "labs")
+			for _, lb := range labs {
+				if s, ok := lb.str(r, "a lab id"); ok {
+					ref.labs = append(ref.labs, labRef{s, lb.pos()})
 				}
-				knownKeys(r, lkvs, "a lesson", "id", "labs")
-				var ref lessonRef
-				for _, le := range lkvs {
-					switch le.key {
-					case "id":
-						if s, ok := le.val.str(r, "id"); ok && checkID(r, le.val, s, "lesson") {
-							ref.id, ref.at = s, le.val.pos()
-						}
-					case "labs":
-						labs, _ := le.val.seq(r, "labs")
-						for _, lb := range labs {
-							if s, ok := lb.str(r, "a lab id"); ok {
-								ref.labs = append(ref.labs, struct {
-									id string
-									at pos
-								}{s, lb.pos()})
-							}
-						}
-					}
-				}
-				if ref.id == "" {
-					r.errorf(it.pos(), "a lesson needs id:")
-					continue
-				}
-				if slices.ContainsFunc(refs, func(x lessonRef) bool { return x.id == ref.id }) {
-					r.errorf(ref.at, "duplicate lesson id %q", ref.id)
-					continue
-				}
-				refs = append(refs, ref)
 			}
 		}
 	}
+	switch {
+	case ref.id == "":
+		r.errorf(it.pos(), "a lesson needs id:")
+	case slices.ContainsFunc(ld.refs, func(x lessonRef) bool { return x.id == ref.id }):
+		r.errorf(ref.at, "duplicate lesson id %q", ref.id)
+	default:
+		ld.refs = append(ld.refs, ref)
+	}
+}
 
-	// Labs, in directory order first; the course orders them below.
-	labFiles, _ := fs.Glob(fsys, "labs/*/lab.yaml")
-	byID := map[string]*Lab{}
-	broken := map[string]bool{} // lab directories whose lab.yaml did not load
-	var labs []*Lab
+// readLabFiles reads every labs/*/lab.yaml, in directory order; the
+// course orders them later.
+func (ld *courseLoader) readLabFiles() {
+	r := ld.r
+	labFiles, _ := fs.Glob(ld.fsys, "labs/*/lab.yaml")
 	for _, file := range labFiles {
-		data, err := readContent(fsys, file)
+		data, err := readContent(ld.fsys, file)
 		if err != nil {
 			r.errorf(pos{file: file}, "cannot read: %v", unwrapPathErr(err))
 			continue
@@ -182,35 +228,39 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 		l := parseLabFile(r, file, data)
 		if l == nil {
 			// Links to a lab that did not load are not broken too.
-			broken[path.Base(path.Dir(file))] = true
+			ld.broken[path.Base(path.Dir(file))] = true
 			continue
 		}
-		l.dir, l.link, l.root = path.Dir(file), opt.Link, opt.Root
-		if other := byID[l.ID]; other != nil {
+		l.dir, l.link, l.root = path.Dir(file), ld.opt.Link, ld.opt.Root
+		if other := ld.byID[l.ID]; other != nil {
 			r.errorf(l.at, "duplicate lab id %q: %s has it too", l.ID, other.file)
 			continue
 		}
-		byID[l.ID] = l
-		labs = append(labs, l)
+		ld.byID[l.ID] = l
+		ld.labs = append(ld.labs, l)
 	}
-	if dirs, err := fs.ReadDir(fsys, "labs"); err == nil {
+	if dirs, err := fs.ReadDir(ld.fsys, "labs"); err == nil {
 		for _, d := range dirs {
 			if d.IsDir() && !slices.Contains(labFiles, "labs/"+d.Name()+"/lab.yaml") {
 				r.errorf(pos{file: "labs/" + d.Name() + "/lab.yaml"}, "missing file: every directory under labs/ holds a lab.yaml")
 			}
 		}
 	}
+}
 
-	// The course's order and the links between lessons and labs.
+// orderLessonsAndLabs puts lessons and labs in the course's order, and
+// reports labs and lessons the course leaves out.
+func (ld *courseLoader) orderLessonsAndLabs() {
+	r, c := ld.r, ld.c
 	placed := map[string]bool{}
-	for _, ref := range refs {
+	for _, ref := range ld.refs {
 		ls := &Lesson{ID: ref.id, titles: map[string]string{}, html: map[string]template.HTML{}}
 		for _, lr := range ref.labs {
-			l := byID[lr.id]
+			l := ld.byID[lr.id]
 			switch {
-			case l == nil && broken[lr.id]:
+			case l == nil && ld.broken[lr.id]:
 			case l == nil:
-				r.errorf(lr.at, "lesson %s links to unknown lab %q (labs: %s)", ref.id, lr.id, strings.Join(sortedKeys(byID), ", "))
+				r.errorf(lr.at, "lesson %s links to unknown lab %q (labs: %s)", ref.id, lr.id, strings.Join(sortedKeys(ld.byID), ", "))
 			case placed[lr.id]:
 				r.errorf(lr.at, "lab %s is listed twice in the course", lr.id)
 			default:
@@ -222,83 +272,78 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 		}
 		c.Lessons = append(c.Lessons, ls)
 	}
-	for _, l := range labs {
+	for _, l := range ld.labs {
 		if !placed[l.ID] {
 			n := len(r.ps)
 			r.errorf(l.at, "lab %s is in no lesson of %s, so nothing leads to it", l.ID, CourseFile)
-			followsCourse(n)
+			ld.followsCourse(n)
 			c.Labs = append(c.Labs, l)
 		}
 	}
-	if dirs, err := fs.ReadDir(fsys, "lessons"); err == nil {
+	if dirs, err := fs.ReadDir(ld.fsys, "lessons"); err == nil {
 		for _, d := range dirs {
 			if d.IsDir() && c.Lesson(d.Name()) == nil {
 				n := len(r.ps)
 				r.errorf(pos{file: "lessons/" + d.Name()}, "lesson %s is not in %s", d.Name(), CourseFile)
-				followsCourse(n)
+				ld.followsCourse(n)
 			}
 		}
 	}
+}
 
-	// Words: lessons, then labs, each language.
-	known := func(kind, id string) bool {
-		if kind == "lab" {
-			return byID[id] != nil || broken[id]
+// checkLinks reports the links of a text to lessons and labs that do not
+// exist.
+func (ld *courseLoader) checkLinks(src, file string, line int) {
+	for _, ln := range contentLinks(src, file, line) {
+		known := ld.c.Lesson(ln.id) != nil
+		if ln.kind == "lab" {
+			known = ld.byID[ln.id] != nil || ld.broken[ln.id]
 		}
-		return c.Lesson(id) != nil
-	}
-	checkLinks := func(src, file string, line int) {
-		for _, ln := range contentLinks(src, file, line) {
-			if !known(ln.kind, ln.id) {
-				n := len(r.ps)
-				r.errorf(ln.at, "broken link: no %s %q", ln.kind, ln.id)
-				if ln.kind == "lesson" {
-					followsCourse(n)
-				}
+		if !known {
+			n := len(ld.r.ps)
+			ld.r.errorf(ln.at, "broken link: no %s %q", ln.kind, ln.id)
+			if ln.kind == "lesson" {
+				ld.followsCourse(n)
 			}
 		}
 	}
-	for i, ls := range c.Lessons {
+}
+
+// readLessonWords reads each lesson's words in each language.
+func (ld *courseLoader) readLessonWords() {
+	r := ld.r
+	for i, ls := range ld.c.Lessons {
 		for _, lang := range Langs {
 			file := "lessons/" + ls.ID + "/" + lang + ".md"
-			data, err := readContent(fsys, file)
+			data, err := readContent(ld.fsys, file)
 			if err != nil {
 				if lang == DefaultLang {
-					r.errorf(refs[i].at, "lesson %s: missing file %s", ls.ID, file)
+					r.errorf(ld.refs[i].at, "lesson %s: missing file %s", ls.ID, file)
 				} else {
 					r.warnf(pos{file: file}, "missing %s translation of lesson %s; readers see %s", langNames[lang], ls.ID, langNames[DefaultLang])
 				}
 				continue
 			}
-			src := string(data)
-			fm, fmOff, body, bodyLine, ok := frontMatter(src)
-			if !ok {
-				r.errorf(pos{file, 1, 1}, "a lesson starts with front matter: ---, title: ..., ---")
-			} else if root, ok := parseYAML(r, file, []byte(fm), fmOff); ok {
-				y := ynode{n: root, file: file, lineOffset: fmOff}
-				kvs, _ := y.mapping(r, "front matter")
-				knownKeys(r, kvs, "front matter", "title")
-				for _, e := range kvs {
-					if e.key == "title" {
-						ls.titles[lang], _ = e.val.str(r, "title")
-					}
-				}
-				if ls.titles[lang] == "" {
-					r.errorf(pos{file, 1, 1}, "no title: in the front matter")
-				}
-			}
-			checkLinks(body, file, bodyLine)
-			ls.html[lang] = renderMarkdown(body, lang, opt.Link)
+			title, body, bodyLine := readTitle(r, file, string(data), "a lesson starts with front matter: ---, title: ..., ---", r.errorf)
+			ls.titles[lang] = title
+			ld.checkLinks(body, file, bodyLine)
+			ls.html[lang] = renderMarkdown(body, lang, ld.opt.Link)
 		}
 	}
-	for _, l := range labs {
+}
+
+// readLabWords verifies each lab in the engine and reads its words in
+// each language.
+func (ld *courseLoader) readLabWords() {
+	r := ld.r
+	for _, l := range ld.labs {
 		r2 := &report{}
 		runs := verifyLab(r2, l)
 		r.ps = append(r.ps, r2.ps...)
 		l.text = map[string]*labText{}
 		for _, lang := range Langs {
 			file := l.dir + "/" + lang + ".md"
-			data, err := readContent(fsys, file)
+			data, err := readContent(ld.fsys, file)
 			if err != nil {
 				if lang == DefaultLang {
 					r.errorf(pos{file: file}, "missing file: lab %s needs its %s words here", l.ID, langNames[lang])
@@ -308,15 +353,10 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 				continue
 			}
 			_, _, body, bodyLine, _ := frontMatter(string(data))
-			checkLinks(body, file, bodyLine)
+			ld.checkLinks(body, file, bodyLine)
 			l.text[lang] = parseLabText(r, l, lang, file, data, runs)
 		}
 	}
-	c.Problems = r.ps.sorted()
-	if c.Problems.Errors() > 0 {
-		return c, c.Problems
-	}
-	return c, nil
 }
 
 // readContent reads a content file without the UTF-8 byte order mark

@@ -18,159 +18,231 @@ func DescribeEvent(e engine.Event, names engine.Names, lang string) string {
 // event rows and mark titles into its buffer without a string for each
 // (TestAppendEventIsTheSentence holds it to the sentences fmt made).
 func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []byte {
-	f := func(key string, args ...catalog.Arg) []byte { return catalog.Append(b, lang, key, args...) }
-	words := wordsOf(lang)
-	n, p := catalog.Str(NodeName(names, e.Node, lang)), catalog.Str(NodeName(names, e.Peer(), lang))
-	tok := catalog.Decimal(e.Token)
-	reason := catalog.Str(words.reasonName(e.Reason(), lang))
-	msg := catalog.Str(words.msgName(e.Msg(), lang))
-	at := catalog.Time(e.At)
+	s := eventSay{b: b, e: e, names: names, lang: lang, words: wordsOf(lang)}
+	s.n, s.p = catalog.Str(NodeName(names, e.Node, lang)), catalog.Str(NodeName(names, e.Peer(), lang))
+	s.tok = catalog.Decimal(e.Token)
+	s.reason = catalog.Str(s.words.reasonName(e.Reason(), lang))
+	s.msg = catalog.Str(s.words.msgName(e.Msg(), lang))
+	s.at = catalog.Time(e.At)
+	// Called one by one, not through a table of functions: so s stays on
+	// the stack, and a frame's sentences allocate nothing.
+	if out, ok := s.messageEvent(); ok {
+		return out
+	}
+	if out, ok := s.leaseEvent(); ok {
+		return out
+	}
+	if out, ok := s.workerEvent(); ok {
+		return out
+	}
+	if out, ok := s.storageEvent(); ok {
+		return out
+	}
+	if out, ok := s.changeEvent(); ok {
+		return out
+	}
+	return append(b, names.Describe(e)...)
+}
+
+// eventSay is one event being said: where it goes, and the words its
+// sentences take (its node, its peer, its token, its reason, its message,
+// its time).
+type eventSay struct {
+	b     []byte
+	e     engine.Event
+	names engine.Names
+	lang  string
+	words *eventWords
+
+	n, p, tok, reason, msg, at catalog.Arg
+}
+
+// f appends key's sentence filled with args.
+func (s *eventSay) f(key string, args ...catalog.Arg) []byte {
+	return catalog.Append(s.b, s.lang, key, args...)
+}
+
+// messageEvent says a message sent, received, lost or timed out.
+func (s *eventSay) messageEvent() ([]byte, bool) {
+	e := s.e
 	switch e.Kind {
 	case engine.KindSend:
-		return f("event.send", n, msg, p)
+		return s.f("event.send", s.n, s.msg, s.p), true
 	case engine.KindRecv:
-		return f("event.recv", n, msg, p)
+		return s.f("event.recv", s.n, s.msg, s.p), true
 	case engine.KindDrop:
-		return f("event.drop", msg, n, p, reason)
+		return s.f("event.drop", s.msg, s.n, s.p, s.reason), true
+	case engine.KindUnavailable:
+		return s.f("event.unavailable", s.p, s.reason), true
+	case engine.KindTimeout:
+		return s.f("event.timeout", catalog.Str(e.Msg().String()), s.n), true
+	}
+	return nil, false
+}
+
+// leaseEvent says what the coordinator did with a lease, and its replicas.
+func (s *eventSay) leaseEvent() ([]byte, bool) {
+	e := s.e
+	switch e.Kind {
 	case engine.KindGrant:
 		if e.At == engine.Never {
-			return f("event.grant", p, tok)
+			return s.f("event.grant", s.p, s.tok), true
 		}
-		return f("event.grant.2", p, tok, at)
+		return s.f("event.grant.2", s.p, s.tok, s.at), true
 	case engine.KindQueue:
-		return f("event.queue", p)
+		return s.f("event.queue", s.p), true
 	case engine.KindDeny:
-		return f("event.deny", p, reason)
+		return s.f("event.deny", s.p, s.reason), true
 	case engine.KindExtend:
-		if e.Reason() == engine.ReasonRefresh {
-			return f("event.extend.refresh", p, tok, at)
+		if r := e.Reason(); r == engine.ReasonRefresh || r == engine.ReasonResume {
+			return s.f("event.extend."+r.String(), s.p, s.tok, s.at), true
 		}
-		return f("event.extend", p, tok, at)
+		return s.f("event.extend", s.p, s.tok, s.at), true
 	case engine.KindRenewReject:
-		return f("event.renew-reject", p, tok)
-	case engine.KindUnavailable:
-		return f("event.unavailable", p, reason)
+		return s.f("event.renew-reject", s.p, s.tok), true
 	case engine.KindExpire:
-		if e.Reason() == engine.ReasonTakeover {
-			return f("event.expire.takeover", p, tok)
+		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten {
+			return s.f("event.expire."+r.String(), s.p, s.tok), true
 		}
-		return f("event.expire", p, tok)
+		return s.f("event.expire", s.p, s.tok), true
 	case engine.KindRelease:
-		return f("event.release", p, tok)
+		return s.f("event.release", s.p, s.tok), true
 	case engine.KindElection:
-		return f("event.election", at)
+		return s.f("event.election", s.at), true
 	case engine.KindLeader:
-		return f("event.leader", catalog.Int(e.Value))
+		return s.f("event.leader", catalog.Int(e.Value)), true
 	case engine.KindReplica:
 		if e.Reason() == engine.ReasonUp {
-			return f("event.replica", catalog.Int(e.Value))
+			return s.f("event.replica", catalog.Int(e.Value)), true
 		}
-		return f("event.replica.2", catalog.Int(e.Value))
+		return s.f("event.replica.2", catalog.Int(e.Value)), true
+	}
+	return nil, false
+}
+
+// workerEvent says what a worker did, believed or gave up.
+func (s *eventSay) workerEvent() ([]byte, bool) {
+	e := s.e
+	switch e.Kind {
 	case engine.KindStart:
-		return f("event.start", n)
+		return s.f("event.start", s.n), true
 	case engine.KindAcquired:
-		return f("event.acquired", n, tok, at)
+		return s.f("event.acquired", s.n, s.tok, s.at), true
 	case engine.KindRenewed:
-		return f("event.renewed", n, tok, at)
+		return s.f("event.renewed", s.n, s.tok, s.at), true
 	case engine.KindLost:
-		return f("event.lost", n, tok, reason)
+		return s.f("event.lost", s.n, s.tok, s.reason), true
 	case engine.KindWork:
-		return f("event.work", n, catalog.Time(engine.Time(e.Value)))
+		return s.f("event.work", s.n, catalog.Time(engine.Time(e.Value))), true
 	case engine.KindCheck:
 		if e.Reason() == engine.ReasonOK {
-			return f("event.check", n, at)
+			return s.f("event.check", s.n, s.at), true
 		}
-		return f("event.check.2", n, at)
+		return s.f("event.check.2", s.n, s.at), true
 	case engine.KindWrite:
-		verb := catalog.Str(catalog.T(lang, "event.write"))
+		verb := catalog.Str(catalog.T(s.lang, "event.write"))
 		if e.Effect() {
-			verb = catalog.Str(catalog.T(lang, "event.write.2"))
+			verb = catalog.Str(catalog.T(s.lang, "event.write.2"))
 		}
 		if e.Token == 0 {
-			return f("event.write.3", n, verb, catalog.Str(names.Key(e.Key)))
+			return s.f("event.write.3", s.n, verb, catalog.Str(s.names.Key(e.Key))), true
 		}
-		return f("event.write.4", n, verb, catalog.Str(names.Key(e.Key)), tok)
-	case engine.KindTimeout:
-		return f("event.timeout", catalog.Str(e.Msg().String()), n)
+		return s.f("event.write.4", s.n, verb, catalog.Str(s.names.Key(e.Key)), s.tok), true
 	case engine.KindDone:
-		return f("event.done", n)
+		return s.f("event.done", s.n), true
+	case engine.KindRenewError:
+		if e.Value == 1 {
+			return s.f("event.renew-error", s.n, s.reason), true
+		}
+		return s.f("event.renew-error.2", s.n, s.reason), true
+	case engine.KindUncertain:
+		if r := e.Reason(); r == engine.ReasonJeopardy || r == engine.ReasonSuspended {
+			return s.f("event.uncertain."+r.String(), s.n, s.at), true
+		}
+		return s.f("event.uncertain", s.n, catalog.Time(engine.Time(e.Value)), s.at), true
+	case engine.KindGiveUp:
+		return s.f("event.give-up", s.n, s.reason, s.at), true
+	case engine.KindStaleReply:
+		return s.f("event.stale-reply", s.n, catalog.Int(e.Value)), true
+	case engine.KindPublish:
+		return s.f("event.publish", s.n, s.tok), true
+	case engine.KindRefuse:
+		return s.f("event.refuse", s.n, catalog.Time(engine.Time(e.Value)), s.at), true
+	}
+	return nil, false
+}
+
+// storageEvent says what the storage did with a write, and a violation an observer found.
+func (s *eventSay) storageEvent() ([]byte, bool) {
+	e := s.e
+	switch e.Kind {
 	case engine.KindAccept:
 		if e.Reason() == engine.ReasonSameValue {
-			return f("event.accept", catalog.Str(names.Key(e.Key)), p, tok)
+			return s.f("event.accept", catalog.Str(s.names.Key(e.Key)), s.p, s.tok), true
 		}
-		return f("event.accept.2", catalog.Str(names.Key(e.Key)), p, tok, catalog.Int(e.Value))
+		return s.f("event.accept.2", catalog.Str(s.names.Key(e.Key)), s.p, s.tok, catalog.Int(e.Value)), true
 	case engine.KindReject:
-		// Why, in words of its own, goes into the sentence: written into
+		// Why, in s.words of its own, goes into the sentence: written into
 		// scratch first.
 		var scratch [96]byte
-		why := reason
+		why := s.reason
 		switch e.Reason() {
 		case engine.ReasonStaleToken:
-			why = catalog.Bytes(catalog.Append(scratch[:0], lang, "event.reject", tok, catalog.Int(e.Value)))
+			why = catalog.Bytes(catalog.Append(scratch[:0], s.lang, "event.reject", s.tok, catalog.Int(e.Value)))
 		case engine.ReasonNotCurrent:
-			why = catalog.Bytes(catalog.Append(scratch[:0], lang, "event.reject.2", catalog.Int(e.Value)))
+			why = catalog.Bytes(catalog.Append(scratch[:0], s.lang, "event.reject.2", catalog.Int(e.Value)))
 		case engine.ReasonVersion:
-			why = catalog.Bytes(catalog.Append(scratch[:0], lang, "event.reject.3", catalog.Int(e.Value)))
+			why = catalog.Bytes(catalog.Append(scratch[:0], s.lang, "event.reject.3", catalog.Int(e.Value)))
 		}
-		return f("event.reject.4", catalog.Str(names.Key(e.Key)), p, tok, why)
+		return s.f("event.reject.4", catalog.Str(s.names.Key(e.Key)), s.p, s.tok, why), true
 	case engine.KindRead:
-		return f("event.read", p, catalog.Int(e.Value))
+		return s.f("event.read", s.p, catalog.Int(e.Value)), true
+	case engine.KindViolation:
+		if format := s.words.violationFormat(e.Reason(), s.lang); format != "" {
+			return catalog.Appendf(s.b, format, s.p, s.tok), true
+		}
+		return s.f("violation.other", catalog.Str(e.Reason().String())), true
+	}
+	return nil, false
+}
+
+// changeEvent says a command that changed the world.
+func (s *eventSay) changeEvent() ([]byte, bool) {
+	e := s.e
+	switch e.Kind {
 	case engine.KindFreeze:
 		if e.At != 0 {
-			return f("event.freeze", n, at)
+			return s.f("event.freeze", s.n, s.at), true
 		}
-		return f("event.freeze.2", n)
+		return s.f("event.freeze.2", s.n), true
 	case engine.KindThaw:
-		return f("event.thaw", n)
+		return s.f("event.thaw", s.n), true
 	case engine.KindCrash:
-		return f("event.crash", n)
+		return s.f("event.crash", s.n), true
 	case engine.KindRestart:
-		return f("event.restart", n)
+		return s.f("event.restart", s.n), true
 	case engine.KindFencing:
-		return f("event.fencing", catalog.Str(engine.StorageMode(e.Value).String()))
+		return s.f("event.fencing", catalog.Str(engine.StorageMode(e.Value).String())), true
 	case engine.KindPartition:
 		if e.Peer() == engine.NoNode {
-			return f("event.partition", n)
+			return s.f("event.partition", s.n), true
 		}
-		return f("event.partition.2", n, p)
+		return s.f("event.partition.2", s.n, s.p), true
 	case engine.KindHeal:
 		if e.Peer() == engine.NoNode {
-			return append(b, catalog.T(lang, "event.heal")...) // words, not a format
+			return append(s.b, catalog.T(s.lang, "event.heal")...), true // words, not a format
 		}
-		return f("event.heal.2", n, p)
+		return s.f("event.heal.2", s.n, s.p), true
 	case engine.KindLink:
 		var scratch [32]byte
 		loss := catalog.Bytes(strconv.AppendFloat(scratch[:0], float64(e.Value)/1e6, 'f', -1, 64))
-		return f("event.link", n, p, at, loss)
+		return s.f("event.link", s.n, s.p, s.at, loss), true
 	case engine.KindClock:
-		return f("event.clock", n, at)
+		return s.f("event.clock", s.n, s.at), true
 	case engine.KindReset:
-		return append(b, catalog.T(lang, "event.reset")...)
-	case engine.KindViolation:
-		if format := words.violationFormat(e.Reason(), lang); format != "" {
-			return catalog.Appendf(b, format, p, tok)
-		}
-		return f("violation.other", catalog.Str(e.Reason().String()))
-	case engine.KindRenewError:
-		if e.Value == 1 {
-			return f("event.renew-error", n, reason)
-		}
-		return f("event.renew-error.2", n, reason)
-	case engine.KindUncertain:
-		if e.Reason() == engine.ReasonJeopardy {
-			return f("event.uncertain.jeopardy", n, at)
-		}
-		return f("event.uncertain", n, catalog.Time(engine.Time(e.Value)), at)
-	case engine.KindGiveUp:
-		return f("event.give-up", n, reason, at)
-	case engine.KindStaleReply:
-		return f("event.stale-reply", n, catalog.Int(e.Value))
-	case engine.KindPublish:
-		return f("event.publish", n, tok)
-	case engine.KindRefuse:
-		return f("event.refuse", n, catalog.Time(engine.Time(e.Value)), at)
+		return append(s.b, catalog.T(s.lang, "event.reset")...), true
 	}
-	return append(b, names.Describe(e)...)
+	return nil, false
 }
 
 // NodeName is a node's name for a student: a worker's own name, and the

@@ -35,8 +35,8 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindDeny:
 		return fmt.Sprintf(pick("event.deny"), p, reason)
 	case engine.KindExtend:
-		if e.Reason() == engine.ReasonRefresh {
-			return fmt.Sprintf(pick("event.extend.refresh"), p, tok, e.At)
+		if r := e.Reason(); r == engine.ReasonRefresh || r == engine.ReasonResume {
+			return fmt.Sprintf(pick("event.extend."+r.String()), p, tok, e.At)
 		}
 		return fmt.Sprintf(pick("event.extend"), p, tok, e.At)
 	case engine.KindRenewReject:
@@ -44,8 +44,8 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindUnavailable:
 		return fmt.Sprintf(pick("event.unavailable"), p, reason)
 	case engine.KindExpire:
-		if e.Reason() == engine.ReasonTakeover {
-			return fmt.Sprintf(pick("event.expire.takeover"), p, tok)
+		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten {
+			return fmt.Sprintf(pick("event.expire."+r.String()), p, tok)
 		}
 		return fmt.Sprintf(pick("event.expire"), p, tok)
 	case engine.KindRelease:
@@ -144,8 +144,8 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("event.renew-error.2"), n, reason)
 	case engine.KindUncertain:
-		if e.Reason() == engine.ReasonJeopardy {
-			return fmt.Sprintf(pick("event.uncertain.jeopardy"), n, e.At)
+		if r := e.Reason(); r == engine.ReasonJeopardy || r == engine.ReasonSuspended {
+			return fmt.Sprintf(pick("event.uncertain."+r.String()), n, e.At)
 		}
 		return fmt.Sprintf(pick("event.uncertain"), n, engine.Time(e.Value), e.At)
 	case engine.KindGiveUp:

@@ -20,8 +20,9 @@ type Lab struct {
 	Goals     []*Goal
 
 	challenge *Challenge
-	controls  *Controls // nil: the default set
-	file      string    // lab.yaml, as named in the content
+	search    *SearchSpec // nil: no search bounds
+	controls  *Controls   // nil: the default set
+	file      string      // lab.yaml, as named in the content
 	dir       string
 	at        pos
 	scenario  engine.Scenario
@@ -70,6 +71,9 @@ type Goal struct {
 	at    pos
 	pred  *Predicate
 	proof []command
+	// breakFaults is a "break it" goal's most faults (lab.yaml break:);
+	// 0 for any other goal.
+	breakFaults int
 }
 
 // command is a world command as written in lab.yaml.
@@ -368,11 +372,19 @@ func (l *Lab) CheckGoal(gid string, w *engine.World, lang string) (*Verdict, err
 		return nil, fmt.Errorf("goal %s: the world is not built from lab %s's scenario", gid, l.ID)
 	}
 	ok, ev := g.pred.Eval(w.Events(), w.Names())
+	var overBreak string
+	if ok && g.breakFaults > 0 {
+		overBreak = g.breakRule(w, lang)
+		ok = overBreak == ""
+	}
 	v := &Verdict{Correct: ok, World: w}
 	if ok {
 		v.Evidence = evidenceOf(w, ev, lang)
 	} else {
 		v.Missing = g.pred.Unmet(w.Events(), w.Names(), lang)
+		if overBreak != "" {
+			v.Missing = []string{overBreak}
+		}
 	}
 	v.Summary = goalSummary(lang, ok)
 	return v, nil

@@ -2,6 +2,7 @@ package labs
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"regexp"
 	"strings"
@@ -98,13 +99,12 @@ func frontMatter(src string) (fm string, fmOffset int, body string, bodyLine int
 // section is a part of a lab's Markdown file, opened by a heading such as
 // "## Question storage-checks" or "### Hint".
 type section struct {
-	kind  string // "", question, goal, steps, choice, hint, explanation
-	id    string
-	at    pos
-	line  int // file line of the first body line
-	body  []string
-	subs  []*section
-	title string
+	kind string // "", question, goal, steps, choice, hint, explanation
+	id   string
+	at   pos
+	line int // file line of the first body line
+	body []string
+	subs []*section
 	// unknown are misspelt headings inside this section: what they would
 	// have held is missing, and that is their fault.
 	unknown []pos
@@ -190,97 +190,182 @@ func editDistance(a, b string) int {
 // question and goal sections. Lines inside code fences are never headings.
 func splitSections(r *report, file, body string, firstLine int) *section {
 	root := &section{line: firstLine, at: pos{file, firstLine, 1}}
-	var top, cur *section = nil, root
+	sp := &sectionSplitter{r: r, file: file, root: root, cur: root}
 	fence := ""
 	for i, l := range strings.Split(body, "\n") {
-		lineNo := firstLine + i
 		t := strings.TrimSpace(l)
-		if fence != "" {
+		switch {
+		case fence != "":
 			if strings.HasPrefix(t, fence) {
 				fence = ""
 			}
-			cur.body = append(cur.body, l)
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
 			fence = t[:3]
-			cur.body = append(cur.body, l)
+		case strings.HasPrefix(l, "## "):
+			sp.heading(l, firstLine+i, 2)
 			continue
-		}
-		level := 0
-		if strings.HasPrefix(l, "## ") {
-			level = 2
-		} else if strings.HasPrefix(l, "### ") {
-			level = 3
-		}
-		if level == 0 {
-			cur.body = append(cur.body, l)
+		case strings.HasPrefix(l, "### "):
+			sp.heading(l, firstLine+i, 3)
 			continue
-		}
-		f := strings.Fields(l[level+1:])
-		kind := ""
-		if len(f) > 0 {
-			kind = headingWords[strings.ToLower(f[0])]
-		}
-		at := pos{file, lineNo, level + 2}
-		switch {
-		case level == 2 && kind == "steps":
-			if len(f) != 1 {
-				r.errorf(at, "\"## %s\" takes nothing after it", f[0])
-			}
-			top = &section{kind: kind, at: at, line: lineNo + 1}
-			root.subs = append(root.subs, top)
-			cur = top
-		case level == 2 && (kind == "question" || kind == "goal"):
-			if len(f) != 2 {
-				r.errorf(at, "a %s heading is \"## %s ID\" with the id used in lab.yaml", kind, f[0])
-				cur = &section{}
-				continue
-			}
-			top = &section{kind: kind, id: f[1], at: pos{file, lineNo, level + 2 + len(f[0]) + 1}, line: lineNo + 1}
-			root.subs = append(root.subs, top)
-			cur = top
-		case level == 3 && (kind == "choice" || kind == "hint" || kind == "explanation"):
-			if top == nil || top.kind != "question" {
-				r.errorf(at, "\"### %s\" belongs under a \"## Question ID\" heading", f[0])
-				cur = &section{}
-				continue
-			}
-			s := &section{kind: kind, at: at, line: lineNo + 1}
-			switch {
-			case kind == "choice" && len(f) != 2:
-				r.errorf(at, "a choice heading is \"### %s ID\" with the choice's id from lab.yaml", f[0])
-				cur = &section{}
-				continue
-			case kind == "choice":
-				s.id = f[1]
-				s.at.col += len(f[0]) + 1
-			case len(f) != 1:
-				r.errorf(at, "\"### %s\" takes nothing after it", f[0])
-			}
-			top.subs = append(top.subs, s)
-			cur = s
-		case kind != "":
-			// A keyword at the wrong level: "## Pilihan x" or "### Pertanyaan q".
-			hashes := strings.Repeat("#", headingLevel[kind])
-			r.errorf(at, "%q: a %s heading is written %s %s", strings.TrimSpace(l), strings.ToLower(headingNames[kind][1]), hashes, strings.Join(f, " "))
-			markUnknown(root, top, headingLevel[kind], at)
-			cur = &section{}
 		default:
-			if len(f) > 0 {
-				if k, ok := nearHeading(f[0]); ok {
-					word := headingNames[headingWordKind(k)]
-					suggest := strings.Repeat("#", headingLevel[headingWordKind(k)]) + " " + strings.Join(append([]string{matchCase(f[0], k)}, f[1:]...), " ")
-					r.errorf(at, "unknown heading %q: did you mean %q (%s/%s)?", strings.TrimSpace(l), suggest, word[0], word[1])
-					markUnknown(root, top, headingLevel[headingWordKind(k)], at)
-					cur = &section{}
-					continue
-				}
+			if sp.misformed(l, firstLine+i) {
+				continue
 			}
-			cur.body = append(cur.body, l)
 		}
+		sp.cur.body = append(sp.cur.body, l)
 	}
 	return root
+}
+
+// sectionSplitter is splitSections' state: the file's root section, the
+// "##" section open (top) and the section lines go to (cur).
+type sectionSplitter struct {
+	r         *report
+	file      string
+	root, top *section
+	cur       *section
+}
+
+// discard sends the lines up to the next heading nowhere: they are under a
+// heading that is wrong, which is reported.
+func (sp *sectionSplitter) discard() { sp.cur = &section{} }
+
+// heading reads line l, a heading of the given level: it opens a section,
+// or reports a heading that cannot, or is plain text after all.
+func (sp *sectionSplitter) heading(l string, lineNo, level int) {
+	f := strings.Fields(l[level+1:])
+	kind := ""
+	if len(f) > 0 {
+		kind = headingWords[strings.ToLower(f[0])]
+	}
+	at := pos{sp.file, lineNo, level + 2}
+	switch {
+	case level == 2 && kind == "steps":
+		if len(f) != 1 {
+			sp.r.errorf(at, "\"## %s\" takes nothing after it", f[0])
+		}
+		sp.openTop(&section{kind: kind, at: at, line: lineNo + 1})
+	case level == 2 && (kind == "question" || kind == "goal"):
+		if len(f) != 2 {
+			sp.r.errorf(at, "a %s heading is \"## %s ID\" with the id used in lab.yaml", kind, f[0])
+			sp.discard()
+			return
+		}
+		sp.openTop(&section{kind: kind, id: f[1], at: pos{sp.file, lineNo, level + 2 + len(f[0]) + 1}, line: lineNo + 1})
+	case level == 3 && (kind == "choice" || kind == "hint" || kind == "explanation"):
+		sp.questionPart(kind, f, at, lineNo)
+	case kind != "":
+		// A keyword at the wrong level: "## Pilihan x" or "### Pertanyaan q".
+		hashes := strings.Repeat("#", headingLevel[kind])
+		sp.r.errorf(at, "%q: a %s heading is written %s %s", strings.TrimSpace(l), strings.ToLower(headingNames[kind][1]), hashes, strings.Join(f, " "))
+		markUnknown(sp.root, sp.top, headingLevel[kind], at)
+		sp.discard()
+	default:
+		if len(f) > 0 {
+			if k, ok := nearHeading(f[0]); ok {
+				word := headingNames[headingWordKind(k)]
+				suggest := strings.Repeat("#", headingLevel[headingWordKind(k)]) + " " + strings.Join(append([]string{matchCase(f[0], k)}, f[1:]...), " ")
+				sp.r.errorf(at, "unknown heading %q: did you mean %q (%s/%s)?", strings.TrimSpace(l), suggest, word[0], word[1])
+				markUnknown(sp.root, sp.top, headingLevel[headingWordKind(k)], at)
+				sp.discard()
+				return
+			}
+		}
+		sp.cur.body = append(sp.cur.body, l)
+	}
+}
+
+func (sp *sectionSplitter) openTop(s *section) {
+	sp.top = s
+	sp.root.subs = append(sp.root.subs, s)
+	sp.cur = s
+}
+
+// questionPart opens a question's choice, hint or explanation.
+func (sp *sectionSplitter) questionPart(kind string, f []string, at pos, lineNo int) {
+	if sp.top == nil || sp.top.kind != "question" {
+		sp.r.errorf(at, "\"### %s\" belongs under a \"## Question ID\" heading", f[0])
+		sp.discard()
+		return
+	}
+	s := &section{kind: kind, at: at, line: lineNo + 1}
+	switch {
+	case kind == "choice" && len(f) != 2:
+		sp.r.errorf(at, "a choice heading is \"### %s ID\" with the choice's id from lab.yaml", f[0])
+		sp.discard()
+		return
+	case kind == "choice":
+		s.id = f[1]
+		s.at.col += len(f[0]) + 1
+	case len(f) != 1:
+		sp.r.errorf(at, "\"### %s\" takes nothing after it", f[0])
+	}
+	sp.top.subs = append(sp.top.subs, s)
+	sp.cur = s
+}
+
+// misformed reports line l when it was meant to be a heading but is not
+// written as one (misformedHeading): "##Pertanyaan x" is a paragraph to
+// Markdown. It says what the line looks like it meant, and what that
+// heading would have opened follows from it.
+func (sp *sectionSplitter) misformed(l string, lineNo int) bool {
+	at, what, meant, kind, ok := misformedHeading(sp.file, lineNo, l)
+	if !ok {
+		return false
+	}
+	sp.r.errorf(at, "%q is not a heading (%s): did you mean %q?", strings.TrimSpace(l), what, meant)
+	markUnknown(sp.root, sp.top, headingLevel[kind], at)
+	sp.discard()
+	return true
+}
+
+// misformedHeading recognises a line that was meant to be a question,
+// goal, steps, choice, hint or explanation heading but is not written as
+// one: no space after the hashes ("##Pertanyaan x") or the wrong number of
+// them ("# Pertanyaan x", "####Pilihan a"). It gives where it is, what is
+// wrong, the heading meant and its kind.
+func misformedHeading(file string, lineNo int, l string) (at pos, what, meant, kind string, ok bool) {
+	n := len(l) - len(strings.TrimLeft(l, "#"))
+	if n == 0 || n > 6 {
+		return pos{}, "", "", "", false
+	}
+	rest := l[n:]
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return pos{}, "", "", "", false
+	}
+	word := strings.ToLower(f[0])
+	if headingWords[word] == "" {
+		k, near := nearHeading(word)
+		if !near || strings.HasPrefix(rest, " ") {
+			// "# Background" is prose; only a heading written without
+			// its space is taken for a misspelt keyword.
+			return pos{}, "", "", "", false
+		}
+		word, f[0] = k, matchCase(f[0], k)
+	}
+	kind = headingWords[word]
+	want := headingLevel[kind]
+	if kind == "steps" {
+		want = 2
+	}
+	switch {
+	case !strings.HasPrefix(rest, " ") && n == want:
+		what = "no space after " + strings.Repeat("#", n)
+	case !strings.HasPrefix(rest, " "):
+		what = fmt.Sprintf("no space after the hashes, and a %s heading has %d", strings.ToLower(headingName(kind)), want)
+	default:
+		what = fmt.Sprintf("a %s heading has %d hashes, not %d", strings.ToLower(headingName(kind)), want, n)
+	}
+	return pos{file, lineNo, 1}, what, strings.Repeat("#", want) + " " + strings.Join(f, " "), kind, true
+}
+
+// headingName is a section kind's English keyword, for messages.
+func headingName(kind string) string {
+	if kind == "steps" {
+		return "Steps"
+	}
+	return headingNames[kind][1]
 }
 
 // headingWordKind is the section kind of a heading keyword.

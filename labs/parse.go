@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"path"
@@ -25,10 +26,10 @@ func checkID(r *report, y ynode, id, what string) bool {
 // The keys each part of a lab file may have. lab.schema.json offers the
 // same (a test holds them together).
 var (
-	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "controls", "panels", "questions", "goals", "challenge"}
+	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "controls", "panels", "questions", "goals", "challenge", "search"}
 	questionKeys  = []string{"id", "variant", "run", "choices", "hints", "answer"}
 	choiceKeys    = []string{"id", "holds"}
-	goalKeys      = []string{"id", "holds", "proof"}
+	goalKeys      = []string{"id", "holds", "proof", "break"}
 	challengeKeys = []string{"holder", "runs", "seed", "horizon", "faults", "survive", "policy"}
 )
 
@@ -78,61 +79,25 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	l.scenario = sc
 	l.prepared, l.prepErr = engine.Prepare(sc)
 	if v, ok := fields["horizon"]; ok {
-		if s, ok := v.str(r, "horizon"); ok {
-			if d, err := engine.ParseTime(s); err != nil || d <= 0 {
-				r.errorf(v.pos(), "horizon %q: want a positive duration such as 60s", s)
-			} else {
-				l.horizon = d
-			}
-		}
+		l.readHorizon(r, v)
 	}
 	l.setup = parseCommands(r, fields["setup"], "setup")
 	if v, ok := fields["controls"]; ok {
 		l.controls = parseControls(r, v)
-		if c := l.controls; c != nil && len(c.Lease) > 0 {
-			// Each length offered must be one the engine takes here.
-			for _, d := range c.Lease {
-				w, err := engine.New(l.scenario)
-				if err != nil {
-					break // the scenario's own error is reported already
-				}
-				if err := w.Apply(engine.Command{Kind: engine.CmdLease, Dur: d}); err != nil {
-					r.errorf(v.pos(), "controls.lease: %s: %v", d, err)
-				}
-			}
-		}
+		l.checkLeaseControls(r, v)
 	}
 	l.panels = parsePanels(r, fields["panels"])
 	if v, ok := fields["questions"]; ok {
-		items, _ := v.seq(r, "questions")
-		for _, it := range items {
-			q := parseQuestion(r, l, it)
-			switch {
-			case q == nil:
-				l.broken = append(l.broken, idOf(it))
-			case l.Question(q.ID) != nil:
-				r.errorf(q.at, "duplicate question id %q", q.ID)
-			default:
-				l.Questions = append(l.Questions, q)
-			}
-		}
+		l.readQuestions(r, v)
 	}
 	if v, ok := fields["goals"]; ok {
-		items, _ := v.seq(r, "goals")
-		for _, it := range items {
-			g := parseGoal(r, l, it)
-			switch {
-			case g == nil:
-				l.broken = append(l.broken, idOf(it))
-			case l.Goal(g.ID) != nil:
-				r.errorf(g.at, "duplicate goal id %q", g.ID)
-			default:
-				l.Goals = append(l.Goals, g)
-			}
-		}
+		l.readGoals(r, v)
 	}
 	if v, ok := fields["challenge"]; ok {
 		l.challenge = parseChallenge(r, l, v)
+	}
+	if v, ok := fields["search"]; ok {
+		l.search = parseSearch(r, l, v)
 	}
 	if len(l.Questions) == 0 && len(l.Goals) == 0 && l.challenge == nil {
 		r.warnf(y.pos(), "lab has no questions and no goals")
@@ -141,6 +106,66 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 		return nil
 	}
 	return l
+}
+
+func (l *Lab) readHorizon(r *report, v ynode) {
+	s, ok := v.str(r, "horizon")
+	if !ok {
+		return
+	}
+	if d, err := engine.ParseTime(s); err != nil || d <= 0 {
+		r.errorf(v.pos(), "horizon %q: want a positive duration such as 60s", s)
+	} else {
+		l.horizon = d
+	}
+}
+
+// checkLeaseControls checks that each lease length the controls offer is
+// one the engine takes in this lab's world.
+func (l *Lab) checkLeaseControls(r *report, v ynode) {
+	c := l.controls
+	if c == nil {
+		return
+	}
+	for _, d := range c.Lease {
+		w, err := engine.New(l.scenario)
+		if err != nil {
+			return // the scenario's own error is reported already
+		}
+		if err := w.Apply(engine.Command{Kind: engine.CmdLease, Dur: d}); err != nil {
+			r.errorf(v.pos(), "controls.lease: %s: %v", d, err)
+		}
+	}
+}
+
+func (l *Lab) readQuestions(r *report, v ynode) {
+	items, _ := v.seq(r, "questions")
+	for _, it := range items {
+		q := parseQuestion(r, l, it)
+		switch {
+		case q == nil:
+			l.broken = append(l.broken, idOf(it))
+		case l.Question(q.ID) != nil:
+			r.errorf(q.at, "duplicate question id %q", q.ID)
+		default:
+			l.Questions = append(l.Questions, q)
+		}
+	}
+}
+
+func (l *Lab) readGoals(r *report, v ynode) {
+	items, _ := v.seq(r, "goals")
+	for _, it := range items {
+		g := parseGoal(r, l, it)
+		switch {
+		case g == nil:
+			l.broken = append(l.broken, idOf(it))
+		case l.Goal(g.ID) != nil:
+			r.errorf(g.at, "duplicate goal id %q", g.ID)
+		default:
+			l.Goals = append(l.Goals, g)
+		}
+	}
 }
 
 // Panels a lab may show beside its live world (and in its answers).
@@ -206,45 +231,7 @@ func parseScenario(r *report, y ynode, base engine.Scenario, variant bool) (engi
 	for _, e := range kvs {
 		if e.key == "workers" {
 			sawWorkers = true
-			wkvs, ok := e.val.mapping(r, "workers")
-			if !ok {
-				good = false
-				continue
-			}
-			if len(wkvs) == 0 {
-				r.errorf(e.val.pos(), "workers: list at least one worker as NAME [options]: program")
-				good = false
-			}
-			for _, w := range wkvs {
-				prog, ok := w.val.str(r, "a worker's program")
-				if !ok {
-					good = false
-					continue
-				}
-				ws, err := engine.ParseWorker(w.key + ": " + prog)
-				if err != nil {
-					at := w.val.pos()
-					if !strings.Contains(err.Error(), "step") {
-						at = w.keyAt.pos()
-					}
-					r.errorf(at, "worker %s: %v", strings.Fields(w.key + " ?")[0], err)
-					good = false
-					continue
-				}
-				i := slices.IndexFunc(sc.Workers, func(x engine.WorkerSpec) bool { return x.Name == ws.Name })
-				switch {
-				case variant && i < 0:
-					r.errorf(w.keyAt.pos(), "unknown worker %q: a variant can change the scenario's workers (%s) but not add one", ws.Name, strings.Join(workerNames(sc), ", "))
-					good = false
-				case variant:
-					sc.Workers[i] = ws
-				case i >= 0:
-					r.errorf(w.keyAt.pos(), "two workers are called %s", ws.Name)
-					good = false
-				default:
-					sc.Workers = append(sc.Workers, ws)
-				}
-			}
+			good = readWorkers(r, e, &sc, variant) && good
 			continue
 		}
 		val, ok := e.val.str(r, e.key)
@@ -254,7 +241,8 @@ func parseScenario(r *report, y ynode, base engine.Scenario, variant bool) (engi
 		}
 		if err := sc.Set(e.key, val); err != nil {
 			at := e.val.pos()
-			if strings.HasPrefix(err.Error(), "unknown") {
+			var unknown *engine.UnknownOptionError
+			if errors.As(err, &unknown) {
 				at = e.keyAt.pos()
 			}
 			r.errorf(at, "%s: %v", what, err)
@@ -272,6 +260,52 @@ func parseScenario(r *report, y ynode, base engine.Scenario, variant bool) (engi
 		}
 	}
 	return sc, good
+}
+
+// readWorkers reads a scenario's workers: into sc, where a variant's
+// workers replace the scenario's of the same name; false when any is wrong.
+func readWorkers(r *report, e kv, sc *engine.Scenario, variant bool) bool {
+	wkvs, ok := e.val.mapping(r, "workers")
+	if !ok {
+		return false
+	}
+	good := true
+	if len(wkvs) == 0 {
+		r.errorf(e.val.pos(), "workers: list at least one worker as NAME [options]: program")
+		good = false
+	}
+	for _, w := range wkvs {
+		prog, ok := w.val.str(r, "a worker's program")
+		if !ok {
+			good = false
+			continue
+		}
+		ws, err := engine.ParseWorker(w.key + ": " + prog)
+		if err != nil {
+			at := w.keyAt.pos()
+			var step *engine.StepError
+			if errors.As(err, &step) {
+				at = w.val.pos()
+			}
+			r.errorf(at, "worker %s: %v", strings.Fields(w.key + " ?")[0], err)
+			good = false
+			continue
+		}
+		i := slices.IndexFunc(sc.Workers, func(x engine.WorkerSpec) bool { return x.Name == ws.Name })
+		switch {
+		case variant && i < 0:
+			r.errorf(w.keyAt.pos(), "unknown worker %q: a variant can change the scenario's workers (%s) but not add one", ws.Name, strings.Join(workerNames(*sc), ", "))
+			good = false
+		case variant:
+			sc.Workers[i] = ws
+		case i >= 0:
+			r.errorf(w.keyAt.pos(), "two workers are called %s", ws.Name)
+			good = false
+		default:
+			sc.Workers = append(sc.Workers, ws)
+		}
+	}
+	return good
 }
 
 func parseCommands(r *report, y ynode, what string) []command {
@@ -439,6 +473,8 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 			holds = e.val
 		case "proof":
 			g.proof = parseCommands(r, e.val, "proof")
+		case "break":
+			g.breakFaults = parseBreak(r, e.val)
 		}
 	}
 	if g.ID == "" {
@@ -461,88 +497,94 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 func verifyLab(r *report, l *Lab) map[string]decided {
 	out := map[string]decided{}
 	verifyChallenge(r, l)
+	verifyBreakGoals(r, l)
 	for _, q := range l.Questions {
-		w, err := engine.New(q.Variant())
-		if err != nil {
-			r.errorf(q.at, "question %s: %v", q.ID, err)
-			continue
-		}
-		failed := false
-		for _, c := range q.run {
-			if err := w.Apply(c.cmd); err != nil {
-				r.errorf(c.at, "question %s: %q: %v", q.ID, c.src, err)
-				failed = true
-				break
-			}
-		}
-		if failed {
-			continue
-		}
-		var holds []string
-		var ev []int
-		var winner *Choice
-		for _, c := range q.Choices {
-			if ok, e := c.pred.Eval(w.Events(), w.Names()); ok {
-				holds = append(holds, c.ID)
-				ev, winner = e, c
-			}
-		}
-		switch len(holds) {
-		case 1:
-			out[q.ID] = decided{w: w, evidence: ev, choice: winner}
-			switch {
-			case q.answer == "":
-				r.warnf(q.at, "question %s: pin the intended answer with answer: %s, so that a changed variant cannot silently make its explanation false", q.ID, holds[0])
-			case q.answer != holds[0]:
-				r.errorf(q.answerAt, "question %s: answer: %s, but in the engine's run choice %s holds", q.ID, q.answer, holds[0])
-			}
-		case 0:
-			r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), filepath.ToSlash(filepath.Join(l.root, filepath.FromSlash(l.file))), q.ID)
-		default:
-			r.errorf(q.at, "question %s: %d choices hold in the engine's run (%s); exactly one must", q.ID, len(holds), strings.Join(holds, ", "))
+		if d, ok := verifyQuestion(r, l, q); ok {
+			out[q.ID] = d
 		}
 	}
 	for _, g := range l.Goals {
-		// Untouched, the world must not already satisfy the goal.
-		if w, err := l.NewWorld(0); err != nil {
-			r.errorf(l.at, "lab %s: %v", l.ID, err)
-		} else if err := w.Apply(engine.Command{Kind: engine.CmdUntil, At: max(l.horizon, w.Now())}); err == nil {
-			if ok, _ := g.pred.Eval(w.Events(), w.Names()); ok {
-				r.errorf(g.at, "goal %s already holds when nobody touches the world (run to the horizon, %s)", g.ID, l.horizon)
-			}
-		}
-		if len(g.proof) == 0 {
-			continue
-		}
-		offered := true
-		for _, c := range g.proof {
-			if err := l.Refusal(c.cmd); err != nil {
-				r.errorf(c.at, "goal %s proof: %q: %v, so a student cannot reach the goal (add it to controls:)", g.ID, c.src, err)
-				offered = false
-			}
-		}
-		if !offered {
-			continue
-		}
-		w, err := l.NewWorld(0)
-		if err != nil {
-			continue
-		}
-		ok := true
-		for _, c := range g.proof {
-			if err := w.Apply(c.cmd); err != nil {
-				r.errorf(c.at, "goal %s proof: %q: %v", g.ID, c.src, err)
-				ok = false
-				break
-			}
-		}
-		if ok {
-			if holds, _ := g.pred.Eval(w.Events(), w.Names()); !holds {
-				r.errorf(g.at, "goal %s: its proof run does not reach it", g.ID)
-			}
-		}
+		verifyGoal(r, l, g)
 	}
 	return out
+}
+
+// verifyQuestion runs a question's variant and checks that exactly one
+// choice holds, the one answer: pins.
+func verifyQuestion(r *report, l *Lab, q *Question) (decided, bool) {
+	w, err := engine.New(q.Variant())
+	if err != nil {
+		r.errorf(q.at, "question %s: %v", q.ID, err)
+		return decided{}, false
+	}
+	for _, c := range q.run {
+		if err := w.Apply(c.cmd); err != nil {
+			r.errorf(c.at, "question %s: %q: %v", q.ID, c.src, err)
+			return decided{}, false
+		}
+	}
+	var holds []string
+	var ev []int
+	var winner *Choice
+	for _, c := range q.Choices {
+		if ok, e := c.pred.Eval(w.Events(), w.Names()); ok {
+			holds = append(holds, c.ID)
+			ev, winner = e, c
+		}
+	}
+	switch len(holds) {
+	case 1:
+		switch {
+		case q.answer == "":
+			r.warnf(q.at, "question %s: pin the intended answer with answer: %s, so that a changed variant cannot silently make its explanation false", q.ID, holds[0])
+		case q.answer != holds[0]:
+			r.errorf(q.answerAt, "question %s: answer: %s, but in the engine's run choice %s holds", q.ID, q.answer, holds[0])
+		}
+		return decided{w: w, evidence: ev, choice: winner}, true
+	case 0:
+		r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), filepath.ToSlash(filepath.Join(l.root, filepath.FromSlash(l.file))), q.ID)
+	default:
+		r.errorf(q.at, "question %s: %d choices hold in the engine's run (%s); exactly one must", q.ID, len(holds), strings.Join(holds, ", "))
+	}
+	return decided{}, false
+}
+
+// verifyGoal checks that a goal does not hold untouched, and that its
+// proof uses only offered commands and reaches it.
+func verifyGoal(r *report, l *Lab, g *Goal) {
+	if w, err := l.NewWorld(0); err != nil {
+		r.errorf(l.at, "lab %s: %v", l.ID, err)
+	} else if err := w.Apply(engine.Command{Kind: engine.CmdUntil, At: max(l.horizon, w.Now())}); err == nil {
+		if ok, _ := g.pred.Eval(w.Events(), w.Names()); ok {
+			r.errorf(g.at, "goal %s already holds when nobody touches the world (run to the horizon, %s)", g.ID, l.horizon)
+		}
+	}
+	if len(g.proof) == 0 {
+		return
+	}
+	offered := true
+	for _, c := range g.proof {
+		if err := l.Refusal(c.cmd); err != nil {
+			r.errorf(c.at, "goal %s proof: %q: %v, so a student cannot reach the goal (add it to controls:)", g.ID, c.src, err)
+			offered = false
+		}
+	}
+	if !offered {
+		return
+	}
+	w, err := l.NewWorld(0)
+	if err != nil {
+		return
+	}
+	for _, c := range g.proof {
+		if err := w.Apply(c.cmd); err != nil {
+			r.errorf(c.at, "goal %s proof: %q: %v", g.ID, c.src, err)
+			return
+		}
+	}
+	if holds, _ := g.pred.Eval(w.Events(), w.Names()); !holds {
+		r.errorf(g.at, "goal %s: its proof run does not reach it", g.ID)
+	}
 }
 
 // decided is the run that decided a question.
@@ -571,146 +613,212 @@ var langNames = map[string]string{"id": "Indonesian", "en": "English"}
 // against the lab's questions, choices, hints and goals. Missing words are
 // errors in the default language and warnings in the others.
 func parseLabText(r *report, l *Lab, lang, file string, data []byte, runs map[string]decided) *labText {
-	t := &labText{file: file, questions: map[string]*questionText{}, goals: map[string]template.HTML{}}
-	missing := r.errorf
+	tr := &labTextReader{r: r, l: l, lang: lang, file: file, runs: runs, missing: r.errorf,
+		t: &labText{file: file, questions: map[string]*questionText{}, goals: map[string]template.HTML{}}}
 	if lang != DefaultLang {
-		missing = r.warnf
+		tr.missing = r.warnf
 	}
-	src := string(data)
-	fm, fmOff, body, bodyLine, ok := frontMatter(src)
-	if !ok {
-		r.errorf(pos{file, 1, 1}, "a lab's Markdown starts with front matter: ---, title: ..., ---")
-	} else if root, ok := parseYAML(r, file, []byte(fm), fmOff); ok {
-		y := ynode{n: root, file: file, lineOffset: fmOff}
-		kvs, _ := y.mapping(r, "front matter")
-		knownKeys(r, kvs, "front matter", "title")
-		for _, e := range kvs {
-			if e.key == "title" {
-				t.title, _ = e.val.str(r, "title")
-			}
-		}
-		if t.title == "" {
-			missing(pos{file, 1, 1}, "no title: in the front matter")
-		}
-	}
+	title, body, bodyLine := readTitle(r, file, string(data), "a lab's Markdown starts with front matter: ---, title: ..., ---", tr.missing)
+	tr.t.title = title
 	root := splitSections(r, file, body, bodyLine)
-	rootProblems := len(r.ps)
-	t.prose = renderMarkdown(root.text(), lang, l.link)
+	tr.t.prose = renderMarkdown(root.text(), lang, l.link)
 	for _, s := range root.subs {
 		switch s.kind {
 		case "steps":
-			if t.steps != "" {
-				r.errorf(s.at, "a lab has one steps section")
-				continue
-			}
-			if s.text() == "" {
-				r.errorf(s.at, "the steps section is empty: list what to try, as \"1. ...\"")
-				continue
-			}
-			t.steps = renderMarkdown(s.text(), lang, l.link)
+			tr.readSteps(s)
 		case "question":
-			q := l.Question(s.id)
-			if q == nil && slices.Contains(l.broken, s.id) {
-				continue
-			}
-			if q == nil {
-				r.errorf(s.at, "unknown question %q: lab.yaml has %s", s.id, idList(l.Questions))
-				continue
-			}
-			if t.questions[s.id] != nil {
-				r.errorf(s.at, "question %s has two sections", s.id)
-				continue
-			}
-			qt := &questionText{choices: map[string]string{}, prompt: renderMarkdown(s.text(), lang, l.link)}
-			before := len(r.ps)
-			if s.text() == "" {
-				missing(s.at, "question %s has no prompt", s.id)
-			}
-			for _, sub := range s.subs {
-				switch sub.kind {
-				case "choice":
-					if q.Choice(sub.id) == nil {
-						r.errorf(sub.at, "unknown choice %q in question %s: lab.yaml has %s", sub.id, q.ID, idList(q.Choices))
-						continue
-					}
-					if _, dup := qt.choices[sub.id]; dup {
-						r.errorf(sub.at, "choice %s has two sections", sub.id)
-						continue
-					}
-					qt.choices[sub.id] = sub.plain()
-				case "hint":
-					qt.hints = append(qt.hints, renderMarkdown(sub.text(), lang, l.link))
-				case "explanation":
-					md := sub.text()
-					if strings.Contains(md, "{{evidence}}") {
-						d := runs[q.ID]
-						if d.w != nil && len(d.evidence) == 0 {
-							r.warnf(sub.at, "question %s: {{evidence}} renders nothing: the choice that holds, %s (%q), names no event that happened (a \"not …\" predicate holds by an absence); say in words what did not happen, or quote the events another way", q.ID, d.choice.ID, d.choice.Predicate())
-						}
-						md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(d, lang))
-					}
-					md = expandCompare(r, sub.at, q, md, lang)
-					qt.explanation = renderMarkdown(md, lang, l.link)
-				}
-			}
-			for _, c := range q.Choices {
-				if qt.choices[c.ID] == "" {
-					missing(s.at, "question %s: no text for choice %s (add \"### %s %s\")", q.ID, c.ID, keyword(lang, "choice"), c.ID)
-				}
-			}
-			switch {
-			case q.hints >= 0 && q.hintsFrom == "" && len(qt.hints) != q.hints:
-				missing(s.at, "question %s has %d hints here, lab.yaml says hints: %d", q.ID, len(qt.hints), q.hints)
-			case q.hints >= 0 && len(qt.hints) != q.hints:
-				missing(s.at, "question %s has %d hints here, %s has %d", q.ID, len(qt.hints), q.hintsFrom, q.hints)
-			case q.hints < 0 && lang == DefaultLang && len(s.unknown) == 0:
-				// Without hints: in lab.yaml, the default language's
-				// count is the one every translation must give.
-				q.hints, q.hintsFrom = len(qt.hints), path.Base(file)
-			}
-			if qt.explanation == "" {
-				missing(s.at, "question %s has no \"### %s\"", q.ID, keyword(lang, "explanation"))
-			}
-			if len(s.unknown) > 0 {
-				r.causedBy(before, s.unknown[0], "see the unknown heading at")
-			}
-			t.questions[s.id] = qt
+			tr.readQuestion(s)
 		case "goal":
-			if l.Goal(s.id) == nil && slices.Contains(l.broken, s.id) {
-				continue
-			}
-			if l.Goal(s.id) == nil {
-				r.errorf(s.at, "unknown goal %q: lab.yaml has %s", s.id, idList(l.Goals))
-				continue
-			}
-			t.goals[s.id] = renderMarkdown(s.text(), lang, l.link)
+			tr.readGoal(s)
 		}
 	}
-	for _, q := range l.Questions {
-		if t.questions[q.ID] == nil {
-			missing(pos{file, 1, 1}, "no section for question %s (add \"## %s %s\")", q.ID, keyword(lang, "question"), q.ID)
-		}
-	}
-	for _, g := range l.Goals {
-		if t.goals[g.ID] == "" && !slices.Contains(l.broken, g.ID) {
-			missing(pos{file, 1, 1}, "no section for goal %s (add \"## %s %s\")", g.ID, keyword(lang, "goal"), g.ID)
-		}
-	}
+	noSection := tr.checkEverySection()
 	if len(root.unknown) > 0 {
 		// Only the sections missing from the whole file follow from a
 		// misspelt "##" heading; problems inside sections are their own.
-		var mine []int
-		for i := rootProblems; i < len(r.ps); i++ {
-			if strings.HasPrefix(r.ps[i].Msg, "no section for ") {
-				mine = append(mine, i)
-			}
-		}
-		for _, i := range mine {
+		for _, i := range noSection {
 			tmp := report{ps: r.ps[i : i+1]}
 			tmp.causedBy(0, root.unknown[0], "see the unknown heading at")
 		}
 	}
-	return t
+	return tr.t
+}
+
+// readTitle reads a Markdown file's front matter, whose one key is title:,
+// and returns the body after it. startsWith is the error for a file
+// without front matter; missing reports a title that is not there.
+func readTitle(r *report, file, src, startsWith string, missing func(pos, string, ...any)) (title, body string, bodyLine int) {
+	fm, fmOff, body, bodyLine, ok := frontMatter(src)
+	if !ok {
+		r.errorf(pos{file, 1, 1}, "%s", startsWith)
+		return "", body, bodyLine
+	}
+	root, ok := parseYAML(r, file, []byte(fm), fmOff)
+	if !ok {
+		return "", body, bodyLine
+	}
+	y := ynode{n: root, file: file, lineOffset: fmOff}
+	kvs, _ := y.mapping(r, "front matter")
+	knownKeys(r, kvs, "front matter", "title")
+	for _, e := range kvs {
+		if e.key == "title" {
+			title, _ = e.val.str(r, "title")
+		}
+	}
+	if title == "" {
+		missing(pos{file, 1, 1}, "no title: in the front matter")
+	}
+	return title, body, bodyLine
+}
+
+// labTextReader is parseLabText's state between its steps. Missing words
+// are errors in the default language and warnings in the others
+// (missing).
+type labTextReader struct {
+	r       *report
+	l       *Lab
+	lang    string
+	file    string
+	runs    map[string]decided
+	t       *labText
+	missing func(pos, string, ...any)
+}
+
+func (tr *labTextReader) markdown(md string) template.HTML {
+	return renderMarkdown(md, tr.lang, tr.l.link)
+}
+
+func (tr *labTextReader) readSteps(s *section) {
+	switch {
+	case tr.t.steps != "":
+		tr.r.errorf(s.at, "a lab has one steps section")
+	case s.text() == "":
+		tr.r.errorf(s.at, "the steps section is empty: list what to try, as \"1. ...\"")
+	default:
+		tr.t.steps = tr.markdown(s.text())
+	}
+}
+
+func (tr *labTextReader) readGoal(s *section) {
+	l := tr.l
+	switch {
+	case l.Goal(s.id) == nil && slices.Contains(l.broken, s.id):
+	case l.Goal(s.id) == nil:
+		tr.r.errorf(s.at, "unknown goal %q: lab.yaml has %s", s.id, idList(l.Goals))
+	default:
+		tr.t.goals[s.id] = tr.markdown(s.text())
+	}
+}
+
+// readQuestion reads a question's section: its prompt, its choices' words,
+// its hints and its explanation, and checks them against lab.yaml.
+func (tr *labTextReader) readQuestion(s *section) {
+	r, l := tr.r, tr.l
+	q := l.Question(s.id)
+	switch {
+	case q == nil && slices.Contains(l.broken, s.id):
+		return
+	case q == nil:
+		r.errorf(s.at, "unknown question %q: lab.yaml has %s", s.id, idList(l.Questions))
+		return
+	case tr.t.questions[s.id] != nil:
+		r.errorf(s.at, "question %s has two sections", s.id)
+		return
+	}
+	qt := &questionText{choices: map[string]string{}, prompt: tr.markdown(s.text())}
+	before := len(r.ps)
+	if s.text() == "" {
+		tr.missing(s.at, "question %s has no prompt", s.id)
+	}
+	for _, sub := range s.subs {
+		switch sub.kind {
+		case "choice":
+			tr.readChoice(q, qt, sub)
+		case "hint":
+			qt.hints = append(qt.hints, tr.markdown(sub.text()))
+		case "explanation":
+			qt.explanation = tr.markdown(tr.explanation(q, sub))
+		}
+	}
+	tr.checkQuestion(s, q, qt)
+	if len(s.unknown) > 0 {
+		r.causedBy(before, s.unknown[0], "see the unknown heading at")
+	}
+	tr.t.questions[s.id] = qt
+}
+
+func (tr *labTextReader) readChoice(q *Question, qt *questionText, sub *section) {
+	switch _, dup := qt.choices[sub.id]; {
+	case q.Choice(sub.id) == nil:
+		tr.r.errorf(sub.at, "unknown choice %q in question %s: lab.yaml has %s", sub.id, q.ID, idList(q.Choices))
+	case dup:
+		tr.r.errorf(sub.at, "choice %s has two sections", sub.id)
+	default:
+		qt.choices[sub.id] = sub.plain()
+	}
+}
+
+// explanation is an explanation's Markdown with {{evidence}} and compare
+// blocks filled in from the engine's run.
+func (tr *labTextReader) explanation(q *Question, sub *section) string {
+	md := sub.text()
+	if strings.Contains(md, "{{evidence}}") {
+		d := tr.runs[q.ID]
+		if d.w != nil && len(d.evidence) == 0 {
+			tr.r.warnf(sub.at, "question %s: {{evidence}} renders nothing: the choice that holds, %s (%q), names no event that happened (a \"not …\" predicate holds by an absence); say in words what did not happen, or quote the events another way", q.ID, d.choice.ID, d.choice.Predicate())
+		}
+		md = strings.ReplaceAll(md, "{{evidence}}", evidenceBlock(d, tr.lang))
+	}
+	return expandCompare(tr.r, sub.at, q, md, tr.lang)
+}
+
+// checkQuestion reports a question's words that are missing: a choice's
+// text, hints in the number lab.yaml (or the default language) gives, an
+// explanation.
+func (tr *labTextReader) checkQuestion(s *section, q *Question, qt *questionText) {
+	lang := tr.lang
+	for _, c := range q.Choices {
+		if qt.choices[c.ID] == "" {
+			tr.missing(s.at, "question %s: no text for choice %s (add \"### %s %s\")", q.ID, c.ID, keyword(lang, "choice"), c.ID)
+		}
+	}
+	switch {
+	case q.hints >= 0 && q.hintsFrom == "" && len(qt.hints) != q.hints:
+		tr.missing(s.at, "question %s has %d hints here, lab.yaml says hints: %d", q.ID, len(qt.hints), q.hints)
+	case q.hints >= 0 && len(qt.hints) != q.hints:
+		tr.missing(s.at, "question %s has %d hints here, %s has %d", q.ID, len(qt.hints), q.hintsFrom, q.hints)
+	case q.hints < 0 && lang == DefaultLang && len(s.unknown) == 0:
+		// Without hints: in lab.yaml, the default language's
+		// count is the one every translation must give.
+		q.hints, q.hintsFrom = len(qt.hints), path.Base(tr.file)
+	}
+	if qt.explanation == "" {
+		tr.missing(s.at, "question %s has no \"### %s\"", q.ID, keyword(lang, "explanation"))
+	}
+}
+
+// checkEverySection reports questions and goals the file has no section
+// for, and returns where in the report those problems are.
+func (tr *labTextReader) checkEverySection() (noSection []int) {
+	l, t, file, lang := tr.l, tr.t, tr.file, tr.lang
+	report := func(format string, args ...any) {
+		n := len(tr.r.ps)
+		tr.missing(pos{file, 1, 1}, format, args...)
+		if len(tr.r.ps) > n {
+			noSection = append(noSection, n)
+		}
+	}
+	for _, q := range l.Questions {
+		if t.questions[q.ID] == nil {
+			report("no section for question %s (add \"## %s %s\")", q.ID, keyword(lang, "question"), q.ID)
+		}
+	}
+	for _, g := range l.Goals {
+		if t.goals[g.ID] == "" && !slices.Contains(l.broken, g.ID) {
+			report("no section for goal %s (add \"## %s %s\")", g.ID, keyword(lang, "goal"), g.ID)
+		}
+	}
+	return noSection
 }
 
 func idList[T interface{ *Question | *Choice | *Goal }](xs []T) string {

@@ -350,6 +350,22 @@ func (p *pparser) byWorker(f *fact) (*fact, error) {
 }
 
 func (p *pparser) fact() (*fact, error) {
+	if f, err := p.worldFact(); f != nil || err != nil {
+		return f, err
+	}
+	w, err := p.worker()
+	if err != nil {
+		return nil, err
+	}
+	if p.accept("'s") {
+		return p.possessive(w)
+	}
+	return p.workerFact(w)
+}
+
+// worldFact reads a fact about the whole run (a count, a violation, harm,
+// none of them), or nothing when the words are not one.
+func (p *pparser) worldFact() (*fact, error) {
 	switch {
 	case p.accept("the"):
 		return p.countFact()
@@ -372,13 +388,11 @@ func (p *pparser) fact() (*fact, error) {
 		}
 		return f, nil
 	}
-	w, err := p.worker()
-	if err != nil {
-		return nil, err
-	}
-	if p.accept("'s") {
-		return p.possessive(w)
-	}
+	return nil, nil
+}
+
+// workerFact reads what worker w did: "W1 writes …", "W1 loses the lease".
+func (p *pparser) workerFact(w string) (*fact, error) {
 	f := &fact{worker: w, wnode: p.node(w)}
 	switch {
 	case p.accept("writes"), p.accept("sends"):
@@ -690,32 +704,7 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 	keyOK := f.key == "" || names.Key(e.Key) == f.key
 	switch f.kind {
 	case factVerdict, factCount:
-		if f.kind == factCount && f.accepted != (e.Kind == engine.KindAccept) {
-			return match{}, false
-		}
-		if (e.Kind != engine.KindAccept && e.Kind != engine.KindReject) || !keyOK || !tokenOK || !f.isWorker(e.Peer()) {
-			return match{}, false
-		}
-		if f.kind == factVerdict && f.accepted != (e.Kind == engine.KindAccept) {
-			return match{}, false
-		}
-		if f.reason != engine.ReasonNone && e.Reason() != f.reason {
-			return match{}, false
-		}
-		m := match{main: i, evidence: []int{i}}
-		if w := lastBefore(ev, i, func(x engine.Event) bool {
-			return x.Kind == engine.KindWrite && x.Node == e.Peer() && x.Key == e.Key && x.Token == e.Token
-		}); w >= 0 {
-			m.evidence = append(m.evidence, w)
-		}
-		if e.Kind == engine.KindReject && e.Reason() == engine.ReasonStaleToken {
-			if a := lastBefore(ev, i, func(x engine.Event) bool {
-				return x.Kind == engine.KindAccept && x.Token == e.Value
-			}); a >= 0 {
-				m.evidence = append(m.evidence, a)
-			}
-		}
-		return m, true
+		return f.matchVerdict(ev, i, e, keyOK, tokenOK)
 	case factCheck:
 		if e.Kind != engine.KindCheck || !f.isWorker(e.Node) || (e.Reason() == engine.ReasonOK) != f.accepted {
 			return match{}, false
@@ -771,6 +760,38 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 		return match{}, false
 	}
 	return match{main: i, evidence: []int{i}}, true
+}
+
+// matchVerdict matches the storage's verdict on a write, with the write
+// (and, for a stale token, the accepted write that made it stale) as
+// evidence.
+func (f *fact) matchVerdict(ev []engine.Event, i int, e engine.Event, keyOK, tokenOK bool) (match, bool) {
+	if f.kind == factCount && f.accepted != (e.Kind == engine.KindAccept) {
+		return match{}, false
+	}
+	if (e.Kind != engine.KindAccept && e.Kind != engine.KindReject) || !keyOK || !tokenOK || !f.isWorker(e.Peer()) {
+		return match{}, false
+	}
+	if f.kind == factVerdict && f.accepted != (e.Kind == engine.KindAccept) {
+		return match{}, false
+	}
+	if f.reason != engine.ReasonNone && e.Reason() != f.reason {
+		return match{}, false
+	}
+	m := match{main: i, evidence: []int{i}}
+	if w := lastBefore(ev, i, func(x engine.Event) bool {
+		return x.Kind == engine.KindWrite && x.Node == e.Peer() && x.Key == e.Key && x.Token == e.Token
+	}); w >= 0 {
+		m.evidence = append(m.evidence, w)
+	}
+	if e.Kind == engine.KindReject && e.Reason() == engine.ReasonStaleToken {
+		if a := lastBefore(ev, i, func(x engine.Event) bool {
+			return x.Kind == engine.KindAccept && x.Token == e.Value
+		}); a >= 0 {
+			m.evidence = append(m.evidence, a)
+		}
+	}
+	return m, true
 }
 
 func violationMatch(ev []engine.Event, i int, e engine.Event) match {

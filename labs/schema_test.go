@@ -18,7 +18,7 @@ import (
 // validate checks data (decoded YAML) against the part of JSON Schema the
 // course's schemas use: type, enum, pattern, properties, required,
 // additionalProperties, patternProperties, minProperties, items, minItems,
-// oneOf. It returns one line per mismatch, with the path to it.
+// minimum, oneOf. It returns one line per mismatch, with the path to it.
 func validate(schema map[string]any, data any, path string) []string {
 	var errs []string
 	fail := func(format string, args ...any) { errs = append(errs, path+": "+fmt.Sprintf(format, args...)) }
@@ -43,6 +43,11 @@ func validate(schema map[string]any, data any, path string) []string {
 	if p, ok := schema["pattern"].(string); ok {
 		if s, ok := data.(string); ok && !regexp.MustCompile(p).MatchString(s) {
 			fail("%q does not match %s", s, p)
+		}
+	}
+	if m, ok := schema["minimum"].(float64); ok {
+		if n, isNum := toFloat(data); isNum && n < m {
+			fail("%v is below the minimum %v", data, m)
 		}
 	}
 	if alts, ok := schema["oneOf"].([]any); ok {
@@ -109,6 +114,21 @@ func validate(schema map[string]any, data any, path string) []string {
 		}
 	}
 	return errs
+}
+
+// toFloat is a decoded YAML number as a float64.
+func toFloat(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case uint64:
+		return float64(v), true
+	}
+	return 0, false
 }
 
 func anyStrings(v any) []string {
@@ -232,6 +252,40 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 	}
 }
 
+// TestSchemaAgreesWithCheck feeds the same lab files, each with one of
+// the values authors commonly get wrong or right, to the schema editors use
+// and to the parser check uses: each accepts exactly what the other does.
+func TestSchemaAgreesWithCheck(t *testing.T) {
+	labSchema := loadSchema(t, "lab.schema.json")
+	good, err := fs.ReadFile(content.FS, "labs/w1-w2/lab.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]string{
+		"  ttl: 15s": {"  ttl: 10", "  ttl: \"10\"", "  ttl: 10.5", "  ttl: 5.", "  ttl: 15 s", "  ttl: 15sec", "  ttl: 1m30s", "  ttl: -5s",
+			"  ttl: 0", "  ttl: 0s", "  ttl: 1.5s", "  ttl: .5s", "  ttl: +5s", "  ttl: never", "  ttl: 500ms", "  ttl: 2m", "  ttl: 1h"},
+		"horizon: 40s":     {"horizon: 40", "horizon: 0s", "horizon: 0", "horizon: -4s", "horizon: 2m", "horizon: 0.5s", "horizon: 40 s"},
+		"  first-token: 7": {"  first-token: -1", "  first-token: 0", "  first-token: seven", "  first-token: 7.5", "  first-token: \"7\"", "  first-token: 1"},
+		"controls:\n":      {"controls:\n  freeze: 25\n", "controls:\n  freeze: 25s\n", "controls:\n  clock: {jump: [-10s, 10s]}\n", "controls:\n  clock: {jump: [-10, 10]}\n"},
+	}
+	for old, news := range cases {
+		for _, new := range news {
+			src := strings.Replace(string(good), old, new, 1)
+			if !strings.Contains(string(good), old) {
+				src = strings.Replace(string(good), "horizon: 40s\n", "horizon: 40s\n"+new, 1)
+			}
+			if src == string(good) {
+				t.Fatalf("%q: nothing changed", new)
+			}
+			errs := validate(labSchema, decodeYAML(t, "lab.yaml", []byte(src)), "lab")
+			_, perr := LoadLabFile("lab.yaml", []byte(src))
+			if (len(errs) == 0) != (perr == nil) {
+				t.Errorf("%q: the schema says %q, check says %v", strings.TrimSpace(new), errs, perr)
+			}
+		}
+	}
+}
+
 // TestSchemaKnowsTheParsersKeys: the keys the schema offers are the keys
 // the parser reads.
 func TestSchemaKnowsTheParsersKeys(t *testing.T) {
@@ -256,6 +310,7 @@ func TestSchemaKnowsTheParsersKeys(t *testing.T) {
 		{"choice", props(q["properties"].(map[string]any)["choices"].(map[string]any)["items"].(map[string]any)), choiceKeys},
 		{"goal", props(p["goals"].(map[string]any)["items"].(map[string]any)), goalKeys},
 		{"challenge", props(p["challenge"].(map[string]any)), challengeKeys},
+		{"search", props(p["search"].(map[string]any)), searchKeys},
 	} {
 		parser := slices.Sorted(slices.Values(tc.parser))
 		if !slices.Equal(tc.schema, parser) {

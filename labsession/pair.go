@@ -28,15 +28,25 @@ type Pair struct {
 // Key names its text in the catalog, so a page says it in the student's
 // language.
 type ForkError struct {
-	Key string
+	key string
 	Err error
 }
 
 func (e *ForkError) Error() string { return e.Err.Error() }
 func (e *ForkError) Unwrap() error { return e.Err }
 
+// Key is the catalog's text for what the what-if cannot do.
+func (e *ForkError) Key() string { return e.key }
+
+// Args: a what-if's texts take none.
+func (e *ForkError) Args() []any { return nil }
+
+// NewForkError is a what-if refused with the catalog's text key; err says
+// why in English.
+func NewForkError(key string, err error) *ForkError { return &ForkError{key: key, Err: err} }
+
 func forkError(key, format string, args ...any) *ForkError {
-	return &ForkError{Key: key, Err: fmt.Errorf(format, args...)}
+	return &ForkError{key: key, Err: fmt.Errorf(format, args...)}
 }
 
 // OpenPair opens the pair a URL's query describes: the session
@@ -55,10 +65,10 @@ func OpenPair(lab *labs.Lab, q url.Values) (p *Pair, refused error, err error) {
 	}
 	change, err := Parse(src)
 	if err != nil {
-		return nil, nil, &ForkError{Key: "whatif.bad", Err: fmt.Errorf("what if %s: %w", Clip(src), err)}
+		return nil, nil, &ForkError{key: "whatif.bad", Err: fmt.Errorf("what if %s: %w", Clip(src), err)}
 	}
 	if err := lab.Refusal(change); err != nil {
-		return nil, nil, &ForkError{Key: "whatif.notoffered", Err: err}
+		return nil, nil, &ForkError{key: "whatif.notoffered", Err: err}
 	}
 	f := engine.Fork{Change: change, At: a.World().Now()}
 	if at := strings.TrimSpace(q.Get("vs-at")); at != "" && at != "now" {
@@ -67,14 +77,14 @@ func OpenPair(lab *labs.Lab, q url.Values) (p *Pair, refused error, err error) {
 		}
 	}
 	if err := f.Validate(); err != nil {
-		return nil, nil, &ForkError{Key: "whatif.bad", Err: err}
+		return nil, nil, &ForkError{key: "whatif.bad", Err: err}
 	}
 	if f.At > a.World().Now() {
 		return nil, nil, forkError("whatif.later", "what if: the run has not reached %s yet (it is %s)", f.At, a.World().Now())
 	}
 	p = &Pair{a: a, src: src, fork: f}
 	if err := p.build(a.cmds); err != nil {
-		return nil, nil, &ForkError{Key: "whatif.bad", Err: err}
+		return nil, nil, &ForkError{key: "whatif.bad", Err: err}
 	}
 	return p, refused, nil
 }
@@ -99,6 +109,7 @@ func (p *Pair) build(cmds []engine.Command) error {
 		return err
 	}
 	p.pair, p.a.world = ep, a
+	p.a.run++
 	return nil
 }
 
@@ -123,9 +134,7 @@ func (p *Pair) applyTo(w *engine.World, c engine.Command) error {
 // other command is refused with a *ForkError: a pair compares one
 // change, and the world is changed on the lab page.
 func (p *Pair) Apply(c engine.Command) error {
-	switch c.Kind {
-	case engine.CmdAdvance, engine.CmdUntil, engine.CmdStep:
-	default:
+	if !c.Kind.MovesTime() {
 		return forkError("whatif.timeonly", "what if: only time moves a pair on (step, advance, until), not %q", c.String())
 	}
 	if err := p.a.check(c); err != nil {

@@ -63,7 +63,7 @@ func TestPairMovesBothRuns(t *testing.T) {
 	for _, cmd := range []string{"fencing off", "freeze W2", "reset", "storage none"} {
 		err := p.Do(cmd)
 		var fe *ForkError
-		if !errors.As(err, &fe) || fe.Key != "whatif.timeonly" {
+		if !errors.As(err, &fe) || fe.Key() != "whatif.timeonly" {
 			t.Errorf("%s: %v, want refused as not a time command", cmd, err)
 		}
 		if p.Query() != query || len(p.A().Events()) != nA || len(p.B().Events()) != nB {
@@ -96,7 +96,7 @@ func TestOpenPairRefusesBadForks(t *testing.T) {
 		q := url.Values{"do": {"until 4s"}, "vs": {tt.vs}, "vs-at": {tt.at}}
 		_, _, err := OpenPair(lab, q)
 		var fe *ForkError
-		if !errors.As(err, &fe) || fe.Key != tt.key {
+		if !errors.As(err, &fe) || fe.Key() != tt.key {
 			t.Errorf("vs=%q vs-at=%q: %v, want %s", tt.vs, tt.at, err, tt.key)
 		}
 	}

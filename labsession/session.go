@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"leaselab/engine"
 	"leaselab/labs"
@@ -58,24 +59,21 @@ const (
 )
 
 // LimitError is a command refused because the session is as big as it may
-// grow. Key names its text in the catalog (with Arg), so a page says it in
-// the student's language.
+// grow, or a query a session cannot be opened from. It is Readable: the
+// catalog says it in the student's language.
 type LimitError struct {
 	msg string
-	Key string
-	Arg any
+	key string
+	arg any
 }
 
 func (e *LimitError) Error() string { return e.msg }
 
-// NotOfferedError is a command the lab's page does not offer.
-type NotOfferedError struct {
-	Cmd engine.Command
-	Err error
-}
+// Key is the catalog's text for the limit.
+func (e *LimitError) Key() string { return e.key }
 
-func (e *NotOfferedError) Error() string { return e.Err.Error() }
-func (e *NotOfferedError) Unwrap() error { return e.Err }
+// Args is the limit.
+func (e *LimitError) Args() []any { return []any{e.arg} }
 
 // RefusedError is a command of a link the session left out.
 type RefusedError struct {
@@ -85,6 +83,22 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return fmt.Sprintf("%s: %v", Clip(e.Src), e.Err) }
 func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Key is the catalog's text for a command and why it was left out.
+func (e *RefusedError) Key() string { return "err.refused" }
+
+// Args are the command (in the reader's words when it parses; clipped as
+// written when not) and why it was refused.
+func (e *RefusedError) Args() []any {
+	if c, err := Parse(e.Src); err == nil {
+		return []any{c, e.Err}
+	}
+	src := e.Src
+	if len(src) > 60 {
+		src = Clip(src)
+	}
+	return []any{src, e.Err}
+}
 
 // Session is one run of a lab. It is not safe for concurrent use: one
 // goroutine owns it and its world.
@@ -101,6 +115,9 @@ type Session struct {
 	// changes (the session is then a new value: queryOf 0, none written).
 	queryHead string
 	queryOf   int
+	// run counts the runs this session has made: a reset or a replay
+	// starts a new one; rebuilding a released world does not.
+	run uint64
 }
 
 // New opens a session of lab with seed at the lab's start.
@@ -138,7 +155,7 @@ func FromQuery(lab *labs.Lab, q url.Values) (s *Session, refused error, err erro
 	if v := q.Get("seed"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return nil, nil, fmt.Errorf("seed %s: not a number", Clip(v))
+			return nil, nil, &LimitError{fmt.Sprintf("seed %s: not a number", Clip(v)), "err.seed", Clip(v)}
 		}
 		seed = n
 	}
@@ -188,7 +205,7 @@ func FromQuery(lab *labs.Lab, q url.Values) (s *Session, refused error, err erro
 // Parse reads one command as a student or a link writes it.
 func Parse(src string) (engine.Command, error) {
 	if len(src) > MaxCommandLen {
-		return engine.Command{}, fmt.Errorf("command longer than %d characters", MaxCommandLen)
+		return engine.Command{}, &LimitError{fmt.Sprintf("command longer than %d characters", MaxCommandLen), "err.limit.length", MaxCommandLen}
 	}
 	return engine.ParseCommand(strings.TrimSpace(src))
 }
@@ -216,7 +233,53 @@ func (s *Session) Lab() *labs.Lab { return s.lab }
 func (s *Session) Seed() uint64 { return s.seed }
 
 // World is the session's world. Read it; change it only through Apply.
-func (s *Session) World() *engine.World { return s.world }
+// After Release it is rebuilt here, by replaying the commands.
+func (s *Session) World() *engine.World {
+	s.hold()
+	return s.world
+}
+
+// Run says which run of the session the world is: it changes when a reset
+// or a replay starts the run again, not when a released world is rebuilt.
+// A page that shows a run's events needs to show them whole only when it
+// changes.
+func (s *Session) Run() uint64 { return s.run }
+
+// Release lets the world go: a session at rest keeps only what rebuilds it
+// (the lab, the seed and the commands), and World or the next command
+// rebuilds it by replaying them, exactly as a reconnect would. A world at
+// the event cap holds about a megabyte and rebuilds in a few milliseconds,
+// so a server keeps the worlds of the sessions that play and releases the
+// large ones that wait.
+func (s *Session) Release() { s.world = nil }
+
+// Held reports whether the session holds its world now (it was not
+// released, or was rebuilt since).
+func (s *Session) Held() bool { return s.world != nil }
+
+// Footprint estimates the bytes the session holds: its world, when held,
+// and its commands.
+func (s *Session) Footprint() int {
+	n := cap(s.cmds)*int(unsafe.Sizeof(engine.Command{})) + len(s.queryHead) + int(unsafe.Sizeof(*s))
+	if s.world != nil {
+		n += s.world.Footprint()
+	}
+	return n
+}
+
+// hold rebuilds a released world. The commands built it once, within the
+// caps, so they build it again: an error here means the lab changed under
+// the session, which a reload does not do (a session keeps its lab).
+func (s *Session) hold() {
+	if s.world != nil {
+		return
+	}
+	r, err := Open(s.lab, s.seed, s.cmds)
+	if err != nil {
+		panic(fmt.Sprintf("labsession: rebuilding a released session of %s: %v", s.lab.ID, err))
+	}
+	s.world = r.world
+}
 
 // Commands is the list that rebuilds the world. Read it, do not change it.
 func (s *Session) Commands() []engine.Command { return s.cmds }
@@ -312,11 +375,12 @@ func (s *Session) Apply(c engine.Command) error {
 // and refusing it when they would take *work past MaxOpenWork.
 func (s *Session) applyCounted(c engine.Command, work *int) error {
 	if err := s.lab.Refusal(c); err != nil {
-		return &NotOfferedError{Cmd: c, Err: err}
+		return err
 	}
 	if c.Kind == engine.CmdReset {
 		return s.reset(nil, work)
 	}
+	s.hold()
 	if err := s.check(c); err != nil {
 		return err
 	}
@@ -344,7 +408,7 @@ func (s *Session) check(c engine.Command) error {
 	}
 	now := s.world.Now()
 	over := false
-	switch c.Kind {
+	switch c.Kind { // the command table's time commands (MovesTime)
 	case engine.CmdAdvance:
 		over = c.Dur > MaxVirtual-now
 	case engine.CmdUntil:
@@ -390,7 +454,7 @@ func (s *Session) reset(then []engine.Command, work *int) error {
 	if err != nil {
 		return fmt.Errorf("lab %s: %w", s.lab.ID, err)
 	}
-	next := &Session{lab: s.lab, seed: s.seed, world: w}
+	next := &Session{lab: s.lab, seed: s.seed, world: w, run: s.run + 1}
 	for _, c := range head {
 		if err := w.Apply(c); err != nil {
 			return fmt.Errorf("%s: %w", c, err)

@@ -327,3 +327,46 @@ func TestQueryKeepsUpWithTheCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestReleasedSessionRebuildsTheSameWorld releases a session's world and
+// reads it again, and applies a command to a released session: both meet
+// the world they would have met had it been kept, event for event.
+func TestReleasedSessionRebuildsTheSameWorld(t *testing.T) {
+	lab := courseLab(t, "renew-policy")
+	kept, err := New(lab, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released, _ := New(lab, 3)
+	for _, src := range []string{"advance 20s", "freeze H", "advance 5s", "thaw H", "advance 3s", "reset", "until 2m"} {
+		if err := kept.Do(src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		released.Release()
+		if released.Held() {
+			t.Fatal("a released session still holds its world")
+		}
+		if err := released.Do(src); err != nil {
+			t.Fatalf("released, %s: %v", src, err)
+		}
+		released.Release()
+		if got, want := len(released.World().Events()), len(kept.World().Events()); got != want {
+			t.Fatalf("after %s: rebuilt world has %d events, kept one %d", src, got, want)
+		}
+		for i, e := range kept.World().Events() {
+			if released.World().Events()[i] != e {
+				t.Fatalf("after %s: event %d differs: %v, kept %v", src, i, released.World().Events()[i], e)
+			}
+		}
+		if released.Query() != kept.Query() {
+			t.Fatalf("after %s: query %q, kept %q", src, released.Query(), kept.Query())
+		}
+	}
+	if f := kept.Footprint(); f < 10*len(kept.World().Events()) {
+		t.Fatalf("footprint %d B for %d events", f, len(kept.World().Events()))
+	}
+	released.Release()
+	if f, g := released.Footprint(), kept.Footprint(); f*10 > g {
+		t.Fatalf("a released session holds %d B, a kept one %d B", f, g)
+	}
+}

@@ -422,7 +422,7 @@ type session struct {
 
 func dial(ctx context.Context, d *websocket.Dialer, u string, res *Result, frames, closed *atomic.Int64) (*session, error) {
 	// Each session comes as a student of its own: a server run with
-	// --trust-proxy counts its work budgets by this address, as it would
+	// --trusted-proxies 127.0.0.1 counts its work budgets by this address, as it would
 	// behind a proxy, instead of by the one loopback address.
 	h := http.Header{"X-Forwarded-For": {studentAddr()}}
 	conn, resp, err := d.DialContext(ctx, u, h)

@@ -100,24 +100,35 @@ func TestOrigins(t *testing.T) {
 	if _, resp, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", http.Header{"Origin": {"http://" + host, "http://evil.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("two Origin headers: %v, want 403", err)
 	}
-	// Same site: directly, with the default port spelled out or not, and
-	// behind a proxy that keeps its own Host and sets X-Forwarded-Host.
+	// Same site: directly, with the default port spelled out or not.
+	for _, origin := range []string{"http://" + host, "http://" + strings.ToUpper(host)} {
+		if _, _, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", http.Header{"Origin": {origin}}); err != nil {
+			t.Errorf("same site %q refused: %v", origin, err)
+		}
+	}
+	// Behind a proxy that keeps its own Host and forwards the site's name:
+	// believed from a trusted proxy (here the test client, on loopback),
+	// and from nobody else.
+	_, proxied := newTestServer(t, Config{TrustedProxies: LoopbackProxies})
 	for _, tc := range []struct {
 		origin string
 		h      http.Header
 	}{
-		{"http://" + host, nil},
-		{"http://" + strings.ToUpper(host), nil},
 		{"https://leases.example.edu", http.Header{"X-Forwarded-Host": {"leases.example.edu"}}},
 		{"https://leases.example.edu", http.Header{"X-Forwarded-Host": {"leases.example.edu:443"}}},
 		{"http://leases.example.edu:8080", http.Header{"X-Forwarded-Host": {"leases.example.edu:8080, inner.example"}}},
+		{"https://leases.example.edu", http.Header{"Forwarded": {`for=203.0.113.9;host=leases.example.edu;proto=https`}}},
+		{"http://leases.example.edu:8080", http.Header{"Forwarded": {`for="[2001:db8::1]:77";host="leases.example.edu:8080", for=10.0.0.1`}}},
 	} {
 		h := http.Header{"Origin": {tc.origin}}
 		for k, v := range tc.h {
 			h[k] = v
 		}
-		if _, _, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", h); err != nil {
-			t.Errorf("same site %q %v refused: %v", tc.origin, tc.h, err)
+		if _, _, err := rawDial(t, proxied.URL, "/en/labs/w1-w2/ws", h); err != nil {
+			t.Errorf("same site through a trusted proxy %q %v refused: %v", tc.origin, tc.h, err)
+		}
+		if _, resp, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", h); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%q %v from an untrusted peer: %v %v, want 403", tc.origin, tc.h, err, resp)
 		}
 	}
 	// Without a browser (no Origin) is accepted: it cannot ride a student's
@@ -129,32 +140,36 @@ func TestOrigins(t *testing.T) {
 
 // TestPublicURLRefusesOtherHosts: with a public URL, a page reached by
 // another name (DNS rebinding: an attacker's name pointed at this server)
-// is refused, page and socket alike; behind a proxy X-Forwarded-Host
-// names the site.
+// is refused, page and socket alike; behind a trusted proxy
+// X-Forwarded-Host names the site, and from anyone else it changes nothing.
 func TestPublicURLRefusesOtherHosts(t *testing.T) {
 	_, ts := newTestServer(t, Config{PublicURL: "https://leases.example.edu"})
-	req := func(host string, h http.Header) int {
-		r, _ := http.NewRequest("GET", ts.URL+"/en/labs/w1-w2", nil)
-		r.Host = host
-		for k, v := range h {
-			r.Header[k] = v
-		}
-		resp, err := http.DefaultClient.Do(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	_, proxied := newTestServer(t, Config{PublicURL: "https://leases.example.edu", TrustedProxies: LoopbackProxies})
+	req := func(host string, h http.Header) int { return reqAt(t, ts.URL, host, h) }
 	if got := req("rebound.evil.example:80", nil); got != http.StatusMisdirectedRequest {
 		t.Errorf("Host rebound.evil.example: %d, want 421", got)
 	}
 	if got := req("leases.example.edu", nil); got != http.StatusOK {
 		t.Errorf("Host leases.example.edu: %d, want 200", got)
 	}
-	if got := req("127.0.0.1:9", http.Header{"X-Forwarded-Host": {"leases.example.edu"}}); got != http.StatusOK {
-		t.Errorf("behind a proxy: %d, want 200", got)
+	if got := reqAt(t, proxied.URL, "127.0.0.1:9", http.Header{"X-Forwarded-Host": {"leases.example.edu"}}); got != http.StatusOK {
+		t.Errorf("behind a trusted proxy: %d, want 200", got)
+	}
+	// A DNS-rebinding page cannot claim the site's name itself.
+	if got := req("rebound.evil.example", http.Header{"X-Forwarded-Host": {"leases.example.edu"}}); got != http.StatusMisdirectedRequest {
+		t.Errorf("X-Forwarded-Host from an untrusted peer: %d, want 421", got)
+	}
+	if got := req("rebound.evil.example", http.Header{"Forwarded": {"host=leases.example.edu"}}); got != http.StatusMisdirectedRequest {
+		t.Errorf("Forwarded host= from an untrusted peer: %d, want 421", got)
+	}
+	// /metrics follows the same rule as pages; /healthz answers any name.
+	for path, want := range map[string]int{"/metrics": http.StatusMisdirectedRequest, "/healthz": http.StatusOK} {
+		if got := reqPathAt(t, ts.URL, path, "rebound.evil.example", nil); got != want {
+			t.Errorf("%s for another host: %d, want %d", path, got, want)
+		}
+	}
+	if got := reqPathAt(t, ts.URL, "/metrics", "leases.example.edu", nil); got != http.StatusOK {
+		t.Errorf("/metrics for the site's name: %d, want 200", got)
 	}
 	u, _ := url.Parse(ts.URL)
 	d := websocket.Dialer{}
@@ -162,9 +177,34 @@ func TestPublicURLRefusesOtherHosts(t *testing.T) {
 	if _, resp, err := d.Dial(wsURL, http.Header{"Origin": {"http://rebound.evil.example"}, "Host": {"rebound.evil.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusMisdirectedRequest {
 		t.Errorf("a rebound socket: %v, want 421", err)
 	}
+	if _, resp, err := d.Dial(wsURL, http.Header{"Origin": {"http://rebound.evil.example"}, "Host": {"rebound.evil.example"}, "X-Forwarded-Host": {"127.0.0.1:" + u.Port()}}); err == nil || resp == nil || resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("a rebound socket claiming the server's own address: %v, want 421", err)
+	}
 	if _, err := New(Config{PublicURL: "leases.example.edu"}); err == nil {
 		t.Error("a public URL without a scheme was accepted")
 	}
+}
+
+// reqAt asks base for a lab page under the Host host, with headers h, and
+// gives the status.
+func reqAt(t *testing.T, base, host string, h http.Header) int {
+	return reqPathAt(t, base, "/en/labs/w1-w2", host, h)
+}
+
+func reqPathAt(t *testing.T, base, path, host string, h http.Header) int {
+	t.Helper()
+	r, _ := http.NewRequest("GET", base+path, nil)
+	r.Host = host
+	for k, v := range h {
+		r.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // TestHugeCommandNotEchoed: a command of half a megabyte in a link is

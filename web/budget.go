@@ -3,7 +3,6 @@ package web
 import (
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 )
@@ -44,6 +43,7 @@ type workBudget struct {
 	rate  float64 // seconds of work per second
 	burst time.Duration
 	level time.Duration // credit; below zero: debt
+	spent time.Duration // all work charged, for the tests' accounting
 	last  time.Time
 	// turn, for an address, lets one piece of its work run at a time: a
 	// budget admits work before its cost is known, and eight sessions of
@@ -115,6 +115,14 @@ func (b *workBudget) charge(d time.Duration) {
 	defer b.mu.Unlock()
 	b.refill(time.Now())
 	b.level -= d
+	b.spent += d
+}
+
+// used is all the work charged to the budget so far.
+func (b *workBudget) used() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
 }
 
 func (b *workBudget) full(now time.Time) bool {
@@ -156,20 +164,9 @@ func (a *addrBudgets) get(addr string) *workBudget {
 	return b
 }
 
-// clientAddr is the address a request's budgets and connection caps count
-// against: the peer's IP, or behind a trusted proxy the last address the
-// proxy added to X-Forwarded-For.
-func (s *Server) clientAddr(r *http.Request) string {
-	if s.trustProxy {
-		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-			parts := strings.Split(xff[len(xff)-1], ",")
-			if a := strings.TrimSpace(parts[len(parts)-1]); a != "" {
-				return a
-			}
-		}
-	}
-	return hostOf(r.RemoteAddr)
-}
+// clientAddr is the address a request's budgets count against: the
+// peer's, or behind a trusted proxy the student's it forwarded.
+func (s *Server) clientAddr(r *http.Request) string { return s.proxies.clientIP(r) }
 
 // hostOf is an address's IP without its port.
 func hostOf(addr string) string {
@@ -185,6 +182,12 @@ type busyError struct{ retry time.Duration }
 func (e *busyError) Error() string {
 	return "busy: this uses more of the server than one student may; try again in " + e.retry.Round(100*time.Millisecond).String()
 }
+
+// Key is the catalog's text for work refused until later.
+func (e *busyError) Key() string { return "err.busy" }
+
+// Args is how long to wait.
+func (e *busyError) Args() []any { return []any{e.retry.Round(100 * time.Millisecond)} }
 
 // waitFor is the longest wait of the budgets given, as an error, or nil
 // when work may start now.
@@ -204,6 +207,25 @@ func waitFor(budgets ...*workBudget) error {
 
 // charge takes what the work since start cost from every budget given.
 func charge(start time.Time, budgets ...*workBudget) { chargeTimes(start, 1, budgets...) }
+
+// chargeFixed takes d of work from every budget given: what a refusal
+// costs, so that a client refused again and again pays for being answered.
+func chargeFixed(d time.Duration, budgets ...*workBudget) {
+	for _, b := range budgets {
+		if b != nil {
+			b.charge(d)
+		}
+	}
+}
+
+// refuseCost is what answering a refused message or request is charged:
+// about what a short answer costs to encode and write (measured: 20-60 µs),
+// rounded up so that a flood of refusals drains its budget too.
+const refuseCost = 100 * time.Microsecond
+
+// maxWriteCharge bounds what one write is charged: past it the write waits
+// on the network (a slow phone), which costs the server nothing.
+const maxWriteCharge = 2 * time.Millisecond
 
 // verdictFactor is what a judged design challenge is charged, in times its
 // work: its 200 runs make about 70 MB of garbage, and collecting it slows

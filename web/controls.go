@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"leaselab/catalog"
 	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
@@ -87,11 +88,11 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 		if k := c.Clock; k != nil {
 			for _, d := range k.Skew {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasSkew: true, Skew: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + draw.SignedTime(d), Label: T(lang, "ctl.skew") + " " + name + " " + draw.SignedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + catalog.SignedTime(d), Label: T(lang, "ctl.skew") + " " + name + " " + catalog.SignedTime(d)})
 			}
 			for _, d := range k.Jump {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasJump: true, Jump: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + draw.SignedTime(d), Label: T(lang, "ctl.jump") + " " + name + " " + draw.SignedTime(d)})
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + catalog.SignedTime(d), Label: T(lang, "ctl.jump") + " " + name + " " + catalog.SignedTime(d)})
 			}
 			for _, rt := range k.Rate {
 				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}

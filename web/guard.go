@@ -38,7 +38,31 @@ const (
 	// maxHeaderBytes leaves room for a link with a session at its caps in
 	// the URL (2,000 commands, usually well under 100 KB).
 	maxHeaderBytes = 1 << 20
+	// The header fields besides the request line are bounded to what a
+	// browser sends: a field of at most maxHeaderField bytes (servers
+	// commonly take 8 KB; browsers cut a Referer at 4 KB), all of them
+	// together at most maxHeaderFields. Past either, 431.
+	maxHeaderField  = 16 << 10
+	maxHeaderFields = 64 << 10
 )
+
+// headerTooLarge says which header field, or that all of them together,
+// are larger than a browser sends; "" when none is.
+func headerTooLarge(h http.Header) string {
+	total := 0
+	for k, vs := range h {
+		for _, v := range vs {
+			if len(v) > maxHeaderField {
+				return k
+			}
+			total += len(k) + len(v)
+		}
+	}
+	if total > maxHeaderFields {
+		return "all header fields together"
+	}
+	return ""
+}
 
 // HTTPServer is an http.Server for s with the timeouts a public server
 // needs. The caller sets Addr or serves a listener (see LimitListener).
@@ -97,13 +121,15 @@ func (s *Server) hostAllowed(host string) bool {
 
 // checkHost refuses a request for a host name the server does not answer
 // to: a page of another site whose name an attacker pointed at this
-// server (DNS rebinding) reads nothing and drives nothing. Behind a proxy
-// that keeps its own Host, X-Forwarded-Host names the site. Health and
-// metrics are answered whatever the name, for probes that use an address.
+// server (DNS rebinding) reads nothing and drives nothing. Behind a
+// trusted proxy that keeps its own Host, the name it forwarded names the
+// site. Health is answered whatever the name, for probes that use an
+// address; metrics are not (they tell who is using the server): scrape them
+// by a name the server answers to, or on --metrics-addr.
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if len(s.allowedHosts) == 0 || r.URL.Path == "/healthz" || r.URL.Path == "/metrics" {
+		if len(s.allowedHosts) == 0 || r.URL.Path == "/healthz" {
 			return next(c)
 		}
 		for _, h := range s.siteHosts(r) {
@@ -111,7 +137,7 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 				return next(c)
 			}
 		}
-		s.metrics.error(errHost)
+		s.refused(errHost, "a request for a host name this server does not answer to", "host", labsession.Clip(r.Host))
 		return c.String(http.StatusMisdirectedRequest, "leaselab: this server does not answer to the host "+labsession.Clip(r.Host)+"\n")
 	}
 }
@@ -121,13 +147,15 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 // A cached page costs next to nothing, so repeats are free.
 func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		b := s.addrBudgets.get(s.clientAddr(c.Request()))
+		client := s.clientAddr(c.Request())
+		b := s.addrBudgets.get(client)
 		err := waitFor(b)
 		if err == nil && !b.take(slotWait) {
 			err = &busyError{retry: time.Second}
 		}
 		if err != nil {
-			s.metrics.error(errBudget)
+			s.refused(errBudget, "a client over its work budget asked for a heavy page", "client", client, "path", labsession.Clip(c.Request().URL.Path))
+			chargeFixed(refuseCost, b)
 			var retry = 1
 			if be, ok := err.(*busyError); ok {
 				retry = max(1, int(be.retry.Seconds()+0.999))
@@ -175,13 +203,13 @@ func (s *Server) LimitListener(ln net.Listener, lim ConnLimits) net.Listener {
 	if lim.PerAddr <= 0 {
 		lim.PerAddr = min(def.PerAddr, lim.Total)
 	}
-	return &limitListener{Listener: ln, lim: lim, byAddr: map[string]int{}, metrics: s.metrics}
+	return &limitListener{Listener: ln, lim: lim, byAddr: map[string]int{}, srv: s}
 }
 
 type limitListener struct {
 	net.Listener
-	lim     ConnLimits
-	metrics *metrics
+	lim ConnLimits
+	srv *Server
 
 	mu       sync.Mutex
 	total    int
@@ -200,23 +228,30 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		addr := hostOf(c.RemoteAddr().String())
-		if l.admit(addr) {
+		// A trusted proxy carries every student: only the total binds it.
+		proxy := l.srv.proxies.trusts(net.ParseIP(addr))
+		why := l.admit(addr, proxy)
+		if why == "" {
 			return &limitConn{Conn: c, l: l, addr: addr}, nil
 		}
-		l.metrics.error(errConns)
+		l.srv.refused(errConns, why, "client", addr)
 		l.refuse(c)
 	}
 }
 
-func (l *limitListener) admit(addr string) bool {
+// admit takes a place for a connection from addr, or says why not.
+func (l *limitListener) admit(addr string, proxy bool) (why string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.total >= l.lim.Total || l.byAddr[addr] >= l.lim.PerAddr {
-		return false
+	switch {
+	case l.total >= l.lim.Total:
+		return "the server holds as many connections as it may"
+	case !proxy && l.byAddr[addr] >= l.lim.PerAddr:
+		return "an address holds --max-conns-per-addr connections"
 	}
 	l.total++
 	l.byAddr[addr]++
-	return true
+	return ""
 }
 
 func (l *limitListener) release(addr string) {

@@ -10,10 +10,6 @@ import (
 // missingPrefix marks a text with no translation; tests look for it.
 const missingPrefix = catalog.Missing
 
-// lookup is the text for key in lang, falling back to Indonesian. Every
-// text a student reads is in the catalog (package catalog).
-func lookup(lang, key string) (string, bool) { return catalog.Lookup(lang, key) }
-
 // T is the text for key in lang, falling back to Indonesian.
 func T(lang, key string) string { return catalog.T(lang, key) }
 

@@ -17,6 +17,7 @@ func (s *Server) labShow(c echo.Context) error {
 		return err
 	}
 	if s.full() {
+		s.refused(errFull, "a lab page while the server holds its --max-sessions", "max", s.maxSessions)
 		c.Response().Header().Set("Retry-After", "30")
 		return &pageError{status: http.StatusServiceUnavailable, lang: lang, key: "full.text", title: "full.title"}
 	}

@@ -26,7 +26,7 @@ func (e *originError) Error() string { return "live lab refused: " + e.why }
 // checkOrigin accepts a websocket only from a page of this site, so that
 // another site's page cannot drive a student's session: the Origin must be
 // an http or https URL, with a host and no user name, whose host and port
-// are this site's (the Host header, or behind a proxy X-Forwarded-Host).
+// are this site's (the Host header, or the name a trusted proxy forwarded).
 // No Origin at all is not a browser (a browser always sends one), and is
 // accepted. The sandboxed iframe's "null", file:, data: and the like are
 // refused.
@@ -63,11 +63,11 @@ func (s *Server) checkOrigin(r *http.Request) error {
 }
 
 // siteHosts are the names this site is reached by, as the request says:
-// its Host, and the first X-Forwarded-Host a proxy set.
+// its Host, and the name a trusted proxy forwarded (proxy.go).
 func (s *Server) siteHosts(r *http.Request) []string {
 	hosts := []string{r.Host}
-	if xf := r.Header.Get("X-Forwarded-Host"); xf != "" {
-		hosts = append(hosts, strings.TrimSpace(strings.Split(xf, ",")[0]))
+	if fh := s.proxies.forwardedHost(r); fh != "" {
+		hosts = append(hosts, fh)
 	}
 	return hosts
 }
@@ -124,33 +124,49 @@ func (s *Server) labSocket(c echo.Context) error {
 func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight int64, open func(l *live) error) error {
 	// Another site's page is refused before anything is replayed.
 	if err := s.checkOrigin(c.Request()); err != nil {
-		s.metrics.error(errOrigin)
-		s.log.Warn(err.Error(), "origin", labsession.Clip(c.Request().Header.Get("Origin")), "host", labsession.Clip(c.Request().Host))
+		s.refused(errOrigin, err.Error(), "origin", labsession.Clip(c.Request().Header.Get("Origin")), "host", labsession.Clip(c.Request().Host))
 		return c.String(http.StatusForbidden, "leaselab: "+err.Error()+"\n")
 	}
 	// A full server says so before it replays anything.
 	if n := s.metrics.sessionsOpen.Add(weight); n > int64(s.maxSessions) {
 		s.metrics.sessionsOpen.Add(-weight)
-		s.metrics.error(errFull)
+		s.refused(errFull, "the server holds its --max-sessions", "max", s.maxSessions)
+		return s.refuseLive(c, websocket.CloseTryAgainLater, T(lang, "full.close"))
+	}
+	client := s.clientAddr(c.Request())
+	if !s.clients.take(client) {
+		s.metrics.sessionsOpen.Add(-weight)
+		s.refused(errConns, "a client holds --max-conns-per-addr live sessions", "client", client)
 		return s.refuseLive(c, websocket.CloseTryAgainLater, T(lang, "full.close"))
 	}
 	opened := false
 	defer func() {
 		if !opened {
 			s.metrics.sessionsOpen.Add(-weight)
+			s.clients.give(client)
 		}
 	}()
-	addr := s.addrBudgets.get(s.clientAddr(c.Request()))
+	hold, why := s.mem.admit(client)
+	if hold == nil {
+		s.refused(errMemory, "a client's live sessions, or all, hold their share of memory", "client", client, "share", string(why))
+		return s.refuseLive(c, websocket.CloseTryAgainLater, T(lang, "full.memory."+string(why)))
+	}
+	defer func() {
+		if !opened {
+			hold.release()
+		}
+	}()
+	addr := s.addrBudgets.get(client)
 	err := waitFor(addr)
 	if err == nil && !addr.take(slotWait) {
 		err = &busyError{retry: time.Second}
 	}
 	if err != nil {
-		s.metrics.error(errBudget)
-		return s.refuseLive(c, websocket.CloseTryAgainLater, err.Error())
+		s.refused(errBudget, "a client over its work budget opened a live lab", "client", client)
+		return s.refuseLive(c, websocket.CloseTryAgainLater, errorText(lang, err))
 	}
 	l := &live{srv: s, lab: lab, lang: lang, out: make(chan *outMsg, sendQueue), speed: 1,
-		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr}
+		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr, mem: hold}
 	start := time.Now()
 	err = open(l)
 	charge(start, addr)
@@ -172,6 +188,8 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 	go func() {
 		defer s.sessions.Done()
 		defer s.metrics.sessionsOpen.Add(-weight)
+		defer s.clients.give(client)
+		defer hold.release()
 		defer func() {
 			// A panic that safely could not contain ends this session only.
 			if p := recover(); p != nil {

@@ -72,8 +72,11 @@ func (l *live) read() {
 		// goes deep, and on the reader's own stack it would double every
 		// connection's stack for good the first time it sent a message
 		// (8 KB instead of 4 for each of a classroom's playing sessions).
+		// The decoding's work is measured on the wall clock, as all work is.
 		var m clientMsg
+		start := time.Now()
 		l.srv.rendered(func() { m = decodeClientMsg(data) })
+		charge(start, l.work, l.addr)
 		if tokens < 1 {
 			m = clientMsg{ID: m.ID, kind: msgRefused}
 		} else {
@@ -129,8 +132,10 @@ func (l *live) write() {
 			}
 			continue
 		}
-		l.conn.SetWriteDeadline(time.Now().Add(writeWait))
+		start := time.Now()
+		l.conn.SetWriteDeadline(start.Add(writeWait))
 		err := writeMsg(l.conn, m)
+		chargeFixed(min(time.Since(start), maxWriteCharge), l.work, l.addr)
 		if err == nil {
 			switch {
 			case m.play:
@@ -226,8 +231,10 @@ func (l *live) offer(m serverMsg) bool {
 	}
 	m.Seq = l.seq + 1
 	m.Playing = l.playing
+	start := time.Now()
 	o := newOutMsg(&m)
 	o.b = appendMsg(o.b[:0], &m)
+	charge(start, l.work, l.addr)
 	m.free()
 	o.at, o.play = m.at, m.play
 	select {

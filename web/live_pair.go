@@ -52,7 +52,7 @@ type pairRun struct {
 // belong to the lab page and are refused.
 func (r *pairRun) handle(l *live, m clientMsg) serverMsg {
 	if m.kind != msgDo {
-		return l.fail(m.ID, &labsession.ForkError{Key: "whatif.timeonly", Err: errTimeOnly})
+		return l.fail(m.ID, labsession.NewForkError("whatif.timeonly", errTimeOnly))
 	}
 	if err := r.Do(m.Cmd); err != nil {
 		return l.fail(m.ID, err)

@@ -65,9 +65,12 @@ type live struct {
 	runs  driven
 	sess  *labsession.Session
 	shown int // events already in the page's list
-	// shownOf is the world those events came from: a reset or a replay
-	// makes a new one, whose list the page must show whole.
-	shownOf *engine.World
+	// shownRun is the run those events came from (labsession.Run): a
+	// reset or a replay starts a new one, whose list the page must show
+	// whole.
+	shownRun uint64
+	// mem is the session's entry in the server's memory ledger (memory.go).
+	mem *memHold
 
 	// work is this session's budget; addr its client address's, shared.
 	work, addr *workBudget
@@ -117,6 +120,7 @@ func (l *live) run() {
 	l.active, l.pingAt = start, start.Add(pingPeriod)
 	l.keeper = l.srv.clock.AfterFunc(min(pingPeriod, l.srv.idleTimeout), l.keep)
 	l.send(first)
+	l.rest()
 	l.mu.Unlock()
 	stop := context.AfterFunc(l.srv.ctx, func() {
 		l.mu.Lock()
@@ -144,29 +148,47 @@ func (l *live) receive(m clientMsg) {
 		// Over the rate: answered, not carried out. The answer is left
 		// out rather than the client dropped if its queue fills.
 		l.srv.metrics.error(errRate)
+		chargeFixed(refuseCost, l.work, l.addr)
 		if l.refused++; l.refused > maxRefused {
 			l.close(websocket.ClosePolicyViolation, "too many messages")
 			return
 		}
 		if len(l.out) < sendQueue/2 { // the other half is for real answers
-			l.offer(serverMsg{Type: "error", ID: m.ID, Error: fmt.Sprintf("too many messages: at most %d a second", msgRate), at: m.at})
+			tooMany := &wireError{"err.too-many", []any{msgRate}, fmt.Sprintf("too many messages: at most %d a second", msgRate)}
+			l.offer(serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, tooMany), at: m.at})
 		}
 		return
 	}
-	l.refused = 0
 	var reply serverMsg
 	switch m.kind {
 	case msgPlay:
+		l.refused = 0
 		l.startPlay(m.at, m.Speed)
 		reply = serverMsg{Type: "ack", ID: m.ID}
 	case msgPause:
+		l.refused = 0
 		l.stopPlay()
 		reply = serverMsg{Type: "ack", ID: m.ID}
 	default:
 		reply = l.costly(m)
 	}
+	if l.ending.Load() {
+		return // refused too often: closed
+	}
 	reply.at = m.at
 	l.send(reply)
+	l.rest()
+}
+
+// rest runs after each message: a session that does not play and holds a
+// large world lets it go (the next command rebuilds it by replay), and the
+// memory ledger learns what the session holds now. A what-if pair keeps
+// its worlds: its runs are forked, not replayed. Called with l.mu held.
+func (l *live) rest() {
+	if _, lab := l.runs.(labRun); !l.playing && lab && l.sess.Held() && l.sess.Footprint() > releaseAbove {
+		l.sess.Release()
+	}
+	l.mem.set(sessionOverhead + l.sess.Footprint())
 }
 
 // startPlay starts play mode, or only changes its speed when the session
@@ -251,6 +273,7 @@ func (l *live) playFrame(e playEntry) {
 		l.stopPlay()
 	}
 	msg.at, msg.play = e.due, true
+	l.mem.set(sessionOverhead + l.sess.Footprint())
 	if l.send(msg) && l.playing {
 		l.srv.players.add(again)
 	}
@@ -267,11 +290,19 @@ func (l *live) costly(m clientMsg) serverMsg {
 		err = &busyError{retry: time.Second}
 	}
 	if err != nil {
+		// Over budget: answered "busy", which costs a little too; a client
+		// that keeps asking regardless is not a person waiting.
 		l.srv.metrics.error(errBudget)
+		chargeFixed(refuseCost, l.work, l.addr)
+		if l.refused++; l.refused > maxRefused {
+			l.close(websocket.ClosePolicyViolation, "too many messages")
+			return serverMsg{}
+		}
 		var be *busyError
 		errors.As(err, &be)
 		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, err), Retry: be.retry.Seconds()}
 	}
+	l.refused = 0
 	defer l.addr.give()
 	factor := 1
 	if m.kind == msgChallenge {
@@ -308,10 +339,11 @@ func (l *live) handle(m clientMsg) serverMsg {
 	switch m.kind {
 	case msgInvalid:
 		l.srv.metrics.error(errMessage)
-		return serverMsg{Type: "error", ID: m.ID, Error: m.why}
+		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message", nil, m.why})}
 	case msgUnknown:
 		l.srv.metrics.error(errMessage)
-		return serverMsg{Type: "error", ID: m.ID, Error: "unknown message type " + labsession.Clip(m.Type)}
+		typ := labsession.Clip(m.Type)
+		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message-type", []any{typ}, "unknown message type " + typ})}
 	}
 	return l.runs.handle(l, m)
 }
@@ -374,7 +406,8 @@ func (labRun) handle(l *live, m clientMsg) serverMsg {
 		fragment, target = goalVerdict(g), "goal-verdict-"+m.Goal
 	default:
 		l.srv.metrics.error(errMessage)
-		return serverMsg{Type: "error", ID: m.ID, Error: "unknown message type " + labsession.Clip(m.Type)}
+		typ := labsession.Clip(m.Type)
+		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message-type", []any{typ}, "unknown message type " + typ})}
 	}
 	reply := serverMsg{Type: "ack", ID: m.ID}
 	if err := reply.body().Render(draw.OpReplace, target, fragment); err != nil {
@@ -395,10 +428,13 @@ func (l *live) safely(id int64, f func() serverMsg) (m serverMsg) {
 		}
 		l.srv.metrics.error(errPanic)
 		l.srv.log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query(), "stack", string(debug.Stack()))
-		m = serverMsg{Type: "error", ID: id, Error: fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
+		// What the bug was goes to the log, not to the student.
+		bug := &wireError{"err.internal", nil, fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
 		if err := l.runs.rebuild(l); err != nil {
-			m.Error += ", but that failed: " + err.Error()
+			l.srv.log.Error("rebuilding the world after a panic failed", "lab", l.lab.ID, "err", err)
+			bug = &wireError{"err.internal.lost", nil, bug.msg + ", but that failed: " + err.Error()}
 		}
+		m = serverMsg{Type: "error", ID: id, Error: errorText(l.lang, bug)}
 	}()
 	return f()
 }
@@ -428,7 +464,7 @@ func (l *live) frame(id int64) serverMsg {
 		l.view = nil
 	}
 	p := l.view
-	if !p.Shows(w) || l.shown < 0 || l.shownOf != w {
+	if !p.Shows(w) || l.shown < 0 || l.shownRun != l.sess.Run() {
 		p = nil
 	}
 	m := serverMsg{Type: "frame", ID: id}
@@ -445,14 +481,14 @@ func (l *live) frame(id int64) serverMsg {
 	} else if err := p.Next(&out.Edits, &v); err != nil {
 		l.view = nil
 		m.free()
-		return serverMsg{Type: "error", ID: id, Error: err.Error()}
+		return serverMsg{Type: "error", ID: id, Error: errorText(l.lang, err)}
 	}
 	if l.playing {
 		l.view = p
 	}
 	events := w.Events()
-	whole := l.shown < 0 || l.shown > len(events) || l.shownOf != w
+	whole := l.shown < 0 || l.shown > len(events) || l.shownRun != l.sess.Run()
 	draw.EventEdits(&out.Edits, l.lang, w, l.shown, whole)
-	l.shown, l.shownOf = len(events), w
+	l.shown, l.shownRun = len(events), l.sess.Run()
 	return m
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	rtmetrics "runtime/metrics"
@@ -34,10 +35,12 @@ const (
 	errBudget  = "budget"  // refused: the session or its address used its work budget
 	errHost    = "host"    // a request for a host name this server is not (DNS rebinding)
 	errConns   = "conns"   // a connection refused: too many from its address, or in all
+	errHeader  = "header"  // a request whose header fields are larger than a browser sends
 	errPanic   = "panic"   // a bug, contained to its session
+	errMemory  = "memory"  // refused: its address holds its share of session memory, or the server is near its ceiling
 )
 
-var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errPanic}
+var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errHeader, errPanic, errMemory}
 
 // frameBuckets are the upper bounds, in seconds, of the frame latency
 // histograms.
@@ -192,11 +195,74 @@ func residentBytes() (int64, bool) {
 }
 
 func (s *Server) metricsShow(c echo.Context) error {
+	if s.metricsElsewhere {
+		return notFound(langOf(c))
+	}
+	return c.Blob(200, metricsType, s.metricsText())
+}
+
+const metricsType = "text/plain; version=0.0.4; charset=utf-8"
+
+// metricsText is /metrics' page.
+func (s *Server) metricsText() []byte {
 	var b strings.Builder
 	bi := s.build
 	fmt.Fprintf(&b, "# HELP leaselab_build_info The running binary's version, VCS revision and Go version; the value is always 1.\n# TYPE leaselab_build_info gauge\nleaselab_build_info{version=%q,revision=%q,goversion=%q} 1\n", bi.Version, bi.Revision, cmp.Or(bi.GoVersion, runtime.Version()))
 	fmt.Fprintf(&b, "# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.3f\n", float64(processStart.UnixMilli())/1000)
 	s.metrics.writeRequests(&b)
 	s.metrics.write(&b)
-	return c.Blob(200, "text/plain; version=0.0.4; charset=utf-8", []byte(b.String()))
+	return []byte(b.String())
+}
+
+// MetricsHandler serves /metrics and /healthz alone, whatever the host
+// name, for a separate address only monitoring reaches (serve
+// --metrics-addr); with Config.MetricsElsewhere the site's /metrics is then
+// not found.
+func (s *Server) MetricsHandler() http.Handler {
+	mux := http.NewServeMux()
+	// A GET pattern answers HEAD too.
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", metricsType)
+		w.Write(s.metricsText())
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	return mux
+}
+
+// refusalLogEvery is how often each kind of refusal may write a log line:
+// a flood of them must not flood the log too. /metrics counts every one.
+const refusalLogEvery = time.Minute
+
+// refusalLog remembers, per kind, when its last line was written and how
+// many refusals came since.
+type refusalLog struct {
+	mu     sync.Mutex
+	last   map[string]time.Time
+	unsaid map[string]int
+}
+
+// refused counts a refused connection or request of kind in /metrics and
+// logs it, at most one line per kind each refusalLogEvery; the line's
+// count is the refusals of that kind since the previous line, this one
+// included.
+func (s *Server) refused(kind, why string, attrs ...any) {
+	s.metrics.error(kind)
+	l := &s.refusals
+	now := time.Now()
+	l.mu.Lock()
+	if l.last == nil {
+		l.last, l.unsaid = map[string]time.Time{}, map[string]int{}
+	}
+	l.unsaid[kind]++
+	if t, ok := l.last[kind]; ok && now.Sub(t) < refusalLogEvery {
+		l.mu.Unlock()
+		return
+	}
+	n := l.unsaid[kind]
+	l.last[kind], l.unsaid[kind] = now, 0
+	l.mu.Unlock()
+	s.log.Warn("refused: "+why, append([]any{"reason", kind, "count", n}, attrs...)...)
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"sort"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -31,11 +31,20 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		s.metrics.request(route, res.Status)
 		if s.accessLog {
 			r := c.Request()
-			s.log.Info("request", "method", r.Method, "path", s.base+r.URL.Path, "route", route, "status", res.Status,
+			s.log.Info("request", "method", r.Method, "path", requestPath(r), "route", route, "status", res.Status,
 				"bytes", res.Size, "duration", time.Since(start), "remote", c.RealIP())
 		}
 		return nil
 	}
+}
+
+// requestPath is the path a request asked for, as the client wrote it:
+// the base path stripped in front of the routes is still on it.
+func requestPath(r *http.Request) string {
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil {
+		return u.Path
+	}
+	return r.URL.Path
 }
 
 type authorKey struct{}
@@ -70,16 +79,28 @@ func isAuthor(ctx context.Context) bool {
 	return v
 }
 
+// An Accept-Language header is read only this far: a browser sends a few
+// dozen bytes, and a huge one must cost no more than a normal one.
+const (
+	maxAcceptLanguage = 256 // bytes
+	maxLangPrefs      = 16  // entries
+)
+
 // preferredLang is the course language an Accept-Language header prefers
-// most, or the default language.
+// most, or the default language: the first of the highest weight. It reads
+// a bounded prefix and allocates nothing.
 func preferredLang(header string) string {
-	type pref struct {
-		lang string
-		q    float64
-		i    int
+	if len(header) > maxAcceptLanguage {
+		header = header[:maxAcceptLanguage]
+		// The entry cut in two is dropped, not misread.
+		if i := strings.LastIndexByte(header, ','); i >= 0 {
+			header = header[:i]
+		}
 	}
-	var prefs []pref
-	for i, part := range strings.Split(header, ",") {
+	best, bestQ := labs.DefaultLang, 0.0
+	for n := 0; header != "" && n < maxLangPrefs; n++ {
+		var part string
+		part, header, _ = strings.Cut(header, ",")
 		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		q := 1.0
 		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
@@ -87,16 +108,14 @@ func preferredLang(header string) string {
 				q = f
 			}
 		}
-		base, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
-		if knownLang(base) && q > 0 {
-			prefs = append(prefs, pref{base, q, i})
+		base, _, _ := strings.Cut(strings.TrimSpace(tag), "-")
+		for _, lang := range labs.Langs {
+			if strings.EqualFold(base, lang) && q > bestQ {
+				best, bestQ = lang, q
+			}
 		}
 	}
-	if len(prefs) == 0 {
-		return labs.DefaultLang
-	}
-	sort.SliceStable(prefs, func(a, b int) bool { return prefs[a].q > prefs[b].q })
-	return prefs[0].lang
+	return best
 }
 
 // reloadPath is where, in --content mode, a page learns that the content

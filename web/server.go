@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -23,6 +24,7 @@ import (
 
 	"leaselab/content"
 	"leaselab/labs"
+	"leaselab/labsession"
 	"leaselab/static"
 )
 
@@ -50,10 +52,17 @@ type Config struct {
 	// AllowedHosts are more host names (or host:port) the server answers
 	// to, besides PublicURL's. Empty, with no PublicURL: any.
 	AllowedHosts []string
-	// TrustProxy counts budgets against the last address in
-	// X-Forwarded-For instead of the peer's: set it only behind a proxy
-	// that sets that header.
-	TrustProxy bool
+	// TrustedProxies are the networks whose forwarded headers are
+	// believed (proxy.go): from a peer inside one, budgets count the
+	// student's address it forwarded, the host check and the origin check
+	// take the site's name it forwarded, and the per-address connection
+	// cap does not apply (every student comes through it). Empty: none,
+	// loopback and private networks included.
+	TrustedProxies []*net.IPNet
+	// MaxClientSessions bounds the live sessions one client address holds
+	// at once, the student's own behind a trusted proxy. Default 512 (serve
+	// passes --max-conns-per-addr).
+	MaxClientSessions int
 	// SessionWork and AddrWork are the work budgets, as a share of one
 	// core: what one live session, and everything of one client address
 	// together, may make the server do. Defaults 0.25 and 0.5.
@@ -63,6 +72,9 @@ type Config struct {
 	// link, asset, socket URL and redirect carries it, and requests
 	// outside it are not found. See CleanBasePath.
 	BasePath string
+	// MetricsElsewhere: /metrics is served by MetricsHandler on an address
+	// of its own, and not with the site.
+	MetricsElsewhere bool
 	// AccessLog logs every request at level Info.
 	AccessLog bool
 	// ShowProblems says who sees the banner listing content errors:
@@ -74,6 +86,14 @@ type Config struct {
 	// Clock is the live sessions' clock (idle timeouts, play frames,
 	// message rates); the wall clock when nil. Tests move their own.
 	Clock Clock
+	// MaxMemory is the memory the server may use, in bytes: live sessions
+	// may hold part of it (a new one is refused near it, never one open
+	// dropped). Default DefaultMaxMemory: the container's limit, else half
+	// the machine's memory.
+	MaxMemory int64
+	// MaxMemoryPerAddr is what the live sessions of one client address may
+	// hold, in bytes. Default the smaller of 128 MiB and MaxMemory/4.
+	MaxMemoryPerAddr int64
 }
 
 // BuildInfo is what a binary knows of its own build.
@@ -113,7 +133,9 @@ type Server struct {
 	watch        bool
 	accessLog    bool
 	showProblems string
-	build        BuildInfo
+	// metricsElsewhere: Config.MetricsElsewhere
+	metricsElsewhere bool
+	build            BuildInfo
 
 	// ctx ends every live session when the server closes: http.Server's
 	// Shutdown does not wait for hijacked connections.
@@ -127,11 +149,14 @@ type Server struct {
 	idleTimeout time.Duration
 	clock       Clock
 	metrics     *metrics
+	refusals    refusalLog
 
 	allowedHosts []string // empty: any
-	trustProxy   bool
+	proxies      *proxies
+	clients      *clientSessions
 	sessionWork  float64
 	addrBudgets  *addrBudgets
+	mem          *memLedger
 	// Deterministic results, kept so that asking again costs nothing.
 	verdicts *lru[verdictKey, *labs.ChallengeVerdict]
 	answers  *lru[answerKey, *labs.Verdict]
@@ -181,11 +206,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 15 * time.Minute
 	}
+	if cfg.MaxClientSessions <= 0 {
+		cfg.MaxClientSessions = 512
+	}
 	if cfg.SessionWork <= 0 {
 		cfg.SessionWork = defaultSessionWork
 	}
 	if cfg.AddrWork <= 0 {
 		cfg.AddrWork = defaultAddrWork
+	}
+	if cfg.MaxMemory <= 0 {
+		cfg.MaxMemory = DefaultMaxMemory()
 	}
 	base, err := CleanBasePath(cfg.BasePath)
 	if err != nil {
@@ -200,8 +231,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, clock: cfg.Clock, metrics: newMetrics(),
-		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, showProblems: cfg.ShowProblems, build: cfg.Build,
-		trustProxy: cfg.TrustProxy, sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
+		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, metricsElsewhere: cfg.MetricsElsewhere, showProblems: cfg.ShowProblems, build: cfg.Build,
+		proxies: newProxies(cfg.TrustedProxies), clients: newClientSessions(cfg.MaxClientSessions), sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
+		mem:      newMemLedger(cfg.MaxMemory, cfg.MaxMemoryPerAddr),
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
 		answers:  newLRU[answerKey](1024, 1<<20, func(*labs.Verdict) int { return 1 }),
 		pages:    newLRU[pageKey](512, 64<<20, func(b []byte) int { return len(b) }),
@@ -254,7 +286,8 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.observe) // outermost: it counts what Recover answers too
+	e.IPExtractor = s.proxies.clientIP // the access log's client
+	e.Use(s.observe)                   // outermost: it counts what Recover answers too
 	e.Use(middleware.Recover())
 	e.Use(s.checkHost)
 	e.Use(securityHeaders)
@@ -265,17 +298,22 @@ func (s *Server) routes() *echo.Echo {
 			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || p == reloadPath
 		},
 	}))
-	e.GET("/", func(c echo.Context) error {
+	// Every page and probe answers HEAD as it answers GET, without the
+	// body (net/http drops it): uptime monitors often ask with HEAD.
+	get := func(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) {
+		e.Match([]string{http.MethodGet, http.MethodHead}, path, h, m...)
+	}
+	get("/", func(c echo.Context) error {
 		c.Response().Header().Add("Vary", "Accept-Language")
 		return c.Redirect(http.StatusFound, s.base+"/"+preferredLang(c.Request().Header.Get("Accept-Language"))+"/")
 	})
-	e.GET("/static/:file", func(c echo.Context) error {
+	get("/static/:file", func(c echo.Context) error {
 		s.assets.serve(c.Response(), c.Request(), c.Param("file"))
 		return nil
 	})
-	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
-	e.GET("/metrics", s.metricsShow)
-	e.GET("/:lang", func(c echo.Context) error {
+	get("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	get("/metrics", s.metricsShow)
+	get("/:lang", func(c echo.Context) error {
 		if !knownLang(c.Param("lang")) {
 			return notFound(labs.DefaultLang)
 		}
@@ -284,12 +322,12 @@ func (s *Server) routes() *echo.Echo {
 	if s.watch {
 		e.GET(reloadPath, s.contentChanges)
 	}
-	e.GET("/:lang/", s.homeShow)
-	e.GET("/:lang/lessons/:id", s.lessonShow)
-	e.GET("/:lang/labs/:id", s.labShow, s.heavy)
-	e.GET("/:lang/labs/:id/diagram.svg", s.diagramShow, s.heavy)
-	e.GET("/:lang/labs/:id/at", s.snapshotShow, s.heavy)
-	e.GET("/:lang/labs/:id/whatif", s.whatifShow, s.heavy)
+	get("/:lang/", s.homeShow)
+	get("/:lang/lessons/:id", s.lessonShow)
+	get("/:lang/labs/:id", s.labShow, s.heavy)
+	get("/:lang/labs/:id/diagram.svg", s.diagramShow, s.heavy)
+	get("/:lang/labs/:id/at", s.snapshotShow, s.heavy)
+	get("/:lang/labs/:id/whatif", s.whatifShow, s.heavy)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
 	e.GET("/:lang/labs/:id/whatif/ws", s.pairSocket)
 	return e
@@ -358,11 +396,36 @@ func (s *Server) rendered(f func()) {
 
 // ServeHTTP serves the site.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.base != "" && r.URL.Path == s.base {
-		http.Redirect(w, r, s.base+"/", http.StatusFound)
+	if field := headerTooLarge(r.Header); field != "" {
+		s.refused(errHeader, "a request whose header is larger than a browser sends", "field", labsession.Clip(field))
+		http.Error(w, "leaselab: request header too large: "+labsession.Clip(field), http.StatusRequestHeaderFieldsTooLarge)
 		return
 	}
+	if s.base != "" {
+		switch p := r.URL.Path; {
+		case p == s.base:
+			http.Redirect(w, r, s.base+"/", http.StatusFound)
+			return
+		case p == "/healthz" || p == "/metrics":
+			// Probes and scrapers are usually set up without the app's
+			// path: they answer at the root too.
+			s.echo.ServeHTTP(w, r)
+			return
+		case !strings.HasPrefix(p, s.base+"/"):
+			s.outsideBase(w, r)
+			return
+		}
+	}
 	s.handler.ServeHTTP(w, r)
+}
+
+// outsideBase answers a request outside the base path: not found, counted
+// and logged like every other request.
+func (s *Server) outsideBase(w http.ResponseWriter, r *http.Request) {
+	c := s.echo.AcquireContext()
+	defer s.echo.ReleaseContext(c)
+	c.Reset(r, w)
+	s.observe(func(echo.Context) error { return notFound(labs.DefaultLang) })(c)
 }
 
 // Close ends every live session and stops watching the content.

@@ -62,3 +62,39 @@ func BenchmarkPlayingSessionHeap(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCappedSessionHeap measures what a session opened right at the
+// event cap keeps on the server's heap once its first frame is drawn: the
+// world is let go at rest (labsession.Release), so what remains is the
+// session's commands, its state and the picture it keeps.
+func BenchmarkCappedSessionHeap(b *testing.B) {
+	srv, course := benchServer(b)
+	lab := benchLab(b, course, "renew-policy")
+	const sessions = 200
+	var perSession, events float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		ls := make([]*live, sessions)
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range ls {
+			l := playingLive(b, srv, lab, 1)
+			if err := l.sess.Apply(engine.Command{Kind: engine.CmdUntil, At: 550 * engine.Second}); err != nil {
+				b.Fatal(err)
+			}
+			events += float64(len(l.sess.World().Events()))
+			l.stopPlay()
+			if m := l.frame(0); m.Type != "frame" {
+				b.Fatal(m.Error)
+			}
+			l.rest()
+			ls[i] = l
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perSession = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / sessions
+		runtime.KeepAlive(ls)
+	}
+	b.ReportMetric(perSession, "heap-B/session")
+	b.ReportMetric(events/float64(b.N)/sessions, "events/session")
+}

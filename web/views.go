@@ -124,9 +124,9 @@ func (c *challengeView) Faults() []string {
 		return nil
 	}
 	for _, f := range c.Verdict.Counterexample.Faults {
-		s := f.At.String() + ": " + T(c.Lang, "fault."+f.Kind)
+		s := f.At.String() + ": " + T(c.Lang, "fault."+string(f.Kind))
 		switch {
-		case f.Kind == "drift":
+		case f.Kind == engine.FaultDrift:
 			s += fmt.Sprintf(" (%.2f%%)", float64(f.Rate-1_000_000)/10_000)
 		case f.Hold > 0:
 			s += " +" + f.Size.String() + " / " + f.Hold.String()
@@ -239,9 +239,6 @@ func sessionOf(s *labsession.Session) session {
 
 // Query writes the session as URL parameters.
 func (s session) Query() string { return s.query }
-
-// Freeze durations offered next to each worker.
-var freezeFor = []string{"", "5s", "10s", "25s", "40s"}
 
 func workerNames(w *engine.World) []string {
 	var out []string

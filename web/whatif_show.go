@@ -73,7 +73,7 @@ func openPair(lang string, lab *labs.Lab, q url.Values) (p *labsession.Pair, ref
 	var fe *labsession.ForkError
 	switch {
 	case errors.As(err, &fe):
-		return nil, nil, &pageError{status: http.StatusBadRequest, lang: lang, key: fe.Key, title: "whatif.title"}
+		return nil, nil, &pageError{status: http.StatusBadRequest, lang: lang, key: fe.Key(), title: "whatif.title"}
 	case err != nil:
 		return nil, nil, &pageError{status: http.StatusBadRequest, lang: labs.DefaultLang, key: "error.notfound"}
 	}

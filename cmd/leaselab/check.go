@@ -13,12 +13,14 @@ import (
 
 // checkCmd validates course content: every file, every scenario, every
 // question run in the engine. It prints one line per problem as
-// file:line:col: message and fails when any is an error.
+// file:line:col: message on stderr, and fails when any is an error; its ok
+// summary goes to stdout, where scripts read results.
 func checkCmd(args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("check", "leaselab check [DIR] [-v] [-lang id|en]", `
 Validates the course in DIR (default: the embedded course): every file,
 every scenario, every question run in the engine. Prints one line per
-problem as file:line:col: message; exits 1 when any is an error.`)
+problem as file:line:col: message on stderr and exits 1 when any is an
+error; otherwise prints its ok summary on stdout.`)
 	verbose := fl.Bool("v", false, "for every question, print the choice the engine's run makes true and the events that show it")
 	lang := newOneOf(labs.DefaultLang, labs.Langs...)
 	fl.Var(lang, "lang", "language of -v's event sentences (id or en)")
@@ -47,11 +49,15 @@ problem as file:line:col: message; exits 1 when any is an error.`)
 		fmt.Fprintf(stderr, "leaselab check: %v\n", err)
 		return 1
 	}
+	if c != nil {
+		// Claims proved by searching every schedule: check's alone.
+		problems = append(problems, c.ProveSearches(0)...)
+	}
 	for _, p := range problems {
 		if prefix != "" {
 			p.File = filepath.Join(prefix, filepath.FromSlash(p.File))
 		}
-		fmt.Fprintln(stdout, p.String())
+		fmt.Fprintln(stderr, p.String())
 	}
 	nerr := problems.Errors()
 	if nerr > 0 {
@@ -65,7 +71,7 @@ problem as file:line:col: message; exits 1 when any is an error.`)
 			printAnswers(stdout, l, lang.val)
 		}
 	}
-	fmt.Fprintf(stderr, "leaselab check: ok: %d lessons, %d labs, %d questions run, %d warning(s)\n", len(c.Lessons), len(c.Labs), questions, len(problems))
+	fmt.Fprintf(stdout, "leaselab check: ok: %d lessons, %d labs, %d questions run, %d warning(s)\n", len(c.Lessons), len(c.Labs), questions, len(problems))
 	return 0
 }
 

@@ -32,7 +32,7 @@ func TestCheckContent(t *testing.T) {
 	want := fmt.Sprintf("ok: %d lessons, %d labs, %d questions run", len(c.Lessons), len(c.Labs), questions)
 	for _, args := range [][]string{{"check"}, {"check", "../../content"}} {
 		code, out, errs := runCLI(args...)
-		if code != 0 || out != "" || !strings.Contains(errs, want) {
+		if code != 0 || errs != "" || !strings.Contains(out, want) {
 			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errs)
 		}
 	}
@@ -135,12 +135,12 @@ func TestCheckReportsProblems(t *testing.T) {
 		fmt.Sprintf("%s:%d:30: predicate", lab, lineOf("W1's write is rejectd")) + ": expected \"accepted\" or \"rejected\", got \"rejectd\"\n",
 		filepath.Join(dir, "labs", "monthly-report", "en.md") + ": warning: missing English translation of lab monthly-report",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("check output lacks %q; got:\n%s", want, out)
+		if !strings.Contains(errs, want) {
+			t.Errorf("check's stderr lacks %q; got:\n%s", want, errs)
 		}
 	}
-	if !strings.Contains(errs, "2 error(s), 1 warning(s)") {
-		t.Errorf("stderr: %s", errs)
+	if !strings.Contains(errs, "2 error(s), 1 warning(s)") || strings.Contains(out, "error") {
+		t.Errorf("stdout: %s\nstderr: %s", out, errs)
 	}
 
 	// Warnings alone pass.
@@ -148,8 +148,8 @@ func TestCheckReportsProblems(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "lessons", "renewal", "en.md")); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := runCLI("check", dir); code != 0 || !strings.Contains(out, "warning: missing English translation of lesson renewal") {
-		t.Errorf("a missing translation: exit %d\n%s", code, out)
+	if code, out, errs := runCLI("check", dir); code != 0 || !strings.Contains(errs, "warning: missing English translation of lesson renewal") || !strings.Contains(out, "ok:") {
+		t.Errorf("a missing translation: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }
 

@@ -50,7 +50,7 @@ func TestCommandHelp(t *testing.T) {
 	}
 	// Flags a command has are explained, with their variables for serve.
 	_, out, _ := runCLI("serve", "--help")
-	for _, want := range []string{"-addr", "-content", "-max-sessions", "-idle-timeout", "-access-log", "-log-format", "-base-path", "-show-problems", "LEASELAB_MAX_SESSIONS"} {
+	for _, want := range []string{"--addr HOST:PORT", "--content DIR", "--max-sessions N", "--idle-timeout D", "--access-log", "--log-format text|json", "--base-path /P", "--show-problems", "--trusted-proxies CIDR", "LEASELAB_MAX_SESSIONS", "default 15m;"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve --help lacks %q", want)
 		}
@@ -68,11 +68,11 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"help", "frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"check", "--nope"}, "leaselab check: flag provided but not defined: -nope"},
-		{[]string{"check", "-lang", "fr"}, `invalid value "fr" for flag -lang: want one of id, en`},
+		{[]string{"check", "--nope"}, "leaselab check: unknown flag --nope"},
+		{[]string{"check", "-lang", "fr"}, `--lang="fr": want one of id, en`},
 		{[]string{"check", "a", "b"}, "takes one folder"},
 		{[]string{"check", "/no/such/dir"}, "not a folder"},
-		{[]string{"run", "w1-w2", "--seed"}, "flag needs an argument: -seed"},
+		{[]string{"run", "w1-w2", "--seed"}, "--seed needs a value"},
 		{[]string{"run", "a", "b"}, `takes one lab, got "a" and "b"`},
 		{[]string{"version", "extra"}, `unexpected argument "extra"`},
 		{[]string{"schema", "worker"}, `unknown schema "worker"`},
@@ -81,7 +81,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"new", "lab", "Bad_Id"}, `lab id "Bad_Id"`},
 		{[]string{"new", "lesson", "x", "--lesson", "y"}, "--lesson goes with new lab"},
 		{[]string{"load", "extra"}, `unexpected argument "extra"`},
-		{[]string{"--nope"}, "leaselab serve: flag provided but not defined: -nope"},
+		{[]string{"--nope"}, "leaselab serve: unknown flag --nope"},
 	} {
 		code, out, errs := runCLI(tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.msg) {
@@ -194,7 +194,7 @@ func TestNewLabAndLessonPassCheck(t *testing.T) {
 		}
 	}
 	code, out, errs := runCLI("check", dir)
-	if code != 0 || out != "" || !strings.Contains(errs, "ok: 2 lessons, 2 labs, 2 questions run, 0 warning(s)") {
+	if code != 0 || errs != "" || !strings.Contains(out, "ok: 2 lessons, 2 labs, 2 questions run, 0 warning(s)") {
 		t.Errorf("check of the new course: exit %d\n%s%s", code, out, errs)
 	}
 	course, _ := os.ReadFile(filepath.Join(dir, "course.yaml"))
@@ -233,7 +233,7 @@ func TestNewLabAndLessonPassCheck(t *testing.T) {
 	if got := after.Lessons[0].Labs; got[len(got)-1] != "extra" || len(got) != len(first.Labs)+1 {
 		t.Errorf("lesson %s lists %v", first.ID, got)
 	}
-	if code, out, errs := runCLI("check", real); code != 0 || !strings.Contains(errs, fmt.Sprintf(" %d labs", labsBefore+len(steps))) {
+	if code, out, errs := runCLI("check", real); code != 0 || !strings.Contains(out, fmt.Sprintf(" %d labs", labsBefore+len(steps))) {
 		t.Errorf("check after new lab: exit %d\n%s%s", code, out, errs)
 	}
 	for _, args := range [][]string{
@@ -263,10 +263,10 @@ func TestSchemaCommand(t *testing.T) {
 func TestCheckSuggestsARunThatWorks(t *testing.T) {
 	dir := copyContent(t)
 	edit(t, filepath.Join(dir, "labs", "w1-w2", "lab.yaml"), "holds: W1's write with token 7 is rejected", "holds: W1's write with token 9 is rejected")
-	_, out, _ := runCLI("check", dir)
-	_, cmdline, ok := strings.Cut(out, "See the run: ")
+	_, _, problems := runCLI("check", dir)
+	_, cmdline, ok := strings.Cut(problems, "See the run: ")
 	if !ok {
-		t.Fatalf("no run suggested:\n%s", out)
+		t.Fatalf("no run suggested:\n%s", problems)
 	}
 	args := strings.Fields(strings.SplitN(cmdline, "\n", 2)[0])
 	if args[0] != "leaselab" || args[2] != filepath.Join(dir, "labs", "w1-w2", "lab.yaml") {

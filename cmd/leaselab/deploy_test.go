@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -102,22 +103,6 @@ func TestDeployManifests(t *testing.T) {
 		}
 	}
 
-	srv, err := web.New(web.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer func() { srv.Close(); ts.Close() }()
-	fetch := func(path string) (int, string) {
-		resp, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-
 	dep := byKind["Deployment"]
 	name := str(get(dep, "metadata", "name"))
 	c := get(dep, "spec", "template", "spec", "containers", "0")
@@ -152,6 +137,7 @@ func TestDeployManifests(t *testing.T) {
 		return str(p)
 	}
 	// Environment variables must each set a real flag to a value it takes.
+	var env []string
 	for _, e := range get(c, "env").([]any) {
 		n, v := str(get(e, "name")), str(get(e, "value"))
 		if !strings.HasPrefix(n, "LEASELAB_") {
@@ -168,8 +154,48 @@ func TestDeployManifests(t *testing.T) {
 			continue
 		}
 		t.Setenv(n, v)
+		env = append(env, n)
 		if _, _, ok := parseServe(args[1:], io.Discard, &stderr); !ok {
 			t.Errorf("serve refuses %s=%s: %s", n, v, stderr.String())
+		}
+	}
+	// What serve makes of the args and variables together is the server
+	// the probes, the scraper and the ingress reach.
+	o, _, ok = parseServe(args[1:], io.Discard, &stderr)
+	if !ok {
+		t.Fatalf("serve refuses the Deployment's args and env: %s", stderr.String())
+	}
+	srv, err := web.New(web.Config{PublicURL: o.publicURL, TrustedProxies: o.proxies, MetricsElsewhere: o.metricsAddr != ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, ms := httptest.NewServer(srv), httptest.NewServer(srv.MetricsHandler())
+	defer func() { srv.Close(); ts.Close(); ms.Close() }()
+	// Probes and the scraper ask by the pod's address, not the site's name.
+	const podHost = "10.244.1.7"
+	fetchFrom := func(base, path string) (int, string) {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Host = podHost + ":" + port
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	fetch := func(path string) (int, string) { return fetchFrom(ts.URL, path) }
+
+	// Behind the ingress every student comes from an ingress pod: unless
+	// the pods' network is trusted, one address's connection cap and work
+	// budget bind the whole class, far below the sessions a pod is meant
+	// to hold.
+	if len(o.proxies) == 0 {
+		t.Errorf("the Deployment sits behind an Ingress but trusts no proxy (--trusted-proxies, %v): a pod would hold at most --max-conns-per-addr=%d connections", env, o.perAddr)
+	}
+	for _, n := range o.proxies {
+		if ones, _ := n.Mask.Size(); ones == 0 {
+			t.Errorf("--trusted-proxies %v trusts every address: anyone could pick their own", n)
 		}
 	}
 	// Probes and scraping go to paths the server answers, on its port.
@@ -187,12 +213,20 @@ func TestDeployManifests(t *testing.T) {
 	}
 	ann := get(dep, "spec", "template", "metadata", "annotations")
 	metricsPath := str(get(ann, "prometheus.io/path"))
-	code, metrics := fetch(metricsPath)
-	if code != http.StatusOK || !strings.Contains(metrics, "leaselab_sessions_open") {
-		t.Errorf("scrape path %q: %d, no leaselab_sessions_open", metricsPath, code)
+	scrapePort, scrape := port, ts.URL
+	if o.metricsAddr != "" {
+		_, scrapePort, _ = strings.Cut(o.metricsAddr, ":")
+		scrape = ms.URL
+		if !slices.Contains(mapValues(ports), scrapePort) {
+			t.Errorf("--metrics-addr %q, the container opens %v", o.metricsAddr, ports)
+		}
 	}
-	if p := str(get(ann, "prometheus.io/port")); p != port {
-		t.Errorf("scrape port %q, serve listens on %q", p, port)
+	code, metrics := fetchFrom(scrape, metricsPath)
+	if code != http.StatusOK || !strings.Contains(metrics, "leaselab_sessions_open") {
+		t.Errorf("scrape path %q on port %s: %d, no leaselab_sessions_open", metricsPath, scrapePort, code)
+	}
+	if p := str(get(ann, "prometheus.io/port")); p != scrapePort {
+		t.Errorf("scrape port %q, metrics are served on %q", p, scrapePort)
 	}
 	sel := get(dep, "spec", "selector", "matchLabels")
 	labels := get(dep, "spec", "template", "metadata", "labels")
@@ -233,6 +267,20 @@ func TestDeployManifests(t *testing.T) {
 	if str(get(be, "name")) != str(get(svc, "metadata", "name")) || str(get(be, "port", "name")) != str(get(svc, "spec", "ports", "0", "name")) {
 		t.Errorf("the Ingress routes to %v, not the Service", be)
 	}
+	// The site's name the ingress serves is one the server answers to.
+	if host := str(get(ing, "spec", "rules", "0", "host")); o.publicURL != "" {
+		u, err := url.Parse(o.publicURL)
+		if err != nil || u.Hostname() != host {
+			t.Errorf("the Ingress serves %q, --public-url is %q", host, o.publicURL)
+		}
+		req, _ := http.NewRequest("GET", ts.URL+"/id/", nil)
+		req.Host = host
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /id/ for %s: %v %v", host, err, resp)
+		} else {
+			resp.Body.Close()
+		}
+	}
 }
 
 func mapValues(m map[string]string) []string {
@@ -251,7 +299,7 @@ func serveFlagNames(t *testing.T) []string {
 		t.Fatalf("serve --help: ok %v, code %d", ok, code)
 	}
 	var names []string
-	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(out.String(), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  --([a-z-]+)`).FindAllStringSubmatch(out.String(), -1) {
 		names = append(names, m[1])
 	}
 	if len(names) == 0 {

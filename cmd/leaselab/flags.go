@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
+	"time"
 )
 
 // cmdFlags is one command's flag set with the habits every command
@@ -21,6 +23,19 @@ type cmdFlags struct {
 	about    string // what the command does, a paragraph
 	env      bool   // LEASELAB_<FLAG> sets each flag
 	after    string // printed after the flags, e.g. a command list
+	groups   []flagGroup
+}
+
+// flagGroup is a heading of --help and the flags under it.
+type flagGroup struct {
+	title string
+	names []string
+}
+
+// group puts the named flags under a heading in --help, in that order;
+// flags in no group are listed last.
+func (f *cmdFlags) group(title string, names ...string) {
+	f.groups = append(f.groups, flagGroup{title, names})
 }
 
 func newFlags(name, synopsis, about string) *cmdFlags {
@@ -35,24 +50,139 @@ func envName(flagName string) string {
 	return "LEASELAB_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// usage writes the command's explanation and flags.
+// usage writes the command's explanation and flags, each as README writes
+// it (--max-sessions N), with its default and, where the command reads the
+// environment, its variable.
 func (f *cmdFlags) usage(w io.Writer) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n", f.synopsis, strings.TrimSpace(f.about))
-	n := 0
-	f.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
-		fmt.Fprintln(w, "\nflags:")
-		f.SetOutput(w)
-		f.PrintDefaults()
-		f.SetOutput(io.Discard)
+	listed := map[string]bool{}
+	for _, g := range f.groups {
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		for _, name := range g.names {
+			if fl := f.Lookup(name); fl != nil {
+				f.writeFlag(w, fl)
+				listed[name] = true
+			}
+		}
+	}
+	var rest []*flag.Flag
+	f.VisitAll(func(fl *flag.Flag) {
+		if !listed[fl.Name] {
+			rest = append(rest, fl)
+		}
+	})
+	if len(rest) > 0 {
+		title := "flags"
+		if len(f.groups) > 0 {
+			title = "Other flags"
+		}
+		fmt.Fprintf(w, "\n%s:\n", title)
+		for _, fl := range rest {
+			f.writeFlag(w, fl)
+		}
 	}
 	if f.env {
-		fmt.Fprintln(w, "\nEvery flag can be set in the environment instead: --max-sessions as LEASELAB_MAX_SESSIONS, and so on.\nA flag on the command line wins over its variable.")
+		fmt.Fprintln(w, "\nA flag on the command line wins over its variable.")
 	}
 	if f.after != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(f.after))
 	}
 }
+
+// writeFlag writes one flag of --help: its name and value on one line, what
+// it does, its default and its variable below.
+func (f *cmdFlags) writeFlag(w io.Writer, fl *flag.Flag) {
+	arg, text := flag.UnquoteUsage(fl)
+	line := "  --" + fl.Name
+	if o, ok := fl.Value.(*oneOf); ok {
+		arg = strings.Join(o.from, "|")
+	}
+	if arg != "" && !isBool(fl) {
+		line += " " + arg
+	}
+	var notes []string
+	if def := shortDefault(fl); def != "" {
+		notes = append(notes, "default "+def)
+	}
+	if f.env {
+		notes = append(notes, "variable "+envName(fl.Name))
+	}
+	fmt.Fprintf(w, "%s\n      %s\n", line, text)
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "      (%s)\n", strings.Join(notes, "; "))
+	}
+}
+
+// shortDefault is a flag's default as a person writes it (15m, not
+// 15m0s), or "" when it is the zero value.
+func shortDefault(fl *flag.Flag) string {
+	def := fl.DefValue
+	if g, ok := fl.Value.(flag.Getter); ok {
+		if _, ok := g.Get().(time.Duration); ok {
+			if strings.HasSuffix(def, "m0s") {
+				def = strings.TrimSuffix(def, "0s")
+			}
+			if strings.HasSuffix(def, "h0m") {
+				def = strings.TrimSuffix(def, "0m")
+			}
+		}
+	}
+	if def == "0" || def == "false" || def == "0s" {
+		return ""
+	}
+	return def
+}
+
+// isBool reports whether a flag takes no value.
+func isBool(fl *flag.Flag) bool {
+	b, ok := fl.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// wantValue says what form a flag's value takes, for a message about a
+// value it refused; err is the flag's own complaint.
+func wantValue(fl *flag.Flag, err error) string {
+	g, ok := fl.Value.(flag.Getter)
+	if !ok {
+		return err.Error()
+	}
+	switch g.Get().(type) {
+	case time.Duration:
+		return "want a duration such as 15m or 90s"
+	case int, int64, uint, uint64:
+		if fl.DefValue == "0" {
+			return "want a whole number such as 7"
+		}
+		return "want a whole number such as " + fl.DefValue
+	case float64:
+		return "want a number such as " + fl.DefValue
+	case bool:
+		return "want true or false"
+	}
+	return err.Error()
+}
+
+// flagMessage rewrites the flag package's complaints in the words --help
+// uses: "--idle-timeout="15": want a duration such as 15m or 90s", not
+// "invalid value "15" for flag -idle-timeout: parse error".
+func (f *cmdFlags) flagMessage(err error) string {
+	msg := err.Error()
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		if fl := f.Lookup(m[2]); fl != nil {
+			return fmt.Sprintf("--%s=%s: %s", m[2], m[1], wantValue(fl, errors.New(m[3])))
+		}
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + name
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "--" + name + " needs a value"
+	}
+	return msg
+}
+
+// invalidValue is the flag package's message for a value a flag refused.
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-([^:]+): (.*)$`)
 
 // parse reads flags and positional arguments in any order. It returns the
 // positional arguments, or ok false with the exit code: 0 after --help,
@@ -65,7 +195,7 @@ func (f *cmdFlags) parse(args []string, stdout, stderr io.Writer) (pos []string,
 			return nil, 0, false
 		}
 		if err != nil {
-			return nil, usageError(stderr, f.name, "%v", err), false
+			return nil, usageError(stderr, f.name, "%s", f.flagMessage(err)), false
 		}
 		rest := f.Args()
 		if len(rest) == 0 {
@@ -103,7 +233,7 @@ func (f *cmdFlags) fromEnv(stderr io.Writer) (int, bool) {
 			return
 		}
 		if err := f.Set(fl.Name, v); err != nil {
-			bad = fmt.Errorf("%s=%q: %v", envName(fl.Name), v, err)
+			bad = fmt.Errorf("%s=%q: %s", envName(fl.Name), v, wantValue(fl, err))
 		}
 	})
 	if bad != nil {

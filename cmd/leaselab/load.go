@@ -20,9 +20,10 @@ Opens N live lab sessions against a server on this machine that play and
 send controls, beside --idle sessions that only stay connected, holds them,
 and prints sessions held, the server's memory per idle and per playing
 session, its CPU time per frame and command-to-frame latency.
-Every session sends an X-Forwarded-For address of its own: run the server
-with --trust-proxy and --max-conns-per-addr above the sessions opened to
-measure that many students rather than one address's budget.`)
+Every session sends an X-Forwarded-For address of its own, as a proxy on
+this machine would: run the server with --trusted-proxies 127.0.0.1 to
+measure that many students rather than one address's budget and
+connection cap.`)
 	var cfg load.Config
 	fl.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server, on a loopback address")
 	fl.IntVar(&cfg.Sessions, "sessions", 100, fmt.Sprintf("live sessions to open, play and hold (with --idle, at most %d)", load.MaxSessions))

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"leaselab/catalog"
 	"leaselab/content"
 	"leaselab/draw"
 	"leaselab/engine"
@@ -322,7 +324,7 @@ func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang 
 		l = labs.DefaultLang
 	}
 	sentence := labs.DescribeDifference(p, d, found, l)
-	labelB := fmt.Sprintf("B: %s @ %s", ch, f.At)
+	labelB := fmt.Sprintf(catalog.T(l, "run.vs.label"), ch, f.At)
 	switch format {
 	case "svg":
 		err = draw.RenderPairSVG(stdout, p.A, p.B, d, found, l, "A", labelB, sentence)
@@ -362,7 +364,11 @@ func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang 
 		enc.SetIndent("", "  ")
 		err = enc.Encode(out)
 	default:
-		fmt.Fprintf(stdout, "A: %s\nB: the same, with %q at %s\n", strings.Join(dos, "; "), ch.String(), f.At)
+		ran := strings.Join(dos, "; ")
+		if ran == "" {
+			ran = catalog.T(l, "run.vs.nocmds")
+		}
+		fmt.Fprintf(stdout, catalog.T(l, "run.vs.a")+"\n"+catalog.T(l, "run.vs.b")+"\n", ran, strconv.Quote(ch.String()), f.At)
 		if found {
 			for _, x := range []struct {
 				name string
@@ -370,7 +376,7 @@ func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang 
 				i    int
 			}{{"A", p.A, d.A}, {"B", p.B, d.B}} {
 				if x.i < 0 {
-					fmt.Fprintf(stdout, "%s  (the log has ended)\n", x.name)
+					fmt.Fprintf(stdout, "%s  %s\n", x.name, catalog.T(l, "run.vs.ended"))
 					continue
 				}
 				fmt.Fprintf(stdout, "%s #%-3d%s\n", x.name, x.i, x.w.Names().Format(x.w.Events()[x.i]))

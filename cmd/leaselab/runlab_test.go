@@ -83,7 +83,7 @@ func TestRunErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"run", "w1-w2", "--format", "xml"}, 2, `invalid value "xml" for flag -format: want one of text, json, svg, chart`},
+		{[]string{"run", "w1-w2", "--format", "xml"}, 2, `--format="xml": want one of text, json, svg, chart`},
 		{[]string{"run", "no-such-lab"}, 1, "no lab or file \"no-such-lab\" (labs: monthly-report, lock-vs-lease, "},
 		{[]string{"run", "w1-w2", "--do", "freeze W9"}, 1, "no worker called \"W9\""},
 		// A lab's run is its live session: what the page does not offer,
@@ -92,7 +92,7 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", "w1-w2", "--do", "dance"}, 1, "unknown command"},
 		{[]string{"run", "w1-w2", "--question", "nope"}, 1, "has no question \"nope\""},
 		{[]string{"run"}, 2, "which lab?"},
-		{[]string{"run", "w1-w2", "--seed", "x"}, 2, "invalid value"},
+		{[]string{"run", "w1-w2", "--seed", "x"}, 2, `--seed="x": want a whole number`},
 		{[]string{"run", "w1-w2", "--lang", "fr"}, 2, "want one of id, en"},
 	}
 	for _, tt := range tests {

@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,26 +45,40 @@ type serveOptions struct {
 	problems    *oneOf
 	publicURL   string
 	perAddr     int
-	trustProxy  bool
+	proxies     []*net.IPNet // --trusted-proxies, and loopback for --trust-proxy
+	trustProxy  bool         // deprecated: --trusted-proxies 127.0.0.0/8,::1
+	metricsAddr string
+	maxMemory   byteSize
+	memPerAddr  byteSize
 }
 
 // parseServe reads serve's flags; ok false carries the exit code.
 func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code int, ok bool) {
 	f := newFlags("serve", "leaselab [serve] [flags]", serveAbout)
 	f.env = true
-	f.StringVar(&o.addr, "addr", "localhost:8080", "listen address, host:port (port 0 picks a free one)")
-	f.StringVar(&o.dir, "content", "", "serve the course from this folder instead of the embedded one, reloading it when files change")
-	f.IntVar(&o.maxSessions, "max-sessions", 2000, "live lab sessions at once; past it a lab page says the server is full")
-	f.DurationVar(&o.idle, "idle-timeout", 15*time.Minute, "close a live session whose student sent nothing this long")
+	f.StringVar(&o.addr, "addr", "localhost:8080", "where to listen, as `HOST:PORT`: :8080 serves a classroom, port 0 picks a free one")
+	f.StringVar(&o.dir, "content", "", "serve the course in folder `DIR` instead of the embedded one, reloading it when files change")
+	f.IntVar(&o.maxSessions, "max-sessions", 2000, "at most `N` live lab sessions at once; past it a lab page says the server is full")
+	f.DurationVar(&o.idle, "idle-timeout", 15*time.Minute, "close a live session whose student sent nothing for `D`, a duration such as 15m or 90s")
 	f.BoolVar(&o.accessLog, "access-log", false, "log every request: method, path, route, status, bytes, duration")
 	o.logFormat = newOneOf("text", "text", "json")
 	f.Var(o.logFormat, "log-format", "log as text or json (one object per line)")
-	f.StringVar(&o.basePath, "base-path", "", "serve under this path, such as /leaselab, behind a proxy that forwards it unchanged")
+	f.StringVar(&o.basePath, "base-path", "", "serve under the path `/P` (such as /leaselab), behind a proxy that forwards it unchanged; /healthz and /metrics answer at the root too")
 	o.problems = newOneOf("loopback", "loopback", "all", "none")
 	f.Var(o.problems, "show-problems", "who sees the banner of content errors: loopback (the author on this machine, not through a proxy), all, or none")
-	f.StringVar(&o.publicURL, "public-url", "", "the address students use (https://host[:port]); requests for any other host are refused")
-	f.IntVar(&o.perAddr, "max-conns-per-addr", 512, "connections one client address may hold; behind a proxy, the proxy is one address")
-	f.BoolVar(&o.trustProxy, "trust-proxy", false, "count work budgets by X-Forwarded-For (only behind a proxy that sets it)")
+	f.StringVar(&o.publicURL, "public-url", "", "the address students use, a `URL` such as https://leases.example.edu: requests for any other host name are refused, and the serving line shows it")
+	f.IntVar(&o.perAddr, "max-conns-per-addr", 512, "at most `N` connections from one client address; a trusted proxy is bound by the total only")
+	var proxies string
+	f.StringVar(&proxies, "trusted-proxies", "", "the networks `CIDR,...` of the proxies in front of the server, such as the ingress's pod network: their X-Forwarded-For, X-Real-IP, Forwarded and X-Forwarded-Host headers are believed, nobody else's")
+	f.BoolVar(&o.trustProxy, "trust-proxy", false, "deprecated: the same as --trusted-proxies 127.0.0.0/8,::1 (a proxy on this machine)")
+	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics (and /healthz) on `HOST:PORT` instead, for any host name; the site then has no /metrics")
+	f.Var(&o.maxMemory, "max-memory", "memory the server may use, such as 1GiB: near it new live sessions are refused, and GOMEMLIMIT is set to nine tenths of it when unset (default: the container's limit, else half the machine's memory)")
+	f.Var(&o.memPerAddr, "max-memory-per-addr", "memory the live sessions of one client address may hold (default the smaller of 128MiB and a quarter of --max-memory)")
+	f.group("Listening", "addr", "base-path", "public-url", "metrics-addr")
+	f.group("Behind a proxy", "trusted-proxies", "trust-proxy")
+	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "max-memory", "max-memory-per-addr")
+	f.group("Content", "content", "show-problems")
+	f.group("Logging", "log-format", "access-log")
 	pos, code, ok := f.parse(args, stdout, stderr)
 	if !ok {
 		return o, code, false
@@ -84,6 +100,14 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	}
 	if _, err := web.CleanBasePath(o.basePath); err != nil {
 		return o, usageError(stderr, "serve", "--base-path: %v", err), false
+	}
+	nets, err := web.ParseTrustedProxies(proxies)
+	if err != nil {
+		return o, usageError(stderr, "serve", "--trusted-proxies: %v", err), false
+	}
+	o.proxies = nets
+	if o.trustProxy {
+		o.proxies = append(o.proxies, web.LoopbackProxies...)
 	}
 	return o, 0, true
 }
@@ -120,11 +144,25 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(20)
 	}
+	// The memory ceiling: new sessions are refused near it (web/memory.go),
+	// and the collector works harder as the heap nears nine tenths of it,
+	// rather than let the kernel kill every student's session at once.
+	maxMemory := int64(o.maxMemory)
+	if maxMemory == 0 {
+		maxMemory = web.DefaultMaxMemory()
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(maxMemory / 10 * 9)
+	}
 	base, _ := web.CleanBasePath(o.basePath)
 	cfg := web.Config{
 		Logger: log, MaxSessions: o.maxSessions, IdleTimeout: o.idle,
 		AccessLog: o.accessLog, BasePath: base, ShowProblems: o.problems.val, Build: buildInfo(),
-		PublicURL: o.publicURL, TrustProxy: o.trustProxy,
+		PublicURL: o.publicURL, TrustedProxies: o.proxies, MaxClientSessions: o.perAddr, MetricsElsewhere: o.metricsAddr != "",
+		MaxMemory: maxMemory, MaxMemoryPerAddr: int64(o.memPerAddr),
+	}
+	if o.trustProxy {
+		log.Warn("--trust-proxy is deprecated: it trusts a proxy on this machine, as --trusted-proxies 127.0.0.0/8,::1 does; say that instead")
 	}
 	if o.publicURL == "" && loopback(o.addr) {
 		// Only this machine can reach it: answer only to its names, so a
@@ -152,9 +190,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.dir != "" {
 		log.Info("course from a folder, reloaded when its files change", "content", o.dir)
 	}
-	// The address printed is the one bound: port 0 shows the port picked.
-	log.Info("serving", "url", "http://"+ln.Addr().String()+base+"/", "version", versionLine(cfg.Build))
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
+	var ms *http.Server
+	if o.metricsAddr != "" {
+		mln, err := net.Listen("tcp", o.metricsAddr)
+		if err != nil {
+			log.Error("cannot listen", "metrics-addr", o.metricsAddr, "err", err)
+			return 1
+		}
+		ms = &http.Server{Handler: srv.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+		log.Info("serving metrics", "url", "http://"+browsable(mln.Addr().String())+"/metrics")
+		go func() { errc <- ms.Serve(mln) }()
+	}
+	log.Info("serving", "url", servingURL(o.publicURL, ln.Addr().String(), base), "listen", ln.Addr().String(), "version", versionLine(cfg.Build), "max_memory", (*byteSize)(&maxMemory).String())
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
@@ -166,11 +214,37 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 	defer cancel()
 	srv.Close() // live sessions are hijacked connections: Shutdown does not wait for them
+	if ms != nil {
+		ms.Shutdown(sctx)
+	}
 	if err := hs.Shutdown(sctx); err != nil {
 		log.Error("shutdown", "err", err)
 		return 1
 	}
 	return 0
+}
+
+// servingURL is the address the serving line gives: the public URL when
+// there is one (students use that), else the address bound (port 0 shows
+// the port picked), written so that a browser on this machine opens it.
+func servingURL(publicURL, bound, base string) string {
+	if publicURL != "" {
+		return strings.TrimRight(publicURL, "/") + base + "/"
+	}
+	return "http://" + browsable(bound) + base + "/"
+}
+
+// browsable is a bound address a browser can open: a wildcard host
+// (0.0.0.0, ::) is not one, localhost is.
+func browsable(bound string) string {
+	host, port, err := net.SplitHostPort(bound)
+	if err != nil {
+		return bound
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // loopback reports whether a listen address is reachable from this

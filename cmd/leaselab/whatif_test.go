@@ -53,6 +53,30 @@ func TestRunVs(t *testing.T) {
 	}
 }
 
+// TestRunVsLabels: both runs are labelled in the chosen language, in text
+// and in the SVG.
+func TestRunVsLabels(t *testing.T) {
+	for lang, want := range map[string][]string{
+		"en": {"A: until 4s; freeze W1 for=25s; until 30s\n", "B: the same, with \"fencing on\" from 4s\n"},
+		"id": {"A: until 4s; freeze W1 for=25s; until 30s\n", "B: sama, dengan \"fencing on\" mulai 4s\n"},
+	} {
+		code, out, errs := runCLI(append(w1w2Freeze, "--vs", "fencing on", "--vs-at", "4s", "--lang", lang)...)
+		for _, w := range want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("--lang %s: exit %d, output lacks %q:\n%s%s", lang, code, w, out, errs)
+			}
+		}
+		_, svg, _ := runCLI(append(w1w2Freeze, "--vs", "fencing on", "--vs-at", "4s", "--lang", lang, "--format", "svg")...)
+		label := map[string]string{"en": "B: fencing on from 4s", "id": "B: fencing on mulai 4s"}[lang]
+		if !strings.Contains(svg, label) {
+			t.Errorf("--lang %s: the SVG lacks the label %q", lang, label)
+		}
+	}
+	if _, out, _ := runCLI("run", "w1-w2", "--vs", "fencing on", "--lang", "id"); !strings.Contains(out, "A: lab seperti saat mulai\n") {
+		t.Errorf("no commands, in Indonesian:\n%s", out)
+	}
+}
+
 func TestRunVsRefuses(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "w1-w2", "--vs-at", "4s"},

@@ -1,0 +1,570 @@
+package labs
+
+import (
+	"fmt"
+	"net/url"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"leaselab/engine"
+)
+
+// A lab's search: the bounds within which the engine tries every fault
+// schedule (lab.yaml search:), the claim check holds the lab to, and the
+// "break it" goals that ask the student for a schedule within them.
+
+// SearchSpec is a lab's search bounds and its author's claim.
+type SearchSpec struct {
+	Bounds engine.SearchBounds
+	// Claim is what check proves: "safe" (no schedule within the bounds
+	// breaks the lab's design) or "breaks" (one does); "" claims nothing.
+	Claim string
+
+	at pos
+}
+
+var searchKeys = []string{"target", "faults", "horizon", "kinds", "harm", "spike-hold", "replica", "max-states", "claim"}
+
+// Search returns the lab's search bounds, or nil when it has none.
+func (l *Lab) Search() *SearchSpec { return l.search }
+
+func parseSearch(r *report, l *Lab, y ynode) *SearchSpec {
+	kvs, ok := y.mapping(r, "search")
+	if !ok {
+		return nil
+	}
+	knownKeys(r, kvs, "search", searchKeys...)
+	sp := &SearchSpec{at: y.pos(), Bounds: engine.SearchBounds{Faults: 1, Horizon: l.horizon}}
+	b := &sp.Bounds
+	good := true
+	bad := func(at pos, format string, args ...any) {
+		r.errorf(at, format, args...)
+		good = false
+	}
+	duration := func(e kv, lo, hi engine.Time) engine.Time {
+		s, _ := e.val.str(r, e.key)
+		d, err := engine.ParseTime(s)
+		if err != nil || d < lo || d > hi {
+			bad(e.val.pos(), "search %s %q: want a duration from %s to %s", e.key, s, lo, hi)
+		}
+		return d
+	}
+	for _, e := range kvs {
+		switch e.key {
+		case "target":
+			s, _ := e.val.str(r, "target")
+			if !slices.Contains(workerNames(l.scenario), s) {
+				bad(e.val.pos(), "search target %q is not a worker of the scenario (%s)", s, strings.Join(workerNames(l.scenario), ", "))
+			}
+			b.Target = s
+		case "faults":
+			s, _ := e.val.str(r, "faults")
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || n > 3 {
+				bad(e.val.pos(), "search faults %q: want 1, 2 or 3 (the most faults a schedule has)", s)
+			}
+			b.Faults = n
+		case "horizon":
+			b.Horizon = duration(e, engine.Second, 10*engine.Minute)
+		case "spike-hold":
+			b.SpikeHold = duration(e, 100*engine.Millisecond, engine.Minute)
+		case "replica", "max-states":
+			s, _ := e.val.str(r, e.key)
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || (e.key == "max-states" && n > 1<<24) {
+				bad(e.val.pos(), "search %s %q: want a whole number from 1%s", e.key, s, map[bool]string{true: " to 16777216", false: ""}[e.key == "max-states"])
+			}
+			if e.key == "replica" {
+				b.Replica = n
+			} else {
+				b.MaxStates = n
+			}
+		case "claim":
+			s, _ := e.val.str(r, "claim")
+			if s != "safe" && s != "breaks" {
+				bad(e.val.pos(), "search claim %q: want safe (no schedule within the bounds breaks it) or breaks (one does)", s)
+			}
+			sp.Claim = s
+		case "harm":
+			items, _ := e.val.seq(r, "search harm")
+			for _, it := range items {
+				s, _ := it.str(r, "a harm")
+				reason, ok := engine.ParseReason(s)
+				if !ok || !reason.IsViolation() {
+					bad(it.pos(), "search harm %q: want a violation (stale-write, double-effect, acted-after-expiry, split-brain, lost-update)", s)
+					continue
+				}
+				b.Harm = append(b.Harm, reason)
+			}
+		case "kinds":
+			kinds, ok := parseSearchKinds(r, e.val)
+			good = good && ok
+			b.Kinds = kinds
+		}
+	}
+	if len(b.Kinds) == 0 && good {
+		bad(sp.at, "search needs kinds: the faults to try and their sizes, such as pause: [1s, 2s]")
+	}
+	if b.Target == "" && good {
+		for _, k := range b.Kinds {
+			if k.Name != "replica" {
+				bad(sp.at, "search needs target: the worker its faults hit")
+				break
+			}
+		}
+	}
+	if !good {
+		return nil
+	}
+	if _, err := (engine.Search{Scenario: l.scenario, Bounds: *b}).Ready(); err != nil && l.prepErr == nil {
+		r.errorf(sp.at, "%v", err)
+		return nil
+	}
+	return sp
+}
+
+// parseSearchKinds reads kinds: a mapping of each kind to its sizes.
+func parseSearchKinds(r *report, y ynode) ([]engine.SearchKind, bool) {
+	kvs, ok := y.mapping(r, "search kinds")
+	if !ok {
+		return nil, false
+	}
+	knownKeys(r, kvs, "search kinds", engine.SearchKindNames...)
+	var out []engine.SearchKind
+	good := true
+	for _, e := range kvs {
+		if !slices.Contains(engine.SearchKindNames, e.key) {
+			good = false
+			continue
+		}
+		k := engine.SearchKind{Name: e.key}
+		items, ok := e.val.seq(r, "search kinds "+e.key)
+		if !ok || len(items) == 0 {
+			r.errorf(e.val.pos(), "search kinds %s: list its sizes, such as [1s, 2s]", e.key)
+			good = false
+			continue
+		}
+		for _, it := range items {
+			s, _ := it.str(r, "a size")
+			switch e.key {
+			case "drift":
+				rate, err := parseDrift(s)
+				if err != nil {
+					r.errorf(it.pos(), "search kinds drift %q: %v", s, err)
+					good = false
+				}
+				k.Rates = append(k.Rates, rate)
+			default:
+				d, err := engine.ParseTime(s)
+				if err != nil || (e.key != "jump" && d <= 0) || d > engine.Hour || d < -engine.Hour {
+					r.errorf(it.pos(), "search kinds %s %q: want a duration such as 2s%s", e.key, s, map[bool]string{true: " (a jump may be negative: -3s)", false: ""}[e.key == "jump"])
+					good = false
+				}
+				k.Sizes = append(k.Sizes, d)
+			}
+		}
+		out = append(out, k)
+	}
+	return out, good
+}
+
+// parseDrift reads a drift as a signed share of the clock's rate: "+1%"
+// runs 1% fast, "-0.5%" half a percent slow.
+func parseDrift(s string) (int64, error) {
+	v, ok := strings.CutSuffix(s, "%")
+	f, err := strconv.ParseFloat(v, 64)
+	if !ok || err != nil || f == 0 || f <= -50 || f > 50 {
+		return 0, fmt.Errorf("want a signed share of the clock rate such as +1%% or -0.5%%")
+	}
+	if f < 0 {
+		return 1_000_000 - int64(-f*10_000+0.5), nil
+	}
+	return 1_000_000 + int64(f*10_000+0.5), nil
+}
+
+// SearchOptions change a lab's search: how many faults, and settings that
+// change the design searched (scenario options, or a challenge's policy
+// options, NAME=VALUE).
+type SearchOptions struct {
+	Faults  int      // 0: the lab's
+	Set     []string // NAME=VALUE
+	Workers int      // goroutines; 0: every core
+}
+
+// SearchVerdict is the engine's verdict on a lab's design within bounds.
+type SearchVerdict struct {
+	engine.SearchResult
+	Bounds engine.SearchBounds
+	// Design says what --set changed ("storage=fencing renew-margin=3s"),
+	// "" for the lab's own.
+	Design string
+	// Query rebuilds the shortest breaking schedule in the lab's live
+	// world (seed and do= parameters, without "?"): the lab's page at
+	// /{lang}/labs/ID/at?Query. Empty when none breaks it, or when the
+	// design was changed in a way commands cannot say.
+	Query string
+	// World is the shortest breaking schedule replayed in a new world of
+	// the design, with the lab's setup; nil when none breaks it.
+	World *engine.World
+}
+
+// RunSearch runs the lab's search on every core (or opt.Workers), one part
+// of the search per goroutine at a time. Parts are independent and merge
+// in order, so the verdict and its counts are the same on any machine with
+// any number of cores.
+func (l *Lab) RunSearch(opt SearchOptions) (*SearchVerdict, error) {
+	if l.search == nil {
+		return nil, fmt.Errorf("lab %s has no search: bounds (lab.yaml search:)", l.ID)
+	}
+	s, design, prefix, err := l.searchFor(opt)
+	if err != nil {
+		return nil, err
+	}
+	s, err = s.Ready()
+	if err != nil {
+		return nil, err
+	}
+	res := runParts(&s, opt.Workers)
+	v := &SearchVerdict{SearchResult: res, Bounds: s.Bounds, Design: design}
+	if br := res.Shortest; br != nil {
+		w, err := engine.Prepare(s.Scenario)
+		if err != nil {
+			return nil, err
+		}
+		v.World = w.New(s.Scenario.Seed)
+		for _, c := range s.Setup {
+			if err := v.World.Apply(c); err != nil {
+				return nil, err
+			}
+		}
+		harm, err := s.Replay(v.World, br)
+		if err != nil {
+			return nil, err
+		}
+		br.Harm = harm
+		if prefix != nil {
+			v.Query = searchQuery(s.Scenario.Seed, append(slices.Clone(prefix), br.Commands...))
+		}
+	}
+	return v, nil
+}
+
+// runParts runs a ready search's parts on n goroutines (0: every core)
+// and merges them in order.
+func runParts(s *engine.Search, n int) engine.SearchResult {
+	parts := make([]engine.SearchPart, s.Parts())
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	n = max(1, min(n, len(parts)))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(parts) {
+					return
+				}
+				parts[i] = s.Part(i)
+			}
+		})
+	}
+	wg.Wait()
+	return s.Merge(parts)
+}
+
+// searchFor builds the engine search of the lab's design with opt's
+// changes. prefix is the commands a live session applies first to stand
+// for the changes (fencing on), nil when commands cannot say them.
+func (l *Lab) searchFor(opt SearchOptions) (s engine.Search, design string, prefix []engine.Command, err error) {
+	if l.prepErr != nil {
+		return s, "", nil, l.prepErr
+	}
+	sc := l.Scenario()
+	var policy map[string]string
+	prefix = []engine.Command{}
+	var said []string
+	for _, kv := range opt.Set {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return s, "", nil, fmt.Errorf("--set %q: want NAME=VALUE", kv)
+		}
+		said = append(said, kv)
+		if c := l.challenge; c != nil && (name == "preset" || slices.ContainsFunc(c.Params, func(p Param) bool { return p.Name == name })) {
+			if policy == nil {
+				policy = map[string]string{}
+			}
+			policy[name] = val
+			continue
+		}
+		if wname, opt, ok := strings.Cut(name, "."); ok {
+			// W.option=value: one worker's option (H.renew-margin=5s).
+			i := slices.IndexFunc(sc.Workers, func(w engine.WorkerSpec) bool { return w.Name == wname })
+			if i < 0 {
+				return s, "", nil, fmt.Errorf("--set %s: no worker %q (workers: %s)", kv, wname, strings.Join(workerNames(sc), ", "))
+			}
+			if err := sc.Workers[i].Set(opt, val); err != nil {
+				return s, "", nil, fmt.Errorf("--set %s: %w", kv, err)
+			}
+			prefix = nil
+			continue
+		}
+		if err := sc.Set(name, val); err != nil {
+			return s, "", nil, fmt.Errorf("--set %s: %w", kv, err)
+		}
+		if name == "storage" || name == "fencing" {
+			if c, err := engine.ParseCommand(name + " " + val); err == nil {
+				prefix = append(prefix, c)
+				continue
+			}
+		}
+		prefix = nil // the live page cannot say this change
+	}
+	if c := l.challenge; c != nil {
+		// A challenge lab's design is its holder's policy: the starting one,
+		// or the student's.
+		spec, _, err := c.withPolicy(policy)
+		if err != nil {
+			return s, "", nil, err
+		}
+		holder := spec.Scenario.Workers[slices.IndexFunc(spec.Scenario.Workers, func(w engine.WorkerSpec) bool { return w.Name == c.Holder })]
+		for i := range sc.Workers {
+			if sc.Workers[i].Name == c.Holder {
+				sc.Workers[i] = holder
+			}
+		}
+		if len(policy) > 0 {
+			prefix = nil
+		}
+	} else if len(policy) > 0 {
+		return s, "", nil, fmt.Errorf("lab %s has no policy to set", l.ID)
+	}
+	b := l.search.Bounds
+	if opt.Faults != 0 {
+		if opt.Faults < 1 || opt.Faults > 3 {
+			return s, "", nil, fmt.Errorf("--faults %d: want 1, 2 or 3", opt.Faults)
+		}
+		b.Faults = opt.Faults
+	}
+	s = engine.Search{Scenario: sc, Bounds: b}
+	for _, c := range l.setup {
+		s.Setup = append(s.Setup, c.cmd)
+	}
+	return s, strings.Join(said, " "), prefix, nil
+}
+
+// searchQuery writes a seed and commands as a live page's parameters.
+func searchQuery(seed uint64, cmds []engine.Command) string {
+	var b strings.Builder
+	if seed != 0 {
+		b.WriteString("seed=" + strconv.FormatUint(seed, 10))
+	}
+	for _, c := range cmds {
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString("do=" + url.QueryEscape(c.String()))
+	}
+	return b.String()
+}
+
+// verifyBreakGoals refuses a "break it" goal in a lab without search
+// bounds: the engine could not show its shortest.
+func verifyBreakGoals(r *report, l *Lab) {
+	for _, g := range l.Goals {
+		if g.breakFaults > 0 && l.search == nil {
+			r.errorf(g.at, "goal %s: break: needs the lab's search: bounds (the kinds of fault a student may use)", g.ID)
+		}
+	}
+}
+
+// ProveSearches holds every lab to its search claim and makes sure each
+// "break it" goal can be reached within its number of faults, searching on
+// workers goroutines (0: every core). Loading a course does not: a search
+// may take seconds, which a server starting should not spend; leaselab
+// check does.
+func (c *Course) ProveSearches(workers int) Problems {
+	r := &report{}
+	for _, l := range c.Labs {
+		verifySearch(r, l, workers)
+	}
+	return r.ps
+}
+
+func verifySearch(r *report, l *Lab, workers int) {
+	sp := l.search
+	if sp == nil {
+		return
+	}
+	if sp.Claim != "" {
+		v, err := l.RunSearch(SearchOptions{Workers: workers})
+		switch {
+		case err != nil:
+			r.errorf(sp.at, "search: %v", err)
+		case v.TooLarge:
+			r.errorf(sp.at, "search: bounds too large (more than %d states in one part); give fewer kinds, sizes or faults", v.Bounds.MaxStates)
+		case sp.Claim == "safe" && v.Shortest != nil:
+			r.errorf(sp.at, "search claims safe, but %s breaks it (%s at %s)", faultList(v.Shortest.Faults), v.Shortest.Harm.Reason(), v.Shortest.Harm.T)
+		case sp.Claim == "breaks" && v.Shortest == nil:
+			r.errorf(sp.at, "search claims breaks, but no schedule of at most %d faults does (%d decided)", v.Bounds.Faults, v.Schedules)
+		}
+	}
+	for _, g := range l.Goals {
+		if g.breakFaults == 0 {
+			continue
+		}
+		v, err := l.RunSearch(SearchOptions{Faults: g.breakFaults, Workers: workers})
+		if err != nil {
+			r.errorf(g.at, "goal %s: search: %v", g.ID, err)
+			continue
+		}
+		if v.Shortest == nil {
+			r.errorf(g.at, "goal %s: no schedule of at most %d faults breaks the design, so a student cannot reach it", g.ID, g.breakFaults)
+			continue
+		}
+		if ok, _ := g.pred.Eval(v.World.Events(), v.World.Names()); !ok {
+			r.errorf(g.at, "goal %s: the engine's shortest breaking schedule (%s) does not make %q hold: give the search the goal's harm", g.ID, faultList(v.Shortest.Faults), g.pred.String())
+		}
+	}
+}
+
+func faultList(fs []engine.SearchFault) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, f.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Faults counts the faults in a session's commands since its last reset,
+// as a "break it" goal counts them: each freeze, crash, partition, clock
+// change, replica taken down, and link change that is not back to the
+// scenario's own delay and loss. changed reports a command that changes
+// the design handed to the student (storage mode, lease length), which a
+// "break it" goal does not allow.
+func (l *Lab) Faults(cmds []engine.Command) (faults int, changed bool) {
+	for _, c := range cmds {
+		switch c.Kind {
+		case engine.CmdReset:
+			faults, changed = 0, false
+		case engine.CmdFreeze, engine.CmdCrash, engine.CmdPartition, engine.CmdClock:
+			faults++
+		case engine.CmdLink:
+			back := (!c.HasDelay || c.Dur == l.scenario.Delay) && (!c.HasLoss || c.LossPPM == l.scenario.LossPPM)
+			if !back {
+				faults++
+			}
+		case engine.CmdReplica:
+			if !c.Up {
+				faults++
+			}
+		case engine.CmdStorage, engine.CmdLease:
+			changed = true
+		}
+	}
+	return faults, changed
+}
+
+// BreakFaults is the most faults a "break it" goal allows, 0 for any
+// other goal.
+func (g *Goal) BreakFaults() int { return g.breakFaults }
+
+// Shortest is the engine's shortest schedule that breaks a "break it"
+// goal's design, for the student to compare with theirs after a try.
+func (g *Goal) Shortest() (*SearchVerdict, error) {
+	if g.breakFaults == 0 {
+		return nil, fmt.Errorf("goal %s is not a break it goal", g.ID)
+	}
+	return g.lab.RunSearch(SearchOptions{Faults: g.breakFaults, Workers: 1})
+}
+
+// CompareBreak says how a student's schedule of used faults compares
+// with the engine's shortest: "you used 3 faults; 1 is enough: pause 6s
+// at 14s".
+func CompareBreak(lang string, used int, shortest *engine.Breaking) string {
+	if shortest == nil {
+		return ""
+	}
+	n := len(shortest.Faults)
+	list := faultList(shortest.Faults)
+	if lang == "en" {
+		switch {
+		case used > n:
+			return fmt.Sprintf("You used %d %s; %d %s enough: %s.", used, plural(used, "fault", "faults"), n, plural(n, "is", "are"), list)
+		default:
+			return fmt.Sprintf("You used %d %s, as few as the engine's shortest: %s.", used, plural(used, "fault", "faults"), list)
+		}
+	}
+	if used > n {
+		return fmt.Sprintf("Kamu memakai %d gangguan; %d sudah cukup: %s.", used, n, list)
+	}
+	return fmt.Sprintf("Kamu memakai %d gangguan, sesedikit jadwal terpendek mesin: %s.", used, list)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// parseBreak reads a goal's break: the most faults the student may use.
+func parseBreak(r *report, y ynode) int {
+	s, _ := y.str(r, "break")
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 3 {
+		r.errorf(y.pos(), "break %q: want 1, 2 or 3 (the most faults the student may use)", s)
+		return 0
+	}
+	return n
+}
+
+// breakRule says why a run that reaches a "break it" goal's harm does not
+// count, or "" when it does: it used more faults than allowed, or changed
+// the design it was handed.
+func (g *Goal) breakRule(w *engine.World, lang string) string {
+	faults, changed := g.lab.Faults(w.Commands())
+	switch {
+	case changed && lang == "en":
+		return "the design must stay as handed to you: no change of storage mode or lease length"
+	case changed:
+		return "rancangannya harus tetap seperti yang diberikan: jangan ubah mode penyimpanan atau panjang lease"
+	case faults > g.breakFaults && lang == "en":
+		return fmt.Sprintf("you used %d faults; this goal allows at most %d", faults, g.breakFaults)
+	case faults > g.breakFaults:
+		return fmt.Sprintf("kamu memakai %d gangguan; tujuan ini membolehkan paling banyak %d", faults, g.breakFaults)
+	}
+	return ""
+}
+
+// Prove searches every schedule within the lab's search bounds against a
+// policy of the challenge (values as for Judge; names not given keep the
+// lab's defaults): the "prove it within bounds" beside the random sample
+// Judge plays. workers as for JudgeOn.
+func (c *Challenge) Prove(values map[string]string, workers int) (*SearchVerdict, error) {
+	var set []string
+	for _, name := range append([]string{"preset"}, paramNames(c.Params)...) {
+		if v, ok := values[name]; ok {
+			set = append(set, name+"="+v)
+		}
+	}
+	for name := range values {
+		if name != "preset" && !slices.ContainsFunc(c.Params, func(p Param) bool { return p.Name == name }) {
+			return nil, &ValueError{Param: name, Err: fmt.Errorf("%s is not an option of this challenge", name)}
+		}
+	}
+	return c.lab.RunSearch(SearchOptions{Set: set, Workers: workers})
+}
+
+func paramNames(ps []Param) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
+}
