@@ -11,7 +11,7 @@ import (
 // The diagram's bars, messages and marks: a busy live picture sends dozens
 // of them a frame, so they are written straight into a byte buffer, with
 // no allocation once the buffer has grown, rather than through templ.
-// A whole picture (DiagramSVG, diagram_svg.go) draws them with these same
+// A whole picture (DiagramSVG, picture.go) draws them with these same
 // writers. In
 // a keyed (live) picture every element carries an id: the picture's ID, a
 // letter and its key (elemID).

@@ -158,7 +158,7 @@ func playingLive(b *testing.B, srv *Server, lab *labs.Lab, seed uint64) *live {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, playing: true, shown: -1}
+	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, playing: true, shown: -1}
 	if m := l.frame(0); m.Type != "frame" {
 		b.Fatal(m.Error)
 	}

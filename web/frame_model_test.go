@@ -184,13 +184,13 @@ func TestFramesAddUpToAFreshRender(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := &live{srv: srv, lab: lab, lang: "id", sess: sess, shown: -1, playing: true}
+		l := &live{srv: srv, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1, playing: true}
 		page := newPageModel(t)
 		page.apply(l.frame(0))
 		incremental := 0
 		check := func(when string) {
 			t.Helper()
-			fresh := &live{srv: srv, lab: lab, lang: "id", sess: sess, shown: -1}
+			fresh := &live{srv: srv, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1}
 			want := newPageModel(t)
 			want.apply(fresh.frame(0))
 			for target := range want.roots {

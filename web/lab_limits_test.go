@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -213,9 +214,9 @@ func TestLiveLabPanicEndsNothingElse(t *testing.T) {
 	}
 }
 
-// TestLiveLabLimits: another site's page, a full server, an idle client.
+// TestLiveLabLimits: another site's page, a full server.
 func TestLiveLabLimits(t *testing.T) {
-	_, ts := newTestServer(t, Config{MaxSessions: 2, IdleTimeout: 300 * time.Millisecond})
+	_, ts := newTestServer(t, Config{MaxSessions: 2})
 
 	_, resp, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", http.Header{"Origin": {"http://elsewhere.example"}})
 	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
@@ -225,7 +226,7 @@ func TestLiveLabLimits(t *testing.T) {
 		t.Errorf("same origin refused: %v", err)
 	}
 
-	a := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
+	dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
 	// The first session above counts too; it is still open.
 	conn, _, err := rawDial(t, ts.URL, "/en/labs/w1-w2/ws", nil)
 	if err != nil {
@@ -238,9 +239,35 @@ func TestLiveLabLimits(t *testing.T) {
 	if status != http.StatusServiceUnavailable || !strings.Contains(body, "The server is full") || h.Get("Retry-After") == "" {
 		t.Errorf("lab page when full: %d, Retry-After %q", status, h.Get("Retry-After"))
 	}
+}
 
-	// Silence closes a session with the idle code, pings notwithstanding.
-	if code, _ := closeCode(t, a.conn); code != closeIdle {
+// Silence closes a session with the idle code, pings notwithstanding; a
+// message keeps it open. The session's clock is the test's: the minutes
+// pass without a wait.
+func TestLiveLabIdleTimeout(t *testing.T) {
+	clock := newTestClock()
+	const idle = 10 * time.Minute
+	_, ts := newTestServer(t, Config{IdleTimeout: idle, Clock: clock})
+	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
+	// advance moves the clock on once the session's keep timer is set,
+	// as it is from the first frame on and after each run of keep.
+	advance := func(d time.Duration) {
+		t.Helper()
+		for clock.waiting() == 0 {
+			runtime.Gosched()
+		}
+		clock.Advance(d)
+	}
+	advance(idle - time.Second) // pings fall due; the session is not idle yet
+	if r := c.do("advance 1s"); r.Type != "ack" {
+		t.Fatalf("a message a second before the idle timeout: %s %s", r.Type, r.Error)
+	}
+	advance(idle - time.Second) // counted from the message
+	if r := c.do("advance 1s"); r.Type != "ack" {
+		t.Fatalf("a message after pings only: %s %s", r.Type, r.Error)
+	}
+	advance(idle)
+	if code, _ := closeCode(t, c.conn); code != closeIdle {
 		t.Errorf("idle session: close %d, want %d", code, closeIdle)
 	}
 }

@@ -110,7 +110,7 @@ func (s *Server) labSocket(c echo.Context) error {
 	}
 	return s.serveLive(c, lang, lab, 1, func(l *live) error {
 		sess, _, err := openSession(lab, c.QueryParams())
-		l.sess = sess
+		l.sess, l.runs = sess, labRun{sess}
 		return err
 	})
 }

@@ -53,7 +53,7 @@ func (l *live) read() {
 		}
 		return l.conn.SetReadDeadline(time.Now().Add(pongWait))
 	})
-	tokens, last := float64(msgBurst), time.Now()
+	tokens, last := float64(msgBurst), l.srv.clock.Now()
 	for {
 		_, data, err := l.conn.ReadMessage()
 		if err != nil {
@@ -65,16 +65,18 @@ func (l *live) read() {
 		if l.ending.Load() {
 			continue
 		}
-		now := time.Now()
+		now := l.srv.clock.Now()
 		tokens = min(msgBurst, tokens+now.Sub(last).Seconds()*msgRate)
 		last = now
 		// Decoding runs on a render goroutine: encoding/json's reflection
 		// goes deep, and on the reader's own stack it would double every
 		// connection's stack for good the first time it sent a message
 		// (8 KB instead of 4 for each of a classroom's playing sessions).
+		// The decoding's work is measured on the wall clock, as all work is.
 		var m clientMsg
+		start := time.Now()
 		l.srv.rendered(func() { m = decodeClientMsg(data) })
-		charge(now, l.work, l.addr)
+		charge(start, l.work, l.addr)
 		if tokens < 1 {
 			m = clientMsg{ID: m.ID, kind: msgRefused}
 		} else {
@@ -137,9 +139,9 @@ func (l *live) write() {
 		if err == nil {
 			switch {
 			case m.play:
-				l.srv.metrics.plays.observe(time.Since(m.at))
+				l.srv.metrics.plays.observe(l.srv.clock.Now().Sub(m.at))
 			case !m.at.IsZero():
-				l.srv.metrics.answers.observe(time.Since(m.at))
+				l.srv.metrics.answers.observe(l.srv.clock.Now().Sub(m.at))
 			}
 		}
 		m.free()
@@ -181,7 +183,7 @@ func (l *live) keep() {
 		l.mu.Unlock()
 		return
 	}
-	now := time.Now()
+	now := l.srv.clock.Now()
 	idleAt := l.active.Add(l.srv.idleTimeout)
 	if !now.Before(idleAt) {
 		l.srv.metrics.error(errIdle)
@@ -198,7 +200,8 @@ func (l *live) keep() {
 	l.mu.Unlock()
 	if ping {
 		// Not under l.mu: the write may wait for a frame going out.
-		if err := l.conn.WriteControl(websocket.PingMessage, nil, now.Add(writeWait)); err != nil {
+		// The network's deadline is on the wall clock.
+		if err := l.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
 			l.failed(err)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"leaselab/draw"
-	"leaselab/engine"
 	"leaselab/labsession"
 )
 
@@ -35,36 +34,27 @@ func (s *Server) pairSocket(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		l.pair, l.sess = p, p.Session()
+		l.runs, l.sess = &pairRun{Pair: p}, p.Session()
 		return nil
 	})
 }
 
-// next is the frame the connection sends now: its pair's or its lab
-// session's.
-func (l *live) next(id int64) serverMsg {
-	if l.pair != nil {
-		return l.pairFrame(id)
-	}
-	return l.frame(id)
+// pairRun is a what-if pair as its live page drives it.
+type pairRun struct {
+	*labsession.Pair
+	// shown is what the pair's page shows: its next frame lays its
+	// pictures out from these.
+	shown draw.PairPictures
 }
 
-// advance moves the world on by a time command (play mode).
-func (l *live) advance(c engine.Command) error {
-	if l.pair != nil {
-		return l.pair.Apply(c)
-	}
-	return l.sess.Apply(c)
-}
-
-// handlePair answers a pair's message: a time command moves both runs
-// on; answers, goals, challenges, replays and commands that change the
-// world belong to the lab page and are refused.
-func (l *live) handlePair(m clientMsg) serverMsg {
+// handle answers a pair's message: a time command moves both runs on;
+// answers, goals, challenges, replays and commands that change the world
+// belong to the lab page and are refused.
+func (r *pairRun) handle(l *live, m clientMsg) serverMsg {
 	if m.kind != msgDo {
 		return l.fail(m.ID, labsession.NewForkError("whatif.timeonly", errTimeOnly))
 	}
-	if err := l.pair.Do(m.Cmd); err != nil {
+	if err := r.Do(m.Cmd); err != nil {
 		return l.fail(m.ID, err)
 	}
 	l.srv.metrics.commands.Add(1)
@@ -73,28 +63,28 @@ func (l *live) handlePair(m clientMsg) serverMsg {
 
 var errTimeOnly = errors.New("what if: only time moves a pair on (play, pause, step, advance, until)")
 
-// pairFrame redraws the pair's live part and the way back to the lab.
-func (l *live) pairFrame(id int64) serverMsg {
-	v := l.srv.newPairView(l.lang, nil, l.lab, l.pair, &l.pairShown)
+// frame redraws the pair's live part and the way back to the lab.
+func (r *pairRun) frame(l *live, id int64) serverMsg {
+	v := l.srv.newPairView(l.lang, nil, l.lab, r.Pair, &r.shown)
 	m := serverMsg{Type: "frame", ID: id}
 	out := m.body()
 	out.query = out.Str(v.query)
 	at := out.At()
-	out.B = l.pair.A().Now().AppendTo(out.B)
+	out.B = r.A().Now().AppendTo(out.B)
 	out.clock = out.Since(at)
 	out.Draw(draw.OpReplace, "pair-crumb", draw.PairCrumb(&v.Pair))
 	out.Draw(draw.OpReplace, "pair-live", draw.PairLive(&v.Pair))
-	l.pairShown.Keep(&v.Pair.PairPictures)
+	r.shown.Keep(&v.Pair.PairPictures)
 	return m
 }
 
-// rebuildPair makes the pair anew from its query (after a panic).
-func (l *live) rebuildPair() error {
-	q, _ := url.ParseQuery(l.pair.Query())
+// rebuild makes the pair anew from its query (after a panic).
+func (r *pairRun) rebuild(l *live) error {
+	q, _ := url.ParseQuery(r.Query())
 	p, _, err := labsession.OpenPair(l.lab, q)
 	if err != nil {
 		return err
 	}
-	l.pair, l.sess = p, p.Session()
+	r.Pair, l.sess = p, p.Session()
 	return nil
 }

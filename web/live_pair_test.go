@@ -146,13 +146,13 @@ func TestPairFramesDrawTheirPage(t *testing.T) {
 		w1w2PairQuery,
 	} {
 		p := openPairOf(t, query)
-		l := &live{srv: srv, lab: p.Session().Lab(), lang: "en", sess: p.Session(), pair: p, playing: true}
+		l := &live{srv: srv, lab: p.Session().Lab(), lang: "en", sess: p.Session(), runs: &pairRun{Pair: p}, playing: true}
 		parted := false
 		for range 40 {
-			if err := l.advance(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
+			if err := l.runs.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
 				t.Fatal(err)
 			}
-			sent := l.next(0)
+			sent := l.runs.frame(l, 0)
 			m := wireOf(sent)
 			sent.free()
 			got := opHTML(m, "pair-live")
@@ -243,21 +243,21 @@ func BenchmarkPairPlayFrame(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return &live{srv: srv, lab: p.Session().Lab(), lang: "en", sess: p.Session(), pair: p, playing: true}
+		return &live{srv: srv, lab: p.Session().Lab(), lang: "en", sess: p.Session(), runs: &pairRun{Pair: p}, playing: true}
 	}
 	l := start()
 	bytes := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		if l.pair.A().Now() >= 4*engine.Minute {
+		if l.runs.(*pairRun).A().Now() >= 4*engine.Minute {
 			b.StopTimer()
 			l = start()
 			b.StartTimer()
 		}
-		if err := l.advance(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
+		if err := l.runs.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
 			b.Fatal(err)
 		}
-		m := l.next(0)
+		m := l.runs.frame(l, 0)
 		if m.Type != "frame" {
 			b.Fatal(m.Error)
 		}

@@ -35,7 +35,7 @@ func TestLivePictureIsThePagePicture(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, playing := range []bool{true, false} {
-			l := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1, playing: playing}
+			l := &live{srv: srv, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, shown: -1, playing: playing}
 			m := l.frame(0)
 			got := ""
 			for _, o := range wireOf(m).Ops {

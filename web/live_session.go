@@ -40,23 +40,31 @@ const (
 	closeIdle = 4000
 )
 
-// live is one open lab. The connection's goroutine reads the socket and
-// carries out each message under mu; the writer runs in a goroutine of its
-// own only while it has work (live_conn.go), and play mode's frames are
-// drawn by the server's players (play.go).
+// live is one open lab. Who holds its world, and why: no goroutine owns
+// it; three take mu in turn and touch the world (runs, sess, view) only
+// while they hold it:
+//
+//   - the connection's reader (read, live_conn.go), which carries out each
+//     client message under mu, from the command to its frame;
+//   - a player (play.go), which draws a play frame under mu, and never
+//     waits for it: a session busy with a message lets the tick pass
+//     (TryLock), so that a student's answer is never queued behind play;
+//   - the keep timer (keep, live_conn.go), which pings and ends an idle
+//     session under mu.
+//
+// A frame leaves mu as bytes (offer encodes it under mu), and the writer,
+// a goroutine only while it has work, holds no lock to send them: no world
+// and no picture is shared with it.
 type live struct {
 	srv  *Server
 	conn *websocket.Conn
 	lab  *labs.Lab
 	lang string
-	sess *labsession.Session
-	// pair, when set, is the what-if pair this connection plays instead
-	// of a lab session; sess is then its run A (live_pair.go).
-	pair *labsession.Pair
-	// pairShown is what the pair's page shows: its next frame lays its
-	// pictures out from these.
-	pairShown draw.PairPictures
-	shown     int // events already in the page's list
+	// runs is what the connection drives: the lab session sess, or a
+	// what-if pair whose run A is sess (live_pair.go).
+	runs  driven
+	sess  *labsession.Session
+	shown int // events already in the page's list
 	// shownRun is the run those events came from (labsession.Run): a
 	// reset or a replay starts a new one, whose list the page must show
 	// whole.
@@ -90,13 +98,13 @@ type live struct {
 	// owed the virtual time play mode has not yet moved the world on.
 	lastDue time.Time
 	owed    engine.Time
-	refused int         // messages over the rate in a row
-	active  time.Time   // the last message
-	pingAt  time.Time   // when the next ping is due
-	keeper  *time.Timer // runs keep: pings and the idle timeout
+	refused int       // messages over the rate in a row
+	active  time.Time // the last message
+	pingAt  time.Time // when the next ping is due
+	keeper  Timer     // runs keep: pings and the idle timeout
 	tasks   sync.WaitGroup
 	// view is what the page shows, kept while the session plays so that
-	// a frame sends only what changed (live_frame.go).
+	// a frame sends only what changed (draw.LivePage).
 	view *draw.LivePage
 }
 
@@ -105,12 +113,12 @@ func (l *live) run() {
 	// it up to date in case the world moved since (a reconnect).
 	l.shown = -1
 	var first serverMsg
-	start := time.Now()
-	l.srv.rendered(func() { first = l.safely(0, func() serverMsg { return l.next(0) }) })
+	start := l.srv.clock.Now()
+	l.srv.rendered(func() { first = l.safely(0, func() serverMsg { return l.runs.frame(l, 0) }) })
 	first.at = start
 	l.mu.Lock()
 	l.active, l.pingAt = start, start.Add(pingPeriod)
-	l.keeper = time.AfterFunc(min(pingPeriod, l.srv.idleTimeout), l.keep)
+	l.keeper = l.srv.clock.AfterFunc(min(pingPeriod, l.srv.idleTimeout), l.keep)
 	l.send(first)
 	l.rest()
 	l.mu.Unlock()
@@ -177,7 +185,7 @@ func (l *live) receive(m clientMsg) {
 // memory ledger learns what the session holds now. A what-if pair keeps
 // its worlds: its runs are forked, not replayed. Called with l.mu held.
 func (l *live) rest() {
-	if !l.playing && l.pair == nil && l.sess.Held() && l.sess.Footprint() > releaseAbove {
+	if _, lab := l.runs.(labRun); !l.playing && lab && l.sess.Held() && l.sess.Footprint() > releaseAbove {
 		l.sess.Release()
 	}
 	l.mem.set(sessionOverhead + l.sess.Footprint())
@@ -216,7 +224,7 @@ func (l *live) playFrame(e playEntry) {
 	// The next frame is due a tick after this one; ticks already past
 	// pass without a frame.
 	next := e.due.Add(playTick)
-	if late := time.Since(next); late >= 0 {
+	if late := l.srv.clock.Now().Sub(next); late >= 0 {
 		n := late/playTick + 1
 		next = next.Add(n * playTick)
 		l.srv.metrics.skipped.Add(int64(n))
@@ -252,11 +260,11 @@ func (l *live) playFrame(e playEntry) {
 	}
 	start := time.Now()
 	msg := l.safely(0, func() serverMsg {
-		if err := l.advance(engine.Command{Kind: engine.CmdAdvance, Dur: max(l.owed, 1)}); err != nil {
+		if err := l.runs.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: max(l.owed, 1)}); err != nil {
 			return l.fail(0, err)
 		}
 		l.srv.metrics.commands.Add(1)
-		return l.next(0)
+		return l.runs.frame(l, 0)
 	})
 	l.addr.give()
 	charge(start, l.work, l.addr)
@@ -325,13 +333,45 @@ func (l *live) fail(id int64, err error) serverMsg {
 // handle answers one client message with an ack carrying the frame it
 // caused, or an error; the session is unchanged by a message that fails.
 func (l *live) handle(m clientMsg) serverMsg {
-	fail := func(err error) serverMsg { return l.fail(m.ID, err) }
 	if l.srv.beforeHandle != nil {
 		l.srv.beforeHandle(m)
 	}
-	if l.pair != nil && m.kind != msgInvalid && m.kind != msgUnknown {
-		return l.handlePair(m)
+	switch m.kind {
+	case msgInvalid:
+		l.srv.metrics.error(errMessage)
+		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message", nil, m.why})}
+	case msgUnknown:
+		l.srv.metrics.error(errMessage)
+		typ := labsession.Clip(m.Type)
+		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message-type", []any{typ}, "unknown message type " + typ})}
 	}
+	return l.runs.handle(l, m)
+}
+
+// driven is what a live connection drives: a lab session (labRun) or a
+// what-if pair (pairRun, live_pair.go). The reader, the writer, the
+// budgets, play mode and the recovery from a panic are the same for
+// both; what differs is here.
+type driven interface {
+	// Apply moves it on by one command; play mode's are time.
+	Apply(c engine.Command) error
+	// frame draws what changed on l's page since the last frame.
+	frame(l *live, id int64) serverMsg
+	// handle carries out a client message that asks for work.
+	handle(l *live, m clientMsg) serverMsg
+	// rebuild makes it anew from its query, after a panic.
+	rebuild(l *live) error
+}
+
+// labRun is a lab session as its live page drives it.
+type labRun struct{ *labsession.Session }
+
+func (labRun) frame(l *live, id int64) serverMsg { return l.frame(id) }
+
+// handle answers a lab page's message: a command, a replay, an answer, a
+// goal or a challenge to judge.
+func (labRun) handle(l *live, m clientMsg) serverMsg {
+	fail := func(err error) serverMsg { return l.fail(m.ID, err) }
 	var fragment templ.Component
 	var target string
 	switch m.kind {
@@ -364,9 +404,6 @@ func (l *live) handle(m clientMsg) serverMsg {
 			return fail(err)
 		}
 		fragment, target = goalVerdict(g), "goal-verdict-"+m.Goal
-	case msgInvalid:
-		l.srv.metrics.error(errMessage)
-		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message", nil, m.why})}
 	default:
 		l.srv.metrics.error(errMessage)
 		typ := labsession.Clip(m.Type)
@@ -393,7 +430,7 @@ func (l *live) safely(id int64, f func() serverMsg) (m serverMsg) {
 		l.srv.log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query(), "stack", string(debug.Stack()))
 		// What the bug was goes to the log, not to the student.
 		bug := &wireError{"err.internal", nil, fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
-		if err := l.rebuild(); err != nil {
+		if err := l.runs.rebuild(l); err != nil {
 			l.srv.log.Error("rebuilding the world after a panic failed", "lab", l.lab.ID, "err", err)
 			bug = &wireError{"err.internal.lost", nil, bug.msg + ", but that failed: " + err.Error()}
 		}
@@ -403,21 +440,55 @@ func (l *live) safely(id int64, f func() serverMsg) (m serverMsg) {
 }
 
 // rebuild makes the session anew from its query.
-func (l *live) rebuild() error {
-	if l.pair != nil {
-		return l.rebuildPair()
-	}
+func (labRun) rebuild(l *live) error {
 	q, _ := url.ParseQuery(l.sess.Query())
 	sess, _, err := labsession.FromQuery(l.lab, q)
 	if err != nil {
 		return err
 	}
-	l.sess, l.shown = sess, -1
+	l.sess, l.runs, l.shown = sess, labRun{sess}, -1
 	return nil
 }
 
 func (l *live) ack(id int64) serverMsg {
-	f := l.next(id)
+	f := l.runs.frame(l, id)
 	f.Type = "ack"
 	return f
+}
+
+// frame renders what changed: the picture, the state, the session, and
+// the events the list does not show yet (draw.LivePage).
+func (l *live) frame(id int64) serverMsg {
+	w := l.sess.World()
+	if !l.playing {
+		l.view = nil
+	}
+	p := l.view
+	if !p.Shows(w) || l.shown < 0 || l.shownRun != l.sess.Run() {
+		p = nil
+	}
+	m := serverMsg{Type: "frame", ID: id}
+	out := m.body()
+	at := out.At()
+	out.B = l.sess.AppendQuery(out.B)
+	out.query = out.Since(at)
+	at = out.At()
+	out.B = w.Now().AppendTo(out.B)
+	out.clock = out.Since(at)
+	v := draw.Live{Lang: l.lang, Base: l.srv.base, Lab: l.lab, Session: l.sess}
+	if p == nil {
+		p = draw.Whole(&out.Edits, &v)
+	} else if err := p.Next(&out.Edits, &v); err != nil {
+		l.view = nil
+		m.free()
+		return serverMsg{Type: "error", ID: id, Error: errorText(l.lang, err)}
+	}
+	if l.playing {
+		l.view = p
+	}
+	events := w.Events()
+	whole := l.shown < 0 || l.shown > len(events) || l.shownRun != l.sess.Run()
+	draw.EventEdits(&out.Edits, l.lang, w, l.shown, whole)
+	l.shown, l.shownRun = len(events), l.sess.Run()
+	return m
 }

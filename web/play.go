@@ -29,12 +29,13 @@ type playEntry struct {
 // players is the queue of frames due, a min-heap by due time, and the
 // goroutines that draw them.
 type players struct {
-	mu   sync.Mutex
-	q    []playEntry
-	wake chan struct{} // a frame fell due sooner than the players wait for
+	clock Clock
+	mu    sync.Mutex
+	q     []playEntry
+	wake  chan struct{} // a frame fell due sooner than the players wait for, or one fell due
 }
 
-func newPlayers() *players { return &players{wake: make(chan struct{}, 1)} }
+func newPlayers(c Clock) *players { return &players{clock: c, wake: make(chan struct{}, 1)} }
 
 // add queues a frame.
 func (p *players) add(e playEntry) {
@@ -56,7 +57,7 @@ func (p *players) signal() {
 
 // run is one player: it draws each frame as it falls due until ctx ends.
 func (p *players) run(ctx context.Context, draw func(playEntry)) {
-	t := time.NewTimer(time.Hour)
+	t := p.clock.AfterFunc(time.Hour, p.signal)
 	t.Stop()
 	for {
 		e, ok := p.next(ctx, t)
@@ -67,11 +68,12 @@ func (p *players) run(ctx context.Context, draw func(playEntry)) {
 	}
 }
 
-// next waits for the first frame due, on the player's timer t.
-func (p *players) next(ctx context.Context, t *time.Timer) (playEntry, bool) {
+// next waits for the first frame due, on the player's timer t, which
+// wakes a player when it runs out.
+func (p *players) next(ctx context.Context, t Timer) (playEntry, bool) {
 	for {
 		p.mu.Lock()
-		now := time.Now()
+		now := p.clock.Now()
 		if len(p.q) > 0 && !p.q[0].due.After(now) {
 			e := p.pop()
 			more := len(p.q) > 0 && !p.q[0].due.After(now)
@@ -94,7 +96,6 @@ func (p *players) next(ctx context.Context, t *time.Timer) (playEntry, bool) {
 			t.Stop()
 			return playEntry{}, false
 		case <-p.wake:
-		case <-t.C:
 		}
 		t.Stop()
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -14,8 +15,9 @@ import (
 // The players draw frames in the order they fall due, whatever the order
 // they were queued in.
 func TestPlayersDrawInDueOrder(t *testing.T) {
-	p := newPlayers()
-	base := time.Now().Add(-time.Hour) // all due already
+	clock := newTestClock()
+	p := newPlayers(clock)
+	base := clock.Now().Add(-time.Hour) // all due already
 	r := rand.New(rand.NewPCG(1, 2))
 	var want []time.Time
 	for i := range 200 {
@@ -58,7 +60,7 @@ func playingForTest(t *testing.T, srv *Server, speed float64, start time.Time) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, shown: -1, out: make(chan *outMsg, sendQueue), writing: true,
+	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, shown: -1, out: make(chan *outMsg, sendQueue), writing: true,
 		work: newWorkBudget(srv.sessionWork, sessionBurst), addr: newWorkBudget(srv.sessionWork*4, sessionBurst)}
 	l.mu.Lock()
 	l.startPlay(start, speed)
@@ -72,8 +74,8 @@ func playingForTest(t *testing.T, srv *Server, speed float64, start time.Time) *
 // frame of an earlier play, after a pause, is dropped.
 func TestPlayFrameOwesTheTicksThatPassed(t *testing.T) {
 	srv, _ := newTestServer(t, Config{})
-	srv.players = newPlayers()            // a queue no player runs: the test draws
-	start := time.Now().Add(-time.Minute) // every frame below is late: none waits
+	srv.players = newPlayers(srv.clock)        // a queue no player runs: the test draws
+	start := srv.clock.Now().Add(-time.Minute) // every frame below is late: none waits
 	l := playingForTest(t, srv, 5, start)
 	gen := l.playGen
 	frame := func(ticks int) {
@@ -124,5 +126,41 @@ func TestPlayFrameOwesTheTicksThatPassed(t *testing.T) {
 	frame(6)
 	if got := now(); got != 5*engine.Second {
 		t.Errorf("after playing again for a tick: %s, want 5s", got)
+	}
+}
+
+// A player waits for the next frame on the clock, not on a fixed tick: a
+// frame due later is drawn once the clock reaches it, and not before.
+func TestPlayersWaitForTheClock(t *testing.T) {
+	clock := newTestClock()
+	p := newPlayers(clock)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	drawn := make(chan time.Time, 2)
+	go p.run(ctx, func(e playEntry) { drawn <- e.due })
+	due := clock.Now().Add(time.Second)
+	p.add(playEntry{due: due})
+	for clock.waiting() == 0 { // the player has gone to wait for it
+		runtime.Gosched()
+	}
+	select {
+	case d := <-drawn:
+		t.Fatalf("a frame due at %s was drawn at %s", d, clock.Now())
+	default:
+	}
+	clock.Advance(999 * time.Millisecond)
+	select {
+	case d := <-drawn:
+		t.Fatalf("a frame due at %s was drawn a millisecond early", d)
+	default:
+	}
+	clock.Advance(time.Millisecond)
+	select {
+	case d := <-drawn:
+		if !d.Equal(due) {
+			t.Errorf("drew the frame due at %s, want %s", d, due)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the frame that fell due was not drawn")
 	}
 }

@@ -83,6 +83,9 @@ type Config struct {
 	ShowProblems string
 	// Build is this binary's version, shown in /metrics.
 	Build BuildInfo
+	// Clock is the live sessions' clock (idle timeouts, play frames,
+	// message rates); the wall clock when nil. Tests move their own.
+	Clock Clock
 	// MaxMemory is the memory the server may use, in bytes: live sessions
 	// may hold part of it (a new one is refused near it, never one open
 	// dropped). Default DefaultMaxMemory: the container's limit, else half
@@ -144,6 +147,7 @@ type Server struct {
 
 	maxSessions int
 	idleTimeout time.Duration
+	clock       Clock
 	metrics     *metrics
 	refusals    refusalLog
 
@@ -196,6 +200,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = 2000
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = wallClock{}
+	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 15 * time.Minute
 	}
@@ -223,7 +230,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("ShowProblems %q: want loopback, all or none", cfg.ShowProblems)
 	}
 	s := &Server{
-		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, metrics: newMetrics(),
+		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, clock: cfg.Clock, metrics: newMetrics(),
 		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, metricsElsewhere: cfg.MetricsElsewhere, showProblems: cfg.ShowProblems, build: cfg.Build,
 		proxies: newProxies(cfg.TrustedProxies), clients: newClientSessions(cfg.MaxClientSessions), sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
 		mem:      newMemLedger(cfg.MaxMemory, cfg.MaxMemoryPerAddr),
@@ -257,7 +264,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, cur.err
 	}
 	s.renders = make(chan func())
-	s.players = newPlayers()
+	s.players = newPlayers(s.clock)
 	for range max(1, runtime.GOMAXPROCS(0)-1) {
 		go s.players.run(s.ctx, func(e playEntry) { e.l.playFrame(e) })
 	}

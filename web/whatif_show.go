@@ -87,15 +87,15 @@ func openPair(lang string, lab *labs.Lab, q url.Values) (p *labsession.Pair, ref
 // socket's page shows) when they picture the same runs with the same
 // difference; free gives them back.
 func (s *Server) newPairView(lang string, course *labs.Course, lab *labs.Lab, p *labsession.Pair, shown *draw.PairPictures) *pairView {
-	sess := p.Session()
+	sess := sessionOf(p.Session())
 	d, found := p.Difference()
 	v := &pairView{
 		labView: &labView{
 			page:   s.newPage(lang, "/labs/"+lab.ID+"/whatif", lab.Title(lang)+" · "+T(lang, "whatif.title"), "whatif"),
-			Course: course, Lab: lab, Session: sessionOf(sess), World: p.A(),
+			Course: course, Lab: lab, Session: sess, World: p.A(),
 		},
 		Change: p.Change(),
-		Pair: draw.Pair{Lang: lang, Base: s.base, Lab: lab, Query: sess.Query(), ChangeIn: draw.CommandText(lang, p.Change()),
+		Pair: draw.Pair{Lang: lang, Base: s.base, Lab: lab, Query: sess.query, ChangeIn: draw.CommandText(lang, p.Change()),
 			At: p.Fork().At, Runs: p.Engine(), PairPictures: draw.LayoutPair(p.Engine(), lang, d, found, shown)},
 		query: p.Query(),
 	}

@@ -15,6 +15,7 @@ import (
 	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
+	"leaselab/labsession"
 )
 
 // stringList is a repeatable string flag.
@@ -68,37 +69,10 @@ first, with the seed check uses (0).`)
 		}
 		return runPair(lab, *seed, dos, *vs, *vsAt, format.val, lang.val, stdout, stderr)
 	}
-	var w *engine.World
-	var cmds []string
-	if *question != "" {
-		q := lab.Question(*question)
-		if q == nil {
-			fmt.Fprintf(stderr, "leaselab run: lab %s has no question %q\n", lab.ID, *question)
-			return 1
-		}
-		sc := q.Variant()
-		if fl.given("seed") {
-			sc.Seed = *seed
-		}
-		w, err = engine.New(sc)
-		cmds = q.Commands()
-	} else {
-		w, err = lab.NewWorld(*seed)
-		if len(dos) == 0 {
-			cmds = []string{"until " + lab.Horizon().String()}
-		}
-	}
+	w, failed, err := runWorld(lab, *question, *seed, fl.given("seed"), dos)
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab run: %s: %v\n", lab.ID, err)
+		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
 		return 1
-	}
-	cmds = append(cmds, dos...)
-	var failed error
-	for _, c := range cmds {
-		if err := w.Do(c); err != nil {
-			failed = fmt.Errorf("%q: %w", c, err)
-			break
-		}
 	}
 	l := lang.val
 	if l == "" {
@@ -126,6 +100,47 @@ first, with the seed check uses (0).`)
 		return 1
 	}
 	return 0
+}
+
+// runWorld is the world a run prints. A question's variant is a world of
+// its own, driven by its commands; a lab's run is a lab session, as the
+// live page holds it (labsession), so that the page and the CLI cannot
+// disagree: a reset applies the lab's setup again, and the session's caps
+// hold. Without --do it runs to the lab's horizon. failed is the first
+// command refused, after which the run stops.
+func runWorld(lab *labs.Lab, question string, seed uint64, seedGiven bool, dos []string) (w *engine.World, failed, err error) {
+	if question != "" {
+		q := lab.Question(question)
+		if q == nil {
+			return nil, nil, fmt.Errorf("lab %s has no question %q", lab.ID, question)
+		}
+		sc := q.Variant()
+		if seedGiven {
+			sc.Seed = seed
+		}
+		if w, err = engine.New(sc); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", lab.ID, err)
+		}
+		for _, c := range append(q.Commands(), dos...) {
+			if err := w.Do(c); err != nil {
+				return w, fmt.Errorf("%q: %w", c, err), nil
+			}
+		}
+		return w, nil, nil
+	}
+	sess, err := labsession.New(lab, seed)
+	if err != nil {
+		return nil, nil, err // it names the lab
+	}
+	if len(dos) == 0 {
+		dos = []string{"until " + lab.Horizon().String()}
+	}
+	for _, c := range dos {
+		if err := sess.Do(c); err != nil {
+			return sess.World(), fmt.Errorf("%q: %w", c, err), nil
+		}
+	}
+	return sess.World(), nil, nil
 }
 
 // findLab reads FILE (a lab.yaml or a directory holding one) when it

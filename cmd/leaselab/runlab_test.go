@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"leaselab/labs"
+	"leaselab/labsession"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,7 +85,10 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{[]string{"run", "w1-w2", "--format", "xml"}, 2, `--format="xml": want one of text, json, svg, chart`},
 		{[]string{"run", "no-such-lab"}, 1, "no lab or file \"no-such-lab\" (labs: monthly-report, lock-vs-lease, "},
-		{[]string{"run", "w1-w2", "--do", "freeze W9 for=1s"}, 1, "no worker called \"W9\""},
+		{[]string{"run", "w1-w2", "--do", "freeze W9"}, 1, "no worker called \"W9\""},
+		// A lab's run is its live session: what the page does not offer,
+		// the CLI refuses too.
+		{[]string{"run", "w1-w2", "--do", "freeze W1 for=1s"}, 1, "this lab does not offer a freeze of 1s"},
 		{[]string{"run", "w1-w2", "--do", "dance"}, 1, "unknown command"},
 		{[]string{"run", "w1-w2", "--question", "nope"}, 1, "has no question \"nope\""},
 		{[]string{"run"}, 2, "which lab?"},
@@ -93,5 +100,55 @@ func TestRunErrors(t *testing.T) {
 		if code != tt.code || !strings.Contains(errs, tt.msg) {
 			t.Errorf("%v: exit %d, want %d; stderr:\n%s", tt.args, code, tt.code, errs)
 		}
+	}
+}
+
+// A lab's run is a lab session, as the live page holds it: a reset in a
+// lab with setup: applies the setup again (the CLI once dropped it), and
+// the trace is the session's, event for event.
+func TestRunIsTheLabSession(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "..", "content", "labs", "w1-w2", "lab.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte("horizon: 40s\n"), []byte("horizon: 40s\nsetup:\n  - fencing on\n"), 1)
+	file := filepath.Join(dir, "lab.yaml")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lab, err := labs.LoadLabFile(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dos := []string{"until 4s", "freeze W1 for=25s", "until 30s", "reset", "until 4s", "freeze W1 for=25s", "until 30s"}
+	sess, err := labsession.New(lab, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range dos {
+		if err := sess.Do(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want bytes.Buffer
+	if err := printTrace(&want, sess.World(), "text", ""); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", file}
+	for _, c := range dos {
+		args = append(args, "--do", c)
+	}
+	code, out, errs := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if out != want.String() {
+		t.Errorf("the CLI's trace is not the live session's:\n%s\nwant:\n%s", out, want.String())
+	}
+	// The log shown starts at the reset, and the setup is applied again
+	// after it.
+	if !strings.HasPrefix(out, "#0        0s  -       reset\n#1        0s  storage storage mode=fencing\n") {
+		t.Errorf("the setup is not applied after the reset:\n%s", out)
 	}
 }
