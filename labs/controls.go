@@ -61,10 +61,14 @@ func defaultControls() *Controls {
 	}
 }
 
-// Controls is what the lab's live page offers.
+// defaultOffer is defaultControls, built once: a lab without controls:
+// hands it to every frame, which must not allocate.
+var defaultOffer = defaultControls()
+
+// Controls is what the lab's live page offers. Read it; it is shared.
 func (l *Lab) Controls() *Controls {
 	if l.controls == nil {
-		return defaultControls()
+		return defaultOffer
 	}
 	return l.controls
 }

@@ -332,10 +332,50 @@ func (s *Session) appendQuery(b []byte, cmds []engine.Command) []byte {
 }
 
 // appendCmd appends one command as a URL parameter.
+//
+// The command's text is written in place and escaped there, from its end
+// back: a scratch array for it would escape to the heap, as the command
+// table writes through function values the compiler cannot see into.
 func appendCmd(b []byte, c engine.Command) []byte {
-	var text [64]byte // a command's text, before it is escaped
 	b = append(b, "do="...)
-	return appendQueryEscape(b, c.AppendTo(text[:0]))
+	start := len(b)
+	b = c.AppendTo(b)
+	extra := 0
+	for _, ch := range b[start:] {
+		if !unreserved(ch) && ch != ' ' {
+			extra += 2
+		}
+	}
+	if extra == 0 {
+		for i := start; i < len(b); i++ {
+			if b[i] == ' ' {
+				b[i] = '+'
+			}
+		}
+		return b
+	}
+	const hex = "0123456789ABCDEF"
+	r := len(b) - 1 // the last byte not yet escaped
+	b = append(b, make([]byte, extra)...)
+	for w := len(b) - 1; r >= start; r-- {
+		switch ch := b[r]; {
+		case unreserved(ch):
+			b[w] = ch
+			w--
+		case ch == ' ':
+			b[w] = '+'
+			w--
+		default:
+			b[w], b[w-1], b[w-2] = hex[ch&15], hex[ch>>4], '%'
+			w -= 3
+		}
+	}
+	return b
+}
+
+// unreserved reports whether url.QueryEscape leaves c as it is.
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
 }
 
 // appendQueryEscape appends s escaped as url.QueryEscape escapes it.
@@ -344,7 +384,7 @@ func appendQueryEscape[S string | []byte](b []byte, s S) []byte {
 	for i := range len(s) {
 		c := s[i]
 		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~':
+		case unreserved(c):
 			b = append(b, c)
 		case c == ' ':
 			b = append(b, '+')
