@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"leaselab/engine"
 )
@@ -117,17 +118,56 @@ func AppendTime(b []byte, lang string, t engine.Time) []byte {
 	for end > 0 && trace[end-1] >= 'a' && trace[end-1] <= 'z' {
 		end--
 	}
-	unit := "time.s"
+	unit := unitS
 	switch string(trace[end:]) { // compared without a string: Go elides it
 	case "ms":
-		unit = "time.ms"
+		unit = unitMS
 	case "m":
-		unit = "time.m"
+		unit = unitM
 	case "h":
-		unit = "time.h"
+		unit = unitH
 	}
-	before, after, _ := strings.Cut(T(lang, unit), "%s")
-	return append(AppendNumber(append(b, before...), lang, trace[:end]), after...)
+	u := numberWordsOf(lang).units[unit]
+	return append(AppendNumber(append(b, u[0]...), lang, trace[:end]), u[1]...)
+}
+
+// numberWords are what a language writes around numbers and times, looked
+// up once: a picture writes hundreds of times, and a catalog lookup each
+// was a fifth of drawing one.
+type numberWords struct {
+	point string
+	units [4][2]string // by unitMS...unitH: the words before and after the number
+}
+
+// The units of a time, in the order of their keys.
+const (
+	unitMS = iota
+	unitS
+	unitM
+	unitH
+)
+
+var unitKeys = [4]string{"time.ms", "time.s", "time.m", "time.h"}
+
+var allNumberWords = sync.OnceValue(func() map[string]*numberWords {
+	m := map[string]*numberWords{}
+	for _, lang := range Langs() {
+		w := &numberWords{point: T(lang, "number.point")}
+		for i, k := range unitKeys {
+			before, after, _ := strings.Cut(T(lang, k), "%s")
+			w.units[i] = [2]string{before, after}
+		}
+		m[lang] = w
+	}
+	return m
+})
+
+// numberWordsOf is lang's numberWords, else the default language's.
+func numberWordsOf(lang string) *numberWords {
+	if w, ok := allNumberWords()[lang]; ok {
+		return w
+	}
+	return allNumberWords()[Default]
 }
 
 // TimeText is t as AppendTime writes it, as a string.
@@ -139,7 +179,7 @@ func TimeText(lang string, t engine.Time) string { return string(AppendTime(nil,
 func AppendNumber(b []byte, lang string, number []byte) []byte {
 	point := "."
 	if lang != "" {
-		point = T(lang, "number.point")
+		point = numberWordsOf(lang).point
 	}
 	for _, c := range number {
 		if c == '.' {
