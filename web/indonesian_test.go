@@ -2,7 +2,6 @@ package web
 
 import (
 	"html"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -183,19 +182,12 @@ func idContext(text string, words []string) []string {
 	return out
 }
 
+// idGet is a page that must answer 200.
 func idGet(t *testing.T, u string) string {
 	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
+	code, body, _ := get(t, u)
+	if code != http.StatusOK {
+		t.Fatalf("%s: %d: %.300s", u, code, body)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s: %d: %.300s", u, resp.StatusCode, b)
-	}
-	return string(b)
+	return body
 }
