@@ -6,6 +6,12 @@ package catalog
 // violation, msg, node, explain (what a goal still lacks), verdict, goal.
 func init() {
 	register("en", map[string]string{
+		"break.more.one":                   "You used %d faults; %d is enough: %s.",
+		"break.more.many":                  "You used %d faults; %d are enough: %s.",
+		"break.same.one":                   "You used %d fault, as few as the engine's shortest: %s.",
+		"break.same.many":                  "You used %d faults, as few as the engine's shortest: %s.",
+		"break.changed":                    "the design must stay as handed to you: no change of storage mode or lease length",
+		"break.too-many":                   "you used %d faults; this goal allows at most %d",
 		"busy.title":                       "The server is busy",
 		"busy.text":                        "Your address has just asked for a lot of heavy work. Wait a few seconds, then reload this page; your work is kept in the page's address and is not lost.",
 		"challenge.counter":                "The shortest counterexample: run %d",

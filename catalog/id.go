@@ -6,6 +6,12 @@ package catalog
 // violation, msg, node, explain (what a goal still lacks), verdict, goal.
 func init() {
 	register("id", map[string]string{
+		"break.more.one":                   "Kamu memakai %d gangguan; %d sudah cukup: %s.",
+		"break.more.many":                  "Kamu memakai %d gangguan; %d sudah cukup: %s.",
+		"break.same.one":                   "Kamu memakai %d gangguan, sesedikit jadwal terpendek mesin: %s.",
+		"break.same.many":                  "Kamu memakai %d gangguan, sesedikit jadwal terpendek mesin: %s.",
+		"break.changed":                    "rancangannya harus tetap seperti yang diberikan: jangan ubah mode penyimpanan atau panjang lease",
+		"break.too-many":                   "kamu memakai %d gangguan; tujuan ini membolehkan paling banyak %d",
 		"busy.title":                       "Server sedang sibuk",
 		"busy.text":                        "Dari alamatmu baru saja datang banyak permintaan berat. Tunggu beberapa detik, lalu muat ulang halaman ini; pekerjaanmu tersimpan di alamat halaman dan tidak hilang.",
 		"challenge.counter":                "Contoh tandingan terpendek: simulasi ke-%d",

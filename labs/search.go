@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 )
 
@@ -492,25 +493,19 @@ func CompareBreak(lang string, used int, shortest *engine.Breaking) string {
 	}
 	n := len(shortest.Faults)
 	list := faultList(shortest.Faults)
-	if lang == "en" {
-		switch {
-		case used > n:
-			return fmt.Sprintf("You used %d %s; %d %s enough: %s.", used, plural(used, "fault", "faults"), n, plural(n, "is", "are"), list)
-		default:
-			return fmt.Sprintf("You used %d %s, as few as the engine's shortest: %s.", used, plural(used, "fault", "faults"), list)
-		}
-	}
 	if used > n {
-		return fmt.Sprintf("Kamu memakai %d gangguan; %d sudah cukup: %s.", used, n, list)
+		return fmt.Sprintf(catalog.T(lang, "break.more."+oneOrMany(n)), used, n, list)
 	}
-	return fmt.Sprintf("Kamu memakai %d gangguan, sesedikit jadwal terpendek mesin: %s.", used, list)
+	return fmt.Sprintf(catalog.T(lang, "break.same."+oneOrMany(used)), used, list)
 }
 
-func plural(n int, one, many string) string {
+// oneOrMany picks a catalog text by count, for the languages that say
+// one thing and many differently.
+func oneOrMany(n int) string {
 	if n == 1 {
-		return one
+		return "one"
 	}
-	return many
+	return "many"
 }
 
 // parseBreak reads a goal's break: the most faults the student may use.
@@ -530,14 +525,10 @@ func parseBreak(r *report, y ynode) int {
 func (g *Goal) breakRule(w *engine.World, lang string) string {
 	faults, changed := g.lab.Faults(w.Commands())
 	switch {
-	case changed && lang == "en":
-		return "the design must stay as handed to you: no change of storage mode or lease length"
 	case changed:
-		return "rancangannya harus tetap seperti yang diberikan: jangan ubah mode penyimpanan atau panjang lease"
-	case faults > g.breakFaults && lang == "en":
-		return fmt.Sprintf("you used %d faults; this goal allows at most %d", faults, g.breakFaults)
+		return catalog.T(lang, "break.changed")
 	case faults > g.breakFaults:
-		return fmt.Sprintf("kamu memakai %d gangguan; tujuan ini membolehkan paling banyak %d", faults, g.breakFaults)
+		return fmt.Sprintf(catalog.T(lang, "break.too-many"), faults, g.breakFaults)
 	}
 	return ""
 }
