@@ -109,9 +109,18 @@ func AppendTime(b []byte, lang string, t engine.Time) []byte {
 	if lang == "" {
 		return t.AppendTo(b)
 	}
-	if t == engine.Never {
-		return append(b, T(lang, "time.never")...)
+	w := numberWordsOf(lang)
+	if w.plain {
+		return t.AppendTo(b)
 	}
+	if t == engine.Never {
+		return append(b, w.never...)
+	}
+	return appendTimeWords(b, w, t)
+}
+
+// appendTimeWords is AppendTime in w's words, for a time that comes.
+func appendTimeWords(b []byte, w *numberWords, t engine.Time) []byte {
 	var scratch [32]byte
 	trace := t.AppendTo(scratch[:0])
 	end := len(trace) // the number ends where the unit's letters begin
@@ -127,14 +136,25 @@ func AppendTime(b []byte, lang string, t engine.Time) []byte {
 	case "h":
 		unit = unitH
 	}
-	u := numberWordsOf(lang).units[unit]
-	return append(AppendNumber(append(b, u[0]...), lang, trace[:end]), u[1]...)
+	u := w.units[unit]
+	b = append(b, u[0]...)
+	for _, c := range trace[:end] {
+		if c == '.' {
+			b = append(b, w.point...)
+		} else {
+			b = append(b, c)
+		}
+	}
+	return append(b, u[1]...)
 }
 
 // numberWords are what a language writes around numbers and times, looked
 // up once: a picture writes hundreds of times, and a catalog lookup each
 // was a fifth of drawing one.
 type numberWords struct {
+	lang  string
+	plain bool // the language writes times as the engine's trace does (English)
+	never string
 	point string
 	units [4][2]string // by unitMS...unitH: the words before and after the number
 }
@@ -149,25 +169,44 @@ const (
 
 var unitKeys = [4]string{"time.ms", "time.s", "time.m", "time.h"}
 
-var allNumberWords = sync.OnceValue(func() map[string]*numberWords {
-	m := map[string]*numberWords{}
+var allNumberWords = sync.OnceValue(func() []numberWords {
+	var all []numberWords
 	for _, lang := range Langs() {
-		w := &numberWords{point: T(lang, "number.point")}
+		w := numberWords{lang: lang, point: T(lang, "number.point"), never: T(lang, "time.never")}
 		for i, k := range unitKeys {
 			before, after, _ := strings.Cut(T(lang, k), "%s")
 			w.units[i] = [2]string{before, after}
 		}
-		m[lang] = w
+		w.plain = true
+		for _, t := range []engine.Time{0, 250 * engine.Millisecond, 1500 * engine.Millisecond, 10 * engine.Minute, engine.Hour, engine.Never} {
+			var own []byte
+			if t == engine.Never {
+				own = []byte(w.never)
+			} else {
+				own = appendTimeWords(nil, &w, t)
+			}
+			w.plain = w.plain && string(own) == string(t.AppendTo(nil))
+		}
+		all = append(all, w)
 	}
-	return m
+	return all
 })
 
-// numberWordsOf is lang's numberWords, else the default language's.
+// numberWordsOf is lang's numberWords, else the default language's. A
+// scan of two or three short names is cheaper than a map's hash.
 func numberWordsOf(lang string) *numberWords {
-	if w, ok := allNumberWords()[lang]; ok {
-		return w
+	all := allNumberWords()
+	for i := range all {
+		if all[i].lang == lang {
+			return &all[i]
+		}
 	}
-	return allNumberWords()[Default]
+	for i := range all {
+		if all[i].lang == Default {
+			return &all[i]
+		}
+	}
+	return &all[0]
 }
 
 // TimeText is t as AppendTime writes it, as a string.
