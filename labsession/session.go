@@ -174,8 +174,9 @@ func FromQuery(lab *labs.Lab, q url.Values) (s *Session, refused error, err erro
 	// single list.
 	if len(dos) > 0 {
 		last := dos[len(dos)-1]
-		if w, ok := strings.CutPrefix(last, "freeze "); ok && !strings.Contains(last, "for=") {
-			d := q.Get("for." + strings.TrimSpace(w))
+		if rest, ok := strings.CutPrefix(last, "freeze "); ok && !strings.Contains(last, "for=") {
+			w, _, _ := strings.Cut(strings.TrimSpace(rest), " ") // "W1" of "W1 on=check"
+			d := q.Get("for." + w)
 			if d == "" {
 				d = q.Get("for")
 			}

@@ -207,7 +207,7 @@ function startLab(root) {
 
   // withFor adds the duration chosen in the worker's own list to a freeze.
   function withFor(cmd) {
-    const w = cmd.startsWith("freeze ") && !cmd.includes("for=") ? cmd.slice(7).trim() : "";
+    const w = cmd.startsWith("freeze ") && !cmd.includes("for=") ? cmd.slice(7).trim().split(" ")[0] : "";
     const sel = w && document.querySelector(`select.freeze-for[data-worker="${CSS.escape(w)}"]`);
     return sel && sel.value ? cmd + " for=" + sel.value : cmd;
   }

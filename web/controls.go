@@ -51,6 +51,13 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 			for _, d := range c.Freeze {
 				r.For = append(r.For, ctlOption{Value: d.String(), Text: catalog.TimeText(lang, d)})
 			}
+			// A freeze that waits for a moment of the worker's (on=check:
+			// between its check and its write), with the length chosen in
+			// the same list.
+			for _, k := range c.FreezeOn {
+				cmd := engine.Command{Kind: engine.CmdFreeze, A: name, On: k}
+				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.freeze.on."+k.String()), Label: named("ctl.freeze.on." + k.String())})
+			}
 			r.Buttons = append(r.Buttons, ctlButton{Cmd: "thaw " + name, Text: T(lang, "ctl.thaw"), Label: named("ctl.thaw")})
 		}
 		if c.Crash {
