@@ -98,6 +98,8 @@ func NodeName(lang, n string) string {
 		return T(lang, "node.coord")
 	case "storage":
 		return T(lang, "node.storage")
+	case "copy1", "copy2":
+		return T(lang, "node."+n)
 	}
 	return n
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -124,7 +125,34 @@ func (w *World) checkStorage(c Command) error {
 
 // checkLink checks a partition's or a link's ends, and a link's delay and
 // loss.
+// copyNames are the storage copies' names, when the scenario keeps two.
+var copyNames = [2]string{"copy1", "copy2"}
+
+// copiesLink reports whether c names the link between the storage copies
+// (partition copy1 copy2, heal copy2 copy1), and refuses a command that
+// names a copy in any other way.
+func (w *World) copiesLink(c Command) (bool, error) {
+	ca, cb := slices.Contains(copyNames[:], c.A), slices.Contains(copyNames[:], c.B)
+	if !ca && !cb {
+		return false, nil
+	}
+	if w.p.sc.Copies < 2 {
+		name := c.A
+		if !ca {
+			name = c.B
+		}
+		return false, refuse(RefuseNoNode, fmt.Sprintf("no node called %q (workers: %v, or coord, storage)", name, w.p.names.Nodes), name, nodeList(w.p.names.Nodes))
+	}
+	if !ca || !cb || c.A == c.B || c.Kind == CmdLink {
+		return false, refuse(RefuseLinkCopies, c.Kind.Word()+": the storage copies have one link, between them: partition copy1 copy2, heal copy1 copy2")
+	}
+	return true, nil
+}
+
 func (w *World) checkLink(c Command) error {
+	if _, err := w.copiesLink(c); err != nil || slices.Contains(copyNames[:], c.A) {
+		return err
+	}
 	a, err := w.node(c.A)
 	if err != nil {
 		return err
@@ -153,6 +181,9 @@ func (w *World) checkLink(c Command) error {
 }
 
 func (w *World) checkHeal(c Command) error {
+	if _, err := w.copiesLink(c); err != nil || slices.Contains(copyNames[:], c.A) {
+		return err
+	}
 	if c.A != "" {
 		if _, err := w.node(c.A); err != nil {
 			return err

@@ -53,7 +53,8 @@ const (
 	RefuseLinkEnds       Refusal = "link-ends"
 	RefuseLinkWhat       Refusal = "link-what"
 	RefuseLinkRange      Refusal = "link-range"
-	RefuseLoss           Refusal = "loss" // the text
+	RefuseLinkCopies     Refusal = "link-copies" // a storage copy's link: only partition or heal copy1 copy2
+	RefuseLoss           Refusal = "loss"        // the text
 	RefuseClockWhat      Refusal = "clock-what"
 	RefuseClockRange     Refusal = "clock-range"
 	RefuseRate           Refusal = "rate" // the text

@@ -47,6 +47,11 @@ func (w *World) forkInto(dst *World) *World {
 	}
 	dst.store.ledger = old.store.ledger[:0]
 	dst.store.keys = append(old.store.keys[:0], w.store.keys...)
+	dst.store.writes = append(old.store.writes[:0], w.store.writes...)
+	for c := range dst.store.copies {
+		dst.store.copies[c].has = append(old.store.copies[c].has[:0], w.store.copies[c].has...)
+		dst.store.copies[c].held = append(old.store.copies[c].held[:0], w.store.copies[c].held...)
+	}
 	dst.workers = grown(old.workers, len(w.workers))
 	for i := range dst.workers {
 		deferred := dst.workers[i].deferred
@@ -180,6 +185,19 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 		h.bool(k.doubled)
 		h.int(int64(k.lastValue))
 	}
+	h.bool(w.store.cut)
+	h.bool(w.store.diverged)
+	for _, cw := range w.store.writes {
+		h.int(int64(cw.from)<<56 | int64(cw.copy)<<48 | int64(cw.key))
+		h.int(cw.token)
+	}
+	for _, c := range w.store.copies {
+		h.int(int64(len(c.has)))
+		for _, k := range c.has {
+			h.int(int64(k))
+		}
+		h.int(int64(len(c.held)))
+	}
 	for i := range w.workers {
 		w.hashWorker(&h, &w.workers[i])
 	}
@@ -260,6 +278,8 @@ func (w *World) hashItem(h *hasher, it *item) {
 		h.bool(it.id == w.workers[it.node].inc)
 	case itThaw:
 		h.bool(it.id == w.workers[it.node].thawID)
+	case itReplicate:
+		h.int(int64(it.id))
 	case itCoordExpire:
 		h.bool(it.id == w.coord.leases[it.lease].tokens)
 	case itCoordFree:

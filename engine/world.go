@@ -94,7 +94,11 @@ func (w *World) init() {
 	w.log = w.log[:0]
 	w.links = w.links[:0]
 	w.coord.init(w.p)
-	w.store = storage{ledger: w.store.ledger[:0], keys: w.store.keys[:0]}
+	w.store = storage{ledger: w.store.ledger[:0], keys: w.store.keys[:0], writes: w.store.writes[:0],
+		copies: [2]storeCopy{
+			{has: w.store.copies[0].has[:0], held: w.store.copies[0].held[:0]},
+			{has: w.store.copies[1].has[:0], held: w.store.copies[1].held[:0]},
+		}}
 	w.beliefs = w.beliefs[:0]
 	w.freezes = w.freezes[:0]
 	w.splitSeen = w.splitSeen[:0]
@@ -327,6 +331,11 @@ func (w *World) command(c Command) {
 		w.mode = c.Mode
 		w.emit(EventFields{Kind: KindFencing, Node: Storage, Peer: NoNode, Value: int64(c.Mode)})
 	case CmdPartition:
+		if ok, _ := w.copiesLink(c); ok {
+			w.store.setCut(w, true)
+			w.emit(EventFields{Kind: KindPartition, Node: Storage, Peer: Storage})
+			return
+		}
 		a, _ := w.node(c.A)
 		if c.B == "" {
 			for _, b := range w.allNodes() {
@@ -347,6 +356,10 @@ func (w *World) command(c Command) {
 				w.links[i].cut = false
 			}
 			w.emit(EventFields{Kind: KindHeal, Node: NoNode, Peer: NoNode})
+			w.store.setCut(w, false)
+		case slices.Contains(copyNames[:], c.A):
+			w.emit(EventFields{Kind: KindHeal, Node: Storage, Peer: Storage})
+			w.store.setCut(w, false)
 		case c.B == "":
 			a, _ := w.node(c.A)
 			for _, b := range w.allNodes() {
@@ -568,6 +581,8 @@ func (w *World) process(it item) {
 		}
 	case itElection:
 		w.coord.electionDone(w, it.id)
+	case itReplicate:
+		w.store.arrive(w, it.id)
 	}
 }
 

@@ -16,7 +16,7 @@ type Controls struct {
 	Freeze    []engine.Time // freeze W for=D, for each D
 	FreezeOn  []engine.Kind // freeze W on=K [for=D], for each K
 	Crash     bool          // crash W and restart W
-	Cut       []string      // partition W (everyone), partition W coord, partition W storage; heal
+	Cut       []string      // partition W (everyone), partition W coord, partition W storage, partition copy1 copy2; heal
 	Fencing   bool          // fencing on and fencing off
 	Storage   []engine.StorageMode
 	Link      *LinkControl
@@ -43,11 +43,14 @@ type ClockControl struct {
 	Rate       []int64 // as engine.Command.Rate (parts per million of real time)
 }
 
-// CutEveryone, CutCoord and CutStorage are the ways a worker can be cut off.
+// CutEveryone, CutCoord and CutStorage are the ways a worker can be cut
+// off; CutCopies cuts the link between the two storage copies (scenario
+// option copies: 2).
 const (
 	CutEveryone = "everyone"
 	CutCoord    = "coord"
 	CutStorage  = "storage"
+	CutCopies   = "copies"
 )
 
 // defaultControls is what a lab without controls: offers.
@@ -178,7 +181,10 @@ func (l *Lab) farEnd(cmd engine.Command) string {
 
 func offersPartition(l *Lab, c *Controls, cmd engine.Command) string {
 	how := CutEveryone
-	if cmd.B != "" {
+	switch {
+	case strings.HasPrefix(cmd.A, "copy") && !slices.Contains(workerNames(l.scenario), cmd.A):
+		how = CutCopies
+	case cmd.B != "":
 		how = l.farEnd(cmd)
 	}
 	return unless(slices.Contains(c.Cut, how), "cutting a worker off from "+how)
@@ -295,10 +301,10 @@ func readFreezeControl(r *report, c *Controls, e kv) {
 func readCutControl(r *report, c *Controls, e kv) {
 	for _, it := range words(r, e.val, "controls.cut") {
 		switch it.s {
-		case CutEveryone, CutCoord, CutStorage:
+		case CutEveryone, CutCoord, CutStorage, CutCopies:
 			c.Cut = append(c.Cut, it.s)
 		default:
-			r.errorf(it.at, "controls.cut: want everyone, coord or storage, not %q", it.s)
+			r.errorf(it.at, "controls.cut: want everyone, coord, storage or copies, not %q", it.s)
 		}
 	}
 }

@@ -79,7 +79,7 @@ func TestDefaultControls(t *testing.T) {
 func TestControlsErrors(t *testing.T) {
 	for _, tt := range []struct{ controls, want string }{
 		{"controls:\n  fly:\n", `labs/w1-w2/lab.yaml:16:3: unknown key "fly" in controls`},
-		{"controls:\n  cut: [sideways]\n", `labs/w1-w2/lab.yaml:16:9: controls.cut: want everyone, coord or storage, not "sideways"`},
+		{"controls:\n  cut: [sideways]\n", `labs/w1-w2/lab.yaml:16:9: controls.cut: want everyone, coord, storage or copies, not "sideways"`},
 		{"controls:\n  freeze: [soon]\n", `labs/w1-w2/lab.yaml:16:12: controls.freeze: "soon": want a duration`},
 		{"controls:\n  storage: [paper]\n", `labs/w1-w2/lab.yaml:16:13: controls.storage:`},
 		{"controls:\n  link: {delay: [1s]}\n", `controls.link needs to:`},

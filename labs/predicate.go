@@ -33,7 +33,7 @@ import (
 //	          | the KEY is (sent|written|accepted|rejected) COUNT
 //	          | violation NAME [by W]
 //	          | no violation [NAME]
-//	          | harm [by W] | no harm      (stale-write, lost-update, double-effect, split-brain)
+//	          | harm [by W] | no harm      (stale-write, lost-update, double-effect, split-brain, diverged)
 //	COUNT     = never | once | twice | N times | at least (once|twice|N times)
 //
 // After "after" or "before", a bare "W's" repeats the left fact for W,
@@ -335,7 +335,7 @@ type fact struct {
 	harm     bool // violation, no violation: only the harmful ones
 }
 
-var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update"}
+var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged"}
 
 // byWorker reads an optional "by W" after a finding.
 func (p *pparser) byWorker(f *fact) (*fact, error) {

@@ -66,6 +66,9 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 				ctlButton{Cmd: "restart " + name, Text: T(lang, "ctl.restart"), Label: named("ctl.restart")})
 		}
 		for _, to := range c.Cut {
+			if to == labs.CutCopies {
+				continue // not a worker's link: a world button
+			}
 			cmd := engine.Command{Kind: engine.CmdPartition, A: name}
 			if to != "everyone" {
 				cmd.B = to
@@ -123,6 +126,11 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 	for _, m := range c.Storage {
 		cmd := engine.Command{Kind: engine.CmdStorage, Mode: m}
 		out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "mode."+m.String()), Label: T(lang, "status.storage") + ": " + T(lang, "mode."+m.String())})
+	}
+	if slices.Contains(c.Cut, labs.CutCopies) {
+		out = append(out,
+			ctlButton{Cmd: "partition copy1 copy2", Text: T(lang, "ctl.cut.copies"), Label: T(lang, "ctl.cut.copies")},
+			ctlButton{Cmd: "heal copy1 copy2", Text: T(lang, "ctl.heal.copies"), Label: T(lang, "ctl.heal.copies")})
 	}
 	if len(c.Cut) > 0 || c.Link != nil {
 		out = append(out, ctlButton{Cmd: "heal", Text: T(lang, "ctl.heal"), Label: T(lang, "ctl.heal")})
