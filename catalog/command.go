@@ -151,7 +151,11 @@ func sayClock(b []byte, lang string, c engine.Command) []byte {
 	if c.HasRate {
 		parts = append(parts, words(lang, "cmd.rate", Str(Number(lang, float64(c.Rate)/1e6)+"×")))
 	}
-	return Append(b, lang, "cmd.clock", Str(c.A), Str(strings.Join(parts, ", ")))
+	who := NodeName(lang, c.A)
+	if c.Replica > 0 {
+		who = words(lang, "node.replica", Int(int64(c.Replica)))
+	}
+	return Append(b, lang, "cmd.clock", Str(who), Str(strings.Join(parts, ", ")))
 }
 
 func sayReplica(b []byte, lang string, c engine.Command) []byte {

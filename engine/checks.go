@@ -105,6 +105,14 @@ func (w *World) checkClock(c Command) error {
 			return err
 		}
 	}
+	if c.Replica > 0 {
+		if c.A != "coord" {
+			return refuse(RefuseClockWhat, "clock: replica= names a coordinator replica: clock coord replica=N ...")
+		}
+		if c.Replica > len(w.coord.up) {
+			return refuse(RefuseReplicaRange, fmt.Sprintf("clock: there are %d replicas", len(w.coord.up)), len(w.coord.up))
+		}
+	}
 	switch {
 	case !c.HasSkew && !c.HasJump && !c.HasRate:
 		return refuse(RefuseClockWhat, "clock: say skew=, jump= or rate=")

@@ -64,7 +64,7 @@ var commandTable = []commandSpec{
 		help:  []string{"lease DURATION            leases granted or renewed from now on last DURATION"},
 		parse: parseLease, write: writeLease, check: (*World).checkLease},
 	{kind: CmdClock, words: []string{"clock"},
-		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate"},
+		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},
 		parse: parseClock, write: writeClock, check: (*World).checkClock},
 	{kind: CmdReplica, words: []string{"replica"},
 		help:  []string{"replica N down|up         take a coordinator replica down or bring it back"},
@@ -409,6 +409,12 @@ func (c *Command) clockOption(kv string) error {
 	case "jump":
 		c.HasJump = true
 		c.Jump, err = duration("clock jump=", "clock jump: ", v)
+	case "replica":
+		n, perr := strconv.Atoi(v)
+		if perr != nil || n < 1 || n > 9 {
+			return refuse(RefuseReplicaNumber, "clock replica=: a replica's number, 1 to 9", v)
+		}
+		c.Replica = n
 	case "rate", "drift":
 		c.HasRate = true
 		if c.Rate, err = parseRate(v); err != nil {
@@ -522,6 +528,9 @@ func writeLink(b []byte, c Command) []byte {
 
 func writeClock(b []byte, c Command) []byte {
 	b = append(append(b, "clock "...), c.A...)
+	if c.Replica > 0 {
+		b = strconv.AppendInt(append(b, " replica="...), int64(c.Replica), 10)
+	}
 	if c.HasSkew {
 		b = append(append(b, " skew="...), signed(c.Skew)...)
 	}

@@ -709,7 +709,11 @@ func (n Names) describeChange(e Event) (string, bool) {
 	case KindLink:
 		return "link -> " + n.Of(e.Peer()) + " delay=" + e.At.String() + " loss=" + strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64), true
 	case KindClock:
-		return "clock local=" + e.At.String() + " rate=" + formatRate(e.Value), true
+		s := "clock local=" + e.At.String() + " rate=" + formatRate(e.Value)
+		if e.Node == Coord && e.Token > 0 {
+			s += " replica=" + strconv.FormatInt(e.Token, 10)
+		}
+		return s, true
 	case KindReset:
 		return "reset", true
 	}

@@ -5,7 +5,7 @@ package engine
 // TestFootprintSizes holds these to unsafe.Sizeof, so a field added to one
 // of these types fails it until the size here is mended.
 const (
-	sizeWorld      = 760
+	sizeWorld      = 784
 	sizeEvent      = 48
 	sizeItem       = 24
 	sizeMessage    = 64
@@ -44,7 +44,7 @@ func (w *World) Footprint() int {
 	n += cap(w.beliefs) * sizeBeliefSpan
 	n += cap(w.freezes) * sizeFreezeSpan
 	n += cap(w.splitSeen) * 16
-	n += cap(w.coord.keys)*sizeMasterKey + cap(w.coord.up) + cap(w.coord.leases)*sizeLease + cap(w.coord.spans)*sizeLeaseSpan
+	n += cap(w.coord.keys)*sizeMasterKey + cap(w.coord.up) + cap(w.coord.rclk)*24 + cap(w.coord.leases)*sizeLease + cap(w.coord.spans)*sizeLeaseSpan
 	n += cap(w.store.ledger)*sizeWrite + cap(w.store.keys)*sizeKeyState + cap(w.store.writes)*sizeCopyWrite
 	for _, c := range w.store.copies {
 		n += (cap(c.has) + cap(c.held)) * 4

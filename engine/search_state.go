@@ -37,6 +37,7 @@ func (w *World) forkInto(dst *World) *World {
 	dst.freezes = append(old.freezes[:0], w.freezes...)
 	dst.splitSeen = append(old.splitSeen[:0], w.splitSeen...)
 	dst.coord.up = append(old.coord.up[:0], w.coord.up...)
+	dst.coord.rclk = append(old.coord.rclk[:0], w.coord.rclk...)
 	dst.coord.keys = append(old.coord.keys[:0], w.coord.keys...)
 	dst.coord.spans = append(old.coord.spans[:0], w.coord.spans...)
 	dst.coord.leases = grown(old.coord.leases, len(w.coord.leases))
@@ -142,6 +143,11 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 	h.int(int64(c.clk.base))
 	h.int(int64(c.clk.anchor))
 	h.int(c.clk.rate)
+	for _, k := range c.rclk {
+		h.int(int64(k.base))
+		h.int(int64(k.anchor))
+		h.int(k.rate)
+	}
 	h.int(int64(c.pausedAt))
 	for _, k := range c.keys {
 		h.int(int64(k.holder))

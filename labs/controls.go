@@ -2,6 +2,7 @@ package labs
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"leaselab/engine"
@@ -41,6 +42,10 @@ type LinkControl struct {
 type ClockControl struct {
 	Skew, Jump []engine.Time
 	Rate       []int64 // as engine.Command.Rate (parts per million of real time)
+	// Replicas are the coordinator replicas (Redlock's masters) whose
+	// clocks the page offers too: clock coord replica=N with the same
+	// values.
+	Replicas []int
 }
 
 // CutEveryone, CutCoord and CutStorage are the ways a worker can be cut
@@ -212,6 +217,8 @@ func offersClock(_ *Lab, c *Controls, cmd engine.Command) string {
 	switch {
 	case cc == nil:
 		return "changing a clock"
+	case cmd.A == "coord" && !slices.Contains(cc.Replicas, cmd.Replica):
+		return "changing the coordinator's clock"
 	case cmd.HasSkew && cmd.Skew != 0 && !slices.Contains(cc.Skew, cmd.Skew):
 		return "a clock skew of " + cmd.Skew.String()
 	case cmd.HasJump && !slices.Contains(cc.Jump, cmd.Jump):
@@ -355,9 +362,18 @@ func readLinkControl(r *report, c *Controls, e kv) {
 func readClockControl(r *report, c *Controls, e kv) {
 	c.Clock = &ClockControl{}
 	f, _ := e.val.mapping(r, "controls.clock")
-	knownKeys(r, f, "controls.clock", "skew", "jump", "rate")
+	knownKeys(r, f, "controls.clock", "skew", "jump", "rate", "replicas")
 	for _, fe := range f {
 		for _, it := range words(r, fe.val, "controls.clock."+fe.key) {
+			if fe.key == "replicas" {
+				n, err := strconv.Atoi(it.s)
+				if err != nil || n < 1 || n > 9 {
+					r.errorf(it.at, "controls.clock.replicas: want replica numbers 1 to 9, not %q", it.s)
+					continue
+				}
+				c.Clock.Replicas = append(c.Clock.Replicas, n)
+				continue
+			}
 			cmd, err := engine.ParseCommand("clock W " + fe.key + "=" + it.s)
 			if err != nil {
 				r.errorf(it.at, "controls.clock.%s: %v", fe.key, err)

@@ -263,6 +263,11 @@ func (s *eventSay) changeEvent() ([]byte, bool) {
 		loss := catalog.Bytes(catalog.AppendNumber(scratch[:0], s.lang, strconv.AppendFloat(point[:0], float64(e.Value)/1e6, 'f', -1, 64)))
 		return s.f("event.link", s.n, s.p, s.at, loss), true
 	case engine.KindClock:
+		if e.Node == engine.Coord && e.Token > 0 {
+			var scratch [48]byte
+			who := catalog.Bytes(catalog.Append(scratch[:0], s.lang, "node.replica", catalog.Int(e.Token)))
+			return s.f("event.clock", who, s.at), true
+		}
 		return s.f("event.clock", s.n, s.at), true
 	case engine.KindReset:
 		return append(s.b, catalog.T(s.lang, "event.reset")...), true

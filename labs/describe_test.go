@@ -156,6 +156,9 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindLink:
 		return fmt.Sprintf(pick("event.link"), n, p, tm(e.At), string(catalog.AppendNumber(nil, lang, []byte(strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64)))))
 	case engine.KindClock:
+		if e.Node == engine.Coord && e.Token > 0 {
+			return fmt.Sprintf(pick("event.clock"), fmt.Sprintf(pick("node.replica"), e.Token), tm(e.At))
+		}
 		return fmt.Sprintf(pick("event.clock"), n, tm(e.At))
 	case engine.KindReset:
 		return pick("event.reset")

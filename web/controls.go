@@ -135,6 +135,20 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 	if len(c.Cut) > 0 || c.Link != nil {
 		out = append(out, ctlButton{Cmd: "heal", Text: T(lang, "ctl.heal"), Label: T(lang, "ctl.heal")})
 	}
+	if k := c.Clock; k != nil {
+		for _, n := range k.Replicas {
+			for _, d := range k.Jump {
+				cmd := engine.Command{Kind: engine.CmdClock, A: "coord", Replica: n, HasJump: true, Jump: d}
+				text := string(catalog.Append(nil, lang, "ctl.jump.replica", catalog.Int(int64(n)), catalog.Str(catalog.SignedTime(lang, d))))
+				out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: text})
+			}
+			for _, d := range k.Skew {
+				cmd := engine.Command{Kind: engine.CmdClock, A: "coord", Replica: n, HasSkew: true, Skew: d}
+				text := string(catalog.Append(nil, lang, "ctl.skew.replica", catalog.Int(int64(n)), catalog.Str(catalog.SignedTime(lang, d))))
+				out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: text})
+			}
+		}
+	}
 	if c.Replica {
 		for n := 1; n <= len(w.Snapshot().Coordinator.Replicas); n++ {
 			for _, up := range []bool{false, true} {

@@ -76,7 +76,7 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"consul-session", []string{"lockindex"}},
 		{"zookeeper-session", []string{"stale-writes"}},
 		{"chubby-sequencer", []string{"sequencer"}},
-		{"redlock-pause", []string{"two-writers", "forgotten"}},
+		{"redlock-pause", []string{"two-writers", "forgotten", "clock-jump"}},
 		{"juliet-pause", []string{"fenced"}},
 		{"github-2018", []string{"diverge", "fenced-one-copy"}},
 	} {
