@@ -70,6 +70,9 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"idempotent-work", []string{"thumb-twice", "report-twice"}},
 		{"clock-trouble", []string{"fool-w1", "fenced"}},
 		{"delayed-packet", []string{"late-overwrite"}},
+		// Check-then-write, both halves: a pause before the check is
+		// caught, one between the check and the write is not.
+		{"break-check", []string{"caught-by-check", "past-the-check"}},
 		// The real-systems lesson.
 		{"kubernetes-election", []string{"two-leaders"}},
 		{"etcd-keepalive", []string{"fenced"}},
