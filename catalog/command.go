@@ -51,6 +51,9 @@ var commandWords = map[engine.CommandKind]sayCommand{
 	engine.CmdHeal:      sayHeal,
 	engine.CmdLink:      sayLink,
 	engine.CmdLease: func(b []byte, lang string, c engine.Command) []byte {
+		if c.Dur == 0 {
+			return append(b, T(lang, "cmd.lock")...)
+		}
 		return Append(b, lang, "cmd.lease", Time(c.Dur))
 	},
 	engine.CmdClock:   sayClock,

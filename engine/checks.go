@@ -212,11 +212,11 @@ func (w *World) checkLease(c Command) error {
 	if w.p.sc.TTL == 0 {
 		return refuse(RefuseLeaseLock, "lease: this coordinator grants locks that never expire; there is no lease length to change")
 	}
-	if c.Dur <= 0 || c.Dur > Hour {
-		return refuse(RefuseLeaseRange, "lease: a lease lasts more than 0s and at most an hour")
+	if c.Dur < 0 || c.Dur > Hour {
+		return refuse(RefuseLeaseRange, "lease: a lease lasts at most an hour (0s: a lock that never expires)")
 	}
 	for _, ws := range w.p.sc.Workers {
-		if ws.Renew.Margin >= c.Dur {
+		if c.Dur > 0 && ws.Renew.Margin >= c.Dur {
 			return refuse(RefuseLeaseMargin, fmt.Sprintf("lease: %s renews %s before the end, which a %s lease does not leave", ws.Name, ws.Renew.Margin, c.Dur), ws.Name, ws.Renew.Margin, c.Dur)
 		}
 	}

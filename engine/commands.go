@@ -61,7 +61,7 @@ var commandTable = []commandSpec{
 		help:  []string{"link A->B|A B [delay=D] [loss=P]  set a link's delay and loss (one way with ->)"},
 		parse: parseLink, write: writeLink, check: (*World).checkLink},
 	{kind: CmdLease, words: []string{"lease"},
-		help:  []string{"lease DURATION            leases granted or renewed from now on last DURATION"},
+		help:  []string{"lease DURATION            leases granted or renewed from now on last DURATION (0s: a lock that never expires)"},
 		parse: parseLease, write: writeLease, check: (*World).checkLease},
 	{kind: CmdClock, words: []string{"clock"},
 		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},

@@ -391,7 +391,8 @@ func (w *World) command(c Command) {
 		w.coord.setReplica(w, c.Replica-1, c.Up)
 	case CmdLease:
 		// The lease record's length: grants and renewals from now on, and
-		// how long a candidate that watches the record waits.
+		// how long a candidate that watches the record waits. 0s makes
+		// them locks that never expire.
 		w.coord.ttl = c.Dur
 	}
 }

@@ -254,7 +254,7 @@ var controlReaders = []struct {
 	{"clock", readClockControl},
 	{"replica", func(r *report, c *Controls, e kv) { c.Replica = flag(r, e.val, "controls.replica") }},
 	{"until", func(r *report, c *Controls, e kv) { c.Until = durations(r, e.val, "controls.until", true) }},
-	{"lease", func(r *report, c *Controls, e kv) { c.Lease = durations(r, e.val, "controls.lease", true) }},
+	{"lease", func(r *report, c *Controls, e kv) { c.Lease = durations(r, e.val, "controls.lease", false) }},
 }
 
 // parseControls reads a lab's controls: mapping.

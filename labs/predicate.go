@@ -30,6 +30,7 @@ import (
 //	          | W "'s" renewal is rolled back
 //	          | W (becomes uncertain|gives up) [because REASON]
 //	          | W (refuses work|drops a stale reply)
+//	          | W is denied the lease COUNT
 //	          | the KEY is (sent|written|accepted|rejected) COUNT
 //	          | violation NAME [by W]
 //	          | no violation [NAME]
@@ -319,6 +320,7 @@ const (
 	factUncertain                      // W becomes uncertain
 	factGivesUp                        // W gives up
 	factRefuses                        // W refuses work
+	factDenied                         // W is denied the lease COUNT
 )
 
 type fact struct {
@@ -445,8 +447,11 @@ func (p *pparser) workerFact(w string) (*fact, error) {
 	case p.accept("drops", "a", "stale", "reply"):
 		f.kind = factStaleDrop
 		return f, nil
+	case p.accept("is", "denied", "the", "lease"):
+		f.kind = factDenied
+		return f, p.howOften(f)
 	}
-	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\" or \"drops a stale reply\", got GOT", w)
+	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\" or \"is denied the lease\", got GOT", w)
 }
 
 func (p *pparser) possessive(w string) (*fact, error) {
@@ -517,6 +522,11 @@ func (p *pparser) countFact() (*fact, error) {
 	default:
 		return nil, p.errf("expected \"sent\", \"written\", \"accepted\" or \"rejected\", got GOT")
 	}
+	return f, p.howOften(f)
+}
+
+// howOften reads a COUNT: never, once, twice, N times, at least ....
+func (p *pparser) howOften(f *fact) error {
 	if p.accept("at", "least") {
 		f.atLeast = true
 	}
@@ -529,13 +539,13 @@ func (p *pparser) countFact() (*fact, error) {
 		f.count = 2
 	default:
 		if err := p.number(&f.count); err != nil {
-			return nil, p.errf("expected how often: \"never\", \"once\", \"twice\", \"N times\" or \"at least ...\", got GOT")
+			return p.errf("expected how often: \"never\", \"once\", \"twice\", \"N times\" or \"at least ...\", got GOT")
 		}
 		if err := p.expect("times"); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return f, nil
+	return nil
 }
 
 func (p *pparser) worker() (string, error) {
@@ -660,7 +670,7 @@ func (n *orderNode) eval(ev []engine.Event, names engine.Names) (bool, []int) {
 func (f *fact) eval(ev []engine.Event, names engine.Names) (bool, []int) {
 	ms := f.matches(ev, names)
 	switch f.kind {
-	case factCount:
+	case factCount, factDenied:
 		n := int64(len(ms))
 		var all []int
 		for _, m := range ms {
@@ -744,6 +754,10 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 	case factRenewFails, factUncertain, factGivesUp:
 		want := map[factKind]engine.Kind{factRenewFails: engine.KindRenewError, factUncertain: engine.KindUncertain, factGivesUp: engine.KindGiveUp}[f.kind]
 		if e.Kind != want || !f.isWorker(e.Node) || (f.reason != engine.ReasonNone && e.Reason() != f.reason) {
+			return match{}, false
+		}
+	case factDenied:
+		if e.Kind != engine.KindDeny || !f.isWorker(e.Peer()) {
 			return match{}, false
 		}
 	case factRefuses, factStaleDrop:

@@ -169,7 +169,11 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		}
 		for _, d := range lengths {
 			cmd := engine.Command{Kind: engine.CmdLease, Dur: d}
-			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + catalog.TimeText(lang, d), Label: draw.CommandText(lang, cmd.String())})
+			text := T(lang, "ctl.lease") + " " + catalog.TimeText(lang, d)
+			if d == 0 {
+				text = T(lang, "ctl.lock")
+			}
+			out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: draw.CommandText(lang, cmd.String())})
 		}
 	}
 	for _, t := range c.Until {

@@ -61,7 +61,7 @@ func TestCourseGoalsLive(t *testing.T) {
 		lab   string
 		goals []string // every goal of the lab, so that a new one is not left untested
 	}{
-		{"lock-vs-lease", []string{"take-over"}},
+		{"lock-vs-lease", []string{"stuck-forever", "take-over"}},
 		{"leader-failover", []string{"failover"}},
 		{"flapping", []string{"lose-leadership"}},
 		{"split-brain", []string{"two-leaders", "fenced"}},
