@@ -85,7 +85,7 @@ func TestControlsErrors(t *testing.T) {
 		{"controls:\n  link: {delay: [1s]}\n", `controls.link needs to:`},
 		{"controls:\n  clock: {rate: [fast]}\n", `controls.clock.rate:`},
 		{"controls:\n  lease: [soon]\n", `controls.lease: "soon": want a duration`},
-		{"controls:\n  lease: [2h]\n", `controls.lease: 2h: lease: a lease lasts more than 0s and at most an hour`},
+		{"controls:\n  lease: [2h]\n", `controls.lease: 2h: lease: a lease lasts at most an hour (0s: a lock that never expires)`},
 		// The goal's proof needs fencing on and a 25 s freeze: a page with
 		// only a 5 s freeze cannot reach it.
 		{"controls:\n  freeze: [5s]\n", `goal reject-stale proof: "fencing on": this lab does not offer the storage mode fencing`},

@@ -63,7 +63,7 @@ func TestCourseGoalsLive(t *testing.T) {
 	}{
 		{"lock-vs-lease", []string{"stuck-forever", "take-over"}},
 		{"leader-failover", []string{"failover"}},
-		{"flapping", []string{"lose-leadership"}},
+		{"flapping", []string{"stop-flapping", "lose-leadership"}},
 		{"split-brain", []string{"two-leaders", "fenced"}},
 		{"quorum-loss", []string{"stop-at-deadline", "new-token"}},
 		{"storage-options", []string{"by-lease", "by-version", "by-key"}},
