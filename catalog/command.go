@@ -56,7 +56,13 @@ var commandWords = map[engine.CommandKind]sayCommand{
 		}
 		return Append(b, lang, "cmd.lease", Time(c.Dur))
 	},
-	engine.CmdClock:   sayClock,
+	engine.CmdClock: sayClock,
+	engine.CmdJitter: func(b []byte, lang string, c engine.Command) []byte {
+		if c.Jitter == 0 {
+			return append(b, T(lang, "cmd.jitter.off")...)
+		}
+		return Append(b, lang, "cmd.jitter", Str(Number(lang, float64(c.Jitter)/1000)))
+	},
 	engine.CmdReplica: sayReplica,
 	engine.CmdReset:   sayPlain("cmd.reset"),
 }

@@ -19,6 +19,7 @@ const (
 	CmdReplica                          // replica N down|up
 	CmdReset                            // reset
 	CmdLease                            // lease D
+	CmdJitter                           // jitter SHARE
 )
 
 // Command is one input to a world. A session is a scenario plus the list of
@@ -42,6 +43,8 @@ type Command struct {
 
 	Replica int
 	Up      bool
+
+	Jitter int64 // jitter: the share of a renewal's wait, in thousandths
 }
 
 // CommandHelp lists the command forms, one a line.

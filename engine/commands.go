@@ -63,6 +63,9 @@ var commandTable = []commandSpec{
 	{kind: CmdLease, words: []string{"lease"},
 		help:  []string{"lease DURATION            leases granted or renewed from now on last DURATION (0s: a lock that never expires)"},
 		parse: parseLease, write: writeLease, check: (*World).checkLease},
+	{kind: CmdJitter, words: []string{"jitter"},
+		help:  []string{"jitter SHARE              renewals from now on move by up to SHARE (0 to 1) of their wait, at random; 0 turns jitter off"},
+		parse: parseJitter, write: writeJitter, check: func(*World, Command) error { return nil }},
 	{kind: CmdClock, words: []string{"clock"},
 		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},
 		parse: parseClock, write: writeClock, check: (*World).checkClock},
@@ -76,7 +79,7 @@ var commandTable = []commandSpec{
 
 // specByKind and specByWord index commandTable.
 var (
-	specByKind [CmdLease + 1]*commandSpec
+	specByKind [CmdJitter + 1]*commandSpec
 	specByWord = map[string]*commandSpec{}
 )
 
@@ -383,6 +386,21 @@ func parseLease(word string, args []string) (Command, error) {
 		return Command{}, err
 	}
 	return Command{Kind: CmdLease, Dur: d}, nil
+}
+
+func parseJitter(word string, args []string) (Command, error) {
+	if err := exactly(1, word, args, "jitter SHARE"); err != nil {
+		return Command{}, err
+	}
+	f, err := parseFactor(args[0])
+	if err != nil || f > 1000 {
+		return Command{}, refuse(RefuseJitter, fmt.Sprintf("jitter: %q is not a share between 0 and 1", args[0]), args[0])
+	}
+	return Command{Kind: CmdJitter, Jitter: f}, nil
+}
+
+func writeJitter(b []byte, c Command) []byte {
+	return strconv.AppendFloat(append(b, "jitter "...), float64(c.Jitter)/1000, 'f', -1, 64)
 }
 
 func parseClock(word string, args []string) (Command, error) {

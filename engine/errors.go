@@ -57,7 +57,8 @@ const (
 	RefuseLoss           Refusal = "loss"        // the text
 	RefuseClockWhat      Refusal = "clock-what"
 	RefuseClockRange     Refusal = "clock-range"
-	RefuseRate           Refusal = "rate" // the text
+	RefuseRate           Refusal = "rate"   // the text
+	RefuseJitter         Refusal = "jitter" // the text
 	RefuseLeaseLock      Refusal = "lease-lock"
 	RefuseLeaseRange     Refusal = "lease-range"
 	RefuseLeaseMargin    Refusal = "lease-margin" // worker, its margin, the lease

@@ -85,8 +85,8 @@ func (w *World) planRenewal(wk *worker, now Time, loop int) {
 	if p.Every == 0 {
 		next = max(now, wk.believedEnd-p.Margin)
 	}
-	if p.Jitter > 0 {
-		next -= Time(w.rnd.upTo(int64(next-now) * p.Jitter / 1000))
+	if j := w.jitterOf(wk); j > 0 {
+		next -= Time(w.rnd.upTo(int64(next-now) * j / 1000))
 	}
 	w.setTimer(wk, slotRenew+timerSlot(loop), next)
 }
@@ -196,8 +196,8 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 		if d <= 0 {
 			d = wk.attemptBudget()
 		}
-		if p.Jitter > 0 {
-			d += Time(w.rnd.upTo(int64(d) * p.Jitter / 1000))
+		if j := w.jitterOf(wk); j > 0 {
+			d += Time(w.rnd.upTo(int64(d) * j / 1000))
 		}
 		if p.Backoff > 1000 {
 			r.delay = r.delay * Time(p.Backoff) / 1000
@@ -316,4 +316,13 @@ func (w *World) deadline(wk *worker) {
 		return
 	}
 	w.lose(wk, ReasonDeadline)
+}
+
+// jitterOf is the renewal jitter wk uses now, in thousandths: what a
+// jitter command set, else its own.
+func (w *World) jitterOf(wk *worker) int64 {
+	if w.jitter >= 0 {
+		return w.jitter
+	}
+	return wk.spec.Renew.Jitter
 }

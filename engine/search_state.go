@@ -113,6 +113,7 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 	h.int(int64(w.now))
 	h.word(w.rnd.s)
 	h.int(int64(w.mode))
+	h.int(w.jitter)
 	q := append((*scratch)[:0], w.q...)
 	slices.SortFunc(q, func(a, b item) int {
 		if before(&a, &b) {

@@ -29,7 +29,10 @@ type World struct {
 	coord    coordinator
 	store    storage
 	workers  []worker
-	links    []link // n×n, indexed by linkIndex(a, b); n = workers + 2. Empty until a command sets one: most worlds never do
+	// jitter is the renewal jitter a command set for every worker, in
+	// thousandths; -1: each worker's own (renew-jitter).
+	jitter int64
+	links  []link // n×n, indexed by linkIndex(a, b); n = workers + 2. Empty until a command sets one: most worlds never do
 
 	beliefs   []BeliefSpan
 	freezes   []FreezeSpan
@@ -93,6 +96,7 @@ func (w *World) init() {
 	w.rnd = rng{s: w.seed}
 	w.log = w.log[:0]
 	w.links = w.links[:0]
+	w.jitter = -1
 	w.coord.init(w.p)
 	w.store = storage{ledger: w.store.ledger[:0], keys: w.store.keys[:0], writes: w.store.writes[:0],
 		copies: [2]storeCopy{
@@ -389,6 +393,8 @@ func (w *World) command(c Command) {
 		}
 	case CmdReplica:
 		w.coord.setReplica(w, c.Replica-1, c.Up)
+	case CmdJitter:
+		w.jitter = c.Jitter
 	case CmdLease:
 		// The lease record's length: grants and renewals from now on, and
 		// how long a candidate that watches the record waits. 0s makes

@@ -27,6 +27,9 @@ type Controls struct {
 	// Lease offers lease D for each D, and back to the scenario's own
 	// length: the length of the leases granted and renewed from then on.
 	Lease []engine.Time
+	// Jitter offers jitter S for each share S (thousandths), and back to
+	// the workers' own: the renewal jitter of every worker from then on.
+	Jitter []int64
 }
 
 // LinkControl offers link W TO delay=D or loss=P for the listed values,
@@ -141,6 +144,9 @@ var offered = map[engine.CommandKind]offers{
 		return unless(c.Replica, "taking coordinator replicas down")
 	},
 	engine.CmdLease: offersLease,
+	engine.CmdJitter: func(_ *Lab, c *Controls, cmd engine.Command) string {
+		return unless(slices.Contains(c.Jitter, cmd.Jitter), "that renewal jitter")
+	},
 }
 
 // unless is "" when ok, and what otherwise.
@@ -255,6 +261,7 @@ var controlReaders = []struct {
 	{"replica", func(r *report, c *Controls, e kv) { c.Replica = flag(r, e.val, "controls.replica") }},
 	{"until", func(r *report, c *Controls, e kv) { c.Until = durations(r, e.val, "controls.until", true) }},
 	{"lease", func(r *report, c *Controls, e kv) { c.Lease = durations(r, e.val, "controls.lease", false) }},
+	{"jitter", readJitterControl},
 }
 
 // parseControls reads a lab's controls: mapping.
@@ -302,6 +309,17 @@ func readFreezeControl(r *report, c *Controls, e kv) {
 				c.FreezeOn = append(c.FreezeOn, cmd.On)
 			}
 		}
+	}
+}
+
+func readJitterControl(r *report, c *Controls, e kv) {
+	for _, it := range words(r, e.val, "controls.jitter") {
+		cmd, err := engine.ParseCommand("jitter " + it.s)
+		if err != nil {
+			r.errorf(it.at, "controls.jitter: want a share between 0 and 1 such as 0.5, not %q", it.s)
+			continue
+		}
+		c.Jitter = append(c.Jitter, cmd.Jitter)
 	}
 }
 

@@ -176,6 +176,14 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 			out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: draw.CommandText(lang, cmd.String())})
 		}
 	}
+	for _, j := range c.Jitter {
+		cmd := engine.Command{Kind: engine.CmdJitter, Jitter: j}
+		text := T(lang, "ctl.jitter.off")
+		if j > 0 {
+			text = T(lang, "ctl.jitter") + " " + catalog.Number(lang, float64(j)/1000)
+		}
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: draw.CommandText(lang, cmd.String())})
+	}
 	for _, t := range c.Until {
 		text := T(lang, "ctl.until") + " " + catalog.TimeText(lang, t)
 		out = append(out, ctlButton{Cmd: "until " + t.String(), Text: text, Label: text})

@@ -70,6 +70,8 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"idempotent-work", []string{"thumb-twice", "report-twice"}},
 		{"clock-trouble", []string{"fool-w1", "fenced"}},
 		{"delayed-packet", []string{"late-overwrite"}},
+		// The jitter switch of the second lesson.
+		{"renew-load", []string{"spread"}},
 		// Check-then-write, both halves: a pause before the check is
 		// caught, one between the check and the write is not.
 		{"break-check", []string{"caught-by-check", "past-the-check"}},
