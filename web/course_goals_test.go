@@ -72,6 +72,8 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"delayed-packet", []string{"late-overwrite"}},
 		// The jitter switch of the second lesson.
 		{"renew-load", []string{"spread"}},
+		// A request timeout longer than the lease left, beside a safe one.
+		{"request-timeout", []string{"unsafe-beside-safe"}},
 		// Check-then-write, both halves: a pause before the check is
 		// caught, one between the check and the write is not.
 		{"break-check", []string{"caught-by-check", "past-the-check"}},
