@@ -57,6 +57,9 @@ var commandWords = map[engine.CommandKind]sayCommand{
 		return Append(b, lang, "cmd.lease", Time(c.Dur))
 	},
 	engine.CmdClock: sayClock,
+	engine.CmdPolicy: func(b []byte, lang string, c engine.Command) []byte {
+		return Append(b, lang, "cmd.policy", Str(c.A), Str(T(lang, policyKey(c))))
+	},
 	engine.CmdJitter: func(b []byte, lang string, c engine.Command) []byte {
 		if c.Jitter == 0 {
 			return append(b, T(lang, "cmd.jitter.off")...)
@@ -189,3 +192,19 @@ func Number(lang string, x float64) string {
 	var scratch [32]byte
 	return string(AppendNumber(nil, lang, strconv.AppendFloat(scratch[:0], x, 'f', -1, 64)))
 }
+
+// policyKey is the catalog's key for what a policy command sets:
+// policy.loops.2, policy.generation.ignore, ...
+func policyKey(c engine.Command) string {
+	if c.Loops > 0 {
+		return "policy.loops." + strconv.Itoa(int(c.Loops))
+	}
+	if c.Gen == engine.GenIgnore {
+		return "policy.generation.ignore"
+	}
+	return "policy.generation.check"
+}
+
+// PolicyText is what a policy command sets, in lang's words: a button's
+// text.
+func PolicyText(lang string, c engine.Command) string { return T(lang, policyKey(c)) }

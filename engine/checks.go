@@ -124,6 +124,11 @@ func (w *World) checkClock(c Command) error {
 	return nil
 }
 
+func (w *World) checkPolicy(c Command) error {
+	_, err := w.worker(c.A)
+	return err
+}
+
 func (w *World) checkStorage(c Command) error {
 	if c.Mode > StorageIdempotent {
 		return refuse(RefuseStorageMode, "storage: unknown mode")

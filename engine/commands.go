@@ -66,6 +66,9 @@ var commandTable = []commandSpec{
 	{kind: CmdJitter, words: []string{"jitter"},
 		help:  []string{"jitter SHARE              renewals from now on move by up to SHARE (0 to 1) of their wait, at random; 0 turns jitter off"},
 		parse: parseJitter, write: writeJitter, check: func(*World, Command) error { return nil }},
+	{kind: CmdPolicy, words: []string{"policy"},
+		help:  []string{"policy W loops=1|2 | generation=check|ignore  run a duplicate renewal loop (as after a restart), or check answers' generations"},
+		parse: parsePolicy, write: writePolicy, check: (*World).checkPolicy},
 	{kind: CmdClock, words: []string{"clock"},
 		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},
 		parse: parseClock, write: writeClock, check: (*World).checkClock},
@@ -79,7 +82,7 @@ var commandTable = []commandSpec{
 
 // specByKind and specByWord index commandTable.
 var (
-	specByKind [CmdJitter + 1]*commandSpec
+	specByKind [CmdPolicy + 1]*commandSpec
 	specByWord = map[string]*commandSpec{}
 )
 
@@ -386,6 +389,35 @@ func parseLease(word string, args []string) (Command, error) {
 		return Command{}, err
 	}
 	return Command{Kind: CmdLease, Dur: d}, nil
+}
+
+func parsePolicy(word string, args []string) (Command, error) {
+	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore"); err != nil {
+		return Command{}, err
+	}
+	c := Command{Kind: CmdPolicy, A: args[0]}
+	switch k, v, _ := strings.Cut(args[1], "="); {
+	case k == "loops" && (v == "1" || v == "2"):
+		c.Loops = v[0] - '0'
+	case k == "generation" && v == "check":
+		c.Gen = GenCheck
+	case k == "generation" && v == "ignore":
+		c.Gen = GenIgnore
+	default:
+		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check or generation=ignore", args[1]), args[1])
+	}
+	return c, nil
+}
+
+func writePolicy(b []byte, c Command) []byte {
+	b = append(append(b, "policy "...), c.A...)
+	if c.Loops > 0 {
+		return strconv.AppendInt(append(b, " loops="...), int64(c.Loops), 10)
+	}
+	if c.Gen == GenIgnore {
+		return append(b, " generation=ignore"...)
+	}
+	return append(b, " generation=check"...)
 }
 
 func parseJitter(word string, args []string) (Command, error) {

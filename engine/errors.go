@@ -59,6 +59,7 @@ const (
 	RefuseClockRange     Refusal = "clock-range"
 	RefuseRate           Refusal = "rate"   // the text
 	RefuseJitter         Refusal = "jitter" // the text
+	RefusePolicy         Refusal = "policy" // the text
 	RefuseLeaseLock      Refusal = "lease-lock"
 	RefuseLeaseRange     Refusal = "lease-range"
 	RefuseLeaseMargin    Refusal = "lease-margin" // worker, its margin, the lease

@@ -94,8 +94,47 @@ func (w *World) planRenewal(wk *worker, now Time, loop int) {
 // startRenewals plans the first renewal of every loop after a grant.
 func (w *World) startRenewals(wk *worker, now Time) {
 	w.planRenewal(wk, now, 0)
-	if wk.spec.Renew.Loops > 1 && wk.timers[slotRenew].on {
+	if wk.loopCount() > 1 && wk.timers[slotRenew].on {
 		w.setTimer(wk, slotRenew1, now+(wk.timers[slotRenew].local-now)/2)
+	}
+}
+
+// loopCount is how many renewal loops wk runs: a policy command's, else
+// its own.
+func (wk *worker) loopCount() int {
+	if wk.loops > 0 {
+		return int(wk.loops)
+	}
+	return wk.spec.Renew.Loops
+}
+
+// anyGeneration reports whether wk takes answers meant for an older
+// generation: a policy command's choice, else its own.
+func (wk *worker) anyGeneration() bool {
+	if wk.anyGen >= 0 {
+		return wk.anyGen == 1
+	}
+	return wk.spec.Renew.AnyGen
+}
+
+// setPolicy carries out a policy command: a second renewal loop starts
+// half a period after the first's next renewal (a duplicate, as after a
+// restart), or stops; answers' generations are checked or not.
+func (w *World) setPolicy(wk *worker, c Command) {
+	switch {
+	case c.Loops > 0:
+		wk.loops = int8(c.Loops)
+		now := wk.clk.local(w.now)
+		if c.Loops > 1 && wk.holds && wk.timers[slotRenew].on && !wk.timers[slotRenew1].on {
+			w.setTimer(wk, slotRenew1, now+(wk.timers[slotRenew].local-now)/2)
+		}
+		if c.Loops == 1 {
+			wk.clearTimer(slotRenew1)
+		}
+	case c.Gen == GenIgnore:
+		wk.anyGen = 1
+	default:
+		wk.anyGen = 0
 	}
 }
 
@@ -227,7 +266,7 @@ func (w *World) renewOK(wk *worker, m message) {
 	if !wk.holds {
 		return
 	}
-	if m.gen != r.gen && !wk.spec.Renew.AnyGen {
+	if m.gen != r.gen && !wk.anyGeneration() {
 		w.emit(EventFields{Kind: KindStaleReply, Node: wk.id, Peer: NoNode, Token: m.token, Gen: m.gen, Value: int64(r.gen)})
 		return
 	}

@@ -117,6 +117,7 @@ func (w *World) init() {
 			clk:      clock{base: spec.Skew, anchor: 0, rate: spec.Drift},
 			belief:   -1,
 			freeze:   -1,
+			anyGen:   -1,
 			deferred: wk.deferred[:0],
 		}
 		w.schedule(item{at: spec.Start, kind: itStart, node: wk.id})
@@ -395,6 +396,9 @@ func (w *World) command(c Command) {
 		w.coord.setReplica(w, c.Replica-1, c.Up)
 	case CmdJitter:
 		w.jitter = c.Jitter
+	case CmdPolicy:
+		wk, _ := w.worker(c.A)
+		w.setPolicy(wk, c)
 	case CmdLease:
 		// The lease record's length: grants and renewals from now on, and
 		// how long a candidate that watches the record waits. 0s makes

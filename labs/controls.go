@@ -30,6 +30,9 @@ type Controls struct {
 	// Jitter offers jitter S for each share S (thousandths), and back to
 	// the workers' own: the renewal jitter of every worker from then on.
 	Jitter []int64
+	// Policy offers policy W X for each X (loops=2, generation=ignore,
+	// ...): a worker's renewal changed live.
+	Policy []string
 }
 
 // LinkControl offers link W TO delay=D or loss=P for the listed values,
@@ -144,6 +147,10 @@ var offered = map[engine.CommandKind]offers{
 		return unless(c.Replica, "taking coordinator replicas down")
 	},
 	engine.CmdLease: offersLease,
+	engine.CmdPolicy: func(_ *Lab, c *Controls, cmd engine.Command) string {
+		_, what, _ := strings.Cut(cmd.String(), cmd.A+" ")
+		return unless(slices.Contains(c.Policy, what), "changing a worker's renewal ("+what+")")
+	},
 	engine.CmdJitter: func(_ *Lab, c *Controls, cmd engine.Command) string {
 		return unless(slices.Contains(c.Jitter, cmd.Jitter), "that renewal jitter")
 	},
@@ -262,6 +269,7 @@ var controlReaders = []struct {
 	{"until", func(r *report, c *Controls, e kv) { c.Until = durations(r, e.val, "controls.until", true) }},
 	{"lease", func(r *report, c *Controls, e kv) { c.Lease = durations(r, e.val, "controls.lease", false) }},
 	{"jitter", readJitterControl},
+	{"policy", readPolicyControl},
 }
 
 // parseControls reads a lab's controls: mapping.
@@ -309,6 +317,16 @@ func readFreezeControl(r *report, c *Controls, e kv) {
 				c.FreezeOn = append(c.FreezeOn, cmd.On)
 			}
 		}
+	}
+}
+
+func readPolicyControl(r *report, c *Controls, e kv) {
+	for _, it := range words(r, e.val, "controls.policy") {
+		if _, err := engine.ParseCommand("policy W " + it.s); err != nil {
+			r.errorf(it.at, "controls.policy: want loops=1, loops=2, generation=check or generation=ignore, not %q", it.s)
+			continue
+		}
+		c.Policy = append(c.Policy, it.s)
 	}
 }
 

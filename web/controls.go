@@ -60,6 +60,13 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 			}
 			r.Buttons = append(r.Buttons, ctlButton{Cmd: "thaw " + name, Text: T(lang, "ctl.thaw"), Label: named("ctl.thaw")})
 		}
+		for _, p := range c.Policy {
+			cmd, err := engine.ParseCommand("policy " + name + " " + p)
+			if err != nil {
+				continue // the lab's reader refused it already
+			}
+			r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: catalog.PolicyText(lang, cmd), Label: draw.CommandText(lang, cmd.String())})
+		}
 		if c.Crash {
 			r.Buttons = append(r.Buttons,
 				ctlButton{Cmd: "crash " + name, Text: T(lang, "ctl.crash"), Label: named("ctl.crash")},

@@ -74,6 +74,8 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"renew-load", []string{"spread"}},
 		// A request timeout longer than the lease left, beside a safe one.
 		{"request-timeout", []string{"unsafe-beside-safe"}},
+		// Duplicate renewal loops the student starts, and the generation check.
+		{"renew-state", []string{"drop-the-stale", "roll-back"}},
 		// Check-then-write, both halves: a pause before the check is
 		// caught, one between the check and the write is not.
 		{"break-check", []string{"caught-by-check", "past-the-check"}},
