@@ -296,7 +296,7 @@ func (c *coordinator) keysEnd(w *World, l *lease) Time {
 // the clocks now reach it: a clock that jumps forward ends leases early
 // (Kleppmann's Redis master).
 func (c *coordinator) changeClock(w *World, cmd Command) {
-	at := c.clk.local(w.now)
+	var at Time
 	if cmd.Replica > 0 {
 		i := cmd.Replica - 1
 		c.rclk[i] = c.rclk[i].changed(w.now, cmd)
