@@ -459,7 +459,7 @@ func verifySearch(r *report, l *Lab, workers int) {
 		case v.TooLarge:
 			r.errorf(sp.at, "search: bounds too large (more than %d states in one part); give fewer kinds, sizes or faults", v.Bounds.MaxStates)
 		case sp.Claim == "safe" && v.Shortest != nil:
-			r.errorf(sp.at, "search claims safe, but %s breaks it (%s at %s)", faultList(v.Shortest.Faults), v.Shortest.Harm.Reason(), v.Shortest.Harm.T)
+			r.errorf(sp.at, "search claims safe, but %s breaks it (%s at %s)", faultList("en", v.Shortest.Faults), v.Shortest.Harm.Reason(), v.Shortest.Harm.T)
 		case sp.Claim == "breaks" && v.Shortest == nil:
 			r.errorf(sp.at, "search claims breaks, but no schedule of at most %d faults does (%d decided)", v.Bounds.Faults, v.Schedules)
 		}
@@ -478,17 +478,40 @@ func verifySearch(r *report, l *Lab, workers int) {
 			continue
 		}
 		if ok, _ := g.pred.Eval(v.World.Events(), v.World.Names()); !ok {
-			r.errorf(g.at, "goal %s: the engine's shortest breaking schedule (%s) does not make %q hold: give the search the goal's harm", g.ID, faultList(v.Shortest.Faults), g.pred.String())
+			r.errorf(g.at, "goal %s: the engine's shortest breaking schedule (%s) does not make %q hold: give the search the goal's harm", g.ID, faultList("en", v.Shortest.Faults), g.pred.String())
 		}
 	}
 }
 
-func faultList(fs []engine.SearchFault) string {
+func faultList(lang string, fs []engine.SearchFault) string {
 	var parts []string
 	for _, f := range fs {
-		parts = append(parts, f.String())
+		parts = append(parts, FaultText(lang, f))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// FaultText says one fault of a schedule in lang's words: "pause 6 s at
+// 14 s", "jeda 6 dtk pada 14 dtk".
+func FaultText(lang string, f engine.SearchFault) string {
+	kind := catalog.T(lang, "search.kind."+f.Kind)
+	var size []byte
+	switch f.Kind {
+	case "drift":
+		size = append(size, '(')
+		size = catalog.AppendNumber(size, lang, fmt.Appendf(nil, "%+.2f", float64(f.Rate-1_000_000)/10_000))
+		size = append(size, "%)"...)
+	case "jump":
+		if f.Size >= 0 {
+			size = append(size, '+')
+		} else {
+			size = append(size, '-')
+		}
+		size = catalog.AppendTime(size, lang, max(f.Size, -f.Size))
+	default:
+		size = catalog.AppendTime(size, lang, f.Size)
+	}
+	return string(catalog.Append(nil, lang, "search.fault", catalog.Str(kind), catalog.Bytes(size), catalog.Time(f.At)))
 }
 
 // Faults counts the faults in a session's commands since its last reset,
@@ -543,7 +566,7 @@ func CompareBreak(lang string, used int, shortest *engine.Breaking) string {
 		return ""
 	}
 	n := len(shortest.Faults)
-	list := faultList(shortest.Faults)
+	list := faultList(lang, shortest.Faults)
 	if used > n {
 		return fmt.Sprintf(catalog.T(lang, "break.more."+oneOrMany(n)), used, n, list)
 	}
