@@ -14,12 +14,13 @@ import (
 
 // testConfig is a Config as a server fills it, for the tests and
 // benchmarks that drive a Conn without a server or a socket: the wall
-// clock, work done on the caller's goroutine, metrics counted here, and no
-// verdicts (a lab page's answers are the web server's tests').
+// clock, no render goroutine running (work is done on the caller's),
+// metrics counted here, and no verdicts (a lab page's answers are the web
+// server's tests').
 func testConfig() *Config {
 	return &Config{
 		Clock: WallClock{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: &testMetrics{},
-		Render: func(f func()) { f() }, Players: NewPlayers(WallClock{}), IdleTimeout: 15 * time.Minute,
+		Renderers: NewRenderers(), Players: NewPlayers(WallClock{}), IdleTimeout: 15 * time.Minute,
 		Done: context.Background(),
 	}
 }

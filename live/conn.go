@@ -76,7 +76,7 @@ func (l *Conn) read() {
 		// The decoding's work is measured on the wall clock, as all work is.
 		var m ClientMsg
 		start := time.Now()
-		l.cfg.Render(func() { m = decodeClientMsg(data) })
+		l.cfg.Renderers.Render(func() { m = decodeClientMsg(data) })
 		budget.Charge(start, l.work, l.addr)
 		if tokens < 1 {
 			m = ClientMsg{ID: m.ID, kind: msgRefused}

@@ -2,7 +2,8 @@
 // writer and keep timer (conn.go), the session loop that carries out a
 // client's messages and draws its frames (session.go), the what-if pair's
 // frames (pair.go), play mode's players (play.go), the wire format
-// (wire.go, docs/protocol.md) and the clock the live code reads (clock.go).
+// (wire.go, docs/protocol.md), and the clock the live code reads (Clock;
+// clock.go is the one tests move by hand).
 //
 // The web server decides who may open a connection (origin, caps, memory,
 // budgets), rebuilds the session a URL describes, upgrades the request and
@@ -30,10 +31,8 @@ type Config struct {
 	Log   *slog.Logger
 	// Metrics counts what the connections do.
 	Metrics Metrics
-	// Render runs f on one of the server's render goroutines (a fixed
-	// pool, so that decoding and rendering never outnumber the cores),
-	// or on the caller's own when none is idle.
-	Render func(f func())
+	// Renderers are where the connections decode and render (Render).
+	Renderers *Renderers
 	// Players draw the play frames of every playing session (play.go).
 	Players     *Players
 	IdleTimeout time.Duration
@@ -120,9 +119,83 @@ func (c *Conn) Run(conn *websocket.Conn) {
 	c.run()
 }
 
-// hold tells the memory ledger what the session holds now.
-func (c *Conn) hold() {
-	if c.mem != nil {
-		c.mem.Set(SessionOverhead + c.sess.Footprint())
+// Clock is where the live code reads the time and sets its timers: when a
+// message came, when a session falls idle, when a play frame is due. A
+// server runs on the wall clock; a test of idle timeouts or players hands
+// in a ManualClock (clock.go) and moves it, instead of sleeping. The
+// socket's own deadlines stay on the wall clock: the network keeps it.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc runs f in its own goroutine once d has passed.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a timer a Clock set: time.Timer's Stop and Reset.
+type Timer interface {
+	Stop() bool
+	Reset(d time.Duration) bool
+}
+
+// WallClock is the Clock of a server: the time package's.
+type WallClock struct{}
+
+// Now is time.Now.
+func (WallClock) Now() time.Time { return time.Now() }
+
+// AfterFunc is time.AfterFunc.
+func (WallClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// Renderers are a server's render goroutines, where its live connections
+// decode messages and render frames: a few goroutines whose stacks grow
+// deep in templ and encoding/json once, instead of every connection's, and
+// a fixed number of them (Run), so that decoding and rendering never
+// outnumber the cores.
+type Renderers struct{ jobs chan func() }
+
+// NewRenderers is a pool with no goroutine yet: each Run adds one.
+func NewRenderers() *Renderers { return &Renderers{jobs: make(chan func())} }
+
+// Run is one render goroutine: it runs the work handed to it until ctx
+// ends.
+func (r *Renderers) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case f := <-r.jobs:
+			f()
+		}
+	}
+}
+
+// try runs f on an idle render goroutine and waits for it, or reports
+// false at once when none is idle: the server is busy. A panic in f is
+// carried back to the caller, whose session it belongs to.
+func (r *Renderers) try(f func()) bool {
+	var p any
+	done := make(chan struct{})
+	job := func() {
+		defer close(done)
+		defer func() { p = recover() }()
+		f()
+	}
+	select {
+	case r.jobs <- job:
+	default:
+		return false
+	}
+	<-done
+	if p != nil {
+		panic(p)
+	}
+	return true
+}
+
+// Render runs f on an idle render goroutine, or on the caller's own when
+// none is idle: an answer to a student never waits for the play frames of
+// others.
+func (r *Renderers) Render(f func()) {
+	if !r.try(f) {
+		f()
 	}
 }

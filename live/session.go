@@ -116,7 +116,7 @@ func (l *Conn) run() {
 	l.shown = -1
 	var first serverMsg
 	start := l.cfg.Clock.Now()
-	l.cfg.Render(func() { first = l.safely(0, func() serverMsg { return l.runs.frame(l, 0) }) })
+	l.cfg.Renderers.Render(func() { first = l.safely(0, func() serverMsg { return l.runs.frame(l, 0) }) })
 	first.at = start
 	l.mu.Lock()
 	l.active, l.pingAt = start, start.Add(pingPeriod)
@@ -191,6 +191,13 @@ func (l *Conn) rest() {
 		l.sess.Release()
 	}
 	l.hold()
+}
+
+// hold tells the memory ledger what the session holds now.
+func (c *Conn) hold() {
+	if c.mem != nil {
+		c.mem.Set(SessionOverhead + c.sess.Footprint())
+	}
 }
 
 // startPlay starts play mode, or only changes its speed when the session
@@ -310,7 +317,7 @@ func (l *Conn) costly(m ClientMsg) serverMsg {
 	var reply serverMsg
 	switch m.kind {
 	case msgDo, msgReplay:
-		l.cfg.Render(func() { reply = l.safely(m.ID, func() serverMsg { return l.handle(m) }) })
+		l.cfg.Renderers.Render(func() { reply = l.safely(m.ID, func() serverMsg { return l.handle(m) }) })
 	default: // answers and challenges run engines of their own: not in the shared renderers
 		reply = l.safely(m.ID, func() serverMsg { return l.handle(m) })
 	}

@@ -162,9 +162,6 @@ type Server struct {
 	pages    *lru[pageKey, []byte]
 
 	upgrader websocket.Upgrader
-	// renders is where live sessions render their frames: a few goroutines
-	// whose stacks grow deep in templ once, instead of every session's.
-	renders chan func()
 	// live is what the live connections are given (package live). Its
 	// players draw the play frames of every playing session: one fewer
 	// than the cores, so that under load play frames give way (they come
@@ -260,9 +257,8 @@ func New(cfg Config) (*Server, error) {
 		s.cancel()
 		return nil, cur.err
 	}
-	s.renders = make(chan func())
 	s.live = live.Config{
-		Clock: cfg.Clock, Log: cfg.Logger, Metrics: s.metrics, Render: s.rendered,
+		Clock: cfg.Clock, Log: cfg.Logger, Metrics: s.metrics, Renderers: live.NewRenderers(),
 		Players: live.NewPlayers(cfg.Clock), IdleTimeout: cfg.IdleTimeout, Done: s.ctx, Base: base,
 		Verdicts: verdicts{s},
 	}
@@ -270,7 +266,7 @@ func New(cfg Config) (*Server, error) {
 		go s.live.Players.Run(s.ctx)
 	}
 	for range max(8, 4*runtime.GOMAXPROCS(0)) {
-		go s.renderLoop()
+		go s.live.Renderers.Run(s.ctx)
 	}
 	if cfg.Watch {
 		go s.course.watch(s.ctx, cfg.PollEvery)
@@ -349,49 +345,6 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 		return next(c)
-	}
-}
-
-func (s *Server) renderLoop() {
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case f := <-s.renders:
-			f()
-		}
-	}
-}
-
-// tryRendered runs f on an idle render goroutine and waits for it, or
-// reports false at once when none is idle: the server is busy. A panic in
-// f is carried back to the caller, whose session it belongs to.
-func (s *Server) tryRendered(f func()) bool {
-	var p any
-	done := make(chan struct{})
-	job := func() {
-		defer close(done)
-		defer func() { p = recover() }()
-		f()
-	}
-	select {
-	case s.renders <- job:
-	default:
-		return false
-	}
-	<-done
-	if p != nil {
-		panic(p)
-	}
-	return true
-}
-
-// rendered runs f on an idle render goroutine, or on the caller's own when
-// none is idle: an answer to a student never waits for the play frames of
-// others.
-func (s *Server) rendered(f func()) {
-	if !s.tryRendered(f) {
-		f()
 	}
 }
 
