@@ -39,6 +39,7 @@ func init() {
 		"search.cached":                    "Answered from the cache: this search ran before.",
 		"search.cancelled":                 "Search cancelled.",
 		"err.search.faults":                "faults: want a number from 1 to %d, the most this lab's bounds allow",
+		"err.search.goal":                  "this lab has no break-it goal %q",
 		"err.search.none":                  "this lab has no search bounds",
 		"err.search.busy":                  "too many searches are running from your address; wait for one to finish",
 		"busy.title":                       "The server is busy",

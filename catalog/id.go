@@ -39,6 +39,7 @@ func init() {
 		"search.cached":                    "Dijawab dari cache: pencarian ini sudah pernah dijalankan.",
 		"search.cancelled":                 "Pencarian dibatalkan.",
 		"err.search.faults":                "faults: isi angka 1 sampai %d, paling banyak yang dibolehkan batas lab ini",
+		"err.search.goal":                  "lab ini tidak punya tujuan \"patahkan\" bernama %q",
 		"err.search.none":                  "lab ini tidak punya batas pencarian",
 		"err.search.busy":                  "terlalu banyak pencarian berjalan dari alamatmu; tunggu sampai salah satunya selesai",
 		"busy.title":                       "Server sedang sibuk",

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -13,11 +14,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"leaselab/budget"
 	"leaselab/catalog"
 	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/labsession"
+	"leaselab/live"
 )
 
 // Schedule searches a page asks for (GET /{lang}/labs/{id}/search): "prove
@@ -105,6 +108,21 @@ func newSearcher(rate float64) *searcher {
 	}
 }
 
+// searchError is a search refused, said in the student's language.
+type searchError struct {
+	key  string
+	args []any
+	msg  string
+}
+
+func (e *searchError) Error() string { return e.msg }
+
+// Key is the catalog's text for it.
+func (e *searchError) Key() string { return e.key }
+
+// Args fill the text.
+func (e *searchError) Args() []any { return e.args }
+
 // searchAsk is what a request asks to search, read from its query.
 type searchAsk struct {
 	key  searchKey
@@ -117,12 +135,12 @@ type searchAsk struct {
 func askFor(c echo.Context, lab *labs.Lab) (*searchAsk, error) {
 	q := c.QueryParams()
 	if lab.Search() == nil {
-		return nil, &wireError{"err.search.none", nil, "this lab has no search bounds"}
+		return nil, &searchError{"err.search.none", nil, "this lab has no search bounds"}
 	}
 	if gid := q.Get("goal"); gid != "" {
 		g := lab.Goal(gid)
 		if g == nil || g.BreakFaults() == 0 {
-			return nil, &wireError{"err.goal", []any{labsession.Clip(gid)}, "no break it goal " + labsession.Clip(gid)}
+			return nil, &searchError{"err.search.goal", []any{labsession.Clip(gid)}, "no break it goal " + labsession.Clip(gid)}
 		}
 		a := &searchAsk{key: searchKey{lab: lab, what: "goal:" + g.ID}, goal: g, run: g.Shortest}
 		if sess, _, err := labsession.FromQuery(lab, q); err == nil {
@@ -132,7 +150,7 @@ func askFor(c echo.Context, lab *labs.Lab) (*searchAsk, error) {
 	}
 	ch := lab.Challenge()
 	if q.Get("prove") == "" || ch == nil {
-		return nil, &wireError{"err.search.none", nil, "say what to search: prove=1 for the design challenge, or goal=ID"}
+		return nil, &searchError{"err.search.none", nil, "say what to search: prove=1 for the design challenge, or goal=ID"}
 	}
 	values := policyValues(ch, q.Get)
 	// faults=K searches fewer faults than the lab's bounds allow: a
@@ -141,7 +159,7 @@ func askFor(c echo.Context, lab *labs.Lab) (*searchAsk, error) {
 	if f := q.Get("faults"); f != "" {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 || n > lab.Search().Bounds.Faults {
-			return nil, &wireError{"err.search.faults", []any{lab.Search().Bounds.Faults}, "faults: want 1 to the lab's own bound"}
+			return nil, &searchError{"err.search.faults", []any{lab.Search().Bounds.Faults}, "faults: want 1 to the lab's own bound"}
 		}
 		faults = n
 	}
@@ -222,7 +240,7 @@ func (s *searcher) run(ctx context.Context, r *searchRun, a *searchAsk, addr str
 			}
 			defer s.busy.Add(-1)
 			s.parts.Add(1)
-			defer charge(time.Now(), b)
+			defer budget.Charge(time.Now(), b)
 			part()
 		},
 	})
@@ -246,13 +264,13 @@ func (s *searcher) run(ctx context.Context, r *searchRun, a *searchAsk, addr str
 
 // turn waits for the address's search budget to be out of debt and for a
 // free place in the pool; false when ctx ended first.
-func (s *searcher) turn(ctx context.Context, b *workBudget) bool {
+func (s *searcher) turn(ctx context.Context, b *budget.Work) bool {
 	for {
-		w := b.wait(time.Now())
-		if w <= 0 {
+		var busy *budget.Busy
+		if err := budget.Wait(b); !errors.As(err, &busy) {
 			break
 		}
-		t := time.NewTimer(w)
+		t := time.NewTimer(busy.Retry)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -276,6 +294,10 @@ func (s *Server) searchShow(c echo.Context) error {
 		return err
 	}
 	stream := strings.Contains(c.Request().Header.Get("Accept"), "text/event-stream")
+	if q := c.QueryParams(); !stream && q.Get("goal") == "" && q.Get("prove") == "" {
+		// The search's address alone (a form's action, copied): the lab.
+		return c.Redirect(http.StatusSeeOther, s.base+"/"+lang+"/labs/"+lab.ID)
+	}
 	a, err := askFor(c, lab)
 	if err != nil {
 		if stream {
@@ -290,8 +312,8 @@ func (s *Server) searchShow(c echo.Context) error {
 	ctx := c.Request().Context()
 	r, leave, ok := s.searches.follow(s.ctx, a, addr)
 	if !ok {
-		s.refused(errBudget, "a client asked for more searches at once than one address may run", "client", addr)
-		err := &wireError{"err.search.busy", nil, "too many searches are running from your address"}
+		s.refused(live.ErrBudget, "a client asked for more searches at once than one address may run", "client", addr)
+		err := &searchError{"err.search.busy", nil, "too many searches are running from your address"}
 		if stream {
 			return sendFailed(c, lang, err)
 		}
