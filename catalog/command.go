@@ -58,7 +58,7 @@ var commandWords = map[engine.CommandKind]sayCommand{
 	},
 	engine.CmdClock: sayClock,
 	engine.CmdPolicy: func(b []byte, lang string, c engine.Command) []byte {
-		return Append(b, lang, "cmd.policy", Str(c.A), Str(T(lang, policyKey(c))))
+		return Append(b, lang, "cmd.policy", Str(c.A), Str(PolicyText(lang, c)))
 	},
 	engine.CmdJitter: func(b []byte, lang string, c engine.Command) []byte {
 		if c.Jitter == 0 {
@@ -199,12 +199,24 @@ func policyKey(c engine.Command) string {
 	if c.Loops > 0 {
 		return "policy.loops." + strconv.Itoa(int(c.Loops))
 	}
-	if c.Gen == engine.GenIgnore {
+	switch c.Gen {
+	case engine.GenIgnore:
 		return "policy.generation.ignore"
+	case engine.GenCheck:
+		return "policy.generation.check"
 	}
-	return "policy.generation.check"
+	if c.Dur == 0 {
+		return "policy.publish.atomic"
+	}
+	return "policy.publish-gap"
 }
 
 // PolicyText is what a policy command sets, in lang's words: a button's
 // text.
-func PolicyText(lang string, c engine.Command) string { return T(lang, policyKey(c)) }
+func PolicyText(lang string, c engine.Command) string {
+	key := policyKey(c)
+	if key != "policy.publish-gap" {
+		return T(lang, key)
+	}
+	return string(Append(nil, lang, key, Time(c.Dur)))
+}

@@ -20,7 +20,7 @@ const (
 	CmdReset                            // reset
 	CmdLease                            // lease D
 	CmdJitter                           // jitter SHARE
-	CmdPolicy                           // policy W loops=N | generation=check|ignore
+	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D
 )
 
 // Command is one input to a world. A session is a scenario plus the list of
@@ -44,7 +44,8 @@ type Command struct {
 
 	Replica int
 	Up      bool
-	// policy: Loops 1 or 2 renewal loops, or Gen GenCheck or GenIgnore
+	// policy: Loops 1 or 2 renewal loops, or Gen GenCheck or GenIgnore;
+	// neither: publish-gap=Dur
 	Loops uint8
 	Gen   uint8
 

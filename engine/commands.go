@@ -67,7 +67,7 @@ var commandTable = []commandSpec{
 		help:  []string{"jitter SHARE              renewals from now on move by up to SHARE (0 to 1) of their wait, at random; 0 turns jitter off"},
 		parse: parseJitter, write: writeJitter, check: func(*World, Command) error { return nil }},
 	{kind: CmdPolicy, words: []string{"policy"},
-		help:  []string{"policy W loops=1|2 | generation=check|ignore  run a duplicate renewal loop (as after a restart), or check answers' generations"},
+		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D  run a duplicate renewal loop (as after a restart), check answers' generations, or publish a renewed token D after its expiry (0s: atomically)"},
 		parse: parsePolicy, write: writePolicy, check: (*World).checkPolicy},
 	{kind: CmdClock, words: []string{"clock"},
 		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},
@@ -403,8 +403,14 @@ func parsePolicy(word string, args []string) (Command, error) {
 		c.Gen = GenCheck
 	case k == "generation" && v == "ignore":
 		c.Gen = GenIgnore
+	case k == "publish-gap":
+		d, err := ParseTime(v)
+		if err != nil || d < 0 || d > Hour {
+			return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: publish-gap takes a duration from 0s to 1h", args[1]), args[1])
+		}
+		c.Dur = d
 	default:
-		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check or generation=ignore", args[1]), args[1])
+		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore or publish-gap=D", args[1]), args[1])
 	}
 	return c, nil
 }
@@ -414,10 +420,13 @@ func writePolicy(b []byte, c Command) []byte {
 	if c.Loops > 0 {
 		return strconv.AppendInt(append(b, " loops="...), int64(c.Loops), 10)
 	}
-	if c.Gen == GenIgnore {
+	switch c.Gen {
+	case GenIgnore:
 		return append(b, " generation=ignore"...)
+	case GenCheck:
+		return append(b, " generation=check"...)
 	}
-	return append(b, " generation=check"...)
+	return append(append(b, " publish-gap="...), c.Dur.String()...)
 }
 
 func parseJitter(word string, args []string) (Command, error) {

@@ -10,7 +10,7 @@ const (
 	sizeItem       = 24
 	sizeMessage    = 64
 	sizeCommand    = 128
-	sizeWorker     = 376
+	sizeWorker     = 384
 	sizeLink       = 32
 	sizeBeliefSpan = 48
 	sizeFreezeSpan = 24

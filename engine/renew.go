@@ -117,6 +117,15 @@ func (wk *worker) anyGeneration() bool {
 	return wk.spec.Renew.AnyGen
 }
 
+// publishGap is how long after a renewal's new expiry wk publishes its
+// new token: a policy command's, else its own (0: both at once).
+func (wk *worker) publishGap() Time {
+	if wk.pubGap >= 0 {
+		return wk.pubGap
+	}
+	return wk.spec.Renew.SplitPublish
+}
+
 // setPolicy carries out a policy command: a second renewal loop starts
 // half a period after the first's next renewal (a duplicate, as after a
 // restart), or stops; answers' generations are checked or not.
@@ -133,8 +142,10 @@ func (w *World) setPolicy(wk *worker, c Command) {
 		}
 	case c.Gen == GenIgnore:
 		wk.anyGen = 1
-	default:
+	case c.Gen == GenCheck:
 		wk.anyGen = 0
+	default:
+		wk.pubGap = c.Dur
 	}
 }
 
@@ -281,7 +292,7 @@ func (w *World) renewOK(wk *worker, m message) {
 	wk.believedEnd = wk.beliefEnd(base, m.ttl)
 	r.startCycle(wk)
 	if m.token != wk.token {
-		if split := wk.spec.Renew.SplitPublish; split > 0 {
+		if split := wk.publishGap(); split > 0 {
 			// The unsafe partial update: the new expiry is visible now,
 			// the new token only later.
 			r.pending = m.token

@@ -20,7 +20,7 @@ func TestSearchKnowsEveryField(t *testing.T) {
 		reflect.TypeFor[storeCopy]():   {"has", "held"},
 		reflect.TypeFor[copyWrite]():   {"from", "token", "key", "copy", "accept"},
 		reflect.TypeFor[keyState]():    {"used", "highest", "lastToken", "lastAccept", "firstSend", "doubled", "lastValue"},
-		reflect.TypeFor[worker]():      {"spec", "id", "lease", "freezeOn", "waiting", "crashed", "frozen", "done", "holds", "acquiring", "jeopardy", "refused", "loops", "anyGen", "inc", "thawID", "req", "progReq", "pc", "belief", "freeze", "acquiredEv", "freezeFor", "deferred", "reqSent", "acqSent", "seenVersion", "seenAt", "token", "believedEnd", "version", "renewal", "clk", "timers"},
+		reflect.TypeFor[worker]():      {"spec", "id", "lease", "freezeOn", "waiting", "crashed", "frozen", "done", "holds", "acquiring", "jeopardy", "refused", "loops", "anyGen", "pubGap", "inc", "thawID", "req", "progReq", "pc", "belief", "freeze", "acquiredEv", "freezeFor", "deferred", "reqSent", "acqSent", "seenVersion", "seenAt", "token", "believedEnd", "version", "renewal", "clk", "timers"},
 		reflect.TypeFor[renewal]():     {"loops", "gen", "uncertain", "gaveUp", "attempts", "delay", "pending"},
 		reflect.TypeFor[renewLoop]():   {"inflight", "req", "sent", "gen"},
 		reflect.TypeFor[message]():     {"kind", "from", "to", "wait", "takeover", "effect", "reason", "token", "real", "ttl", "version", "req", "ev", "sent", "gen", "lease", "key", "value"},

@@ -83,6 +83,7 @@ type worker struct {
 	// loops 0 and anyGen -1 keep the worker's own.
 	loops  int8
 	anyGen int8
+	pubGap Time // -1: its own renew-publish-gap
 
 	inc     uint32 // incarnation: bumped by crash, so old timers are ignored
 	thawID  uint32

@@ -118,6 +118,7 @@ func (w *World) init() {
 			belief:   -1,
 			freeze:   -1,
 			anyGen:   -1,
+			pubGap:   -1,
 			deferred: wk.deferred[:0],
 		}
 		w.schedule(item{at: spec.Start, kind: itStart, node: wk.id})

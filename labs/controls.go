@@ -323,7 +323,7 @@ func readFreezeControl(r *report, c *Controls, e kv) {
 func readPolicyControl(r *report, c *Controls, e kv) {
 	for _, it := range words(r, e.val, "controls.policy") {
 		if _, err := engine.ParseCommand("policy W " + it.s); err != nil {
-			r.errorf(it.at, "controls.policy: want loops=1, loops=2, generation=check or generation=ignore, not %q", it.s)
+			r.errorf(it.at, "controls.policy: want loops=1, loops=2, generation=check, generation=ignore or publish-gap=D, not %q", it.s)
 			continue
 		}
 		c.Policy = append(c.Policy, it.s)

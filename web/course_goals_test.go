@@ -77,6 +77,8 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"request-timeout", []string{"unsafe-beside-safe"}},
 		// Duplicate renewal loops the student starts, and the generation check.
 		{"renew-state", []string{"drop-the-stale", "roll-back"}},
+		// A renewed token published after its expiry, as a switch.
+		{"publish-token", []string{"own-write-refused"}},
 		// Check-then-write, both halves: a pause before the check is
 		// caught, one between the check and the write is not.
 		{"break-check", []string{"caught-by-check", "past-the-check"}},
