@@ -308,37 +308,37 @@ func readFreezeControl(r *report, c *Controls, e kv) {
 		case "for":
 			c.Freeze = durations(r, fe.val, "controls.freeze.for", true)
 		case "on":
-			for _, it := range words(r, fe.val, "controls.freeze.on") {
-				cmd, err := engine.ParseCommand("freeze W on=" + it.s)
-				if err != nil {
-					r.errorf(it.at, "controls.freeze.on: want check, work or acquired, not %q", it.s)
-					continue
-				}
+			commandWords(r, fe.val, "controls.freeze.on", "freeze W on=", "check, work or acquired", func(cmd engine.Command, _ string) {
 				c.FreezeOn = append(c.FreezeOn, cmd.On)
-			}
+			})
 		}
+	}
+}
+
+// commandWords reads each word of y as the end of a command that starts
+// with prefix, and keeps those the engine reads; the others are errors
+// that say what is wanted.
+func commandWords(r *report, y ynode, what, prefix, want string, keep func(cmd engine.Command, word string)) {
+	for _, it := range words(r, y, what) {
+		cmd, err := engine.ParseCommand(prefix + it.s)
+		if err != nil {
+			r.errorf(it.at, "%s: want %s, not %q", what, want, it.s)
+			continue
+		}
+		keep(cmd, it.s)
 	}
 }
 
 func readPolicyControl(r *report, c *Controls, e kv) {
-	for _, it := range words(r, e.val, "controls.policy") {
-		if _, err := engine.ParseCommand("policy W " + it.s); err != nil {
-			r.errorf(it.at, "controls.policy: want loops=1, loops=2, generation=check, generation=ignore or publish-gap=D, not %q", it.s)
-			continue
-		}
-		c.Policy = append(c.Policy, it.s)
-	}
+	commandWords(r, e.val, "controls.policy", "policy W ", "loops=1, loops=2, generation=check, generation=ignore or publish-gap=D", func(_ engine.Command, word string) {
+		c.Policy = append(c.Policy, word)
+	})
 }
 
 func readJitterControl(r *report, c *Controls, e kv) {
-	for _, it := range words(r, e.val, "controls.jitter") {
-		cmd, err := engine.ParseCommand("jitter " + it.s)
-		if err != nil {
-			r.errorf(it.at, "controls.jitter: want a share between 0 and 1 such as 0.5, not %q", it.s)
-			continue
-		}
+	commandWords(r, e.val, "controls.jitter", "jitter ", "a share between 0 and 1 such as 0.5", func(cmd engine.Command, _ string) {
 		c.Jitter = append(c.Jitter, cmd.Jitter)
-	}
+	})
 }
 
 func readCutControl(r *report, c *Controls, e kv) {
