@@ -145,15 +145,22 @@ func TestPairFramesDrawTheirPage(t *testing.T) {
 		"do=until+4s&do=freeze+W1+for%3D25s&vs=fencing+on&vs-at=4s", // they part at 29s
 		w1w2PairQuery,
 	} {
+		p := openPairOf(t, query)
 		c := dialLab(t, ts.URL, "/en/labs/w1-w2/whatif/ws?"+query)
 		parted := false
 		for range 40 {
 			m := c.do("advance 1s")
+			if err := p.Do("advance 1s"); err != nil {
+				t.Fatal(err)
+			}
+			if m.Query != p.Query() {
+				t.Fatalf("%s: the socket's pair is at %s, the engine's at %s", query, m.Query, p.Query())
+			}
 			got := opHTML(m, "pair-live")
 			if want := pairLiveOf(t, ts.URL, "en", m.Query); got != want {
 				t.Fatalf("%s, at %s: the frame differs from the pair page:\n%s", query, m.Now, firstDiff(got, want))
 			}
-			_, found := openPairOf(t, m.Query).Difference()
+			_, found := p.Difference()
 			parted = parted || found
 		}
 		if !parted {
