@@ -29,6 +29,7 @@ var notYetIndonesian = map[string]bool{}
 // checked), hold no word catalog.Untranslated finds. Only the HTTP server
 // and the socket are used, as a student's browser would.
 func TestIndonesianEverywhere(t *testing.T) {
+	t.Parallel()
 	s, err := New(Config{SessionWork: 1000, AddrWork: 1000})
 	if err != nil {
 		t.Fatal(err)
