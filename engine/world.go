@@ -327,40 +327,9 @@ func (w *World) command(c Command) {
 		w.mode = c.Mode
 		w.emit(EventFields{Kind: KindFencing, Node: Storage, Peer: NoNode, Value: int64(c.Mode)})
 	case CmdPartition:
-		a, _ := w.node(c.A)
-		if c.B == "" {
-			for _, b := range w.allNodes() {
-				if b != a {
-					w.setCut(a, b, true)
-				}
-			}
-			w.emit(EventFields{Kind: KindPartition, Node: a, Peer: NoNode})
-			return
-		}
-		b, _ := w.node(c.B)
-		w.setCut(a, b, true)
-		w.emit(EventFields{Kind: KindPartition, Node: a, Peer: b})
+		w.partition(c)
 	case CmdHeal:
-		switch {
-		case c.A == "":
-			for i := range w.links {
-				w.links[i].cut = false
-			}
-			w.emit(EventFields{Kind: KindHeal, Node: NoNode, Peer: NoNode})
-		case c.B == "":
-			a, _ := w.node(c.A)
-			for _, b := range w.allNodes() {
-				if b != a {
-					w.setCut(a, b, false)
-				}
-			}
-			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: NoNode})
-		default:
-			a, _ := w.node(c.A)
-			b, _ := w.node(c.B)
-			w.setCut(a, b, false)
-			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: b})
-		}
+		w.heal(c)
 	case CmdLink:
 		a, _ := w.node(c.A)
 		b, _ := w.node(c.B)
@@ -380,6 +349,47 @@ func (w *World) command(c Command) {
 		// The lease record's length: grants and renewals from now on, and
 		// how long a candidate that watches the record waits.
 		w.coord.ttl = c.Dur
+	}
+}
+
+// partition cuts a node off from another, or from every other.
+func (w *World) partition(c Command) {
+	a, _ := w.node(c.A)
+	if c.B == "" {
+		for _, b := range w.allNodes() {
+			if b != a {
+				w.setCut(a, b, true)
+			}
+		}
+		w.emit(EventFields{Kind: KindPartition, Node: a, Peer: NoNode})
+		return
+	}
+	b, _ := w.node(c.B)
+	w.setCut(a, b, true)
+	w.emit(EventFields{Kind: KindPartition, Node: a, Peer: b})
+}
+
+// heal mends the links partition cut: all of them, a node's, or one.
+func (w *World) heal(c Command) {
+	switch {
+	case c.A == "":
+		for i := range w.links {
+			w.links[i].cut = false
+		}
+		w.emit(EventFields{Kind: KindHeal, Node: NoNode, Peer: NoNode})
+	case c.B == "":
+		a, _ := w.node(c.A)
+		for _, b := range w.allNodes() {
+			if b != a {
+				w.setCut(a, b, false)
+			}
+		}
+		w.emit(EventFields{Kind: KindHeal, Node: a, Peer: NoNode})
+	default:
+		a, _ := w.node(c.A)
+		b, _ := w.node(c.B)
+		w.setCut(a, b, false)
+		w.emit(EventFields{Kind: KindHeal, Node: a, Peer: b})
 	}
 }
 
