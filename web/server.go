@@ -160,6 +160,7 @@ type Server struct {
 	verdicts *lru[verdictKey, *labs.ChallengeVerdict]
 	answers  *lru[answerKey, *labs.Verdict]
 	pages    *lru[pageKey, []byte]
+	searches *searcher
 
 	upgrader websocket.Upgrader
 	// live is what the live connections are given (package live). Its
@@ -231,6 +232,7 @@ func New(cfg Config) (*Server, error) {
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
 		answers:  newLRU[answerKey](1024, 1<<20, func(*labs.Verdict) int { return 1 }),
 		pages:    newLRU[pageKey](512, 64<<20, func(b []byte) int { return len(b) }),
+		searches: newSearcher(cfg.AddrWork),
 	}
 	hosts, err := allowedHosts(cfg.PublicURL, cfg.AllowedHosts)
 	if err != nil {
@@ -292,7 +294,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		Skipper: func(c echo.Context) bool {
 			p := c.Request().URL.Path
-			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || p == reloadPath
+			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || strings.HasSuffix(p, "/search") || p == reloadPath
 		},
 	}))
 	// Every page and probe answers HEAD as it answers GET, without the
@@ -325,6 +327,7 @@ func (s *Server) routes() *echo.Echo {
 	get("/:lang/labs/:id/diagram.svg", s.diagramShow, s.heavy)
 	get("/:lang/labs/:id/at", s.snapshotShow, s.heavy)
 	get("/:lang/labs/:id/whatif", s.whatifShow, s.heavy)
+	get("/:lang/labs/:id/search", s.searchShow)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
 	e.GET("/:lang/labs/:id/whatif/ws", s.pairSocket)
 	return e
@@ -406,7 +409,7 @@ func (s *Server) startSession() bool {
 // newPage fills what every page needs.
 func (s *Server) newPage(lang, path, title, kind string) *page {
 	b := s.base
-	p := &page{Lang: lang, Base: b, Path: path, Title: title, Kind: kind, CSS: b + s.assets.URL("app.css"), JS: b + s.assets.URL("app.js"), Icon: b + s.assets.URL("icon.svg")}
+	p := &page{Lang: lang, Base: b, Path: path, Title: title, Kind: kind, CSS: b + s.assets.URL("app.css"), JS: b + s.assets.URL("app.js"), SearchJS: b + s.assets.URL("search.js"), Icon: b + s.assets.URL("icon.svg")}
 	cur := s.course.get()
 	p.Problems = cur.problems
 	if s.watch {
