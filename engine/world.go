@@ -337,49 +337,9 @@ func (w *World) command(c Command) {
 		w.mode = c.Mode
 		w.emit(EventFields{Kind: KindFencing, Node: Storage, Peer: NoNode, Value: int64(c.Mode)})
 	case CmdPartition:
-		if ok, _ := w.copiesLink(c); ok {
-			w.store.setCut(w, true)
-			w.emit(EventFields{Kind: KindPartition, Node: Storage, Peer: Storage})
-			return
-		}
-		a, _ := w.node(c.A)
-		if c.B == "" {
-			for _, b := range w.allNodes() {
-				if b != a {
-					w.setCut(a, b, true)
-				}
-			}
-			w.emit(EventFields{Kind: KindPartition, Node: a, Peer: NoNode})
-			return
-		}
-		b, _ := w.node(c.B)
-		w.setCut(a, b, true)
-		w.emit(EventFields{Kind: KindPartition, Node: a, Peer: b})
+		w.partition(c)
 	case CmdHeal:
-		switch {
-		case c.A == "":
-			for i := range w.links {
-				w.links[i].cut = false
-			}
-			w.emit(EventFields{Kind: KindHeal, Node: NoNode, Peer: NoNode})
-			w.store.setCut(w, false)
-		case slices.Contains(copyNames[:], c.A):
-			w.emit(EventFields{Kind: KindHeal, Node: Storage, Peer: Storage})
-			w.store.setCut(w, false)
-		case c.B == "":
-			a, _ := w.node(c.A)
-			for _, b := range w.allNodes() {
-				if b != a {
-					w.setCut(a, b, false)
-				}
-			}
-			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: NoNode})
-		default:
-			a, _ := w.node(c.A)
-			b, _ := w.node(c.B)
-			w.setCut(a, b, false)
-			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: b})
-		}
+		w.heal(c)
 	case CmdLink:
 		a, _ := w.node(c.A)
 		b, _ := w.node(c.B)
@@ -405,6 +365,58 @@ func (w *World) command(c Command) {
 		// how long a candidate that watches the record waits. 0s makes
 		// them locks that never expire.
 		w.coord.ttl = c.Dur
+	}
+}
+
+// partition cuts a node off from another, or from every other, or the
+// storage copies' link (partition copy1 copy2).
+func (w *World) partition(c Command) {
+	if ok, _ := w.copiesLink(c); ok {
+		w.store.setCut(w, true)
+		w.emit(EventFields{Kind: KindPartition, Node: Storage, Peer: Storage})
+		return
+	}
+	a, _ := w.node(c.A)
+	if c.B == "" {
+		for _, b := range w.allNodes() {
+			if b != a {
+				w.setCut(a, b, true)
+			}
+		}
+		w.emit(EventFields{Kind: KindPartition, Node: a, Peer: NoNode})
+		return
+	}
+	b, _ := w.node(c.B)
+	w.setCut(a, b, true)
+	w.emit(EventFields{Kind: KindPartition, Node: a, Peer: b})
+}
+
+// heal mends the links partition cut: all of them (the copies' too), a
+// node's, one, or the copies' link.
+func (w *World) heal(c Command) {
+	switch {
+	case c.A == "":
+		for i := range w.links {
+			w.links[i].cut = false
+		}
+		w.emit(EventFields{Kind: KindHeal, Node: NoNode, Peer: NoNode})
+		w.store.setCut(w, false)
+	case slices.Contains(copyNames[:], c.A):
+		w.emit(EventFields{Kind: KindHeal, Node: Storage, Peer: Storage})
+		w.store.setCut(w, false)
+	case c.B == "":
+		a, _ := w.node(c.A)
+		for _, b := range w.allNodes() {
+			if b != a {
+				w.setCut(a, b, false)
+			}
+		}
+		w.emit(EventFields{Kind: KindHeal, Node: a, Peer: NoNode})
+	default:
+		a, _ := w.node(c.A)
+		b, _ := w.node(c.B)
+		w.setCut(a, b, false)
+		w.emit(EventFields{Kind: KindHeal, Node: a, Peer: b})
 	}
 }
 

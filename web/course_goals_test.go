@@ -57,6 +57,7 @@ func courseGoals(t *testing.T) map[string]labGoals {
 // page must offer (the socket refuses any other), then the session's goal
 // check. The goal must not hold before the proof, and must after.
 func TestCourseGoalsLive(t *testing.T) {
+	t.Parallel()
 	all := courseGoals(t)
 	for _, tc := range []struct {
 		lab   string
