@@ -159,6 +159,10 @@ type WorkerSpec struct {
 	LockDelay    Time       // after this lease expires, nobody may acquire it for this long (per session, as Consul and Chubby)
 	LeaderChange LeaderRule // what a new coordinator leader does with the lease, and whether it expires while there is none
 
+	// Logic, when set, writes the worker's decisions instead of Program
+	// and Renew (program.go): a student's program.
+	Logic Logic
+
 	// set is every option given by name (Set), in order, so that an option
 	// written on the worker wins over its preset.
 	set []string
