@@ -49,11 +49,12 @@ type Limits struct {
 	StepsPerCall uint64 // Starlark steps one handler call may take
 	StepsPerRun  uint64 // steps all handler calls of one run may take together
 	Value        int    // elements of a list, tuple or dict, or bytes of a string, anywhere
+	State        int    // elements and bytes of everything w.state holds, together
 	IntBits      int    // bits of an integer
 }
 
 // DefaultLimits are the limits a lab gets unless it says otherwise.
-var DefaultLimits = Limits{Source: 16 << 10, StepsPerCall: 20_000, StepsPerRun: 2_000_000, Value: 4096, IntBits: 128}
+var DefaultLimits = Limits{Source: 16 << 10, StepsPerCall: 20_000, StepsPerRun: 2_000_000, Value: 4096, State: 16 << 10, IntBits: 128}
 
 // Filename is the name errors give the student's program.
 const Filename = "worker.star"
@@ -166,9 +167,12 @@ func guardTree(f *syntax.File) error {
 				rhs.X = guardCall(rhs.X, x.OpPos)
 			}
 			x.Op, x.RHS = syntax.EQ, rhs
+		case *syntax.LoadStmt:
+			err = &Error{Code: "load", Line: x.Load.Line, Col: x.Load.Col}
+			return false
 		case *syntax.DotExpr:
 			if slices.Contains(denied, x.Name.Name) {
-				err = &Error{Code: "method", Arg: x.Name.Name, Line: x.NamePos.Line, Col: x.NamePos.Col}
+				err = &Error{Code: "method", Arg: x.Name.Name, Line: x.Name.NamePos.Line, Col: x.Name.NamePos.Col}
 				return false
 			}
 		}
@@ -396,12 +400,14 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		e.Handler = "on_" + m.Kind.String()
 		return nil, e
 	}
-	if err := checkSize(w.state, &r.c.lim, 0); err != nil {
-		code := "size-value"
+	if err := checkSize(w.state, &r.c.lim, 0); err != nil || stateSize(w.state) > r.c.lim.State {
+		e := &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.Value), Handler: "on_" + m.Kind.String()}
 		if errors.Is(err, errNotData) {
-			code = "state-data"
+			e.Code, e.Arg = "state-data", "w.state"
+		} else if err == nil {
+			e.Arg = fmt.Sprint(r.c.lim.State)
 		}
-		return nil, &Error{Code: code, Arg: fmt.Sprint(r.c.lim.Value), Handler: "on_" + m.Kind.String()}
+		return nil, e
 	}
 	r.steps += steps
 	r.state = w.state
@@ -421,6 +427,33 @@ func (r *run) Hash() uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(r.state.String()))
 	return h.Sum64()
+}
+
+// stateSize counts the elements and bytes of plain data, all together.
+func stateSize(v starlark.Value) int {
+	switch x := v.(type) {
+	case starlark.String:
+		return 1 + len(x)
+	case *starlark.List:
+		n := 1
+		for i := range x.Len() {
+			n += stateSize(x.Index(i))
+		}
+		return n
+	case starlark.Tuple:
+		n := 1
+		for _, e := range x {
+			n += stateSize(e)
+		}
+		return n
+	case *starlark.Dict:
+		n := 1
+		for _, kv := range x.Items() {
+			n += stateSize(kv[0]) + stateSize(kv[1])
+		}
+		return n
+	}
+	return 1
 }
 
 // copyValue copies plain data deeply; anything else is an error.
@@ -461,7 +494,7 @@ func copyValue(v starlark.Value) (starlark.Value, error) {
 	case starlark.NoneType, starlark.Bool, starlark.Int, starlark.Float, starlark.String:
 		return v, nil
 	}
-	return nil, &Error{Code: "state-data"}
+	return nil, &Error{Code: "state-data", Arg: "w.state"}
 }
 
 // eventValue is the handler's ev: what the moment carries.
