@@ -5,20 +5,23 @@ package engine
 // TestFootprintSizes holds these to unsafe.Sizeof, so a field added to one
 // of these types fails it until the size here is mended.
 const (
-	sizeWorld      = 632
-	sizeEvent      = 48
-	sizeItem       = 24
-	sizeMessage    = 64
-	sizeCommand    = 120
-	sizeWorker     = 376
-	sizeLink       = 32
-	sizeBeliefSpan = 48
-	sizeFreezeSpan = 24
-	sizeLease      = 96
-	sizeLeaseSpan  = 56
-	sizeWrite      = 64
-	sizeKeyState   = 40
-	sizeMasterKey  = 16
+	sizeWorld        = 680
+	sizeEvent        = 48
+	sizeItem         = 24
+	sizeMessage      = 64
+	sizeCommand      = 120
+	sizeWorker       = 384
+	sizeBrain        = 88
+	sizeProgramFault = 32
+	sizeEventLine    = 12
+	sizeLink         = 32
+	sizeBeliefSpan   = 48
+	sizeFreezeSpan   = 24
+	sizeLease        = 96
+	sizeLeaseSpan    = 56
+	sizeWrite        = 64
+	sizeKeyState     = 40
+	sizeMasterKey    = 16
 )
 
 // Footprint estimates the bytes a world holds on the heap: the room of its
@@ -38,7 +41,14 @@ func (w *World) Footprint() int {
 	n += cap(w.workers) * sizeWorker
 	for i := range w.workers {
 		n += cap(w.workers[i].deferred) * sizeItem
+		if b := w.workers[i].brain; b != nil {
+			n += sizeBrain
+			if f, ok := b.p.(interface{ Footprint() int }); ok {
+				n += f.Footprint()
+			}
+		}
 	}
+	n += cap(w.faults)*sizeProgramFault + cap(w.lines)*sizeEventLine
 	n += cap(w.links) * sizeLink
 	n += cap(w.beliefs) * sizeBeliefSpan
 	n += cap(w.freezes) * sizeFreezeSpan

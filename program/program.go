@@ -456,6 +456,10 @@ func stateSize(v starlark.Value) int {
 	return 1
 }
 
+// Footprint estimates the bytes the run holds, for a server's memory
+// ledger: its state, counted by elements and bytes, generously.
+func (r *run) Footprint() int { return 256 + 64*stateSize(r.state) }
+
 // copyValue copies plain data deeply; anything else is an error.
 func copyValue(v starlark.Value) (starlark.Value, error) {
 	switch x := v.(type) {
