@@ -33,7 +33,6 @@ func init() {
 		"program.verdict.fault":     "Programmu gagal: %s",
 		"program.verdict.survive":   "Pekerjamu harus tetap bekerja melewati gangguan kecil ini, tetapi berhenti atau tidak menulis.",
 		"program.verdict.compile":   "Program belum bisa dijalankan: %s",
-		"program.verdict.violation": "Pelanggaran: %s",
 	})
 	merge("en", map[string]string{
 		"program.at":                "line %d, column %d: ",
@@ -63,7 +62,6 @@ func init() {
 		"program.verdict.fault":     "Your program failed: %s",
 		"program.verdict.survive":   "Your worker must keep working through this small fault, but it stopped or did not write.",
 		"program.verdict.compile":   "The program cannot run yet: %s",
-		"program.verdict.violation": "Violation: %s",
 	})
 }
 

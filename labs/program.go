@@ -264,3 +264,34 @@ func (p *ProgramSpec) Runs() int {
 	}
 	return p.spec.Runs
 }
+
+// WithProgram is the lab with src as its written worker's logic: its
+// live world, its runs, its searches run that program. A program that does
+// not compile is a *program.Error.
+func (l *Lab) WithProgram(src string) (*Lab, error) {
+	p := l.program
+	if p == nil {
+		return nil, errors.New("this lab has no written worker")
+	}
+	c, err := p.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	cp := *l
+	cp.scenario = p.Scenario(c)
+	cp.prepared, cp.prepErr = engine.Prepare(cp.scenario)
+	return &cp, nil
+}
+
+// useStart makes the starting program the lab's written worker, so that
+// the lab's own world (its page, leaselab run) runs what the student
+// starts from.
+func (p *ProgramSpec) useStart() {
+	c, err := p.Compile(p.Start)
+	if err != nil {
+		return // verifyProgram says so
+	}
+	l := p.lab
+	l.scenario = p.Scenario(c)
+	l.prepared, l.prepErr = engine.Prepare(l.scenario)
+}
