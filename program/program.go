@@ -54,7 +54,7 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits a lab gets unless it says otherwise.
-var DefaultLimits = Limits{Source: 16 << 10, StepsPerCall: 20_000, StepsPerRun: 2_000_000, Value: 4096, State: 16 << 10, IntBits: 128}
+var DefaultLimits = Limits{Source: 16 << 10, StepsPerCall: 10_000, StepsPerRun: 100_000, Value: 4096, State: 16 << 10, IntBits: 128}
 
 // Filename is the name errors give the student's program.
 const Filename = "worker.star"

@@ -109,7 +109,7 @@ func TestHostileHandlers(t *testing.T) {
 func TestStepsPerRun(t *testing.T) {
 	lim := DefaultLimits
 	lim.StepsPerRun = 3 * lim.StepsPerCall
-	c, err := Compile("def on_start(w, ev):\n    pass\ndef on_timer(w, ev):\n    for i in range(1000):\n        w.state[\"n\"] = i\n", nil, lim)
+	c, err := Compile("def on_start(w, ev):\n    pass\ndef on_timer(w, ev):\n    for i in range(400):\n        w.state[\"n\"] = i\n", nil, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
