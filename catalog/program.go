@@ -6,6 +6,10 @@ package catalog
 // which sort before it).
 func init() {
 	merge("id", map[string]string{
+		"program.title":             "Tulis logika %s",
+		"program.editor":            "Program (Starlark)",
+		"program.run":               "Jalankan di dunia",
+		"program.submit":            "Kirim untuk dinilai",
 		"program.at":                "baris %d, kolom %d: ",
 		"program.in":                "di %s: ",
 		"program.detail":            " (kata interpreter: %s)",
@@ -35,6 +39,10 @@ func init() {
 		"program.verdict.compile":   "Program belum bisa dijalankan: %s",
 	})
 	merge("en", map[string]string{
+		"program.title":             "Write %s's logic",
+		"program.editor":            "Program (Starlark)",
+		"program.run":               "Run in the world",
+		"program.submit":            "Submit for judging",
 		"program.at":                "line %d, column %d: ",
 		"program.in":                "in %s: ",
 		"program.detail":            " (the interpreter says: %s)",

@@ -27,7 +27,11 @@ func Describe(err error, lang string) string {
 		}
 		text := catalog.T(lang, "program.err."+pe.Code)
 		if strings.Contains(text, "%s") {
-			text = fmt.Sprintf(text, pe.Arg)
+			arg := pe.Arg
+			if arg != "" && strings.Trim(arg, "0123456789") == "" {
+				arg = string(catalog.AppendNumber(nil, lang, []byte(arg))) // 10.000 in id
+			}
+			text = fmt.Sprintf(text, arg)
 		}
 		b.WriteString(text)
 		if pe.Detail != "" {

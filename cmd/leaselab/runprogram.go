@@ -57,7 +57,7 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 		return 0
 	}
 	ce := v.Counterexample
-	fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index, catalog.TimeText(lang, ce.Why.T))
+	fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.TimeText(lang, ce.Why.T))
 	for _, f := range ce.Faults {
 		fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.TimeText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
 	}
