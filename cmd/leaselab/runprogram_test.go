@@ -38,3 +38,29 @@ func TestRunJudgesAProgram(t *testing.T) {
 		t.Fatalf("syntax error: exit %d, %q", code, errb.String())
 	}
 }
+
+// leaselab new lab ID --kind program writes a program lab that check
+// passes as it stands: its reference proved, its start broken.
+func TestNewProgramLabPassesCheck(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mine")
+	for _, args := range [][]string{
+		{"new", "lesson", "intro", dir},
+		{"new", "lab", "my-loop", "--kind", "program", dir},
+	} {
+		if code, _, errs := runCLI(args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	for _, f := range []string{"lab.yaml", "start.star", "reference.star", "id.md", "en.md"} {
+		if _, err := os.Stat(filepath.Join(dir, "labs", "my-loop", f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runCLI("check", dir)
+	if code != 0 || errs != "" || !strings.Contains(out, "ok: 1 lessons, 1 labs") {
+		t.Errorf("check of the new course: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, _ := runCLI("new", "lesson", "x", "--kind", "program", dir); code != 2 {
+		t.Errorf("--kind with a lesson: exit %d, want a usage error", code)
+	}
+}
