@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"leaselab/engine"
@@ -91,34 +90,8 @@ func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
 			} else {
 				p.refFile = s
 			}
-		case "runs", "seed":
-			s, _ := e.val.str(r, e.key)
-			n, err := strconv.ParseUint(s, 10, 64)
-			if err != nil || (e.key == "runs" && (n < 1 || n > 1000)) {
-				r.errorf(e.val.pos(), "%s: want a whole number%s", e.key, map[bool]string{true: " from 1 to 1000", false: ""}[e.key == "runs"])
-				good = false
-			}
-			if e.key == "runs" {
-				p.spec.Runs = int(n)
-			} else {
-				p.spec.Seed = n
-			}
-		case "horizon":
-			s, _ := e.val.str(r, "horizon")
-			d, err := engine.ParseTime(s)
-			if err != nil || d < 30*engine.Second || d > 10*engine.Minute {
-				r.errorf(e.val.pos(), "horizon %q: want a duration from 30s to 10m", s)
-				good = false
-			}
-			p.spec.Horizon = d
-		case "faults", "survive":
-			lim, ok := parseFaultLimits(r, l, e.val, e.key)
-			good = good && ok
-			if e.key == "faults" {
-				p.spec.Faults = lim
-			} else {
-				p.spec.Survive = lim
-			}
+		case "runs", "seed", "horizon", "faults", "survive":
+			good = readSchedules(r, l, e, &p.spec) && good
 		}
 	}
 	switch {
