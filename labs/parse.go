@@ -501,7 +501,7 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 func verifyLab(r *report, l *Lab) map[string]decided {
 	out := map[string]decided{}
 	verifyChallenge(r, l)
-	verifyProgram(r, l)
+	verifyProgramCompiles(r, l)
 	verifyBreakGoals(r, l)
 	for _, q := range l.Questions {
 		if d, ok := verifyQuestion(r, l, q); ok {

@@ -200,9 +200,23 @@ func (v *ProgramVerdict) locate(ce *engine.Run) {
 	}
 }
 
+// verifyProgramCompiles checks, as a course loads, that the starting
+// program and the reference compile: judging them is check's (verifyProgram).
+func verifyProgramCompiles(r *report, l *Lab) {
+	p := l.program
+	if p == nil || p.reference == "" || p.Start == "" {
+		return
+	}
+	for _, f := range []struct{ name, src string }{{p.startFile, p.Start}, {p.refFile, p.reference}} {
+		if _, err := p.Compile(f.src); err != nil {
+			r.errorf(p.at, "program: %s does not compile: %v", f.name, err)
+		}
+	}
+}
+
 // verifyProgram proves the reference within the lab's schedules and shows
 // that the starting program fails them: a lab whose start already passes
-// teaches nothing.
+// teaches nothing. leaselab check does it (ProveSearches), not a load.
 func verifyProgram(r *report, l *Lab) {
 	p := l.program
 	if p == nil || p.reference == "" || p.Start == "" {
@@ -214,7 +228,7 @@ func verifyProgram(r *report, l *Lab) {
 		r.errorf(p.at, "program: %v", err)
 		return
 	case ref.Compile != nil:
-		r.errorf(p.at, "program: the reference %s does not compile: %v", p.refFile, ref.Compile)
+		// verifyProgramCompiles said so
 	case !ref.Pass:
 		ce := ref.Counterexample
 		r.errorf(p.at, "program: the reference %s fails run %d (%s at %s)", p.refFile, ce.Index, ce.Why.Kind, ce.Why.T)
@@ -224,7 +238,6 @@ func verifyProgram(r *report, l *Lab) {
 	case err != nil:
 		r.errorf(p.at, "program: %v", err)
 	case start.Compile != nil:
-		r.errorf(p.at, "program: the starting program %s does not compile: %v", p.startFile, start.Compile)
 	case start.Pass:
 		r.errorf(p.at, "program: the starting program %s passes every schedule: give the student something to fix", p.startFile)
 	}

@@ -132,8 +132,11 @@ and lab.yaml are written beside course.yaml when missing.`)
 	if !idPattern.MatchString(id) {
 		return usageError(stderr, "new", "%s id %q: use lower-case letters, digits and -, at most 64", kind, id)
 	}
-	if kind == "lesson" && (*lesson != "" || f.given("kind")) {
-		return usageError(stderr, "new", "--lesson and --kind go with new lab")
+	if kind == "lesson" && *lesson != "" {
+		return usageError(stderr, "new", "--lesson goes with new lab")
+	}
+	if kind == "lesson" && f.given("kind") {
+		return usageError(stderr, "new", "--kind goes with new lab")
 	}
 	var written []string
 	var err error
