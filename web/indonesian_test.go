@@ -148,6 +148,9 @@ var (
 	// lab file's own language; the renewal log is code too, but its
 	// lines are marked up in spans, and those are read.
 	idQuotedCode = regexp.MustCompile(`(?s)<code>[^<]*</code>`)
+	// A written worker's program, in its editor and in a verdict's line,
+	// is code too: the student's own (issue 30).
+	idProgram = regexp.MustCompile(`(?s)<textarea[^>]*>.*?</textarea>|<pre class="acted-line"[^>]*>.*?</pre>`)
 	idLabels     = regexp.MustCompile(`(?:title|aria-label|alt|placeholder)="([^"]*)"`)
 	idTags       = regexp.MustCompile(`<[^>]*>`)
 )
@@ -156,6 +159,7 @@ var (
 // labels a screen reader says.
 func idVisibleText(markup string) string {
 	s := idQuotedCode.ReplaceAllString(idHidden.ReplaceAllString(markup, " "), " ")
+	s = idProgram.ReplaceAllString(s, " ")
 	var b strings.Builder
 	for _, m := range idLabels.FindAllStringSubmatch(s, -1) {
 		b.WriteString(html.UnescapeString(m[1]) + "\n")
