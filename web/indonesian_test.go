@@ -151,8 +151,8 @@ var (
 	// A written worker's program, in its editor and in a verdict's line,
 	// is code too: the student's own (issue 30).
 	idProgram = regexp.MustCompile(`(?s)<textarea[^>]*>.*?</textarea>|<pre class="acted-line"[^>]*>.*?</pre>`)
-	idLabels     = regexp.MustCompile(`(?:title|aria-label|alt|placeholder)="([^"]*)"`)
-	idTags       = regexp.MustCompile(`<[^>]*>`)
+	idLabels  = regexp.MustCompile(`(?:title|aria-label|alt|placeholder)="([^"]*)"`)
+	idTags    = regexp.MustCompile(`<[^>]*>`)
 )
 
 // idVisibleText is what a student reads in markup: its text and the
