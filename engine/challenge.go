@@ -269,6 +269,9 @@ func (c Challenge) PlayIn(w *World, run *Run) (*World, error) {
 			return w, nil
 		}
 	}
+	if w.p.sc.Workers[holder].Logic != nil && w.judgeProgram(holder, run) {
+		return w, nil
+	}
 	if run.Survive {
 		for i, e := range w.Events() {
 			if e.Kind == KindLost && e.Node == holder {

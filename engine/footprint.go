@@ -5,21 +5,24 @@ package engine
 // TestFootprintSizes holds these to unsafe.Sizeof, so a field added to one
 // of these types fails it until the size here is mended.
 const (
-	sizeWorld      = 792
-	sizeEvent      = 48
-	sizeItem       = 24
-	sizeMessage    = 64
-	sizeCommand    = 128
-	sizeWorker     = 384
-	sizeLink       = 32
-	sizeBeliefSpan = 48
-	sizeFreezeSpan = 24
-	sizeLease      = 96
-	sizeLeaseSpan  = 56
-	sizeWrite      = 64
-	sizeKeyState   = 40
-	sizeMasterKey  = 16
-	sizeCopyWrite  = 24
+	sizeWorld        = 840
+	sizeEvent        = 48
+	sizeItem         = 24
+	sizeMessage      = 64
+	sizeCommand      = 128
+	sizeWorker       = 392
+	sizeLink         = 32
+	sizeBeliefSpan   = 48
+	sizeFreezeSpan   = 24
+	sizeLease        = 96
+	sizeLeaseSpan    = 56
+	sizeWrite        = 64
+	sizeKeyState     = 40
+	sizeMasterKey    = 16
+	sizeCopyWrite    = 24
+	sizeBrain        = 88
+	sizeProgramFault = 32
+	sizeEventLine    = 12
 )
 
 // Footprint estimates the bytes a world holds on the heap: the room of its
@@ -39,7 +42,14 @@ func (w *World) Footprint() int {
 	n += cap(w.workers) * sizeWorker
 	for i := range w.workers {
 		n += cap(w.workers[i].deferred) * sizeItem
+		if b := w.workers[i].brain; b != nil {
+			n += sizeBrain
+			if f, ok := b.p.(interface{ Footprint() int }); ok {
+				n += f.Footprint()
+			}
+		}
 	}
+	n += cap(w.faults)*sizeProgramFault + cap(w.lines)*sizeEventLine
 	n += cap(w.links) * sizeLink
 	n += cap(w.beliefs) * sizeBeliefSpan
 	n += cap(w.freezes) * sizeFreezeSpan

@@ -166,6 +166,10 @@ type WorkerSpec struct {
 	// site), 1 or 2; 0 is copy 1.
 	Copy int
 
+	// Logic, when set, writes the worker's decisions instead of Program
+	// and Renew (program.go): a student's program.
+	Logic Logic
+
 	// set is every option given by name (Set), in order, so that an option
 	// written on the worker wins over its preset.
 	set []string

@@ -31,6 +31,7 @@ func (w *World) forkInto(dst *World) *World {
 	if dst.log == nil {
 		dst.log = make([]Event, 0, 64)
 	}
+	dst.faults, dst.lines = old.faults[:0], old.lines[:0]
 	dst.cmds = append(old.cmds[:0], w.cmds...)
 	dst.links = append(old.links[:0], w.links...)
 	dst.beliefs = append(old.beliefs[:0], w.beliefs...)
@@ -58,6 +59,9 @@ func (w *World) forkInto(dst *World) *World {
 		deferred := dst.workers[i].deferred
 		dst.workers[i] = w.workers[i]
 		dst.workers[i].deferred = append(deferred[:0], w.workers[i].deferred...)
+		if b := w.workers[i].brain; b != nil {
+			dst.workers[i].brain = b.fork()
+		}
 	}
 	return dst
 }
@@ -258,6 +262,9 @@ func (w *World) hashWorker(h *hasher, wk *worker) {
 	h.int(int64(len(wk.deferred)))
 	for i := range wk.deferred {
 		w.hashItem(h, &wk.deferred[i])
+	}
+	if wk.brain != nil {
+		wk.brain.hash(h)
 	}
 }
 

@@ -115,6 +115,9 @@ type worker struct {
 
 	clk    clock
 	timers [nSlots]timer
+	// brain is the program's state when the spec's Logic writes the
+	// worker's decisions (program.go); nil otherwise.
+	brain *brain
 }
 
 func (w *World) setTimer(wk *worker, s timerSlot, local Time) {
@@ -134,6 +137,10 @@ func (w *World) next(wk *worker) {
 }
 
 func (w *World) startProgram(wk *worker) {
+	if wk.spec.Logic != nil {
+		w.startBrain(wk)
+		return
+	}
 	wk.pc = 0
 	wk.done = false
 	w.emit(EventFields{Kind: KindStart, Node: wk.id, Peer: NoNode})
@@ -241,6 +248,10 @@ func (w *World) workerTimer(wk *worker, it item) {
 		return
 	}
 	t.on = false
+	if wk.brain != nil {
+		w.brainTimer(wk, it.slot)
+		return
+	}
 	switch timerSlot(it.slot) {
 	case slotProgram:
 		if int(wk.pc) < len(wk.spec.Program) && wk.spec.Program[wk.pc].Kind != OpAcquire {
@@ -268,6 +279,10 @@ func (w *World) workerTimer(wk *worker, it item) {
 }
 
 func (w *World) workerReceive(wk *worker, m message) {
+	if wk.brain != nil {
+		w.brainReceive(wk, m)
+		return
+	}
 	switch m.kind {
 	case MsgGrant:
 		if wk.waiting != MsgAcquire {

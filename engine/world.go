@@ -37,6 +37,9 @@ type World struct {
 	beliefs   []BeliefSpan
 	freezes   []FreezeSpan
 	splitSeen [][2]int64
+
+	faults []ProgramFault // history, like the log: programs that failed
+	lines  []EventLine    // history: the program line that caused an event
 }
 
 type link struct {
@@ -106,6 +109,7 @@ func (w *World) init() {
 	w.beliefs = w.beliefs[:0]
 	w.freezes = w.freezes[:0]
 	w.splitSeen = w.splitSeen[:0]
+	w.faults, w.lines = w.faults[:0], w.lines[:0]
 	w.workers = grown(w.workers, len(w.p.sc.Workers))
 	for i := range w.workers {
 		wk := &w.workers[i]

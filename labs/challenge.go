@@ -193,34 +193,8 @@ func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
 				good = false
 			}
 			c.Holder, c.spec.Holder = s, s
-		case "runs", "seed":
-			s, _ := e.val.str(r, e.key)
-			n, err := strconv.ParseUint(s, 10, 64)
-			if err != nil || (e.key == "runs" && (n < 1 || n > 1000)) {
-				r.errorf(e.val.pos(), "%s: want a whole number%s", e.key, map[bool]string{true: " from 1 to 1000", false: ""}[e.key == "runs"])
-				good = false
-			}
-			if e.key == "runs" {
-				c.spec.Runs = int(n)
-			} else {
-				c.spec.Seed = n
-			}
-		case "horizon":
-			s, _ := e.val.str(r, "horizon")
-			d, err := engine.ParseTime(s)
-			if err != nil || d < 30*engine.Second || d > 10*engine.Minute {
-				r.errorf(e.val.pos(), "horizon %q: want a duration from 30s to 10m", s)
-				good = false
-			}
-			c.spec.Horizon = d
-		case "faults", "survive":
-			lim, ok := parseFaultLimits(r, l, e.val, e.key)
-			good = good && ok
-			if e.key == "faults" {
-				c.spec.Faults = lim
-			} else {
-				c.spec.Survive = lim
-			}
+		case "runs", "seed", "horizon", "faults", "survive":
+			good = readSchedules(r, l, e, &c.spec) && good
 		case "policy":
 			good = c.readPolicy(r, e.val) && good
 		}
@@ -229,6 +203,43 @@ func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
 		return nil
 	}
 	return c
+}
+
+// readSchedules reads one of the keys that say which schedules a
+// challenge or a program lab plays (runs, seed, horizon, faults, survive)
+// into spec; false when its value is wrong.
+func readSchedules(r *report, l *Lab, e kv, spec *engine.Challenge) bool {
+	switch e.key {
+	case "runs", "seed":
+		s, _ := e.val.str(r, e.key)
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || (e.key == "runs" && (n < 1 || n > 1000)) {
+			r.errorf(e.val.pos(), "%s: want a whole number%s", e.key, map[bool]string{true: " from 1 to 1000", false: ""}[e.key == "runs"])
+			return false
+		}
+		if e.key == "runs" {
+			spec.Runs = int(n)
+		} else {
+			spec.Seed = n
+		}
+	case "horizon":
+		s, _ := e.val.str(r, "horizon")
+		d, err := engine.ParseTime(s)
+		if err != nil || d < 30*engine.Second || d > 10*engine.Minute {
+			r.errorf(e.val.pos(), "horizon %q: want a duration from 30s to 10m", s)
+			return false
+		}
+		spec.Horizon = d
+	case "faults", "survive":
+		lim, ok := parseFaultLimits(r, l, e.val, e.key)
+		if e.key == "faults" {
+			spec.Faults = lim
+		} else {
+			spec.Survive = lim
+		}
+		return ok
+	}
+	return true
 }
 
 // readPolicy reads policy:, the options the student sets with their

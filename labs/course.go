@@ -338,6 +338,9 @@ func (ld *courseLoader) readLabWords() {
 	r := ld.r
 	for _, l := range ld.labs {
 		r2 := &report{}
+		if l.program != nil && l.program.readFiles(r2, ld.fsys, l.dir) {
+			l.program.useStart()
+		}
 		runs := verifyLab(r2, l)
 		r.ps = append(r.ps, r2.ps...)
 		l.text = map[string]*labText{}

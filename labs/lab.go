@@ -20,9 +20,10 @@ type Lab struct {
 	Goals     []*Goal
 
 	challenge *Challenge
-	search    *SearchSpec // nil: no search bounds
-	controls  *Controls   // nil: the default set
-	file      string      // lab.yaml, as named in the content
+	program   *ProgramSpec // nil: the student writes no worker
+	search    *SearchSpec  // nil: no search bounds
+	controls  *Controls    // nil: the default set
+	file      string       // lab.yaml, as named in the content
 	dir       string
 	at        pos
 	scenario  engine.Scenario

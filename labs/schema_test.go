@@ -311,6 +311,7 @@ func TestSchemaKnowsTheParsersKeys(t *testing.T) {
 		{"goal", props(p["goals"].(map[string]any)["items"].(map[string]any)), goalKeys},
 		{"challenge", props(p["challenge"].(map[string]any)), challengeKeys},
 		{"search", props(p["search"].(map[string]any)), searchKeys},
+		{"program", props(p["program"].(map[string]any)), programKeys},
 	} {
 		parser := slices.Sorted(slices.Values(tc.parser))
 		if !slices.Equal(tc.schema, parser) {

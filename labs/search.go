@@ -435,13 +435,15 @@ func verifyBreakGoals(r *report, l *Lab) {
 
 // ProveSearches holds every lab to its search claim and makes sure each
 // "break it" goal can be reached within its number of faults, searching on
-// workers goroutines (0: every core). Loading a course does not: a search
-// may take seconds, which a server starting should not spend; leaselab
-// check does.
+// workers goroutines (0: every core); and it proves each program lab's
+// reference and breaks its starting program. Loading a course does not: a
+// search may take seconds, which a server starting should not spend;
+// leaselab check does.
 func (c *Course) ProveSearches(workers int) Problems {
 	r := &report{}
 	for _, l := range c.Labs {
 		verifySearch(r, l, workers)
+		verifyProgram(r, l)
 	}
 	return r.ps
 }

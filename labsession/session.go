@@ -118,6 +118,10 @@ type Session struct {
 	// run counts the runs this session has made: a reset or a replay
 	// starts a new one; rebuilding a released world does not.
 	run uint64
+	// program is the written worker's program the session runs (a lab
+	// with program:), "" for the lab's starting program; prog is it
+	// compressed for the query.
+	program, prog string
 }
 
 // New opens a session of lab with seed at the lab's start.
@@ -159,9 +163,22 @@ func FromQuery(lab *labs.Lab, q url.Values) (s *Session, refused error, err erro
 		}
 		seed = n
 	}
-	s, err = New(lab, seed)
+	src, perr := programOf(lab, q)
+	base := lab
+	if perr == nil && src != "" {
+		if base, perr = lab.WithProgram(src); perr != nil {
+			base, src = lab, ""
+		}
+	}
+	s, err = New(base, seed)
 	if err != nil {
 		return nil, nil, err
+	}
+	if perr != nil {
+		refused = perr
+	}
+	if src != "" {
+		s.program, s.prog = src, compressProgram(src)
 	}
 	dos := q["do"]
 	if len(dos) > MaxCommands+maxHead {
@@ -322,6 +339,13 @@ func (s *Session) appendQuery(b []byte, cmds []engine.Command) []byte {
 	if s.seed != 0 {
 		b = append(b, "seed="...)
 		b = strconv.AppendUint(b, s.seed, 10)
+	}
+	if s.prog != "" {
+		if len(b) > 0 {
+			b = append(b, '&')
+		}
+		b = append(b, "prog="...)
+		b = append(b, s.prog...)
 	}
 	for _, c := range cmds {
 		if len(b) > 0 {

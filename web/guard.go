@@ -163,8 +163,8 @@ func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		defer b.Give()
 		factor := 1
-		if c.QueryParam("challenge") != "" {
-			factor = budget.VerdictFactor
+		if c.QueryParam("challenge") != "" || c.QueryParam("submit") != "" {
+			factor = budget.VerdictFactor // a challenge's or a program's verdict
 		}
 		defer budget.ChargeTimes(time.Now(), factor, b)
 		return next(c)

@@ -149,7 +149,10 @@ var (
 	// lab file's own language; the renewal log is code too, but its
 	// lines are marked up in spans, and those are read.
 	idQuotedCode = regexp.MustCompile(`(?s)<code>[^<]*</code>`)
-	idLabels     = regexp.MustCompile(`(?:title|aria-label|alt|placeholder)="([^"]*)"`)
+	// A written worker's program, in its editor and in a verdict's line,
+	// is code too: the student's own (issue 30).
+	idProgram = regexp.MustCompile(`(?s)<textarea[^>]*>.*?</textarea>|<pre class="acted-line"[^>]*>.*?</pre>`)
+	idLabels  = regexp.MustCompile(`(?:title|aria-label|alt|placeholder)="([^"]*)"`)
 )
 
 // idVisibleText is what a student reads in markup: its text and the
@@ -162,6 +165,9 @@ func idVisibleText(markup string) string {
 	s := markup
 	if strings.Contains(s, "<script") || strings.Contains(s, "<style") {
 		s = idHidden.ReplaceAllString(s, " ")
+	}
+	if strings.Contains(s, "<textarea") || strings.Contains(s, "acted-line") {
+		s = idProgram.ReplaceAllString(s, " ")
 	}
 	if strings.Contains(s, "<code>") {
 		s = idQuotedCode.ReplaceAllString(s, " ")

@@ -1,7 +1,10 @@
 package web
 
 import (
+	"errors"
 	"net/http"
+
+	"leaselab/program"
 
 	"github.com/labstack/echo/v4"
 )
@@ -57,6 +60,17 @@ func (s *Server) labShow(c echo.Context) error {
 			} else {
 				v.Goals[gid] = g
 			}
+		}
+		if lab.Program() != nil {
+			var pe *program.Error
+			if errors.As(cmdErr, &pe) {
+				v.Error = "" // said in the editor, with its line
+			}
+			pv, err := s.programOf(lab, sess.Program(), q.Get("program"), cmdErr, q.Get("submit") != "", lang)
+			if err != nil {
+				v.Error = clipText(errorText(lang, err))
+			}
+			v.Program = pv
 		}
 		if ch := lab.Challenge(); ch != nil {
 			v.Policy = policyValues(ch, q.Get)

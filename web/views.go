@@ -80,6 +80,7 @@ type labView struct {
 	Goals    map[string]*goalView
 	Policy   map[string]string // the design challenge's values in the form
 	Judged   *challengeView
+	Program  *programView // the editor, in a lab where the student writes the worker
 }
 
 // HasSteps reports whether the lab has a steps panel: goals to reach or

@@ -13,6 +13,7 @@ import (
 var layers = [][]string{
 	{"engine", "content", "static"},
 	{"catalog"},
+	{"program"},
 	{"labs"},
 	{"labsession", "draw", "budget"},
 	{"live"},

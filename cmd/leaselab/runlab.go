@@ -27,11 +27,13 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // runCmd runs a lab's scenario headless and prints its trace.
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("run", "leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--format text|json|svg|chart] [--lang id|en] [--vs CMD [--vs-at TIME]]", `
+	fl := newFlags("run", "leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--program FILE [--judge]] [--format text|json|svg|chart] [--lang id|en] [--vs CMD [--vs-at TIME]]", `
 Runs a lab's scenario headless and prints its trace. LAB is a lab id from
 the embedded course; FILE is a lab.yaml or its folder. Without --do it runs
 to the lab's horizon; --question Q runs that question's variant and commands
-first, with the seed check uses (0).`)
+first, with the seed check uses (0). In a lab where the student writes the
+worker, --program FILE runs that Starlark program as the worker, and
+--judge plays the lab's schedules against it and prints the verdict.`)
 	fl.after = "commands (for --do):\n" + engine.CommandHelp
 	seed := fl.Uint64("seed", 0, "the world's random seed")
 	var dos stringList
@@ -41,6 +43,8 @@ first, with the seed check uses (0).`)
 	question := fl.String("question", "", "run this question's variant and commands first")
 	lang := newOneOf("", labs.Langs...)
 	fl.Var(lang, "lang", "text output as sentences in this language (id or en) instead of the trace format")
+	progFile := fl.String("program", "", "a Starlark program for the lab's written worker (a lab with program: in its lab.yaml)")
+	judgeIt := fl.Bool("judge", false, "with --program: judge the program on the lab's schedules instead of printing a trace")
 	vs := fl.String("vs", "", "what if: run B is the same run with this command applied (such as \"fencing on\"); prints where the runs first differ")
 	vsAt := fl.String("vs-at", "", "with --vs: the virtual time the change lands (default: where the --do commands end)")
 	pos, code, ok := fl.parse(args, stdout, stderr)
@@ -62,6 +66,17 @@ first, with the seed check uses (0).`)
 	if err != nil {
 		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
 		return 1
+	}
+	if *judgeIt && *progFile == "" {
+		return usageError(stderr, "run", "--judge goes with --program")
+	}
+	if *progFile != "" {
+		if lab, err = withProgram(lab, *progFile, lang.val, stderr); err != nil {
+			return 1
+		}
+		if *judgeIt {
+			return judgeProgram(lab, *progFile, lang.val, stdout, stderr)
+		}
 	}
 	if *vs != "" {
 		if *question != "" || format.val == "chart" {

@@ -100,7 +100,7 @@ check it with "leaselab check DIR" and serve it with
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 func newCmd(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("new", "leaselab new lab ID [--lesson L] [DIR] | leaselab new lesson ID [DIR]", `
+	f := newFlags("new", "leaselab new lab ID [--lesson L] [--kind questions|program] [DIR] | leaselab new lesson ID [DIR]", `
 Writes the skeleton of a new lab or lesson into the course folder DIR
 (default: the current folder) and adds it to DIR/course.yaml. The skeleton
 passes "leaselab check DIR" as it is: replace its story, question and words
@@ -109,11 +109,15 @@ with yours, checking as you go.
   new lesson ID   lessons/ID/id.md and en.md; course.yaml is created when
                   DIR has none
   new lab ID      labs/ID/lab.yaml, id.md and en.md, listed under the lesson
-                  --lesson names (default: the last lesson of course.yaml)
+                  --lesson names (default: the last lesson of course.yaml);
+                  --kind program writes a lab where the student writes the
+                  worker: its starting program and reference beside it
 
 IDs are lower-case letters, digits and -. The JSON Schemas of course.yaml
 and lab.yaml are written beside course.yaml when missing.`)
 	lesson := f.String("lesson", "", "with new lab: the lesson that leads to the lab (default: the last in course.yaml)")
+	labKind := newOneOf("questions", "questions", "program")
+	f.Var(labKind, "kind", "with new lab: questions (predict questions and a goal) or program (the student writes a worker in Starlark)")
 	pos, code, ok := f.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -131,12 +135,15 @@ and lab.yaml are written beside course.yaml when missing.`)
 	if kind == "lesson" && *lesson != "" {
 		return usageError(stderr, "new", "--lesson goes with new lab")
 	}
+	if kind == "lesson" && f.given("kind") {
+		return usageError(stderr, "new", "--kind goes with new lab")
+	}
 	var written []string
 	var err error
 	if kind == "lesson" {
 		written, err = newLesson(dir, id)
 	} else {
-		written, err = newLab(dir, id, *lesson)
+		written, err = newLab(dir, id, *lesson, labKind.val)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "leaselab new: %v\n", err)
@@ -184,7 +191,7 @@ func newLesson(dir, id string) ([]string, error) {
 }
 
 // newLab writes a lab's three files and lists it under a lesson.
-func newLab(dir, id, lesson string) ([]string, error) {
+func newLab(dir, id, lesson, kind string) ([]string, error) {
 	courseFile := filepath.Join(dir, labs.CourseFile)
 	src, err := os.ReadFile(courseFile)
 	if err != nil {
@@ -203,6 +210,11 @@ func newLab(dir, id, lesson string) ([]string, error) {
 		filepath.Join(labDir, "id.md"):    labMDID,
 		filepath.Join(labDir, "en.md"):    labMDEN,
 	}
+	if kind == "program" {
+		if files, err = programLabFiles(labDir, id); err != nil {
+			return nil, err
+		}
+	}
 	written, err := writeNew(files)
 	if err != nil {
 		return written, err
@@ -213,6 +225,28 @@ func newLab(dir, id, lesson string) ([]string, error) {
 	written = append(written, courseFile+" (lesson "+lesson+")")
 	s, err := writeSchemas(dir)
 	return append(written, s...), err
+}
+
+// programLabFiles is a program lab's skeleton: the renewal loop lab of
+// the embedded course (its scenario, starting program and reference, which
+// check proves), under the new id, with words to replace.
+func programLabFiles(labDir, id string) (map[string]string, error) {
+	files := map[string]string{
+		filepath.Join(labDir, "id.md"): programMDID,
+		filepath.Join(labDir, "en.md"): programMDEN,
+	}
+	for _, name := range []string{"lab.yaml", "start.star", "reference.star"} {
+		data, err := fs.ReadFile(content.FS, "labs/write-renewal/"+name)
+		if err != nil {
+			return nil, err
+		}
+		text := string(data)
+		if name == "lab.yaml" {
+			text = strings.Replace(text, "id: write-renewal\n", "id: "+id+"\n", 1)
+		}
+		files[filepath.Join(labDir, name)] = text
+	}
+	return files, nil
 }
 
 // writeNew writes files that must not exist yet, in name order.

@@ -126,3 +126,22 @@ The storage has accepted token 2 already, so W1's token 1 is stale:
 Freeze W1 long enough for its lease to expire, then let it write: the
 storage must reject it.
 `
+
+// The words of a new program lab: what the student writes and how it is
+// judged, to be replaced by the lab's own story.
+const programMDID = `---
+title: Lab program baru
+---
+Di lab ini kamu menulis logika W1 dalam Starlark. Ceritakan di sini apa
+yang harus dilakukan W1, handler apa saja yang dipanggil mesin, dan
+bagaimana programnya dinilai: mesin memutar jadwal gangguan, dan W1 tidak
+boleh bertindak tanpa lease.
+`
+
+const programMDEN = `---
+title: New program lab
+---
+In this lab you write W1's logic in Starlark. Tell here what W1 must do,
+which handlers the engine calls, and how the program is judged: the engine
+plays fault schedules, and W1 must never act without its lease.
+`

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"leaselab/catalog"
+	"leaselab/engine"
+	"leaselab/labs"
+	"leaselab/program"
+)
+
+// withProgram is lab with the program in file as its written worker. What
+// is wrong with the program is said in the catalog's words, with its line.
+func withProgram(lab *labs.Lab, file, lang string, stderr io.Writer) (*labs.Lab, error) {
+	if lang == "" {
+		lang = labs.DefaultLang
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
+		return nil, err
+	}
+	l, err := lab.WithProgram(string(src))
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab run: %s: %s\n", file, program.Describe(err, lang))
+		return nil, err
+	}
+	return l, nil
+}
+
+// judgeProgram plays the lab's schedules against the program and prints
+// the verdict in the student's language: passed, or the failing schedule,
+// its deciding event and the line of the program that acted.
+func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) int {
+	if lang == "" {
+		lang = labs.DefaultLang
+	}
+	src, _ := os.ReadFile(file) // withProgram read it already
+	start := time.Now()
+	v, err := lab.Program().Judge(string(src), 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
+		return 1
+	}
+	took := time.Since(start)
+	if v.Compile != nil {
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.compile")+"\n", program.Describe(v.Compile, lang))
+		return 1
+	}
+	if v.Pass {
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.pass")+"\n", v.Runs)
+		fmt.Fprintf(stderr, "(%s)\n", took.Round(time.Millisecond))
+		return 0
+	}
+	ce := v.Counterexample
+	fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.TimeText(lang, ce.Why.T))
+	for _, f := range ce.Faults {
+		fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.TimeText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
+	}
+	switch {
+	case v.Fault != nil:
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fault")+"\n", program.Describe(v.Fault.Err, lang))
+	case ce.Why.Kind == engine.KindViolation:
+		fmt.Fprintf(stdout, catalog.T(lang, "violation."+ce.Why.Reason().String())+"\n", lab.Program().Worker, fmt.Sprint(ce.Why.Token))
+	default:
+		fmt.Fprintln(stdout, catalog.T(lang, "program.verdict.survive"))
+	}
+	if v.Line > 0 {
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.line")+"\n", v.Line)
+		lines := strings.Split(string(src), "\n")
+		if int(v.Line) <= len(lines) {
+			fmt.Fprintf(stdout, "  %d | %s\n", v.Line, strings.TrimRight(lines[v.Line-1], " \t\r"))
+		}
+	}
+	fmt.Fprintf(stderr, "(%s)\n", took.Round(time.Millisecond))
+	return 1
+}
+
+func faultCommands(f engine.Fault) string {
+	var parts []string
+	for _, c := range f.Cmds {
+		parts = append(parts, c.String())
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// leaselab run LAB --program FILE --judge: the starting program of
+// write-renewal fails with the line that wrote too late, in Indonesian;
+// the reference passes; a program with a syntax error is refused with its
+// line, before anything runs.
+func TestRunJudgesAProgram(t *testing.T) {
+	dir := filepath.Join("..", "..", "content", "labs", "write-renewal")
+	var out, errb bytes.Buffer
+	if code := runCmd([]string{"write-renewal", "--program", filepath.Join(dir, "start.star"), "--judge"}, &out, &errb); code != 1 {
+		t.Fatalf("start: exit %d, %s %s", code, out.String(), errb.String())
+	}
+	if s := out.String(); !strings.Contains(s, "Belum lulus") || !strings.Contains(s, "Kode yang bertindak: baris 30.") || !strings.Contains(s, "w.write(") {
+		t.Fatalf("start's verdict:\n%s", s)
+	}
+	out.Reset()
+	if code := runCmd([]string{"write-renewal", "--program", filepath.Join(dir, "reference.star"), "--judge", "--lang", "en"}, &out, &errb); code != 0 {
+		t.Fatalf("reference: exit %d, %s %s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "Passed: 200 schedules") {
+		t.Fatalf("reference's verdict: %s", out.String())
+	}
+	bad := filepath.Join(t.TempDir(), "bad.star")
+	if err := os.WriteFile(bad, []byte("def on_start(w, ev):\n    w.acquire(\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := runCmd([]string{"write-renewal", "--program", bad}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "baris 3, kolom 1") {
+		t.Fatalf("syntax error: exit %d, %q", code, errb.String())
+	}
+}
+
+// leaselab new lab ID --kind program writes a program lab that check
+// passes as it stands: its reference proved, its start broken.
+func TestNewProgramLabPassesCheck(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mine")
+	for _, args := range [][]string{
+		{"new", "lesson", "intro", dir},
+		{"new", "lab", "my-loop", "--kind", "program", dir},
+	} {
+		if code, _, errs := runCLI(args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	for _, f := range []string{"lab.yaml", "start.star", "reference.star", "id.md", "en.md"} {
+		if _, err := os.Stat(filepath.Join(dir, "labs", "my-loop", f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runCLI("check", dir)
+	if code != 0 || errs != "" || !strings.Contains(out, "ok: 1 lessons, 1 labs") {
+		t.Errorf("check of the new course: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, _ := runCLI("new", "lesson", "x", "--kind", "program", dir); code != 2 {
+		t.Errorf("--kind with a lesson: exit %d, want a usage error", code)
+	}
+}

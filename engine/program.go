@@ -1,0 +1,381 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// A worker whose logic a student writes. Its spec's Logic starts a Program
+// whenever the worker starts (and again after a crash and restart: a
+// crashed worker forgets everything). The engine calls the program
+// synchronously at the worker's moments and carries out the actions it
+// returns, in order. The program sees only what the worker sees: its own
+// clock and the answers it gets, never the true time. The engine imports
+// no interpreter: a Program is anything that answers moments, forks and
+// hashes, and it must be deterministic (same moments, same actions).
+
+// MomentKind names what happened to a program's worker.
+type MomentKind uint8
+
+const (
+	MomentStart         MomentKind = iota // the worker (re)started
+	MomentGranted                         // the coordinator granted the lease: Token, TTL
+	MomentDenied                          // an acquire was refused (Reason)
+	MomentRenewed                         // a renewal succeeded: Token, TTL, Tag
+	MomentRenewFailed                     // a renewal was refused or could not be answered (Reason, Tag)
+	MomentTimer                           // the timer Timer fired
+	MomentWriteOK                         // the storage accepted a write
+	MomentWriteRejected                   // the storage rejected a write (Reason)
+	momentCount
+)
+
+var momentNames = [momentCount]string{"start", "granted", "denied", "renewed", "renew_failed", "timer", "write_ok", "write_rejected"}
+
+// String is the moment's name as a program's handler is named (on_<name>).
+func (k MomentKind) String() string {
+	if k < momentCount {
+		return momentNames[k]
+	}
+	return fmt.Sprintf("moment(%d)", k)
+}
+
+// Moments lists every moment kind, in order.
+func Moments() []MomentKind {
+	out := make([]MomentKind, momentCount)
+	for i := range out {
+		out[i] = MomentKind(i)
+	}
+	return out
+}
+
+// Moment is one thing that happened to the worker, as the worker sees it.
+type Moment struct {
+	Kind   MomentKind
+	Now    Time // the worker's own clock
+	Token  int64
+	TTL    Time
+	Tag    int64 // renewal: the tag the program gave the attempt
+	Timer  string
+	Reason Reason
+}
+
+// ActionKind names what a program may do.
+type ActionKind uint8
+
+const (
+	ActAcquire     ActionKind = iota // ask for the lease (no waiting in line)
+	ActRenew                         // renew with Token; the answer carries Tag back
+	ActWrite                         // write Key with Token to the storage
+	ActSetTimer                      // fire Timer when the worker's clock reads At
+	ActCancelTimer                   // forget Timer
+	ActStop                          // stop working: no more moments
+	actionCount
+)
+
+var actionNames = [actionCount]string{"acquire", "renew", "write", "set_timer", "cancel_timer", "stop"}
+
+func (k ActionKind) String() string {
+	if k < actionCount {
+		return actionNames[k]
+	}
+	return fmt.Sprintf("action(%d)", k)
+}
+
+// Action is one thing a program asks its worker to do. Line and Col are
+// where in the program's text it was asked (1-based; 0 when unknown), so
+// the events it causes can point at the code.
+type Action struct {
+	Kind  ActionKind
+	Token int64
+	Tag   int64
+	Key   string
+	Timer string
+	At    Time // local
+	Line  int32
+	Col   int32
+}
+
+// Program is a running worker's logic and everything it remembers.
+type Program interface {
+	// Handle answers a moment with the actions to take. On an error the
+	// program must be as it was before the call; the engine takes none of
+	// the actions and stops the worker (a ProgramFault).
+	Handle(m Moment) ([]Action, error)
+	// Fork is an independent copy: a search branches the world.
+	Fork() Program
+	// Hash is a fingerprint of everything that decides what the program
+	// does next; it goes into the world's StateHash.
+	Hash() uint64
+}
+
+// Logic starts a worker's program: the compiled text, shared by every
+// world built from one scenario. Start must not fail and must give equal
+// programs each time.
+type Logic interface {
+	Start() Program
+}
+
+// ProgramTimers is how many named timers a program may have set at once.
+const ProgramTimers = 4
+
+// ActionError is an action the world cannot carry out; no action of the
+// moment was taken.
+type ActionError struct {
+	Action Action
+	Code   string // "key", "timers", "tag", "at"
+}
+
+func (e *ActionError) Error() string {
+	return fmt.Sprintf("%d:%d: %s: cannot do it (%s)", e.Action.Line, e.Action.Col, e.Action.Kind, e.Code)
+}
+
+// ProgramFault is a program that failed at a moment: the worker stopped
+// there, and the world is as it was before the moment but for the Done
+// event at Event.
+type ProgramFault struct {
+	Worker Node
+	Event  int32
+	Moment MomentKind
+	Err    error
+}
+
+// EventLine ties an event to the line of the program whose action caused
+// it.
+type EventLine struct {
+	Event     int32
+	Line, Col int32
+}
+
+// brain is a program worker's engine-side state.
+type brain struct {
+	p       Program
+	stopped bool
+	acqReq  uint32                // the latest acquire's request id
+	timers  [ProgramTimers]string // slot i's timer name, "" when free
+}
+
+func (b *brain) fork() *brain {
+	c := *b
+	if c.p != nil {
+		c.p = b.p.Fork()
+	}
+	return &c
+}
+
+func (b *brain) hash(h *hasher) {
+	h.bool(b.stopped)
+	h.int(int64(b.acqReq))
+	for _, n := range b.timers {
+		h.int(int64(len(n)))
+		for i := 0; i < len(n); i++ {
+			h.word(uint64(n[i]))
+		}
+	}
+	if b.p != nil {
+		h.word(b.p.Hash())
+	}
+}
+
+// ProgramFaults lists the programs that failed since the world started.
+func (w *World) ProgramFaults() []ProgramFault { return w.faults }
+
+// ProgramLines ties events to the program lines that caused them, in the
+// order of the events.
+func (w *World) ProgramLines() []EventLine { return w.lines }
+
+// ProgramLine is the program line (and column) that caused event i, or 0.
+func (w *World) ProgramLine(i int) (line, col int32) {
+	j, ok := slices.BinarySearchFunc(w.lines, int32(i), func(e EventLine, t int32) int { return int(e.Event - t) })
+	if !ok {
+		return 0, 0
+	}
+	return w.lines[j].Line, w.lines[j].Col
+}
+
+func (w *World) startBrain(wk *worker) {
+	wk.done = false
+	w.emit(EventFields{Kind: KindStart, Node: wk.id, Peer: NoNode})
+	for s := range ProgramTimers {
+		wk.clearTimer(timerSlot(s))
+	}
+	wk.brain = &brain{p: wk.spec.Logic.Start()}
+	w.think(wk, Moment{Kind: MomentStart})
+}
+
+// think tells the worker's program what happened and carries out what it
+// answers: all of it, or, when the program fails or asks for something the
+// world cannot do, none of it.
+func (w *World) think(wk *worker, m Moment) {
+	b := wk.brain
+	if b == nil || b.stopped || b.p == nil {
+		return
+	}
+	m.Now = wk.clk.local(w.now)
+	acts, err := b.p.Handle(m)
+	if err == nil {
+		err = w.checkActions(wk, acts)
+	}
+	if err != nil {
+		b.stopped = true
+		wk.done = true
+		ev := w.emit(EventFields{Kind: KindDone, Node: wk.id, Peer: NoNode})
+		w.faults = append(w.faults, ProgramFault{Worker: wk.id, Event: ev, Moment: m.Kind, Err: err})
+		return
+	}
+	for _, a := range acts {
+		n := int32(len(w.log))
+		w.act(wk, a)
+		if a.Line > 0 {
+			for i := n; i < int32(len(w.log)); i++ {
+				w.lines = append(w.lines, EventLine{Event: i, Line: a.Line, Col: a.Col})
+			}
+		}
+		if b.stopped {
+			return
+		}
+	}
+}
+
+// checkActions refuses a list of actions the world cannot carry out, so
+// that none of them is taken.
+func (w *World) checkActions(wk *worker, acts []Action) error {
+	timers := wk.brain.timers
+	for _, a := range acts {
+		switch a.Kind {
+		case ActWrite:
+			if a.Key == "" || !slices.Contains(w.p.names.Keys, a.Key) || slices.Contains(w.p.leaseNames, a.Key) {
+				return &ActionError{Action: a, Code: "key"}
+			}
+		case ActRenew:
+			if a.Tag < 0 || a.Tag > 1<<31 {
+				return &ActionError{Action: a, Code: "tag"}
+			}
+		case ActSetTimer:
+			if a.At < 0 || a.At > 1<<50 {
+				return &ActionError{Action: a, Code: "at"}
+			}
+			if !slices.Contains(timers[:], a.Timer) {
+				i := slices.Index(timers[:], "")
+				if i < 0 {
+					return &ActionError{Action: a, Code: "timers"}
+				}
+				timers[i] = a.Timer
+			}
+		case ActCancelTimer:
+			if i := slices.Index(timers[:], a.Timer); i >= 0 {
+				timers[i] = ""
+			}
+		case ActAcquire, ActStop:
+		default:
+			return &ActionError{Action: a, Code: "kind"}
+		}
+	}
+	return nil
+}
+
+// act carries out one checked action.
+func (w *World) act(wk *worker, a Action) {
+	b := wk.brain
+	switch a.Kind {
+	case ActAcquire:
+		wk.req++
+		b.acqReq = wk.req
+		w.send(message{kind: MsgAcquire, from: wk.id, to: Coord, req: wk.req, lease: wk.lease})
+	case ActRenew:
+		wk.req++
+		w.send(message{kind: MsgRenew, from: wk.id, to: Coord, token: a.Token, req: wk.req, gen: uint32(a.Tag), lease: wk.lease})
+	case ActWrite:
+		idx := w.emit(EventFields{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: a.Token, Key: w.keyOf(a.Key)})
+		if !w.coord.holding(wk.lease, wk.id, a.Token, w.now) {
+			w.emit(EventFields{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: a.Token, Ref: idx, Ref2: w.leaseEnd(wk.id)})
+		}
+		wk.req++
+		w.send(message{kind: MsgWrite, from: wk.id, to: Storage, req: wk.req, token: a.Token, real: a.Token, key: w.keyOf(a.Key), version: wk.version, lease: wk.lease, ev: idx})
+	case ActSetTimer:
+		s := slices.Index(b.timers[:], a.Timer)
+		if s < 0 {
+			s = slices.Index(b.timers[:], "")
+			b.timers[s] = a.Timer
+		}
+		w.setTimer(wk, timerSlot(s), a.At)
+	case ActCancelTimer:
+		if s := slices.Index(b.timers[:], a.Timer); s >= 0 {
+			b.timers[s] = ""
+			wk.clearTimer(timerSlot(s))
+		}
+	case ActStop:
+		b.stopped = true
+		wk.done = true
+		for s := range ProgramTimers {
+			wk.clearTimer(timerSlot(s))
+		}
+		w.emit(EventFields{Kind: KindDone, Node: wk.id, Peer: NoNode})
+	}
+}
+
+// brainTimer runs when one of the program's timers fires.
+func (w *World) brainTimer(wk *worker, slot uint8) {
+	b := wk.brain
+	if int(slot) >= ProgramTimers || b == nil {
+		return
+	}
+	name := b.timers[slot]
+	b.timers[slot] = ""
+	w.think(wk, Moment{Kind: MomentTimer, Timer: name})
+}
+
+// brainReceive turns an answer into the program's moment.
+func (w *World) brainReceive(wk *worker, m message) {
+	switch m.kind {
+	case MsgGrant:
+		w.think(wk, Moment{Kind: MomentGranted, Token: m.token, TTL: m.ttl})
+	case MsgDeny:
+		w.think(wk, Moment{Kind: MomentDenied, Reason: m.reason})
+	case MsgUnavailable:
+		if m.req == wk.brain.acqReq {
+			w.think(wk, Moment{Kind: MomentDenied, Reason: m.reason})
+		} else {
+			w.think(wk, Moment{Kind: MomentRenewFailed, Reason: m.reason, Tag: int64(m.gen)})
+		}
+	case MsgRenewOK:
+		w.think(wk, Moment{Kind: MomentRenewed, Token: m.token, TTL: m.ttl, Tag: int64(m.gen)})
+	case MsgRenewReject:
+		w.think(wk, Moment{Kind: MomentRenewFailed, Reason: ReasonNotHolder, Tag: int64(m.gen)})
+	case MsgWriteOK:
+		wk.version = m.version
+		w.think(wk, Moment{Kind: MomentWriteOK})
+	case MsgWriteErr:
+		w.think(wk, Moment{Kind: MomentWriteRejected, Reason: m.reason})
+	}
+}
+
+// judgeProgram adds what a written worker owes a challenge to its safety:
+// its program must not fail, and through a schedule it must survive it
+// must keep working — not stop, and write at least once. It reports
+// whether the run failed.
+func (w *World) judgeProgram(holder Node, run *Run) bool {
+	for _, f := range w.faults {
+		if f.Worker == holder {
+			run.Failed, run.Event, run.Why = true, int(f.Event), w.log[f.Event]
+			return true
+		}
+	}
+	if !run.Survive {
+		return false
+	}
+	wrote := false
+	for i, e := range w.log {
+		switch {
+		case e.Kind == KindDone && e.Node == holder:
+			run.Failed, run.Event, run.Why = true, i, e
+			return true
+		case e.Kind == KindWrite && e.Node == holder:
+			wrote = true
+		}
+	}
+	if !wrote && len(w.log) > 0 {
+		run.Failed, run.Event, run.Why = true, len(w.log)-1, w.log[len(w.log)-1]
+		return true
+	}
+	return false
+}

@@ -1,0 +1,283 @@
+package labs
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"leaselab/engine"
+	"leaselab/program"
+)
+
+// ProgramSpec is a lab whose worker the student writes (issue 30): which
+// worker, the actions its program may take, the starting program the
+// student sees, and the reference solution the engine proves (kept in the
+// lab folder, never shown). A program is judged like a design challenge:
+// the engine plays seeded fault schedules against it.
+type ProgramSpec struct {
+	Worker  string
+	Actions []string // allowed actions by name; nil: all
+	Start   string   // the starting program's text
+
+	lab       *Lab
+	at        pos
+	startFile string
+	refFile   string
+	reference string
+	spec      engine.Challenge
+}
+
+var programKeys = []string{"worker", "actions", "start", "reference", "runs", "seed", "horizon", "faults", "survive"}
+
+// Program returns the lab's written worker, or nil.
+func (l *Lab) Program() *ProgramSpec { return l.program }
+
+// ProgramVerdict is the engine's judgement of one program.
+type ProgramVerdict struct {
+	engine.Result
+	// Compile is what keeps the program from running at all (a
+	// *program.Error); the rest is empty then.
+	Compile error
+	// World is the counterexample replayed, nil on a pass.
+	World *engine.World
+	// Fault is the program's own failure in the counterexample, if that
+	// decided it.
+	Fault *engine.ProgramFault
+	// Line and Col are the program's code that acted in the deciding
+	// event (0 when no line of the program caused it).
+	Line, Col int32
+}
+
+func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
+	kvs, ok := y.mapping(r, "program")
+	if !ok {
+		return nil
+	}
+	knownKeys(r, kvs, "program", programKeys...)
+	p := &ProgramSpec{lab: l, at: y.pos()}
+	p.spec.Scenario = l.scenario
+	good := true
+	for _, e := range kvs {
+		switch e.key {
+		case "worker":
+			s, _ := e.val.str(r, "worker")
+			if !slices.Contains(workerNames(l.scenario), s) {
+				r.errorf(e.val.pos(), "worker %q is not a worker of the scenario (%s)", s, strings.Join(workerNames(l.scenario), ", "))
+				good = false
+			}
+			p.Worker, p.spec.Holder = s, s
+		case "actions":
+			items, _ := e.val.seq(r, "actions")
+			p.Actions = []string{}
+			for _, it := range items {
+				s, _ := it.str(r, "an action")
+				if _, err := program.Compile("def on_start(w, ev):\n    pass\n", []string{s}, program.DefaultLimits); err != nil {
+					r.errorf(it.pos(), "actions: %q is not an action (acquire, renew, write, set_timer, cancel_timer, stop)", s)
+					good = false
+				}
+				p.Actions = append(p.Actions, s)
+			}
+		case "start", "reference":
+			s, _ := e.val.str(r, e.key)
+			if s == "" || strings.ContainsAny(s, "/\\") || !strings.HasSuffix(s, ".star") {
+				r.errorf(e.val.pos(), "%s: want a file name in the lab's folder ending in .star", e.key)
+				good = false
+			}
+			if e.key == "start" {
+				p.startFile = s
+			} else {
+				p.refFile = s
+			}
+		case "runs", "seed", "horizon", "faults", "survive":
+			good = readSchedules(r, l, e, &p.spec) && good
+		}
+	}
+	switch {
+	case !good:
+		return nil
+	case p.Worker == "":
+		r.errorf(p.at, "program needs worker: the worker the student writes")
+		return nil
+	case p.startFile == "" || p.refFile == "":
+		r.errorf(p.at, "program needs start: and reference: the starting program and the solution, files in the lab's folder")
+		return nil
+	case p.spec.Faults == (engine.FaultLimits{}):
+		r.errorf(p.at, "program needs faults: at least one of spike, drop, pause, partition, drift, outage")
+		return nil
+	}
+	return p
+}
+
+// readFiles reads the starting program and the reference from the lab's
+// folder.
+func (p *ProgramSpec) readFiles(r *report, fsys fs.FS, dir string) bool {
+	ok := true
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{p.startFile, &p.Start}, {p.refFile, &p.reference}} {
+		data, err := readContent(fsys, path.Join(dir, f.name))
+		if err != nil {
+			r.errorf(p.at, "program: %s: %v", f.name, unwrapPathErr(err))
+			ok = false
+			continue
+		}
+		*f.dst = string(data)
+	}
+	return ok
+}
+
+// Compile checks a program for this lab: its actions, its limits.
+func (p *ProgramSpec) Compile(src string) (*program.Compiled, error) {
+	return program.Compile(src, p.Actions, program.DefaultLimits)
+}
+
+// Scenario is the lab's scenario with the program as the worker's logic.
+func (p *ProgramSpec) Scenario(c *program.Compiled) engine.Scenario {
+	sc := copyScenario(p.lab.scenario)
+	for i := range sc.Workers {
+		if sc.Workers[i].Name == p.Worker {
+			sc.Workers[i].Logic = c
+		}
+	}
+	return sc
+}
+
+// Judge compiles the program and plays the lab's schedules against it on
+// at most workers goroutines (0: every core). A program that does not
+// compile gets a verdict that says why (Compile), not an error: errors are
+// the lab's own failures.
+func (p *ProgramSpec) Judge(src string, workers int) (*ProgramVerdict, error) {
+	c, err := p.Compile(src)
+	if err != nil {
+		return &ProgramVerdict{Compile: err}, nil
+	}
+	spec := p.spec
+	spec.Scenario = p.Scenario(c)
+	res, err := judge(spec, workers)
+	if err != nil {
+		return nil, err
+	}
+	v := &ProgramVerdict{Result: res}
+	if ce := res.Counterexample; ce != nil {
+		if v.World, err = spec.Play(ce); err != nil {
+			return nil, err
+		}
+		v.locate(ce)
+	}
+	return v, nil
+}
+
+// locate finds the program's code behind the counterexample's deciding
+// event: the line of a failing handler, or the line whose action the
+// violation proves (its Ref).
+func (v *ProgramVerdict) locate(ce *engine.Run) {
+	w := v.World
+	for i, f := range w.ProgramFaults() {
+		if int(f.Event) == ce.Event {
+			v.Fault = &w.ProgramFaults()[i]
+			var pe *program.Error
+			var ae *engine.ActionError
+			switch {
+			case errors.As(f.Err, &pe):
+				v.Line, v.Col = pe.Line, pe.Col
+			case errors.As(f.Err, &ae):
+				v.Line, v.Col = ae.Action.Line, ae.Action.Col
+			}
+			return
+		}
+	}
+	// Follow the proof back (a violation to the accept, the accept to
+	// the write) to the first event a line of the program caused.
+	evs := w.Events()
+	for ev, hops := ce.Event, 0; ev >= 0 && ev < len(evs) && hops < 4; hops++ {
+		if v.Line, v.Col = w.ProgramLine(ev); v.Line > 0 {
+			return
+		}
+		ev = int(evs[ev].Ref())
+	}
+}
+
+// verifyProgramCompiles checks, as a course loads, that the starting
+// program and the reference compile: judging them is check's (verifyProgram).
+func verifyProgramCompiles(r *report, l *Lab) {
+	p := l.program
+	if p == nil || p.reference == "" || p.Start == "" {
+		return
+	}
+	for _, f := range []struct{ name, src string }{{p.startFile, p.Start}, {p.refFile, p.reference}} {
+		if _, err := p.Compile(f.src); err != nil {
+			r.errorf(p.at, "program: %s does not compile: %v", f.name, err)
+		}
+	}
+}
+
+// verifyProgram proves the reference within the lab's schedules and shows
+// that the starting program fails them: a lab whose start already passes
+// teaches nothing. leaselab check does it (ProveSearches), not a load.
+func verifyProgram(r *report, l *Lab) {
+	p := l.program
+	if p == nil || p.reference == "" || p.Start == "" {
+		return
+	}
+	ref, err := p.Judge(p.reference, 0)
+	switch {
+	case err != nil:
+		r.errorf(p.at, "program: %v", err)
+		return
+	case ref.Compile != nil:
+		// verifyProgramCompiles said so
+	case !ref.Pass:
+		ce := ref.Counterexample
+		r.errorf(p.at, "program: the reference %s fails run %d (%s at %s)", p.refFile, ce.Index, ce.Why.Kind, ce.Why.T)
+	}
+	start, err := p.Judge(p.Start, 0)
+	switch {
+	case err != nil:
+		r.errorf(p.at, "program: %v", err)
+	case start.Compile != nil:
+	case start.Pass:
+		r.errorf(p.at, "program: the starting program %s passes every schedule: give the student something to fix", p.startFile)
+	}
+}
+
+// Runs is how many schedules a judgement plays.
+func (p *ProgramSpec) Runs() int {
+	if p.spec.Runs == 0 {
+		return 200
+	}
+	return p.spec.Runs
+}
+
+// WithProgram is the lab with src as its written worker's logic: its
+// live world, its runs, its searches run that program. A program that does
+// not compile is a *program.Error.
+func (l *Lab) WithProgram(src string) (*Lab, error) {
+	p := l.program
+	if p == nil {
+		return nil, errors.New("this lab has no written worker")
+	}
+	c, err := p.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	cp := *l
+	cp.scenario = p.Scenario(c)
+	cp.prepared, cp.prepErr = engine.Prepare(cp.scenario)
+	return &cp, nil
+}
+
+// useStart makes the starting program the lab's written worker, so that
+// the lab's own world (its page, leaselab run) runs what the student
+// starts from.
+func (p *ProgramSpec) useStart() {
+	c, err := p.Compile(p.Start)
+	if err != nil {
+		return // verifyProgram says so
+	}
+	l := p.lab
+	l.scenario = p.Scenario(c)
+	l.prepared, l.prepErr = engine.Prepare(l.scenario)
+}

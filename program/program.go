@@ -1,0 +1,680 @@
+// Package program runs a worker's logic that a student writes, in
+// Starlark (a small, deterministic, Python-like language made for running
+// untrusted code inside Go programs), as an engine.Program.
+//
+// A program defines handlers, one per moment the engine reports:
+//
+//	def on_start(w, ev): ...
+//	def on_granted(w, ev): ...      # ev.token, ev.ttl
+//	def on_renewed(w, ev): ...      # ev.token, ev.ttl, ev.tag
+//	def on_renew_failed(w, ev): ... # ev.reason, ev.tag
+//	def on_timer(w, ev): ...        # ev.timer
+//	def on_denied(w, ev) / on_write_ok(w, ev) / on_write_rejected(w, ev)
+//
+// w.now is the worker's own clock in milliseconds, w.state a dict the
+// program keeps between moments (plain data only: None, bool, int, string,
+// list, tuple, dict). The actions are w.acquire(), w.renew(token, tag=0),
+// w.write(key, token), w.set_timer(name, at), w.cancel_timer(name) and
+// w.stop(); they are carried out after the handler returns, all of them or,
+// when the handler fails, none.
+//
+// What keeps a hostile program harmless: no load, no while, no recursion
+// (Starlark's own rules), no clock, random, file or network builtins (the
+// language has none and none are added); a step limit per handler call and
+// per run; a size limit on the text; and on values — every +, *, % and <<
+// goes through a guard that refuses a result over the size limit, range is
+// bounded, and the methods that multiply a value in one step (join,
+// replace, format, extend) are not available. The state is checked after
+// every call.
+package program
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"strings"
+
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"leaselab/engine"
+)
+
+// Limits bound what one program may take.
+type Limits struct {
+	Source       int    // bytes of program text
+	StepsPerCall uint64 // Starlark steps one handler call may take
+	StepsPerRun  uint64 // steps all handler calls of one run may take together
+	Value        int    // elements of a list, tuple or dict, or bytes of a string, anywhere
+	State        int    // elements and bytes of everything w.state holds, together
+	IntBits      int    // bits of an integer
+}
+
+// DefaultLimits are the limits a lab gets unless it says otherwise.
+var DefaultLimits = Limits{Source: 16 << 10, StepsPerCall: 10_000, StepsPerRun: 100_000, Value: 4096, State: 16 << 10, IntBits: 128}
+
+// Filename is the name errors give the student's program.
+const Filename = "worker.star"
+
+// denied are the methods that grow a value many times over in one step.
+var denied = []string{"join", "replace", "format", "extend"}
+
+// Compiled is a checked program: its handlers, shared by every run.
+type Compiled struct {
+	handlers [8]*starlark.Function
+	allowed  map[engine.ActionKind]bool
+	lim      Limits
+}
+
+// Compile checks a program's text and runs its top level (definitions).
+// allowed lists the actions the lab lets it take (by name); nil allows
+// every action. A *Error says what is wrong, and where.
+func Compile(src string, allowed []string, lim Limits) (*Compiled, error) {
+	if lim == (Limits{}) {
+		lim = DefaultLimits
+	}
+	if len(src) > lim.Source {
+		return nil, &Error{Code: "size-source", Arg: fmt.Sprint(lim.Source)}
+	}
+	c := &Compiled{lim: lim}
+	if allowed != nil {
+		c.allowed = map[engine.ActionKind]bool{}
+		for _, a := range allowed {
+			k, ok := actionByName(a)
+			if !ok {
+				return nil, fmt.Errorf("program: unknown action %q", a)
+			}
+			c.allowed[k] = true
+		}
+	}
+	opts := &syntax.FileOptions{}
+	f, err := opts.Parse(Filename, src, 0)
+	if err != nil {
+		return nil, syntaxError(err)
+	}
+	if err := guardTree(f); err != nil {
+		return nil, err
+	}
+	pre := c.predeclared()
+	prog, err := starlark.FileProgram(f, pre.Has)
+	if err != nil {
+		return nil, syntaxError(err)
+	}
+	th := c.thread(lim.StepsPerCall)
+	globals, err := prog.Init(th, pre)
+	if err != nil {
+		return nil, evalError(err, th, lim)
+	}
+	globals.Freeze()
+	for _, k := range engine.Moments() {
+		v, ok := globals["on_"+k.String()]
+		if !ok {
+			continue
+		}
+		fn, ok := v.(*starlark.Function)
+		if !ok || fn.NumParams() != 2 {
+			return nil, &Error{Code: "handler-shape", Arg: "on_" + k.String()}
+		}
+		c.handlers[k] = fn
+	}
+	if c.handlers[engine.MomentStart] == nil {
+		return nil, &Error{Code: "handler-start"}
+	}
+	return c, nil
+}
+
+func actionByName(s string) (engine.ActionKind, bool) {
+	for k := engine.ActAcquire; k <= engine.ActStop; k++ {
+		if k.String() == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// guardTree routes the operators that can build large values through the
+// guard, and refuses the methods that can, and augmented assignments to
+// anything but a name.
+func guardTree(f *syntax.File) error {
+	var err error
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if err != nil {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.BinaryExpr:
+			if risky(x.Op) {
+				x.X = guardCall(x.X, x.OpPos)
+			}
+		case *syntax.AssignStmt:
+			if x.Op == syntax.EQ {
+				break
+			}
+			lhs, ok := copyPure(x.LHS)
+			if !ok {
+				err = &Error{Code: "augmented", Line: x.OpPos.Line, Col: x.OpPos.Col}
+				return false
+			}
+			// x op= y becomes x = guard(x) op y: the same when x is a
+			// name, or an index or attribute of names and constants
+			// (reading it twice does nothing more).
+			op := map[syntax.Token]syntax.Token{syntax.PLUS_EQ: syntax.PLUS, syntax.MINUS_EQ: syntax.MINUS, syntax.STAR_EQ: syntax.STAR, syntax.SLASH_EQ: syntax.SLASH, syntax.SLASHSLASH_EQ: syntax.SLASHSLASH, syntax.PERCENT_EQ: syntax.PERCENT, syntax.AMP_EQ: syntax.AMP, syntax.PIPE_EQ: syntax.PIPE, syntax.CIRCUMFLEX_EQ: syntax.CIRCUMFLEX, syntax.LTLT_EQ: syntax.LTLT, syntax.GTGT_EQ: syntax.GTGT}[x.Op]
+			rhs := &syntax.BinaryExpr{X: lhs, OpPos: x.OpPos, Op: op, Y: x.RHS}
+			if risky(op) {
+				rhs.X = guardCall(rhs.X, x.OpPos)
+			}
+			x.Op, x.RHS = syntax.EQ, rhs
+		case *syntax.LoadStmt:
+			err = &Error{Code: "load", Line: x.Load.Line, Col: x.Load.Col}
+			return false
+		case *syntax.DotExpr:
+			if slices.Contains(denied, x.Name.Name) {
+				err = &Error{Code: "method", Arg: x.Name.Name, Line: x.Name.NamePos.Line, Col: x.Name.NamePos.Col}
+				return false
+			}
+		}
+		return true
+	})
+	return err
+}
+
+// copyPure copies an expression made of names, constants, attributes and
+// indexes only (no calls), or says it is not one.
+func copyPure(e syntax.Expr) (syntax.Expr, bool) {
+	switch x := e.(type) {
+	case *syntax.Ident:
+		return &syntax.Ident{NamePos: x.NamePos, Name: x.Name}, true
+	case *syntax.Literal:
+		c := *x
+		return &c, true
+	case *syntax.DotExpr:
+		in, ok := copyPure(x.X)
+		if !ok {
+			return nil, false
+		}
+		return &syntax.DotExpr{X: in, Dot: x.Dot, NamePos: x.NamePos, Name: &syntax.Ident{NamePos: x.Name.NamePos, Name: x.Name.Name}}, true
+	case *syntax.IndexExpr:
+		a, ok := copyPure(x.X)
+		if !ok {
+			return nil, false
+		}
+		b, ok := copyPure(x.Y)
+		if !ok {
+			return nil, false
+		}
+		return &syntax.IndexExpr{X: a, Lbrack: x.Lbrack, Y: b, Rbrack: x.Rbrack}, true
+	}
+	return nil, false
+}
+
+func risky(op syntax.Token) bool {
+	return op == syntax.PLUS || op == syntax.STAR || op == syntax.PERCENT || op == syntax.LTLT || op == syntax.PIPE
+}
+
+const guardName = "_guard"
+
+func guardCall(x syntax.Expr, pos syntax.Position) syntax.Expr {
+	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: guardName}, Lparen: pos, Args: []syntax.Expr{x}, Rparen: pos}
+}
+
+// guarded is an operand whose operator result is checked for size.
+type guarded struct {
+	v   starlark.Value
+	lim *Limits
+}
+
+func (g guarded) String() string        { return g.v.String() }
+func (g guarded) Type() string          { return g.v.Type() }
+func (g guarded) Freeze()               {}
+func (g guarded) Truth() starlark.Bool  { return g.v.Truth() }
+func (g guarded) Hash() (uint32, error) { return g.v.Hash() }
+func (g guarded) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
+	if side == starlark.Right {
+		return nil, nil
+	}
+	if gy, ok := y.(guarded); ok {
+		y = gy.v
+	}
+	// Refuse before building: a repeat's or a shift's size is known.
+	if op == syntax.STAR || op == syntax.LTLT {
+		if n, ok := sizeOf(g.v); ok {
+			if k, err := starlark.AsInt32(y); err == nil && n > 0 && k > 0 && int64(n)*int64(k) > int64(g.lim.Value) {
+				return nil, errTooBig
+			}
+		}
+		if n, ok := sizeOf(y); ok && n > 0 {
+			if k, err := starlark.AsInt32(g.v); err == nil && k > 0 && int64(n)*int64(k) > int64(g.lim.Value) {
+				return nil, errTooBig
+			}
+		}
+		if op == syntax.LTLT {
+			if k, err := starlark.AsInt32(y); err == nil && k > g.lim.IntBits {
+				return nil, errTooBig
+			}
+		}
+	}
+	r, err := starlark.Binary(op, g.v, y)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize(r, g.lim, 0); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+var errTooBig = errors.New("value too large")
+
+// sizeOf is the length of a string or sequence.
+func sizeOf(v starlark.Value) (int, bool) {
+	switch x := v.(type) {
+	case starlark.String:
+		return len(x), true
+	case starlark.Sequence:
+		return x.Len(), true
+	}
+	return 0, false
+}
+
+// checkSize refuses a value (walking into containers) larger than the
+// limit, or one that holds anything but plain data.
+func checkSize(v starlark.Value, lim *Limits, depth int) error {
+	if depth > 16 {
+		return errTooBig
+	}
+	switch x := v.(type) {
+	case starlark.NoneType, starlark.Bool, starlark.Float:
+	case starlark.Int:
+		if _, ok := x.Int64(); !ok && x.BigInt().BitLen() > lim.IntBits {
+			return errTooBig
+		}
+	case starlark.String:
+		if len(x) > lim.Value {
+			return errTooBig
+		}
+	case *starlark.List:
+		if x.Len() > lim.Value {
+			return errTooBig
+		}
+		for i := range x.Len() {
+			if err := checkSize(x.Index(i), lim, depth+1); err != nil {
+				return err
+			}
+		}
+	case starlark.Tuple:
+		if len(x) > lim.Value {
+			return errTooBig
+		}
+		for _, e := range x {
+			if err := checkSize(e, lim, depth+1); err != nil {
+				return err
+			}
+		}
+	case *starlark.Dict:
+		if x.Len() > lim.Value {
+			return errTooBig
+		}
+		for _, kv := range x.Items() {
+			if err := checkSize(kv[0], lim, depth+1); err != nil {
+				return err
+			}
+			if err := checkSize(kv[1], lim, depth+1); err != nil {
+				return err
+			}
+		}
+	default:
+		return errNotData
+	}
+	return nil
+}
+
+var errNotData = errors.New("not plain data")
+
+func (c *Compiled) predeclared() starlark.StringDict {
+	return starlark.StringDict{
+		guardName: starlark.NewBuiltin(guardName, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+			if len(args) != 1 {
+				return nil, errors.New("guard: one operand")
+			}
+			return guarded{v: args[0], lim: &c.lim}, nil
+		}),
+		"range": starlark.NewBuiltin("range", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+			r, err := starlark.Call(th, starlark.Universe["range"], args, kw)
+			if err != nil {
+				return nil, err
+			}
+			if s, ok := r.(starlark.Sequence); ok && s.Len() > c.lim.Value {
+				return nil, errTooBig
+			}
+			return r, nil
+		}),
+		"SECOND": starlark.MakeInt(int(engine.Second)),
+	}
+}
+
+func (c *Compiled) thread(steps uint64) *starlark.Thread {
+	th := &starlark.Thread{Name: "worker", Print: func(*starlark.Thread, string) {}}
+	th.SetMaxExecutionSteps(steps)
+	return th
+}
+
+// Start begins a run: an empty state and no steps taken.
+func (c *Compiled) Start() engine.Program {
+	return &run{c: c, state: starlark.NewDict(0)}
+}
+
+// run is one worker's program as it runs: what it remembers and the steps
+// it has taken.
+type run struct {
+	c     *Compiled
+	state *starlark.Dict
+	steps uint64
+}
+
+// Handle calls the moment's handler, if the program has one.
+func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
+	fn := r.c.handlers[m.Kind]
+	if fn == nil {
+		return nil, nil
+	}
+	left := r.c.lim.StepsPerRun - min(r.steps, r.c.lim.StepsPerRun)
+	if left == 0 {
+		return nil, &Error{Code: "steps-run", Arg: fmt.Sprint(r.c.lim.StepsPerRun)}
+	}
+	state, err := copyValue(r.state)
+	if err != nil {
+		return nil, err
+	}
+	w := &workerValue{c: r.c, now: m.Now, state: state.(*starlark.Dict)}
+	th := r.c.thread(min(left, r.c.lim.StepsPerCall))
+	_, err = starlark.Call(th, fn, starlark.Tuple{w, eventValue(m)}, nil)
+	steps := th.ExecutionSteps()
+	if err != nil {
+		e := evalError(err, th, r.c.lim)
+		if e.Code == "steps-call" && left < r.c.lim.StepsPerCall {
+			e.Code, e.Arg = "steps-run", fmt.Sprint(r.c.lim.StepsPerRun)
+		}
+		e.Handler = "on_" + m.Kind.String()
+		return nil, e
+	}
+	if err := checkSize(w.state, &r.c.lim, 0); err != nil || stateSize(w.state) > r.c.lim.State {
+		e := &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.Value), Handler: "on_" + m.Kind.String()}
+		if errors.Is(err, errNotData) {
+			e.Code, e.Arg = "state-data", "w.state"
+		} else if err == nil {
+			e.Arg = fmt.Sprint(r.c.lim.State)
+		}
+		return nil, e
+	}
+	r.steps += steps
+	r.state = w.state
+	return w.acts, nil
+}
+
+// Fork copies the run: a search's branch changes its copy only.
+func (r *run) Fork() engine.Program {
+	s, _ := copyValue(r.state) // the state was checked to be plain data
+	return &run{c: r.c, state: s.(*starlark.Dict), steps: r.steps}
+}
+
+// Hash fingerprints the state (its text, which lists a dict's entries in
+// the order they were added). The steps taken are left out: they decide
+// only whether the run may go on, not what it does.
+func (r *run) Hash() uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(r.state.String()))
+	return h.Sum64()
+}
+
+// stateSize counts the elements and bytes of plain data, all together.
+func stateSize(v starlark.Value) int {
+	switch x := v.(type) {
+	case starlark.String:
+		return 1 + len(x)
+	case *starlark.List:
+		n := 1
+		for i := range x.Len() {
+			n += stateSize(x.Index(i))
+		}
+		return n
+	case starlark.Tuple:
+		n := 1
+		for _, e := range x {
+			n += stateSize(e)
+		}
+		return n
+	case *starlark.Dict:
+		n := 1
+		for _, kv := range x.Items() {
+			n += stateSize(kv[0]) + stateSize(kv[1])
+		}
+		return n
+	}
+	return 1
+}
+
+// Footprint estimates the bytes the run holds, for a server's memory
+// ledger: its state, counted by elements and bytes, generously.
+func (r *run) Footprint() int { return 256 + 64*stateSize(r.state) }
+
+// copyValue copies plain data deeply; anything else is an error.
+func copyValue(v starlark.Value) (starlark.Value, error) {
+	switch x := v.(type) {
+	case *starlark.List:
+		out := make([]starlark.Value, x.Len())
+		for i := range out {
+			e, err := copyValue(x.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return starlark.NewList(out), nil
+	case starlark.Tuple:
+		out := make(starlark.Tuple, len(x))
+		for i := range x {
+			e, err := copyValue(x[i])
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
+	case *starlark.Dict:
+		out := starlark.NewDict(x.Len())
+		for _, kv := range x.Items() {
+			e, err := copyValue(kv[1])
+			if err != nil {
+				return nil, err
+			}
+			if err := out.SetKey(kv[0], e); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case starlark.NoneType, starlark.Bool, starlark.Int, starlark.Float, starlark.String:
+		return v, nil
+	}
+	return nil, &Error{Code: "state-data", Arg: "w.state"}
+}
+
+// eventValue is the handler's ev: what the moment carries.
+func eventValue(m engine.Moment) starlark.Value {
+	return &event{m: m}
+}
+
+type event struct{ m engine.Moment }
+
+func (e *event) String() string        { return "event(" + e.m.Kind.String() + ")" }
+func (e *event) Type() string          { return "event" }
+func (e *event) Freeze()               {}
+func (e *event) Truth() starlark.Bool  { return true }
+func (e *event) Hash() (uint32, error) { return 0, errors.New("event is not hashable") }
+func (e *event) AttrNames() []string {
+	return []string{"kind", "reason", "tag", "timer", "token", "ttl"}
+}
+func (e *event) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "kind":
+		return starlark.String(e.m.Kind.String()), nil
+	case "token":
+		return starlark.MakeInt64(e.m.Token), nil
+	case "ttl":
+		return starlark.MakeInt64(int64(e.m.TTL)), nil
+	case "tag":
+		return starlark.MakeInt64(e.m.Tag), nil
+	case "timer":
+		return starlark.String(e.m.Timer), nil
+	case "reason":
+		if e.m.Reason == engine.ReasonNone {
+			return starlark.String(""), nil
+		}
+		return starlark.String(e.m.Reason.String()), nil
+	}
+	return nil, nil
+}
+
+// workerValue is the handler's w: the clock, the state, the actions.
+type workerValue struct {
+	c     *Compiled
+	now   engine.Time
+	state *starlark.Dict
+	acts  []engine.Action
+}
+
+func (w *workerValue) String() string        { return "worker" }
+func (w *workerValue) Type() string          { return "worker" }
+func (w *workerValue) Freeze()               {}
+func (w *workerValue) Truth() starlark.Bool  { return true }
+func (w *workerValue) Hash() (uint32, error) { return 0, errors.New("worker is not hashable") }
+func (w *workerValue) AttrNames() []string {
+	names := []string{"now", "state"}
+	for k := engine.ActAcquire; k <= engine.ActStop; k++ {
+		names = append(names, k.String())
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (w *workerValue) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "now":
+		return starlark.MakeInt64(int64(w.now)), nil
+	case "state":
+		return w.state, nil
+	}
+	k, ok := actionByName(name)
+	if !ok {
+		return nil, nil
+	}
+	return starlark.NewBuiltin(name, func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		return w.action(th, k, b, args, kw)
+	}), nil
+}
+
+const maxActions = 64
+
+func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+	if w.c.allowed != nil && !w.c.allowed[k] {
+		return nil, &actionRefused{code: "action-denied", arg: k.String()}
+	}
+	if len(w.acts) >= maxActions {
+		return nil, &actionRefused{code: "actions", arg: fmt.Sprint(maxActions)}
+	}
+	pos := th.CallFrame(1).Pos
+	a := engine.Action{Kind: k, Line: pos.Line, Col: pos.Col}
+	var err error
+	switch k {
+	case engine.ActAcquire, engine.ActStop:
+		err = starlark.UnpackArgs(b.Name(), args, kw)
+	case engine.ActRenew:
+		var tag int64
+		err = starlark.UnpackArgs(b.Name(), args, kw, "token", &a.Token, "tag?", &tag)
+		a.Tag = tag
+	case engine.ActWrite:
+		err = starlark.UnpackArgs(b.Name(), args, kw, "key", &a.Key, "token", &a.Token)
+	case engine.ActSetTimer:
+		var at int64
+		err = starlark.UnpackArgs(b.Name(), args, kw, "name", &a.Timer, "at", &at)
+		a.At = engine.Time(at)
+	case engine.ActCancelTimer:
+		err = starlark.UnpackArgs(b.Name(), args, kw, "name", &a.Timer)
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.acts = append(w.acts, a)
+	return starlark.None, nil
+}
+
+// actionRefused is an action the lab does not allow, or one too many.
+type actionRefused struct{ code, arg string }
+
+func (e *actionRefused) Error() string { return e.code + ": " + e.arg }
+
+// Error is what is wrong with a program, where: Code names the catalog's
+// text (program.err.<code>), Arg fills it in, Detail is the interpreter's
+// own words (English) when the catalog has none better.
+type Error struct {
+	Code      string
+	Arg       string
+	Line, Col int32
+	Handler   string
+	Detail    string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "%s:%d:%d: ", Filename, e.Line, e.Col)
+	}
+	b.WriteString(e.Code)
+	if e.Arg != "" {
+		b.WriteString(" " + e.Arg)
+	}
+	if e.Detail != "" {
+		b.WriteString(": " + e.Detail)
+	}
+	return b.String()
+}
+
+func syntaxError(err error) *Error {
+	var se syntax.Error
+	if errors.As(err, &se) {
+		return &Error{Code: "syntax", Line: se.Pos.Line, Col: se.Pos.Col, Detail: se.Msg}
+	}
+	var rl resolve.ErrorList
+	if errors.As(err, &rl) && len(rl) > 0 {
+		return &Error{Code: "syntax", Line: rl[0].Pos.Line, Col: rl[0].Pos.Col, Detail: rl[0].Msg}
+	}
+	return &Error{Code: "syntax", Detail: err.Error()}
+}
+
+// evalError places a run-time error at the innermost line of the
+// student's code and names it.
+func evalError(err error, th *starlark.Thread, lim Limits) *Error {
+	e := &Error{Code: "runtime", Detail: err.Error()}
+	var ee *starlark.EvalError
+	if errors.As(err, &ee) {
+		e.Detail = ee.Msg
+		for i := len(ee.CallStack) - 1; i >= 0; i-- {
+			if p := ee.CallStack[i].Pos; p.Filename() == Filename {
+				e.Line, e.Col = p.Line, p.Col
+				break
+			}
+		}
+	}
+	var ar *actionRefused
+	switch {
+	case errors.As(err, &ar):
+		e.Code, e.Arg, e.Detail = ar.code, ar.arg, ""
+	case errors.Is(err, errTooBig):
+		e.Code, e.Arg, e.Detail = "size-value", fmt.Sprint(lim.Value), ""
+	case th.ExecutionSteps() >= lim.StepsPerCall || strings.Contains(err.Error(), "too many steps"):
+		e.Code, e.Arg, e.Detail = "steps-call", fmt.Sprint(lim.StepsPerCall), ""
+	}
+	return e
+}

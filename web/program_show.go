@@ -1,0 +1,99 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"leaselab/catalog"
+	"leaselab/draw"
+	"leaselab/labs"
+	"leaselab/program"
+)
+
+// programView is the editor of a lab where the student writes the worker,
+// and the engine's verdict on what was submitted (issue 30).
+type programView struct {
+	Lang   string
+	Text   string // the program in the editor
+	Lines  int    // how many line numbers the editor shows
+	Error  string // what keeps the program from running, with its line
+	Judged *programVerdict
+}
+
+// programVerdict is a judged program: the challenge's words for the
+// counterexample (its faults, the deciding event, its diagram) and the
+// line of the program that acted.
+type programVerdict struct {
+	*challengeView
+	Pass     bool
+	Summary  string
+	Fault    string // the program's own failure, when that decided
+	Line     int32
+	LineText string
+}
+
+// programOf fills the editor from the session (the program its link
+// carries, else the form's text, else the lab's starting program), says a
+// program error of refused in the editor, and judges the program when
+// asked. Its error is the judgement's own (the lab's), not the program's.
+func (s *Server) programOf(lab *labs.Lab, progText, formText string, refused error, submit bool, lang string) (*programView, error) {
+	p := lab.Program()
+	pv := &programView{Lang: lang, Text: progText}
+	if pv.Text == "" {
+		pv.Text = formText
+	}
+	if pv.Text == "" {
+		pv.Text = p.Start
+	}
+	pv.Lines = strings.Count(pv.Text, "\n") + 2
+	var pe *program.Error
+	if errors.As(refused, &pe) {
+		pv.Error = program.Describe(pe, lang)
+	}
+	if submit && pv.Error == "" {
+		v, err := p.Judge(pv.Text, 1)
+		if err != nil {
+			return pv, err
+		}
+		pv.Judged = verdictOfProgram(v, pv.Text, lang)
+		if v.Compile != nil {
+			pv.Error, pv.Judged = program.Describe(v.Compile, lang), nil
+		}
+	}
+	return pv, nil
+}
+
+func verdictOfProgram(v *labs.ProgramVerdict, src, lang string) *programVerdict {
+	cv := &challengeView{Lang: lang, Verdict: &labs.ChallengeVerdict{Result: v.Result, World: v.World}}
+	out := &programVerdict{challengeView: cv, Pass: v.Pass}
+	if v.Pass {
+		out.Summary = fmt.Sprintf(T(lang, "program.verdict.pass"), v.Runs)
+		return out
+	}
+	ce := v.Counterexample
+	out.Summary = fmt.Sprintf(T(lang, "program.verdict.fail"), ce.Index+1, catalog.TimeText(lang, ce.Why.T))
+	if v.World != nil {
+		hl := map[int]bool{ce.Event: true}
+		cv.Diagram = draw.ZoomedDiagram("program", v.World, lang, hl)
+	}
+	if v.Fault != nil {
+		out.Fault = fmt.Sprintf(T(lang, "program.verdict.fault"), program.Describe(v.Fault.Err, lang))
+	}
+	if v.Line > 0 {
+		out.Line = v.Line
+		if lines := strings.Split(src, "\n"); int(v.Line) <= len(lines) {
+			out.LineText = strings.TrimRight(lines[v.Line-1], " \t\r")
+		}
+	}
+	return out
+}
+
+// lineNumbers is the editor's gutter: 1 to n, one a line.
+func lineNumbers(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
+}
