@@ -63,10 +63,11 @@ func (c countingConn) Write(b []byte) (int, error) {
 // phoneProbe is put into every page before its own script runs. It counts
 // the live messages as they arrive (and their text's length), notes when
 // the first one has been painted (an animation frame, then a task after
-// it), and times a tap: from the pointer going down to the first paint
-// that shows "now" at or past the time the tap asked for.
+// it), and times a tap: from the finger lifting (when a tap becomes a
+// click) to the first paint that shows "now" at or past the time the tap
+// asked for, and to the server's answer's arrival.
 const phoneProbe = `(() => {
-	const p = window.__phone = {frames: 0, text: 0, first: 0, taps: []};
+	const p = window.__phone = {frames: 0, text: 0, first: 0, taps: [], answers: []};
 	const painted = (f) => requestAnimationFrame(() => setTimeout(f, 0));
 	const W = window.WebSocket;
 	window.WebSocket = class extends W {
@@ -76,6 +77,8 @@ const phoneProbe = `(() => {
 				p.frames++;
 				p.text += ev.data.length;
 				if (!p.first) painted(() => { p.first = p.first || performance.now(); });
+				const t = p.pending;
+				if (t && t.up && !t.answer && JSON.parse(ev.data).type === "ack") t.answer = performance.now() - t.up;
 			});
 		}
 	};
@@ -84,15 +87,14 @@ const phoneProbe = `(() => {
 		return el ? parseFloat(el.textContent.replace(/[^0-9,.]/g, "").replace(",", ".")) : NaN;
 	};
 	p.arm = (step) => {
-		const target = seconds() + step - 0.001;
-		p.pending = {target, down: 0};
+		p.pending = {target: seconds() + step - 0.001, up: 0, answer: 0};
 	};
-	addEventListener("pointerdown", (ev) => { if (p.pending) p.pending.down = ev.timeStamp; }, true);
+	addEventListener("pointerup", (ev) => { if (p.pending) p.pending.up = ev.timeStamp; }, true);
 	new MutationObserver(() => {
 		const t = p.pending;
-		if (!t || !t.down || !(seconds() >= t.target)) return;
+		if (!t || !t.up || !(seconds() >= t.target)) return;
 		p.pending = null;
-		painted(() => p.taps.push(performance.now() - t.down));
+		painted(() => { p.taps.push(performance.now() - t.up); p.answers.push(t.answer); });
 	}).observe(document, {subtree: true, childList: true, characterData: true});
 })()`
 
@@ -104,6 +106,7 @@ type phoneRow struct {
 	script, layout, style   float64 // of it, ms
 	frames                  int
 	tapP50, tapMax          float64 // ms
+	answerP50               float64 // ms from the finger lifting to the answer's arrival
 	taps                    int
 	wireKBs, wirePerFrame   float64 // on the wire: KB/s, bytes per message
 	textPerFrame            float64 // the messages' text, bytes
@@ -146,11 +149,11 @@ func TestPhoneFigures(t *testing.T) {
 		rows = append(rows, r)
 	}
 	fmt.Printf("phone figures: 390×844, CPU %d× slower, playing at 1× for 10 s (issue 28)\n", phoneSlowdown)
-	fmt.Printf("%-11s %6s %8s %16s %7s %14s %9s %10s %10s %9s %14s\n",
-		"lab", "busy", "ms/frame", "script/lay/style", "frames", "tap p50 (max)", "KB/s", "B/frame", "text B/fr", "1st frame", "1× busy, tap")
+	fmt.Printf("%-10s %6s %8s %16s %6s %14s %6s %6s %7s %7s %9s %13s\n",
+		"lab", "busy", "ms/frame", "script/lay/style", "frames", "tap p50 (max)", "answer", "KB/s", "B/frame", "text B", "1st frame", "1×: busy tap")
 	for _, r := range rows {
-		fmt.Printf("%-11s %5.1f%% %8.1f %5.1f/%4.1f/%4.1f %7d %6.0f (%4.0f) %9.2f %10.0f %10.0f %7.0fms %5.1f%%, %3.0fms\n",
-			r.lab, 100*r.busy, r.perFrame, r.script, r.layout, r.style, r.frames, r.tapP50, r.tapMax,
+		fmt.Printf("%-10s %5.1f%% %8.1f %5.1f/%4.1f/%4.1f %6d %6.0f (%5.0f) %6.0f %6.2f %7.0f %7.0f %7.0fms %5.1f%% %4.0f\n",
+			r.lab, 100*r.busy, r.perFrame, r.script, r.layout, r.style, r.frames, r.tapP50, r.tapMax, r.answerP50,
 			r.wireKBs, r.wirePerFrame, r.textPerFrame, r.firstFrame, 100*r.unthrottledBusy, r.unTapP)
 	}
 }
@@ -232,6 +235,14 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 	taps, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`window.__phone.taps`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	answers, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`window.__phone.answers`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(answers)
+	if len(answers) > 0 {
+		r.answerP50 = answers[len(answers)/2]
 	}
 	slices.Sort(taps)
 	r.taps = len(taps)
