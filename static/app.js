@@ -131,7 +131,7 @@ function startLab(root) {
   const play = document.getElementById("play");
   const speed = document.getElementById("speed");
   let query = root.dataset.query;
-  let ws = null, seq = 0, nextID = 1, retry = 500, playing = false;
+  let ws = null, seq = 0, nextID = 1, retry = 500, playing = false, fresh = true;
 
   saveVerdicts(labID, document);
   fitAll(document);
@@ -153,7 +153,12 @@ function startLab(root) {
   // The session is in the address (query), so any server rebuilds it.
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(`${proto}//${location.host}${root.dataset.ws}?${query}`);
+    // The page as the server drew it shows the session its address holds:
+    // its first connection says so (have=1), and the first frame brings
+    // no copy of what the page has. A reconnect gets the whole page again.
+    const have = fresh && query === root.dataset.query ? "&have=1" : "";
+    fresh = false;
+    ws = new WebSocket(`${proto}//${location.host}${root.dataset.ws}?${query}${have}`);
     seq = 0;
     const resumePlay = playing;
     ws.onopen = () => {
@@ -270,14 +275,13 @@ function startLab(root) {
     if (m.query !== undefined && m.query !== query) {
       query = m.query;
       // A play frame changes the address five times a second, and each
-      // change costs a slow phone tens of ms: the address follows a frame
-      // within a second, and an answer to the student at once.
-      clearTimeout(queryTimer);
-      queryTimer = setTimeout(flushQuery, m.type === "frame" ? 1000 : 0);
+      // change costs a slow phone tens of ms: the address follows play
+      // frames every 5 s (and before a click, a key, leaving the page),
+      // and an answer to the student as it is shown.
+      if (m.type !== "frame") flushQuery();
+      else if (!queryTimer) queryTimer = setTimeout(flushQuery, 5000);
     }
-    // While a play or pause is on its way, a frame sent before the server
-    // read it does not undo the button's new state.
-    if (m.type !== "frame" || ![...pressed.values()].includes(play)) setPlaying(m.playing);
+    setPlaying(m.playing);
   }
 
   // flushQuery puts the session's query into the address and the links
@@ -285,6 +289,7 @@ function startLab(root) {
   let queryTimer = 0, shown = query;
   function flushQuery() {
     clearTimeout(queryTimer);
+    queryTimer = 0;
     if (query === shown) return;
     shown = query;
     const url = `${location.pathname}${query ? "?" + query : ""}${location.hash}`;
@@ -402,9 +407,7 @@ function startLab(root) {
     if (a && !e.ctrlKey && !e.metaKey && !e.shiftKey && doCmd(a.dataset.cmd)) e.preventDefault();
   });
   play.addEventListener("click", () => {
-    const ok = send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value) });
-    press(play, ok);
-    if (ok) setPlaying(!playing); // the answer says whether it plays
+    press(play, send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value) }));
   });
   speed.addEventListener("change", () => {
     if (playing) send({ type: "play", speed: Number(speed.value) });
