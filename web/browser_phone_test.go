@@ -73,7 +73,9 @@ const phoneProbe = `(() => {
 	window.WebSocket = class extends W {
 		constructor(...a) {
 			super(...a);
+			this.addEventListener("open", () => { p.open = p.open || performance.now(); });
 			this.addEventListener("message", (ev) => {
+				p.msg = p.msg || performance.now();
 				p.frames++;
 				p.text += ev.data.length;
 				if (!p.first) painted(() => { p.first = p.first || performance.now(); });
@@ -308,9 +310,16 @@ func firstFrameOnSlowNetwork(t *testing.T, u string) float64 {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the first live frame painted", `window.__phone.first > 0`)
-	first, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`window.__phone.first`))
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+		const n = performance.getEntriesByType("navigation")[0], p = window.__phone;
+		return [p.first, n.responseEnd, n.domContentLoadedEventEnd, p.open, p.msg];
+	})()`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return first
+	res, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(performance.getEntriesByType("resource").map(r => [r.name.slice(-20), Math.round(r.startTime), Math.round(r.responseStart), Math.round(r.responseEnd), r.transferSize]))`))
+	nav, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(performance.getEntriesByType("navigation").map(r => [Math.round(r.responseStart), Math.round(r.domInteractive), Math.round(r.domContentLoadedEventStart), Math.round(r.domContentLoadedEventEnd), r.transferSize]))`))
+	t.Logf("resources %s nav %s", res, nav)
+	t.Logf("%s: first frame painted at %.0f ms: page received %.0f, script run %.0f, socket open %.0f, first message %.0f", u, first[0], first[1], first[2], first[3], first[4])
+	return first[0]
 }
