@@ -255,11 +255,24 @@ func (p *LivePage) Next(out *Edits, v *Live) error {
 	defer laneWorkers.Put(wsp)
 	workers := w.AppendWorkers((*wsp)[:0])
 	*wsp = workers
-	if p.status.sameAs(w, d.outcome, workers) {
+	if p.status.sameBut(w, d.outcome, workers) {
 		target := out.Str("now")
 		at := out.At()
 		out.B = catalog.AppendTime(out.B, v.Lang, w.Now())
 		out.Add(OpText, target, out.Since(at))
+		// A worker that acquired, lost, froze or thawed: its row.
+		for i := range workers {
+			if shown := &p.status.Workers[i]; !sameRow(shown, &workers[i]) {
+				at := out.At()
+				out.s("status-")
+				out.esc(workers[i].Name)
+				target := out.Since(at)
+				at = out.At()
+				out.workerRow(v.Lang, workers[i])
+				out.Add(OpSwap, target, out.Since(at))
+				*shown = workers[i]
+			}
+		}
 	} else {
 		shown := p.status.Workers[:0]
 		p.status = newStatusOf(w, v.Lang, d.outcome, workers)
@@ -449,12 +462,6 @@ func Diff(out *Edits, a, b *Diagram) error {
 	}
 	if a.Now != b.Now {
 		nowOps(out, a, b)
-	}
-	if a.Now.X != b.Now.X {
-		box := out.part(b, "box")
-		at := out.At()
-		out.i(b.Now.X)
-		out.SetAttr(box, "data-now", out.Since(at))
 	}
 	if fx := b.FocusX(); fx != a.FocusX() {
 		box := out.part(b, "box")
