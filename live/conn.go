@@ -3,7 +3,6 @@ package live
 import (
 	"errors"
 	"fmt"
-	"io"
 	"leaselab/budget"
 	"net"
 	"time"
@@ -57,7 +56,7 @@ func (l *Conn) read() {
 	})
 	tokens, last := float64(MsgBurst), l.cfg.Clock.Now()
 	for {
-		data, err := readMsg(l.conn)
+		_, data, err := l.conn.ReadMessage()
 		if err != nil {
 			if errors.Is(err, websocket.ErrReadLimit) {
 				l.cfg.Metrics.Error(ErrSize)
@@ -91,37 +90,10 @@ func (l *Conn) read() {
 	}
 }
 
-// compressFrom is the smallest message worth compressing, when the client
-// and the server agreed on compression: below it deflate's own bytes
-// eat most of what it saves (an ack of play, a pong-sized frame).
-const compressFrom = 128
-
 // writeMsg sends one encoded message. WriteMessage copies it into the
-// connection's pooled write buffer (through a pooled compressor, when the
-// connection compresses), with no writer to allocate.
+// connection's pooled write buffer, with no writer to allocate.
 func writeMsg(conn *websocket.Conn, o *outMsg) error {
-	conn.EnableWriteCompression(len(o.b) >= compressFrom)
 	return conn.WriteMessage(websocket.TextMessage, o.b)
-}
-
-// readMsg reads one message of at most MaxMessageSize bytes as sent, and
-// as read: a compressed message is inflated no further than that, so a
-// few KB cannot unpack into MBs. One past the limit closes with 1009, as
-// the connection's read limit does for bytes on the wire.
-func readMsg(conn *websocket.Conn) ([]byte, error) {
-	_, r, err := conn.NextReader()
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxMessageSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxMessageSize {
-		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseMessageTooBig, ""), time.Now().Add(time.Second))
-		return nil, websocket.ErrReadLimit
-	}
-	return data, nil
 }
 
 // An idle connection holds one goroutine, its reader, and one timer (keep):

@@ -1,12 +1,7 @@
 package web
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/gorilla/websocket"
-
-	"leaselab/live"
 )
 
 // TestFirstFrameToAPageThatHasIt: a page's first connection says it shows
@@ -37,41 +32,5 @@ func TestFirstFrameToAPageThatHasIt(t *testing.T) {
 		if a.Ops[i] != b.Ops[i] {
 			t.Errorf("op %d differs: %+v after a whole first frame, %+v after have=1", i, a.Ops[i], b.Ops[i])
 		}
-	}
-}
-
-// TestSocketCompresses: a browser's offer of permessage-deflate is taken,
-// play frames arrive whole through it, and a compressed message is held
-// to the message size limit once inflated, not only on the wire.
-func TestSocketCompresses(t *testing.T) {
-	_, ts := newTestServer(t, Config{})
-	u := "ws" + strings.TrimPrefix(ts.URL, "http") + "/en/labs/renew-load/ws"
-	d := websocket.Dialer{EnableCompression: true}
-	conn, resp, err := d.Dial(u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if ext := resp.Header.Get("Sec-Websocket-Extensions"); !strings.Contains(ext, "permessage-deflate") {
-		t.Fatalf("the server did not take compression: %q", ext)
-	}
-	c := &wsClient{t: t, conn: conn}
-	if c.first = c.next(); c.first.Type != "frame" || len(c.first.Ops) == 0 {
-		t.Fatalf("first message: %+v", c.first)
-	}
-	if m := c.do("advance 9s"); m.Type != "ack" || m.Now != "9s" || len(m.Ops) == 0 {
-		t.Fatalf("advance 9s through compression: %s at %q with %d ops", m.Type, m.Now, len(m.Ops))
-	}
-
-	// Spaces inflate a thousandfold: a few dozen bytes on the wire, past
-	// the limit once read.
-	bomb, _, err := d.Dial(u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bomb.Close()
-	bomb.WriteMessage(websocket.TextMessage, []byte(`{"type":"do","cmd":"`+strings.Repeat(" ", 64*live.MaxMessageSize)+`"}`))
-	if code, text := closeCode(t, bomb); code != websocket.CloseMessageTooBig {
-		t.Errorf("a message that inflates past the limit: close %d %q, want %d", code, text, websocket.CloseMessageTooBig)
 	}
 }
