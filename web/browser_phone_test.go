@@ -206,13 +206,13 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 	waitJS(t, ctx, "playing", `document.getElementById("play").getAttribute("aria-pressed") === "true"`)
 	time.Sleep(time.Second) // past the first frames' start-up
 
-	frames0 := evalInt(t, ctx, `window.__phone.frames`)
-	text0 := evalInt(t, ctx, `window.__phone.text`)
+	frames0 := evalAs[int](t, ctx, `window.__phone.frames`)
+	text0 := evalAs[int](t, ctx, `window.__phone.text`)
 	m0, out0, wall0 := perfMetrics(t, ctx), out.Load(), time.Now()
 	time.Sleep(10 * time.Second)
 	m1, out1, wall := perfMetrics(t, ctx), out.Load(), time.Since(wall0).Seconds()
-	r.frames = evalInt(t, ctx, `window.__phone.frames`) - frames0
-	text := evalInt(t, ctx, `window.__phone.text`) - text0
+	r.frames = evalAs[int](t, ctx, `window.__phone.frames`) - frames0
+	text := evalAs[int](t, ctx, `window.__phone.text`) - text0
 
 	elapsed := m1["Timestamp"] - m0["Timestamp"]
 	task := m1["TaskDuration"] - m0["TaskDuration"]
@@ -280,15 +280,6 @@ func tap(t *testing.T, ctx context.Context, css string) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func evalInt(t *testing.T, ctx context.Context, expr string) int {
-	t.Helper()
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](expr))
-	if err != nil {
-		t.Fatalf("%s: %v", expr, err)
-	}
-	return n
 }
 
 // firstFrameOnSlowNetwork opens u in a fresh browser (nothing cached) on
