@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"leaselab/content"
@@ -257,38 +258,43 @@ func TestBrowserAxe(t *testing.T) {
 		dark bool
 	}
 	for _, v := range []look{{phone, false}, {laptop, false}, {projector, false}, {phone, true}, {laptop, true}} {
-		ctx := browser(t, int(v.width), int(v.height)) // a browser each, within its time limit
-		emulate(t, ctx, v.viewport)
 		scheme := "light"
 		if v.dark {
 			scheme = "dark"
 		}
-		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range pages {
-			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+p)); err != nil {
+		t.Run(v.name+"-"+scheme, func(t *testing.T) {
+			t.Parallel() // a tab each, in the one browser
+			ctx := browser(t, int(v.width), int(v.height))
+			emulate(t, ctx, v.viewport)
+			if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
 				t.Fatal(err)
 			}
-			waitJS(t, ctx, "the page", `document.readyState === "complete"`)
-			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](axe+";true")); err != nil {
-				t.Fatalf("load axe: %v", err)
+			// axe is in every page the tab opens from now on, without
+			// sending its half megabyte again for each.
+			if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: axe}); err != nil {
+				t.Fatalf("add axe: %v", err)
 			}
-			res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " " + n.failureSummary)}))))`, chromedp.EvalAwaitPromise))
-			if err != nil {
-				t.Fatalf("axe on %s: %v", p, err)
+			for _, p := range pages {
+				if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+p)); err != nil {
+					t.Fatal(err)
+				}
+				waitJS(t, ctx, "the page", `document.readyState === "complete"`)
+				res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " " + n.failureSummary)}))))`, chromedp.EvalAwaitPromise))
+				if err != nil {
+					t.Fatalf("axe on %s: %v", p, err)
+				}
+				var vs []struct {
+					ID, Help string
+					Nodes    []string
+				}
+				if err := json.Unmarshal([]byte(res), &vs); err != nil {
+					t.Fatal(err)
+				}
+				for _, x := range vs {
+					t.Errorf("%s %s %s: %s (%s)\n  %s", v.name, scheme, p, x.ID, x.Help, strings.Join(x.Nodes, "\n  "))
+				}
 			}
-			var vs []struct {
-				ID, Help string
-				Nodes    []string
-			}
-			if err := json.Unmarshal([]byte(res), &vs); err != nil {
-				t.Fatal(err)
-			}
-			for _, x := range vs {
-				t.Errorf("%s %s %s: %s (%s)\n  %s", v.name, scheme, p, x.ID, x.Help, strings.Join(x.Nodes, "\n  "))
-			}
-		}
+		})
 	}
 }
 
