@@ -263,12 +263,17 @@ func tap(t *testing.T, ctx context.Context, css string) {
 	t.Helper()
 	xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](fmt.Sprintf(`(() => {
 		const el = document.querySelector(%q);
-		el.scrollIntoView({block: "nearest"});
+		el.scrollIntoView({block: "center"});
 		const r = el.getBoundingClientRect();
-		return [r.left + r.width / 2, r.top + r.height / 2];
+		const x = r.left + r.width / 2, y = r.top + r.height / 2, at = document.elementFromPoint(x, y);
+		if (at !== el && !el.contains(at)) console.log("tap: " + (at && at.outerHTML.slice(0, 120)));
+		return [x, y, at === el || el.contains(at) ? 1 : 0];
 	})()`, css)))
 	if err != nil {
 		t.Fatalf("tap %s: %v", css, err)
+	}
+	if xy[2] == 0 {
+		t.Logf("tap %s: another element is at its middle", css)
 	}
 	if _, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{
 		Type: input.DispatchTouchEventTypeTouchStart, TouchPoints: []*input.TouchPoint{{X: xy[0], Y: xy[1]}},
@@ -297,6 +302,10 @@ func firstFrameOnSlowNetwork(t *testing.T, u string) float64 {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// The shared browser's network would stay slow for the tabs after.
+	defer chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+		MatchedNetworkConditions: []*network.Conditions{{DownloadThroughput: -1, UploadThroughput: -1}},
+	})
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatal(err)
 	}
