@@ -422,20 +422,31 @@ func (w *Markup) now(d *Diagram) {
 	if d.Now.X < 0 {
 		return
 	}
-	w.s(`<g class="nowline"><line class="now"`)
-	w.num("x1", d.Now.X)
-	w.num("x2", d.Now.X)
+	// The line and its label are drawn at 0 and moved to the present by
+	// their group's transform, so that a live frame moves them with one
+	// attribute and a text (LivePage.Next), not new markup.
+	w.s(`<g class="nowline" id="`)
+	w.esc(d.ID)
+	w.s(`-nowline" transform="translate(`)
+	w.i(d.Now.X)
+	w.s(`,0)"><line class="now" x1="0" x2="0"`)
 	w.num("y1", d.Now.Y1)
 	w.num("y2", d.Now.Y2)
-	w.s(`></line><text class="nowtext"`)
-	w.num("x", d.Now.X)
+	w.s(`></line><text class="nowtext" id="`)
+	w.esc(d.ID)
+	w.s(`-nowtext" x="0"`)
 	w.num("y", d.Now.Y1-2)
 	w.attr("text-anchor", nowAnchor(d))
 	w.s(">")
+	w.nowText(d)
+	w.s("</text></g>")
+}
+
+// nowText writes the "now" label's words.
+func (w *Markup) nowText(d *Diagram) {
 	w.esc(catalog.T(d.Lang, "diagram.now"))
 	w.s(" ")
 	w.B = catalog.AppendTime(w.B, d.Lang, d.Now.At) // a time's text needs no escaping
-	w.s("</text></g>")
 }
 
 // sessionCmd writes command i of a session's list, in words.

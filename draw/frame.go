@@ -255,11 +255,24 @@ func (p *LivePage) Next(out *Edits, v *Live) error {
 	defer laneWorkers.Put(wsp)
 	workers := w.AppendWorkers((*wsp)[:0])
 	*wsp = workers
-	if p.status.sameAs(w, d.outcome, workers) {
+	if p.status.sameBut(w, d.outcome, workers) {
 		target := out.Str("now")
 		at := out.At()
 		out.B = catalog.AppendTime(out.B, v.Lang, w.Now())
 		out.Add(OpText, target, out.Since(at))
+		// A worker that acquired, lost, froze or thawed: its row.
+		for i := range workers {
+			if shown := &p.status.Workers[i]; !sameRow(shown, &workers[i]) {
+				at := out.At()
+				out.s("status-")
+				out.esc(workers[i].Name)
+				target := out.Since(at)
+				at = out.At()
+				out.workerRow(v.Lang, workers[i])
+				out.Add(OpSwap, target, out.Since(at))
+				*shown = workers[i]
+			}
+		}
 	} else {
 		shown := p.status.Workers[:0]
 		p.status = newStatusOf(w, v.Lang, d.outcome, workers)
@@ -331,8 +344,8 @@ func (p *LivePage) sessionOps(out *Edits, lang string, now []engine.Command) boo
 		out.i(last)
 		target := out.Since(at)
 		at = out.At()
-		out.sessionCmd(lang, last, now[last])
-		out.Add(OpSwap, target, out.Since(at))
+		out.B = appendCommandText(out.B, lang, now[last])
+		out.Add(OpText, target, out.Since(at))
 	}
 	if len(now) > n {
 		target := out.Str("session-cmds")
@@ -448,14 +461,7 @@ func Diff(out *Edits, a, b *Diagram) error {
 		layerOps(out, 'm', b, a.Marks, b.Marks, func(x dMark) int { return int(x.Index) }, func(x dMark) { w.mark(b, x) })
 	}
 	if a.Now != b.Now {
-		target := out.part(b, "now")
-		at := out.At()
-		out.now(b)
-		out.Add(OpReplace, target, out.Since(at))
-		box := out.part(b, "box")
-		at = out.At()
-		out.i(b.Now.X)
-		out.SetAttr(box, "data-now", out.Since(at))
+		nowOps(out, a, b)
 	}
 	if fx := b.FocusX(); fx != a.FocusX() {
 		box := out.part(b, "box")
@@ -480,6 +486,33 @@ func Diff(out *Edits, a, b *Diagram) error {
 		out.Add(OpReplace, target, out.Since(at))
 	}
 	return nil
+}
+
+// nowOps moves the "now" line from where a has it to where b has it: its
+// group's transform and its label's text while it keeps its height and
+// its label's side, else it is drawn again.
+func nowOps(out *Edits, a, b *Diagram) {
+	if a.Now.X < 0 || b.Now.X < 0 || a.Now.Y1 != b.Now.Y1 || a.Now.Y2 != b.Now.Y2 || nowAnchor(a) != nowAnchor(b) || a.Lang != b.Lang {
+		target := out.part(b, "now")
+		at := out.At()
+		out.now(b)
+		out.Add(OpReplace, target, out.Since(at))
+		return
+	}
+	if a.Now.X != b.Now.X {
+		target := out.part(b, "nowline")
+		at := out.At()
+		out.s("translate(")
+		out.i(b.Now.X)
+		out.s(",0)")
+		out.SetAttr(target, "transform", out.Since(at))
+	}
+	if a.Now.At != b.Now.At {
+		target := out.part(b, "nowtext")
+		at := out.At()
+		out.nowText(b)
+		out.Add(OpText, target, out.Since(at))
+	}
 }
 
 func samePin(a, b *dPin) bool {

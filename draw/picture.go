@@ -63,7 +63,6 @@ func (w *Markup) figure(d *Diagram) {
 	w.esc(d.ID)
 	w.s(`-box" tabindex="0" role="region"`)
 	w.attr("aria-label", d.Title)
-	w.num("data-now", d.Now.X)
 	w.num("data-focus", d.FocusX())
 	w.num("data-width", d.Width)
 	w.s(">")

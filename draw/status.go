@@ -59,21 +59,25 @@ func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.Wo
 	return v
 }
 
-// sameAs reports whether v, a status shown, shows w's status but for its
-// time, when w's run's outcome is o and its workers are as workers says:
-// then a frame sends only the time. It compares what the words are made
-// from, so that a frame makes no words to compare.
-func (v *Status) sameAs(w *engine.World, o runOutcome, workers []engine.WorkerState) bool {
+// sameBut reports whether v shows w's status but for its time and its
+// workers' rows (the same workers, in the same order): then a frame swaps
+// the rows that changed. It compares what the words are made from, so
+// that a frame makes no words to compare.
+func (v *Status) sameBut(w *engine.World, o runOutcome, workers []engine.WorkerState) bool {
 	if v.key != statusKeyOf(w.Brief(), o) || len(v.Workers) != len(workers) {
 		return false
 	}
 	for i := range v.Workers {
-		a, b := &v.Workers[i], &workers[i]
-		if a.Name != b.Name || a.Crashed != b.Crashed || a.Frozen != b.Frozen || a.Done != b.Done || a.Holds != b.Holds || a.Token != b.Token {
+		if v.Workers[i].Name != workers[i].Name {
 			return false
 		}
 	}
 	return true
+}
+
+// sameRow reports whether a worker's row says the same of a and b.
+func sameRow(a, b *engine.WorkerState) bool {
+	return a.Name == b.Name && a.Crashed == b.Crashed && a.Frozen == b.Frozen && a.Done == b.Done && a.Holds == b.Holds && a.Token == b.Token
 }
 
 // StatusPanel is the status as a page shows it.
@@ -119,19 +123,7 @@ func (w *Markup) status(s *Status) {
 	w.B = strconv.AppendInt(w.B, b.Highest, 10)
 	w.s("</dd></div>")
 	for _, ws := range s.Workers {
-		w.s(`<div`)
-		w.attr("data-worker", ws.Name)
-		w.s(` data-frozen="`)
-		w.B = strconv.AppendBool(w.B, ws.Frozen)
-		w.s(`" class="`)
-		if ws.Frozen {
-			w.s("frozen")
-		}
-		w.s(`"><dt>`)
-		w.esc(ws.Name)
-		w.s("</dt><dd>")
-		w.workerState(lang, ws)
-		w.s("</dd></div>")
+		w.workerRow(lang, ws)
 	}
 	// The class is as templ joined "outcome" and the outcome's class: with
 	// a space before an empty one.
@@ -144,6 +136,26 @@ func (w *Markup) status(s *Status) {
 	w.s(">")
 	w.outcomeStatus(s)
 	w.s("</dd></div></dl>")
+}
+
+// workerRow writes a worker's row of the status, whose id (status-NAME)
+// a frame swaps when only workers changed (LivePage.Next).
+func (w *Markup) workerRow(lang string, ws engine.WorkerState) {
+	w.s(`<div id="status-`)
+	w.esc(ws.Name)
+	w.s(`"`)
+	w.attr("data-worker", ws.Name)
+	w.s(` data-frozen="`)
+	w.B = strconv.AppendBool(w.B, ws.Frozen)
+	w.s(`" class="`)
+	if ws.Frozen {
+		w.s("frozen")
+	}
+	w.s(`"><dt>`)
+	w.esc(ws.Name)
+	w.s("</dt><dd>")
+	w.workerState(lang, ws)
+	w.s("</dd></div>")
 }
 
 // workerState says in words what a worker is doing.

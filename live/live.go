@@ -107,6 +107,12 @@ func New(cfg *Config, lab *labs.Lab, lang string, work, addr *budget.Work, mem M
 // Lab makes c drive a lab session.
 func (c *Conn) Lab(sess *labsession.Session) { c.sess, c.runs = sess, labRun{sess} }
 
+// Have says that the page shows the lab session's world as a fresh
+// render of its address does (its first connection says have=1): the
+// first frame carries the session's query and time but no copy of what
+// the page has, and later frames change the page from there.
+func (c *Conn) Have() { c.have = true }
+
 // Pair makes c drive a what-if pair.
 func (c *Conn) Pair(p *labsession.Pair) { c.runs, c.sess = &pairRun{Pair: p}, p.Session() }
 

@@ -71,6 +71,9 @@ type Conn struct {
 	// reset or a replay starts a new one, whose list the page must show
 	// whole.
 	shownRun uint64
+	// have says the page shows the session as its address draws it (the
+	// page's first connection): the first frame sends none of it (Have).
+	have bool
 	// mem is the session's entry in the server's memory ledger.
 	mem Memory
 
@@ -480,6 +483,13 @@ func (l *Conn) frame(id int64) serverMsg {
 	at = out.At()
 	out.B = w.Now().AppendTo(out.B)
 	out.clock = out.Since(at)
+	if l.have {
+		// The first frame to a page that shows what Whole would draw:
+		// nothing to send but the session's query and time.
+		l.have = false
+		l.shown, l.shownRun = len(w.Events()), l.sess.Run()
+		return m
+	}
 	v := draw.Live{Lang: l.lang, Base: l.cfg.Base, Lab: l.lab, Session: l.sess}
 	if p == nil {
 		p = draw.Whole(&out.Edits, &v)

@@ -278,7 +278,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.GoBefore, _ = metricsGo(base)
 
 	wsURL := "ws" + strings.TrimPrefix(base.String(), "http") + "/" + cfg.Lang + "/labs/" + cfg.Lab + "/ws"
-	dialer := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 1024}
+	// Every session offers compression (permessage-deflate), as every
+	// browser does: the server pays for it where it accepts.
+	dialer := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 1024, EnableCompression: true}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 

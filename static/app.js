@@ -51,26 +51,61 @@ function showProgress() {
 // fitBox keeps a diagram readable in a box narrower than the picture: the
 // picture scrolls, the lane names stay at the left edge, and the box opens
 // on what matters (the present, or an answer's first deciding event).
+// What it measures of a box is kept until the picture or the window
+// changes, so a live frame that only moves the present writes the scroll
+// and reads no layout: on a slow phone a read after a write costs a whole
+// layout of the page.
+const measured = new WeakMap();
+let measures = 0; // a new window size makes every kept measure stale
+
+function measure(box, svg) {
+  let m = measured.get(box);
+  if (m && m.svg === svg && m.gen === measures) return m;
+  const units = Number(box.dataset.width) || svg.viewBox.baseVal.width;
+  m = { svg, gen: measures, k: svg.getBoundingClientRect().width / units, room: box.scrollWidth - box.clientWidth, width: box.clientWidth, left: box.scrollLeft };
+  measured.set(box, m);
+  return m;
+}
+
 function fitBox(box) {
   const svg = box.querySelector("svg.diagram");
   if (!svg) return;
-  const units = Number(box.dataset.width) || svg.viewBox.baseVal.width;
-  const k = svg.getBoundingClientRect().width / units; // px per unit
+  const old = measured.get(box);
+  const fresh = !old || old.svg !== svg || old.gen !== measures;
+  const m = measure(box, svg);
   const lanes = svg.querySelector(".lanes-fixed");
-  const stick = () => { if (lanes) lanes.setAttribute("transform", `translate(${box.scrollLeft / k},0)`); };
   if (!box.dataset.fitted) {
     box.dataset.fitted = "1";
-    box.addEventListener("scroll", stick, { passive: true });
+    box.addEventListener("scroll", () => { const n = measured.get(box); if (n) { n.left = box.scrollLeft; fitLanes(box); } }, { passive: true });
   }
-  if (box.scrollWidth > box.clientWidth + 1) {
-    const x = Number(box.dataset.focus) * k;
-    const zoomed = box.classList.contains("zoomed");
-    // The present near the right edge; an answer's outcome in the middle
-    // of what the lane names leave.
-    const names = 118 * k;
-    box.scrollLeft = zoomed ? Math.max(0, x - names - (box.clientWidth - names) / 2) : Math.max(0, x - box.clientWidth + 56);
+  let left = m.left;
+  if (m.room > 1) {
+    const x = Number(box.dataset.focus) * m.k;
+    const names = 118 * m.k;
+    if (box.classList.contains("zoomed")) {
+      // An answer's outcome in the middle of what the lane names leave.
+      left = Math.max(0, x - names - (m.width - names) / 2);
+    } else if (fresh || x < left + names || x > left + m.width - 56) {
+      // The present near the right edge; a live picture, once fitted,
+      // scrolls only when the present would leave the view, and then by
+      // half of the view, not on every frame.
+      left = Math.max(0, x - m.width + 56 + (fresh ? 0 : (m.width - names - 56) / 2));
+    }
+    left = Math.round(Math.min(m.room, left));
+    if (left !== m.left) box.scrollLeft = left;
   }
-  stick();
+  m.left = left;
+  const t = `translate(${left / m.k},0)`;
+  if (lanes && lanes.getAttribute("transform") !== t) lanes.setAttribute("transform", t);
+}
+
+// fitLanes keeps the lane names at the left edge of a box the student
+// scrolls.
+function fitLanes(box) {
+  const m = measured.get(box), svg = box.querySelector("svg.diagram");
+  const lanes = svg && svg.querySelector(".lanes-fixed");
+  const t = m && `translate(${m.left / m.k},0)`;
+  if (lanes && m.svg === svg && lanes.getAttribute("transform") !== t) lanes.setAttribute("transform", t);
 }
 
 // applyOp carries out one of a frame's ops on its target (docs/protocol.md).
@@ -85,6 +120,8 @@ function applyOp(el, o) {
   }
 }
 
+function showLatest(list) { list.scrollTop = list.scrollHeight; }
+
 function fitAll(root) { root.querySelectorAll(".diagram-box").forEach(fitBox); }
 
 function startLab(root) {
@@ -94,13 +131,16 @@ function startLab(root) {
   const play = document.getElementById("play");
   const speed = document.getElementById("speed");
   let query = root.dataset.query;
-  let ws = null, seq = 0, nextID = 1, retry = 500, playing = false;
+  let ws = null, seq = 0, nextID = 1, retry = 500, playing = false, fresh = true;
 
   saveVerdicts(labID, document);
   fitAll(document);
-  addEventListener("resize", () => fitAll(document));
+  addEventListener("resize", () => { measures++; fitAll(document); });
   keepHints(labID);
   keepAnswers(labID);
+  for (const d of document.querySelectorAll("details.eventbox")) {
+    d.addEventListener("toggle", () => { const l = d.querySelector(".events"); if (d.open && l) showLatest(l); });
+  }
 
   // setConn shows the connection's state: on, off, idle or full.
   function setConn(state) {
@@ -113,11 +153,17 @@ function startLab(root) {
   // The session is in the address (query), so any server rebuilds it.
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(`${proto}//${location.host}${root.dataset.ws}?${query}`);
+    // The page as the server drew it shows the session its address holds:
+    // its first connection says so (have=1), and the first frame brings
+    // no copy of what the page has. A reconnect gets the whole page again.
+    const have = fresh && query === root.dataset.query ? "&have=1" : "";
+    fresh = false;
+    ws = new WebSocket(`${proto}//${location.host}${root.dataset.ws}?${query}${have}`);
     seq = 0;
     const resumePlay = playing;
     ws.onopen = () => {
       retry = 500;
+      for (const id of [...pressed.keys()]) settle(id);
       setConn("on");
       if (resumePlay) send({ type: "play", speed: Number(speed.value) });
       restoreVerdicts();
@@ -141,41 +187,123 @@ function startLab(root) {
       setTimeout(connect, wait);
       retry = Math.min(retry * 2, 8000);
     };
-    ws.onmessage = (ev) => receive(JSON.parse(ev.data));
+    ws.onmessage = (ev) => {
+      const m = JSON.parse(ev.data);
+      if (m.seq !== seq + 1) { ws.close(); return; } // a gap: resume by replay
+      seq = m.seq;
+      inbox.push(m);
+      later();
+    };
   }
 
-  function receive(m) {
-    if (m.seq !== seq + 1) { ws.close(); return; } // a gap: resume by replay
-    seq = m.seq;
-    let refit = false;
-    for (const o of m.ops || []) {
+  // Messages are put into the page once per animation frame: a slow
+  // phone that falls behind shows the frames that came meanwhile in one
+  // layout and one paint, and an op that a later one in the same batch
+  // overwrites is not carried out. A hidden page has no animation frames,
+  // so there a task does it.
+  // A play frame also waits until the page has rested nine times as long
+  // as the last batch kept it busy (script, style, layout and paint), at
+  // most a second: playing takes at most about a tenth of a slow phone's
+  // main thread, and a fast one, resting a few ms, sees every frame.
+  // Anything else (an answer to the student, a paused world's frame) goes
+  // into the next animation frame.
+  const inbox = [];
+  let queued = false, restUntil = 0, restTimer = 0;
+  function later() {
+    if (queued) return;
+    const urgent = inbox.some((m) => m.type !== "frame" || !m.playing);
+    const wait = urgent ? 0 : restUntil - performance.now();
+    if (wait > 0) {
+      if (!restTimer) restTimer = setTimeout(() => { restTimer = 0; later(); }, wait);
+      return;
+    }
+    clearTimeout(restTimer);
+    restTimer = 0;
+    queued = true;
+    if (document.hidden) setTimeout(applyInbox, 0);
+    else requestAnimationFrame(applyInbox);
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) { if (inbox.length) setTimeout(applyInbox, 0); flushQuery(); }
+  });
+
+  function applyInbox() {
+    queued = false;
+    const batch = inbox.splice(0);
+    if (!batch.length) return;
+    const start = performance.now();
+    setTimeout(() => { // after this frame is painted
+      const end = performance.now();
+      restUntil = end + Math.min(1000, 9 * (end - start));
+    }, 0);
+    const ops = batch.flatMap((m) => m.ops || []);
+    // The last replace, swap, text or attr of a target is the one that
+    // shows.
+    const last = new Map();
+    ops.forEach((o, i) => { if (o.op !== "append" && o.op !== "remove") last.set(o.op + " " + o.target + " " + (o.attr || ""), i); });
+    const refit = new Set();
+    let events = null;
+    ops.forEach((o, i) => {
+      if (o.op !== "append" && o.op !== "remove" && last.get(o.op + " " + o.target + " " + (o.attr || "")) !== i) return;
       const el = document.getElementById(o.target);
-      if (!el) continue;
+      if (!el) return;
       applyOp(el, o);
-      if (o.target === "events") el.scrollTop = el.scrollHeight;
-      if (o.target === "diagram" || o.target.startsWith("live-")) refit = true;
+      if (o.target === "events") events = el;
+      if (o.target === "diagram" || o.target.startsWith("live-")) refit.add("diagram");
+      if (o.target === "pair-live") refit.add("pair-live");
       if (o.target.includes("verdict")) {
         saveVerdicts(labID, el);
         fitAll(el);
       }
-    }
-    if (refit) fitAll(document.getElementById("diagram"));
+    });
+    for (const id of refit) fitAll(document.getElementById(id));
+    // The event list shows its newest rows: scrolled when it is open, and
+    // after the paint, when reading its height costs no layout.
+    if (events && events.closest("details")?.open !== false) setTimeout(() => showLatest(events), 0);
+    for (const m of batch) answered(m);
+  }
+
+  function answered(m) {
     if (m.type === "error" && m.retry > 0 && resend(m)) {
       // Over the work budget: the server says when to ask again.
     } else if (m.type === "error") errBox.textContent = m.error;
     else if (m.type === "ack") errBox.textContent = "";
-    if (m.id) sent.delete(m.id);
+    if (m.id) {
+      sent.delete(m.id);
+      settle(m.id);
+    }
     if (m.query !== undefined && m.query !== query) {
       query = m.query;
-      const url = `${location.pathname}${query ? "?" + query : ""}${location.hash}`;
-      history.replaceState(null, "", url);
-      const sw = document.getElementById("lang-switch");
-      if (sw) sw.href = sw.pathname + (query ? "?" + query : "") + location.hash;
-      for (const a of document.querySelectorAll("a[data-base]")) a.href = a.dataset.base + (query ? "?" + query : "");
+      // A play frame changes the address five times a second, and each
+      // change costs a slow phone tens of ms: the address follows play
+      // frames every 5 s (and before a click, a key, leaving the page),
+      // and an answer to the student as it is shown.
+      if (m.type !== "frame") flushQuery();
+      else if (!queryTimer) queryTimer = setTimeout(flushQuery, 5000);
     }
     setPlaying(m.playing);
-    root.dispatchEvent(new CustomEvent("live:message", { bubbles: true, detail: m }));
   }
+
+  // flushQuery puts the session's query into the address and the links
+  // that carry it.
+  let queryTimer = 0, shown = query;
+  function flushQuery() {
+    clearTimeout(queryTimer);
+    queryTimer = 0;
+    if (query === shown) return;
+    shown = query;
+    const url = `${location.pathname}${query ? "?" + query : ""}${location.hash}`;
+    history.replaceState(null, "", url);
+    const sw = document.getElementById("lang-switch");
+    if (sw) sw.href = sw.pathname + (query ? "?" + query : "") + location.hash;
+    for (const a of document.querySelectorAll("a[data-base]")) a.href = a.dataset.base + (query ? "?" + query : "");
+    root.dispatchEvent(new CustomEvent("live:query", { bubbles: true }));
+  }
+  // Before a link is followed or the page is left, the address is the
+  // session's.
+  addEventListener("pointerdown", flushQuery, true);
+  addEventListener("keydown", flushQuery, true);
+  addEventListener("pagehide", flushQuery);
 
   function setPlaying(on) {
     playing = !!on;
@@ -204,6 +332,22 @@ function startLab(root) {
   }
 
   function doCmd(cmd) { return send({ type: "do", cmd }); }
+
+  // A control shows at once that it was pressed, before the server's
+  // answer comes (on a slow network or a busy phone, a while later); the
+  // answer, or a new connection, takes the mark away.
+  const pressed = new Map();
+  function press(b, ok) {
+    if (!ok || !b) return;
+    b.classList.add("sent");
+    pressed.set(nextID - 1, b);
+  }
+  function settle(id) {
+    const b = pressed.get(id);
+    if (!b) return;
+    pressed.delete(id);
+    if (![...pressed.values()].includes(b)) b.classList.remove("sent");
+  }
 
   // withFor adds the duration chosen in the worker's own list to a freeze.
   function withFor(cmd) {
@@ -234,6 +378,7 @@ function startLab(root) {
     let ok;
     if (b.name === "replay") ok = send({ type: "replay" });
     else ok = doCmd(withFor(b.value));
+    press(b, ok);
     if (ok) e.preventDefault();
   });
   for (const f of document.querySelectorAll("form.answer")) {
@@ -262,7 +407,7 @@ function startLab(root) {
     if (a && !e.ctrlKey && !e.metaKey && !e.shiftKey && doCmd(a.dataset.cmd)) e.preventDefault();
   });
   play.addEventListener("click", () => {
-    send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value) });
+    press(play, send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value) }));
   });
   speed.addEventListener("change", () => {
     if (playing) send({ type: "play", speed: Number(speed.value) });
@@ -354,9 +499,9 @@ function keepAnswers(labID) {
 // ---- What if? and the share field (issue 13) ----
 // The what-if pair page (#pair) plays live through startLab, over its own
 // socket: only time moves a pair, so its controls are play and the time
-// links. After each message the redrawn diagrams are fitted, the links
-// point at the new address (they still work if the socket drops) and the
-// share field holds the page's address.
+// links. After each batch of messages the redrawn diagrams are fitted;
+// when the address follows the pair, the links point at it (they still
+// work if the socket drops) and the share field holds it.
 
 // keepShare puts the page's own address in the share field.
 function keepShare() {
@@ -365,8 +510,7 @@ function keepShare() {
 }
 
 function followPair(root) {
-  root.addEventListener("live:message", () => {
-    fitAll(document.getElementById("pair-live"));
+  root.addEventListener("live:query", () => {
     const q = location.search || "?";
     for (const a of root.querySelectorAll("a[data-cmd]")) {
       a.href = `${root.dataset.base}${q}&do=${encodeURIComponent(a.dataset.cmd).replace(/%20/g, "+")}`;
@@ -374,7 +518,7 @@ function followPair(root) {
   });
 }
 
-document.addEventListener("live:message", keepShare);
+document.addEventListener("live:query", keepShare);
 keepShare();
 // ---- end of What if? ----
 
@@ -387,5 +531,5 @@ else {
   // Pages without a live world (a permalink, a what-if pair) still open
   // their diagrams on the present, lane names kept in view.
   fitAll(document);
-  addEventListener("resize", () => fitAll(document));
+  addEventListener("resize", () => { measures++; fitAll(document); });
 }

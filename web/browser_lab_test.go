@@ -46,11 +46,17 @@ func emulate(t *testing.T, ctx context.Context, v viewport) {
 
 func evalBool(t *testing.T, ctx context.Context, expr string) bool {
 	t.Helper()
-	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+	return evalAs[bool](t, ctx, expr)
+}
+
+// evalAs is the value of a JavaScript expression, as a T.
+func evalAs[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
 		t.Fatalf("%s: %v", expr, err)
 	}
-	return ok
+	return v
 }
 
 // inView is a script that is true when the element css finds is wholly

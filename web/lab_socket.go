@@ -118,6 +118,9 @@ func (s *Server) labSocket(c echo.Context) error {
 			return err
 		}
 		l.Lab(sess)
+		if c.QueryParam("have") == "1" {
+			l.Have()
+		}
 		return nil
 	})
 }
