@@ -217,9 +217,9 @@ func (s *Service) Restore(ctx context.Context, code, key string) (Student, error
 	return st, s.fail(err)
 }
 
-// Member returns the student of a class with this id, ErrNotJoined if
+// Student returns the student of a class with this id, ErrNotJoined if
 // there is none.
-func (s *Service) Member(ctx context.Context, classID, studentID string) (Student, error) {
+func (s *Service) Student(ctx context.Context, classID, studentID string) (Student, error) {
 	st := Student{ID: studentID}
 	err := s.db.QueryRowContext(ctx, s.q("SELECT nick, restore_key FROM students WHERE class_id = ? AND id = ?"),
 		classID, studentID).Scan(&st.Nick, &st.Key)
@@ -229,8 +229,8 @@ func (s *Service) Member(ctx context.Context, classID, studentID string) (Studen
 	return st, s.fail(err)
 }
 
-// Joined counts the students of a class.
-func (s *Service) Joined(ctx context.Context, classID string) (int, error) {
+// StudentCount counts the students of a class.
+func (s *Service) StudentCount(ctx context.Context, classID string) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM students WHERE class_id = ?"), classID).Scan(&n)
 	return n, s.fail(err)
