@@ -15,7 +15,7 @@ var layers = [][]string{
 	{"catalog"},
 	{"labs"},
 	{"labsession", "draw"},
-	{"live"},
+	{"live", "class"},
 	{"web", "load"},
 	{"cmd/leaselab"},
 }
