@@ -134,12 +134,31 @@ func (b *barView) Question() *labs.Question {
 
 // ChoiceText is a choice of the round's question in the page's language.
 func (b *barView) ChoiceText(id string) string {
-	if q := b.Question(); q != nil {
-		if c := q.Choice(id); c != nil {
-			return id + ". " + c.Text(b.Lang)
+	if b.Round == nil {
+		return id
+	}
+	return choiceText(b.Question(), b.Round.Round.Choices, id, b.Lang)
+}
+
+// choiceLetter names the i-th choice of a round as a class says it
+// aloud: A, B, C…
+func choiceLetter(choices []string, id string) string {
+	for i, c := range choices {
+		if c == id && i < 26 {
+			return string(rune('A' + i))
 		}
 	}
 	return id
+}
+
+// choiceText is a choice's letter and its words in lang.
+func choiceText(q *labs.Question, choices []string, id, lang string) string {
+	if q != nil {
+		if c := q.Choice(id); c != nil {
+			return choiceLetter(choices, id) + ". " + c.Text(lang)
+		}
+	}
+	return choiceLetter(choices, id)
 }
 
 // questionNumber is the question's place in its lab, from 1; 0 if absent.

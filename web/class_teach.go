@@ -257,11 +257,7 @@ func (s *Server) teachAct(c echo.Context) error {
 		if q == nil {
 			return &pageError{status: http.StatusBadRequest, lang: lang, key: "teach.noround"}
 		}
-		choices := make([]string, len(q.Choices))
-		for i, ch := range q.Choices {
-			choices[i] = ch.ID
-		}
-		_, err = s.classes.OpenRound(ctx, id, lab.ID, q.ID, choices)
+		_, err = s.classes.OpenRound(ctx, id, lab.ID, q.ID, choiceIDs(q))
 	case "close", "show", "hide", "reveal":
 		n, rerr := round()
 		if rerr != nil {
@@ -346,4 +342,13 @@ func (s *Server) teachExport(c echo.Context, lang string, cl class.Class, format
 	h.Set("Content-Disposition", `attachment; filename="leaselab-class-`+cl.Code+`.`+format+`"`)
 	h.Set("Cache-Control", "no-store")
 	return c.Blob(http.StatusOK, mime, buf.Bytes())
+}
+
+// choiceIDs are a question's choices, in the lab's order.
+func choiceIDs(q *labs.Question) []string {
+	out := make([]string, len(q.Choices))
+	for i, ch := range q.Choices {
+		out[i] = ch.ID
+	}
+	return out
 }

@@ -310,13 +310,13 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(s.checkHost)
 	e.Use(securityHeaders)
 	e.Use(s.markAuthor)
-	e.Use(s.classBar)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		Skipper: func(c echo.Context) bool {
 			p := c.Request().URL.Path
 			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || strings.HasSuffix(p, "/events") || p == reloadPath
 		},
 	}))
+	e.Use(s.classBar) // inside gzip: it writes the bar into the page's HTML
 	// Every page and probe answers HEAD as it answers GET, without the
 	// body (net/http drops it): uptime monitors often ask with HEAD.
 	get := func(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) {
