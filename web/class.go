@@ -116,12 +116,12 @@ type barView struct {
 	*page
 	Class   class.Class
 	Student class.Student
-	Lab     *labs.Lab       // the lab the class works on, nil if none
-	Round   *class.Tally    // the newest round of the class's question
-	Mine    string          // the student's choice in Round, "" if none
-	Right   string          // the engine's answer once revealed
-	Back    string          // where a vote without script returns
-	Down    bool            // the store is unavailable
+	Lab     *labs.Lab    // the lab the class works on, nil if none
+	Round   *class.Tally // the newest round of the class's question
+	Mine    string       // the student's choice in Round, "" if none
+	Right   string       // the engine's answer once revealed
+	Back    string       // where a vote without script returns
+	Down    bool         // the store is unavailable
 }
 
 // Question is the round's question, nil if none.
