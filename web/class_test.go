@@ -1,0 +1,215 @@
+package web
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"leaselab/class"
+)
+
+// newClassServer serves the embedded course with class mode on, its
+// classes in SQLite in dir.
+func newClassServer(t testing.TB, dir string) (*Server, string, *class.Service) {
+	t.Helper()
+	svc, err := class.Open(context.Background(), class.Config{Data: dir, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ts := newTestServer(t, Config{Classes: svc})
+	t.Cleanup(func() { svc.Close() })
+	return s, ts.URL, svc
+}
+
+// client is one browser: its own cookies, redirects not followed.
+type client struct {
+	t    testing.TB
+	base string
+	http *http.Client
+}
+
+func newClient(t testing.TB, base string) *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{t: t, base: base, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (c *client) do(method, path string, form url.Values, accept string) (int, string, http.Header) {
+	c.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, c.base+path, body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func (c *client) get(path string) (int, string) {
+	c.t.Helper()
+	code, body, _ := c.do(http.MethodGet, path, nil, "")
+	return code, body
+}
+
+// post sends a form and wants a redirect; it returns where to.
+func (c *client) post(path string, form url.Values) string {
+	c.t.Helper()
+	code, body, h := c.do(http.MethodPost, path, form, "")
+	if code != http.StatusSeeOther {
+		c.t.Fatalf("POST %s %v: %d, want 303\n%s", path, form, code, clipText(body))
+	}
+	return h.Get("Location")
+}
+
+var joinCode = regexp.MustCompile(`id="join-code">([A-Z0-9]+)<`)
+
+// openClass opens a class from the home page's form: the instructor's
+// link and the join code.
+func openClass(t testing.TB, teacher *client, lang, name string) (teach, code string) {
+	t.Helper()
+	teach = teacher.post("/"+lang+"/class", url.Values{"name": {name}})
+	if !strings.Contains(teach, "/"+lang+"/teach/") {
+		t.Fatalf("opening a class led to %q", teach)
+	}
+	st, body := teacher.get(teach)
+	m := joinCode.FindStringSubmatch(body)
+	if st != http.StatusOK || m == nil {
+		t.Fatalf("dashboard %s: %d\n%s", teach, st, clipText(body))
+	}
+	return teach, m[1]
+}
+
+// TestClassRound: an instructor opens a class and a vote on a question;
+// students join by code and vote from the class bar on any page; the
+// dashboard counts; a second vote and the reveal show both distributions
+// and the engine's right answer.
+func TestClassRound(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "id", "Sistem Terdistribusi A & B")
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}})
+	teacher.post(teach+"/round", nil)
+
+	votes := []string{"rejected", "overwrites", "overwrites"}
+	var students []*client
+	for i, choice := range votes {
+		s := newClient(t, base)
+		next := s.post("/id/join", url.Values{"code": {strings.ToLower(code)}, "nick": {"m" + string(rune('a'+i))}})
+		if next != "/id/labs/w1-w2" {
+			t.Errorf("joining leads to %q, want the class's lab", next)
+		}
+		_, page := s.get(next)
+		if !strings.Contains(page, `class="classbar"`) || !strings.Contains(page, "Suara terbuka") {
+			t.Fatalf("the lab page has no class bar with the open vote:\n%s", clipText(page[strings.Index(page, "<body"):]))
+		}
+		if strings.Contains(page, "A & B") {
+			t.Error("the class's name is not escaped")
+		}
+		round := regexp.MustCompile(`name="round" value="(\d+)"`).FindStringSubmatch(page)
+		st, _, _ := s.do(http.MethodPost, "/id/class/vote", url.Values{"round": {round[1]}, "choice": {choice}}, "application/json")
+		if st != http.StatusNoContent {
+			t.Fatalf("vote: %d", st)
+		}
+		students = append(students, s)
+	}
+	// Voting again changes the answer, it does not add one.
+	_, page := students[0].get("/id/")
+	round := regexp.MustCompile(`name="round" value="(\d+)"`).FindStringSubmatch(page)[1]
+	if !strings.Contains(page, "Jawabanmu tersimpan: A") {
+		t.Errorf("the bar does not say the answer was kept:\n%s", clipText(page[strings.Index(page, `<aside id="classbar"`):]))
+	}
+	students[0].post("/id/class/vote", url.Values{"round": {round}, "choice": {"overwrites"}, "back": {"/id/lessons/leases"}})
+	st, body, _ := students[1].do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"nonsense"}}, "application/json")
+	if st != http.StatusBadRequest || !strings.Contains(body, "Pilihan itu tidak ada") {
+		t.Errorf("a choice that is not one: %d %s", st, body)
+	}
+	outsider := newClient(t, base)
+	if st, _, _ := outsider.do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"rejected"}}, "application/json"); st != http.StatusForbidden {
+		t.Errorf("a vote from one who did not join: %d, want 403", st)
+	}
+
+	_, dash := teacher.get(teach)
+	if !strings.Contains(dash, `data-students="3"`) || !strings.Contains(dash, `data-choice="overwrites" data-count="3"`) {
+		t.Errorf("the dashboard does not count 3 students, 3 for overwrites:\n%s", clipText(dash[strings.Index(dash, `id="teach-live"`):]))
+	}
+	// The second vote, after discussion; then the reveal.
+	teacher.post(teach+"/round", nil)
+	_, page = students[2].get("/id/labs/w1-w2")
+	round2 := regexp.MustCompile(`name="round" value="(\d+)"`).FindStringSubmatch(page)
+	if round2 == nil || round2[1] == round || !strings.Contains(page, "Suara kedua terbuka") {
+		t.Fatalf("no second vote in the bar")
+	}
+	for _, s := range students {
+		s.post("/id/class/vote", url.Values{"round": {round2[1]}, "choice": {"rejected"}})
+	}
+	teacher.post(teach+"/reveal", url.Values{"round": {round2[1]}})
+	_, dash = teacher.get(teach)
+	for _, want := range []string{`id="reveal"`, "Suara pertama", "Suara kedua", "Jawaban benar: 0% sebelum diskusi, 100% sesudahnya.", `class="diagram`} {
+		if !strings.Contains(dash, want) {
+			t.Errorf("the reveal lacks %q", want)
+		}
+	}
+	_, page = students[1].get("/id/")
+	if !strings.Contains(page, "Mesin sudah menjawab: A.") {
+		t.Errorf("the student's bar does not show the engine's answer")
+	}
+	// The instructor's link is the capability: one made up finds nothing.
+	if st, _ := newClient(t, base).get("/id/teach/" + strings.Repeat("x", 43)); st != http.StatusNotFound {
+		t.Errorf("a forged instructor link: %d, want 404", st)
+	}
+	// Export, in a spreadsheet's format.
+	st, csv, h := teacher.do(http.MethodGet, teach+"/export.csv", nil, "")
+	if st != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "text/csv") || !strings.Contains(csv, "ma") {
+		t.Errorf("export: %d %s\n%s", st, h.Get("Content-Type"), csv)
+	}
+}
+
+// TestClassWrongCodes: a wrong or ended code gets a clear page in the
+// student's language, never a stack trace.
+func TestClassWrongCodes(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "en", "Ended soon")
+	s := newClient(t, base)
+	for _, tc := range []struct {
+		lang, code string
+		status     int
+		want       string
+	}{
+		{"id", "WXYWXY", http.StatusNotFound, "Tidak ada kelas dengan kode WXYWXY"},
+		{"en", "nope!", http.StatusNotFound, "There is no class with the code"},
+		{"en", strings.Repeat("A", 5000), http.StatusNotFound, "There is no class"},
+	} {
+		st, body, _ := s.do(http.MethodPost, "/"+tc.lang+"/join", url.Values{"code": {tc.code}}, "")
+		if st != tc.status || !strings.Contains(body, tc.want) {
+			t.Errorf("join %q: %d, want %d and %q", tc.code, st, tc.status, tc.want)
+		}
+	}
+	teacher.post(teach+"/end", nil)
+	st, body, _ := s.do(http.MethodPost, "/id/join", url.Values{"code": {code}}, "")
+	if st != http.StatusGone || !strings.Contains(body, "sudah diakhiri") {
+		t.Errorf("join an ended class: %d\n%s", st, clipText(body))
+	}
+	if _, dash := teacher.get(teach); !strings.Contains(dash, "has ended") || !strings.Contains(dash, "export.csv") {
+		t.Error("the ended class's dashboard does not say so, or lost its export")
+	}
+}
