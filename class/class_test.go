@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -449,4 +450,43 @@ func TestCodeAlphabet(t *testing.T) {
 			t.Errorf("NormalizeCode(%q) = %q, want none", typed, got)
 		}
 	}
+}
+
+// TestVoteFlood: a class votes at once, with some votes refused among
+// them; each vote gets its own answer and the counts are exact.
+func TestVoteFlood(t *testing.T) {
+	eachStore(t, func(t *testing.T, d db) {
+		s := open(t, d, Config{})
+		nicks := make([]string, 300)
+		c, _, st := classOf(t, s, nicks...)
+		other, _, outsiders := classOf(t, s, "x")
+		r := must(s.OpenRound(ctx, c.ID, "lab", "q", []string{"a", "b", "c"}))
+		ro := must(s.OpenRound(ctx, other.ID, "lab", "q", []string{"a", "b"}))
+		errs := make([]error, len(st)+3)
+		var wg sync.WaitGroup
+		for i := range st {
+			wg.Go(func() { errs[i] = s.Vote(ctx, c.ID, st[i].ID, r.ID, []string{"a", "b", "c"}[i%3]) })
+		}
+		wg.Go(func() { errs[300] = s.Vote(ctx, c.ID, st[0].ID, r.ID, "z") })
+		wg.Go(func() { errs[301] = s.Vote(ctx, c.ID, outsiders[0].ID, r.ID, "a") })
+		wg.Go(func() { errs[302] = s.Vote(ctx, other.ID, outsiders[0].ID, ro.ID, "b") })
+		wg.Wait()
+		for i, err := range errs[:300] {
+			if err != nil {
+				t.Errorf("vote %d: %v", i, err)
+			}
+		}
+		is(t, "a bad choice among the flood", errs[300], ErrBadChoice)
+		is(t, "an outsider among the flood", errs[301], ErrNotJoined)
+		if errs[302] != nil {
+			t.Errorf("a vote in another class during the flood: %v", errs[302])
+		}
+		tallies := must(s.Rounds(ctx, c.ID))
+		if got := tallies[0]; got.Voters != 300 || !maps.Equal(got.Counts, map[string]int{"a": 100, "b": 100, "c": 100}) {
+			t.Errorf("after the flood: %+v", got)
+		}
+		if got := must(s.Rounds(ctx, other.ID))[0]; got.Voters != 1 || got.Counts["b"] != 1 {
+			t.Errorf("the other class: %+v", got)
+		}
+	})
 }
