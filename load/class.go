@@ -27,14 +27,18 @@ const (
 // open; each class opens a vote on Question of Lab, and all its students
 // vote in the same second.
 type ClassConfig struct {
-	URL      string // the server, loopback only
-	Lang     string
-	Lab      string   // a lab of the server's course
-	Question string   // a question of Lab
-	Choices  []string // the question's choice ids
-	Classes  int
-	Students int // per class
-	Wait     time.Duration
+	URL string // the server, loopback only
+	// StudentURL, when set, is another server (a replica on the same
+	// database) the students join and vote on, while the instructor's
+	// dashboard stays on URL.
+	StudentURL string
+	Lang       string
+	Lab        string   // a lab of the server's course
+	Question   string   // a question of Lab
+	Choices    []string // the question's choice ids
+	Classes    int
+	Students   int // per class
+	Wait       time.Duration
 }
 
 // ClassResult is what a class run measured.
@@ -105,6 +109,14 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		cfg.Wait = 10 * time.Second
 	}
 	root := base.String() + "/" + cfg.Lang
+	sroot := root
+	if cfg.StudentURL != "" {
+		sbase, err := checkURL(cfg.StudentURL)
+		if err != nil {
+			return nil, err
+		}
+		sroot = sbase.String() + "/" + cfg.Lang
+	}
 	transport := &http.Transport{MaxIdleConnsPerHost: 512, MaxConnsPerHost: 0}
 	defer transport.CloseIdleConnections()
 
@@ -115,7 +127,7 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := openClass(ctx, transport, root, cfg, i)
+			c, err := openClass(ctx, transport, root, sroot, cfg, i)
 			if err != nil {
 				errs <- fmt.Errorf("class %d: %w", i+1, err)
 				return
@@ -151,7 +163,7 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 				<-start
 				choice := cfg.Choices[i%len(cfg.Choices)]
 				sent := time.Now()
-				status, text := st.post(ctx, root+"/class/vote", url.Values{"round": {"1"}, "choice": {choice}})
+				status, text := st.post(ctx, sroot+"/class/vote", url.Values{"round": {"1"}, "choice": {choice}})
 				done := time.Now()
 				mu.Lock()
 				defer mu.Unlock()
@@ -279,9 +291,9 @@ var joinCode = regexp.MustCompile(`id="join-code">([A-Z0-9]+)<`)
 // roundVoters finds round 1's voters in a dashboard update.
 var roundVoters = regexp.MustCompile(`data-round="1" data-voters="(\d+)"`)
 
-// openClass opens one class and its vote, starts reading its dashboard
-// and joins its students.
-func openClass(ctx context.Context, t *http.Transport, root string, cfg ClassConfig, n int) (*loadClass, error) {
+// openClass opens one class and its vote on root, starts reading its
+// dashboard and joins its students on sroot.
+func openClass(ctx context.Context, t *http.Transport, root, sroot string, cfg ClassConfig, n int) (*loadClass, error) {
 	teacher := newStudent(t)
 	req, _ := http.NewRequestWithContext(ctx, "POST", root+"/class", strings.NewReader(url.Values{"name": {"load " + strconv.Itoa(n+1)}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -339,7 +351,7 @@ func openClass(ctx context.Context, t *http.Transport, root string, cfg ClassCon
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			st := newStudent(t)
-			req, _ := http.NewRequestWithContext(ctx, "POST", root+"/join", strings.NewReader(url.Values{"code": {code}, "nick": {"s" + strconv.Itoa(i+1)}}.Encode()))
+			req, _ := http.NewRequestWithContext(ctx, "POST", sroot+"/join", strings.NewReader(url.Values{"code": {code}, "nick": {"s" + strconv.Itoa(i+1)}}.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("X-Forwarded-For", st.addr)
 			resp, err := st.client.Do(req)
