@@ -382,7 +382,7 @@ func TestUnavailable(t *testing.T) {
 		r := must(s.OpenRound(ctx, c.ID, "lab", "q", []string{"a", "b"}))
 		ok(t, s.Vote(ctx, c.ID, st[0].ID, r.ID, "a"))
 		// The database goes away under the service.
-		ok(t, s.db.Close())
+		ok(t, s.closeDB())
 		for range 50 {
 			is(t, "a vote with the database down", s.Vote(ctx, c.ID, st[0].ID, r.ID, "b"), ErrUnavailable)
 		}
