@@ -378,7 +378,22 @@ func (s *Service) Votes(ctx context.Context, classID, studentID string) (map[int
 }
 
 // Rounds returns the rounds of a class, oldest first, with their counts.
+// Every page that shows a class asks for them after each change, a whole
+// class at once after a vote: the answer is kept until the class changes
+// (a change made here, or told by another replica).
 func (s *Service) Rounds(ctx context.Context, classID string) ([]Tally, error) {
+	if t, ok := s.hub.cached(classID); ok {
+		return t, nil
+	}
+	gen := s.hub.generation()
+	t, err := s.rounds(ctx, classID)
+	if err == nil {
+		s.hub.keep(classID, gen, t)
+	}
+	return t, err
+}
+
+func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
 	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT id, lab, question, choices, n, state, shown, opened
 		FROM rounds WHERE class_id = ? ORDER BY id`), classID)
 	if err != nil {
@@ -576,5 +591,8 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 		n, err = res.RowsAffected()
 		return err
 	})
+	if n > 0 {
+		s.hub.forget(s.hub.hearing())
+	}
 	return int(n), err
 }

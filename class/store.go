@@ -144,6 +144,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s.startVotes()
+	s.hub.hears = !s.pg // PostgreSQL: once the listener listens
 	if s.pg {
 		lctx, cancel := context.WithCancel(context.Background())
 		s.stop = cancel
