@@ -61,7 +61,7 @@ func migrations() ([]migration, error) {
 type Service struct {
 	db        *sql.DB // transactions and writes
 	rdb       *sql.DB // reads: on SQLite a pool of read-only connections beside the one writer
-	pg        bool // PostgreSQL: $n placeholders, NOTIFY, an advisory lock
+	pg        bool    // PostgreSQL: $n placeholders, NOTIFY, an advisory lock
 	url       string
 	now       func() time.Time
 	retention time.Duration

@@ -58,6 +58,9 @@ type ClassResult struct {
 	// every student joined (with their bars open, if asked).
 	MemBefore, MemJoined GoMem
 	Students             int
+	// CPU is the server's CPU time from the first vote until every
+	// dashboard counted them all (0 when /metrics did not tell).
+	CPU time.Duration
 }
 
 // PerStudent is the server's memory per student of the run, heap and
@@ -88,6 +91,9 @@ func (r *ClassResult) Report(w io.Writer) {
 	fmt.Fprintf(w, "vote answered p50, p99:     %.0f ms, %.0f ms\n", msf(quantile(r.Answered, 0.5)), msf(quantile(r.Answered, 0.99)))
 	fmt.Fprintf(w, "vote to dashboard p50:      %.0f ms\n", float64(r.Quantile(0.50))/float64(time.Millisecond))
 	fmt.Fprintf(w, "vote to dashboard p99:      %.0f ms\n", float64(r.Quantile(0.99))/float64(time.Millisecond))
+	if r.CPU > 0 {
+		fmt.Fprintf(w, "server CPU for the votes:   %.0f ms (%.2f ms a vote, rendering the dashboards and bars included)\n", msf(r.CPU), msf(r.CPU)/float64(max(1, r.Sent)))
+	}
 	if n := r.PerStudent(); n != 0 {
 		fmt.Fprintf(w, "server memory per student:  %.1f KB (live heap %+.1f MB, stacks %+.1f MB for %d students)\n", float64(n)/1024,
 			mb(r.MemJoined.Heap-r.MemBefore.Heap), mb(r.MemJoined.Stacks-r.MemBefore.Stacks), r.Students)
@@ -209,6 +215,7 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 			}()
 		}
 	}
+	cpu0, cpuErr := metricsCPU(base)
 	first := time.Now()
 	close(start)
 	wg.Wait()
@@ -230,6 +237,9 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		res.Latency = append(res.Latency, c.latencies()...)
 	}
 	res.Elapsed = last.Sub(first)
+	if cpu1, err := metricsCPU(base); err == nil && cpuErr == nil {
+		res.CPU = cpu1 - cpu0
+	}
 	return res, nil
 }
 
