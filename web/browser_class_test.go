@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"leaselab/class"
@@ -228,5 +230,57 @@ func TestBrowserClass(t *testing.T) {
 	}
 	if f := reqs.foreign(strings.TrimPrefix(ts.URL, "http://")); len(f) > 0 {
 		t.Errorf("requests elsewhere: %v", f)
+	}
+}
+
+// TestBrowserClassAxe runs axe-core on the class pages: the join page, a
+// student's lab page with the class bar and an open vote, the dashboard
+// with a revealed round and the projector view, light and dark.
+func TestBrowserClassAxe(t *testing.T) {
+	findChromium(t)
+	axe := axeScript(t)
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "id", "Kelas A")
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}, "goal": {"reject-stale"}})
+	teacher.post(teach+"/round", nil)
+	teacher.post(teach+"/show", url.Values{"round": {"1"}})
+	revealed, _ := openClass(t, teacher, "en", "Class B")
+	teacher.post(revealed+"/activity", url.Values{"lab": {"w1-w2"}})
+	teacher.post(revealed+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}})
+	teacher.post(revealed+"/round", nil)
+	teacher.post(revealed+"/round", nil)
+	teacher.post(revealed+"/reveal", url.Values{"round": {"2"}})
+	for _, v := range []struct {
+		viewport
+		dark bool
+	}{{phone, false}, {laptop, false}, {projector, false}, {laptop, true}} {
+		ctx := browser(t, int(v.width), int(v.height))
+		emulate(t, ctx, v.viewport)
+		scheme := "light"
+		if v.dark {
+			scheme = "dark"
+		}
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"/en/join?code=" + code, "JOIN", "/id/", teach, teach + "/projector", revealed, revealed + "/projector"} {
+			if p == "JOIN" {
+				if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(".joinform input[name=code]"), "")); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(".joinform button"))); err != nil {
+					t.Fatal(err)
+				}
+				waitJS(t, ctx, "the lab page with the class bar", `!!document.querySelector("#classbar .cb-vote")`)
+			} else if _, err := chromedp.RunResponse(ctx, chromedp.Navigate(base+p)); err != nil {
+				t.Fatal(err)
+			}
+			waitJS(t, ctx, "the page", `document.readyState === "complete"`)
+			for _, x := range axeViolations(t, ctx, axe) {
+				t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
+			}
+		}
 	}
 }
