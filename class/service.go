@@ -358,47 +358,6 @@ func (s *Service) Reveal(ctx context.Context, classID string, roundID int64) err
 	return s.setRound(ctx, classID, roundID, "state = ?, shown = 1", RoundRevealed)
 }
 
-// Vote records a student's answer in an open round; voting again changes
-// the answer (one vote per student and round).
-func (s *Service) Vote(ctx context.Context, classID, studentID string, roundID int64, choice string) error {
-	return s.change(ctx, Change{Class: classID, What: ChangedVote, Round: roundID}, func(tx *sql.Tx) error {
-		if err := s.running(ctx, tx, classID); err != nil {
-			return err
-		}
-		var state, js string
-		err := tx.QueryRowContext(ctx, s.q("SELECT state, choices FROM rounds WHERE class_id = ? AND id = ?"),
-			classID, roundID).Scan(&state, &js)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNoRound
-		}
-		if err != nil {
-			return err
-		}
-		if state != RoundOpen {
-			return ErrRoundClosed
-		}
-		var choices []string
-		if err := json.Unmarshal([]byte(js), &choices); err != nil {
-			return err
-		}
-		if !slices.Contains(choices, choice) {
-			return ErrBadChoice
-		}
-		var one int
-		err = tx.QueryRowContext(ctx, s.q("SELECT 1 FROM students WHERE class_id = ? AND id = ?"), classID, studentID).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotJoined
-		}
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO votes (class_id, round_id, student_id, choice, at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (class_id, round_id, student_id) DO UPDATE SET choice = excluded.choice, at = excluded.at`),
-			classID, roundID, studentID, choice, s.ms())
-		return err
-	})
-}
-
 // Votes returns a student's own answers, by round id.
 func (s *Service) Votes(ctx context.Context, classID, studentID string) (map[int64]string, error) {
 	rows, err := s.db.QueryContext(ctx, s.q("SELECT round_id, choice FROM votes WHERE class_id = ? AND student_id = ?"), classID, studentID)

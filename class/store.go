@@ -74,6 +74,11 @@ type Service struct {
 	unlogged  int
 	listening sync.WaitGroup
 	stop      context.CancelFunc
+
+	votes       chan *voteReq
+	votesMu     sync.RWMutex // Vote sends under R, Close closes votes under W
+	votesClosed bool
+	voting      sync.WaitGroup
 }
 
 // Open opens the database cfg names, runs the migrations it lacks, and
@@ -129,6 +134,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 		s.db.Close()
 		return nil, err
 	}
+	s.startVotes()
 	if s.pg {
 		lctx, cancel := context.WithCancel(context.Background())
 		s.stop = cancel
@@ -140,6 +146,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 
 // Close stops listening and closes the database.
 func (s *Service) Close() error {
+	s.stopVotes()
 	if s.stop != nil {
 		s.stop()
 		s.listening.Wait()

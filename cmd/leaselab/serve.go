@@ -50,6 +50,7 @@ type serveOptions struct {
 	metricsAddr string
 	maxMemory   byteSize
 	memPerAddr  byteSize
+	classes     classOptions
 }
 
 // parseServe reads serve's flags; ok false carries the exit code.
@@ -74,10 +75,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics (and /healthz) on `HOST:PORT` instead, for any host name; the site then has no /metrics")
 	f.Var(&o.maxMemory, "max-memory", "memory the server may use, such as 1GiB: near it new live sessions are refused, and GOMEMLIMIT is set to nine tenths of it when unset (default: the container's limit, else half the machine's memory)")
 	f.Var(&o.memPerAddr, "max-memory-per-addr", "memory the live sessions of one client address may hold (default the smaller of 128MiB and a quarter of --max-memory)")
+	o.classes.flags(f)
 	f.group("Listening", "addr", "base-path", "public-url", "metrics-addr")
 	f.group("Behind a proxy", "trusted-proxies", "trust-proxy")
 	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "max-memory", "max-memory-per-addr")
 	f.group("Content", "content", "show-problems")
+	f.group("Classes", "data", "database", "class-retention")
 	f.group("Logging", "log-format", "access-log")
 	pos, code, ok := f.parse(args, stdout, stderr)
 	if !ok {
@@ -92,6 +95,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 		return o, usageError(stderr, "serve", "--idle-timeout must be positive"), false
 	case o.perAddr < 1:
 		return o, usageError(stderr, "serve", "--max-conns-per-addr must be at least 1"), false
+	}
+	if msg := o.classes.check(); msg != "" {
+		return o, usageError(stderr, "serve", "%s", msg), false
 	}
 	if o.dir != "" {
 		if info, err := os.Stat(o.dir); err != nil || !info.IsDir() {
@@ -172,6 +178,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.dir != "" {
 		cfg.Content, cfg.Watch = os.DirFS(o.dir), true
 	}
+	classes, err := o.classes.open(ctx, log)
+	if err != nil {
+		log.Error("cannot open the class database", "err", err)
+		return 1
+	}
+	defer classes.Close()
+	cfg.Classes, cfg.ClassRetention = classes, o.classes.retention
+	go purgeClasses(ctx, classes, log)
+	log.Info("classes", "store", o.classes.where(), "retention", o.classes.retention.String())
 	srv, err := web.New(cfg)
 	if err != nil {
 		logStartError(log, o.dir, err)
