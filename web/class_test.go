@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"leaselab/class"
 )
@@ -211,5 +212,39 @@ func TestClassWrongCodes(t *testing.T) {
 	}
 	if _, dash := teacher.get(teach); !strings.Contains(dash, "has ended") || !strings.Contains(dash, "export.csv") {
 		t.Error("the ended class's dashboard does not say so, or lost its export")
+	}
+}
+
+// TestClassProgress: where the class is, from what students do on the lab
+// page without script: one reaches the goal, one is working on it, and
+// the dashboard says so with the commonest last step.
+func TestClassProgress(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "en", "Progress")
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "goal": {"reject-stale"}})
+	a, b := newClient(t, base), newClient(t, base)
+	a.post("/en/join", url.Values{"code": {code}})
+	b.post("/en/join", url.Values{"code": {code}})
+	if st, _ := a.get("/en/labs/w1-w2?do=fencing+on&do=until+4s&do=freeze+W1+for%3D25s&do=until+30s&goal=reject-stale"); st != http.StatusOK {
+		t.Fatal(st)
+	}
+	if st, _ := b.get("/en/labs/w1-w2?do=until+4s"); st != http.StatusOK {
+		t.Fatal(st)
+	}
+	// The notes reach the store through a queue: wait until they did.
+	var dash string
+	for range 200 {
+		_, dash = teacher.get(teach)
+		if strings.Contains(dash, `data-reached="1" data-working="1"`) {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	for _, want := range []string{`data-goal="reject-stale" data-reached="1" data-working="1"`, "1 reached, 1 still working", "Commonest last step of those still working: "} {
+		if !strings.Contains(dash, want) {
+			t.Errorf("where the class is lacks %q:\n%s", want, clipText(dash[strings.Index(dash, `class="where"`):]))
+		}
 	}
 }

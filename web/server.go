@@ -183,6 +183,7 @@ type Server struct {
 	classes       *class.Service
 	creates       createLimit
 	retentionDays int
+	progress      chan progressNote // class_progress.go
 
 	// beforeHandle, when set (by tests, before any session), sees each
 	// client message before it is handled.
@@ -291,6 +292,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Watch {
 		go s.course.watch(s.ctx, cfg.PollEvery)
+	}
+	if s.classes != nil {
+		s.progress = make(chan progressNote, progressQueue)
+		go s.progressLoop()
 	}
 	s.echo = s.routes()
 	s.handler = s.echo
