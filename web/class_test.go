@@ -248,3 +248,25 @@ func TestClassProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestClassStoreDown: with the database gone, the lab still plays, the
+// class bar says votes cannot be saved now, and a vote is answered so.
+func TestClassStoreDown(t *testing.T) {
+	_, base, svc := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "id", "Turun")
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}})
+	teacher.post(teach+"/round", nil)
+	s := newClient(t, base)
+	s.post("/id/join", url.Values{"code": {code}})
+	svc.Close()
+	st, page := s.get("/id/labs/w1-w2?do=until+4s")
+	if st != http.StatusOK || !strings.Contains(page, `class="cb-down"`) || !strings.Contains(page, "Jawaban tidak bisa disimpan sekarang") {
+		t.Errorf("lab page with the store down: %d, bar:\n%s", st, clipText(page[strings.Index(page, `<div id="classbar`)+0:]))
+	}
+	st, body, _ := s.do(http.MethodPost, "/id/class/vote", url.Values{"round": {"1"}, "choice": {"rejected"}}, "application/json")
+	if st != http.StatusServiceUnavailable || !strings.Contains(body, "tidak bisa disimpan") {
+		t.Errorf("a vote with the store down: %d %s", st, body)
+	}
+}
