@@ -7,6 +7,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -268,5 +269,22 @@ func TestClassStoreDown(t *testing.T) {
 	st, body, _ := s.do(http.MethodPost, "/id/class/vote", url.Values{"round": {"1"}, "choice": {"rejected"}}, "application/json")
 	if st != http.StatusServiceUnavailable || !strings.Contains(body, "tidak bisa disimpan") {
 		t.Errorf("a vote with the store down: %d %s", st, body)
+	}
+}
+
+// TestClassCreateLimit: one client address opens at most classesPerHour
+// classes an hour; the next is refused in the instructor's language.
+func TestClassCreateLimit(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	for i := range classesPerHour {
+		teacher.post("/en/class", url.Values{"name": {"Class " + strconv.Itoa(i)}})
+	}
+	st, body, h := teacher.do(http.MethodPost, "/id/class", url.Values{"name": {"Satu lagi"}}, "")
+	if st != http.StatusTooManyRequests || h.Get("Retry-After") == "" || !strings.Contains(body, "sudah dibuka banyak kelas") {
+		t.Errorf("class %d from one address: %d, want 429 in Indonesian", classesPerHour+1, st)
+	}
+	if st, _, _ := teacher.do(http.MethodPost, "/id/class", url.Values{"name": {""}}, ""); st != http.StatusTooManyRequests {
+		t.Errorf("an empty name past the limit: %d", st)
 	}
 }
