@@ -14,6 +14,7 @@ import (
 
 	"leaselab/class"
 	"leaselab/labs"
+	"leaselab/live"
 )
 
 // The instructor's side of a class: open one, run it from the dashboard
@@ -56,8 +57,8 @@ func (s *Server) classCreate(c echo.Context) error {
 	}
 	name := c.FormValue("name")
 	addr := s.clientAddr(c.Request())
-	if !s.creates.take(addr, s.clock.Now()) {
-		s.refused(errBudget, "a client opened more classes than an hour allows", "client", addr)
+	if !s.creates.take(addr, s.live.Clock.Now()) {
+		s.refused(live.ErrBudget, "a client opened more classes than an hour allows", "client", addr)
 		c.Response().Header().Set("Retry-After", "3600")
 		return &pageError{status: http.StatusTooManyRequests, lang: lang, key: "class.limit"}
 	}
