@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"leaselab/engine"
 	"leaselab/labs"
 )
 
@@ -83,6 +84,22 @@ func (s *Server) progressLoop() {
 			cancel()
 			_ = err // the store logs its own trouble, once a minute
 		}
+	}
+}
+
+// classObserver tells a student's class what they do in a live lab
+// session (live.Observer).
+type classObserver struct {
+	s   *Server
+	m   *classmate
+	lab *labs.Lab
+}
+
+func (o *classObserver) Step(command string) { o.s.step(o.m, o.lab, command) }
+
+func (o *classObserver) Goal(goal string, w *engine.World) {
+	if v, err := o.lab.CheckGoal(goal, w, labs.DefaultLang); err == nil && v.Correct {
+		o.s.reached(o.m, o.lab, goal)
 	}
 }
 

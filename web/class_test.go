@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"leaselab/class"
+	"leaselab/live"
 )
 
 // newClassServer serves the embedded course with class mode on, its
@@ -234,16 +237,41 @@ func TestClassProgress(t *testing.T) {
 	if st, _ := b.get("/en/labs/w1-w2?do=until+4s"); st != http.StatusOK {
 		t.Fatal(st)
 	}
+	// Two more over the live socket, as a page with script does.
+	for i, cmds := range [][]string{{"fencing on", "until 4s", "freeze W1 for=25s", "until 30s"}, {"freeze W1", "until 4s"}} {
+		st := newClient(t, base)
+		st.post("/en/join", url.Values{"code": {code}})
+		u, _ := url.Parse(base)
+		h := http.Header{}
+		for _, ck := range st.http.Jar.Cookies(u) {
+			h.Add("Cookie", ck.String())
+		}
+		conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/en/labs/w1-w2/ws", h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ws := &wsClient{t: t, conn: conn}
+		ws.first = ws.next()
+		for _, c := range cmds {
+			ws.do(c)
+		}
+		if i == 0 {
+			if r := ws.call(live.ClientMsg{Type: "goal", Goal: "reject-stale"}); r.Type != "ack" || !strings.Contains(opHTML(r, "goal-verdict-reject-stale"), `data-correct="true"`) {
+				t.Fatalf("the goal over the socket: %s %s", r.Type, r.Error)
+			}
+		}
+	}
 	// The notes reach the store through a queue: wait until they did.
 	var dash string
 	for range 200 {
 		_, dash = teacher.get(teach)
-		if strings.Contains(dash, `data-reached="1" data-working="1"`) {
+		if strings.Contains(dash, `data-reached="2" data-working="2"`) {
 			break
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	for _, want := range []string{`data-goal="reject-stale" data-reached="1" data-working="1"`, "1 reached, 1 still working", "Commonest last step of those still working: "} {
+	for _, want := range []string{`data-goal="reject-stale" data-reached="2" data-working="2"`, "2 reached, 2 still working", "Commonest last step of those still working: ", "(2 students)"} {
 		if !strings.Contains(dash, want) {
 			t.Errorf("where the class is lacks %q:\n%s", want, clipText(dash[strings.Index(dash, `class="where"`):]))
 		}
