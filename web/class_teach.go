@@ -228,9 +228,9 @@ func (s *Server) teachAct(c echo.Context) error {
 	switch c.Param("act") {
 	case "activity":
 		a := class.Activity{Lab: c.FormValue("lab"), Question: c.FormValue("question"), Goal: c.FormValue("goal")}
-		_, course, err := s.courseFor(c)
-		if err != nil {
-			return err
+		_, course, cerr := s.courseFor(c)
+		if cerr != nil {
+			return cerr
 		}
 		lab := course.Lab(a.Lab)
 		if lab == nil {
@@ -333,7 +333,7 @@ func (s *Server) pushLink(raw string) (string, bool) {
 func (s *Server) teachExport(c echo.Context, lang string, cl class.Class, format string) error {
 	mime := "text/csv; charset=utf-8"
 	if format == "json" {
-		mime = echo.MIMEApplicationJSONCharsetUTF8
+		mime = echo.MIMEApplicationJSON
 	}
 	var buf bytes.Buffer
 	if err := s.classes.Export(c.Request().Context(), cl.ID, &buf, format); err != nil {
