@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"leaselab/class"
@@ -242,14 +241,11 @@ func TestBrowserClassAxe(t *testing.T) {
 	_, base, _ := newClassServer(t, t.TempDir())
 	teacher := newClient(t, base)
 	teach, code := openClass(t, teacher, "id", "Kelas A")
-	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
+	openVote(teacher, teach, "w1-w2", "storage-checks")
 	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}, "goal": {"reject-stale"}})
-	teacher.post(teach+"/round", nil)
 	teacher.post(teach+"/show", url.Values{"round": {"1"}})
 	revealed, _ := openClass(t, teacher, "en", "Class B")
-	teacher.post(revealed+"/activity", url.Values{"lab": {"w1-w2"}})
-	teacher.post(revealed+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}})
-	teacher.post(revealed+"/round", nil)
+	openVote(teacher, revealed, "w1-w2", "storage-checks")
 	teacher.post(revealed+"/round", nil)
 	teacher.post(revealed+"/reveal", url.Values{"round": {"2"}})
 	for _, v := range []struct {
@@ -258,13 +254,7 @@ func TestBrowserClassAxe(t *testing.T) {
 	}{{phone, false}, {laptop, false}, {projector, false}, {laptop, true}} {
 		ctx := browser(t, int(v.width), int(v.height))
 		emulate(t, ctx, v.viewport)
-		scheme := "light"
-		if v.dark {
-			scheme = "dark"
-		}
-		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
-			t.Fatal(err)
-		}
+		scheme := colourScheme(t, ctx, v.dark)
 		for _, p := range []string{"/en/join?code=" + code, "JOIN", "/id/", teach, teach + "/projector", revealed, revealed + "/projector"} {
 			if p == "JOIN" {
 				if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(".joinform input[name=code]"), "")); err != nil {

@@ -253,13 +253,7 @@ func TestBrowserAxe(t *testing.T) {
 	for _, v := range []look{{phone, false}, {laptop, false}, {projector, false}, {phone, true}, {laptop, true}} {
 		ctx := browser(t, int(v.width), int(v.height)) // a browser each, within its time limit
 		emulate(t, ctx, v.viewport)
-		scheme := "light"
-		if v.dark {
-			scheme = "dark"
-		}
-		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
-			t.Fatal(err)
-		}
+		scheme := colourScheme(t, ctx, v.dark)
 		for _, p := range pages {
 			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+p)); err != nil {
 				t.Fatal(err)
@@ -270,6 +264,19 @@ func TestBrowserAxe(t *testing.T) {
 			}
 		}
 	}
+}
+
+// colourScheme makes the page prefer dark or light, and names it.
+func colourScheme(t *testing.T, ctx context.Context, dark bool) string {
+	t.Helper()
+	scheme := "light"
+	if dark {
+		scheme = "dark"
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+		t.Fatal(err)
+	}
+	return scheme
 }
 
 // axeViolations runs axe-core on the page ctx shows: the violations of

@@ -151,18 +151,13 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 	changes, stop := s.classes.Subscribe(classID)
 	defer stop()
 	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
 	// The server's timeouts are for pages: a stream lives on while each
 	// write goes out in time (a client gone is found by a ping).
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Time{})
 	alive := func() { rc.SetWriteDeadline(time.Now().Add(classWriteWait)) }
 	alive()
-	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, "retry: 1000\n\n")
+	startEvents(w)
 	ping := time.NewTicker(classPing)
 	defer ping.Stop()
 	var last time.Time

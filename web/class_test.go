@@ -102,6 +102,15 @@ func openClass(t testing.TB, teacher *client, lang, name string) (teach, code st
 	return teach, m[1]
 }
 
+// openVote sets the class's lab, then its question, and opens a vote on
+// it, as the dashboard's forms do.
+func openVote(teacher *client, teach, lab, question string) {
+	teacher.t.Helper()
+	teacher.post(teach+"/activity", url.Values{"lab": {lab}})
+	teacher.post(teach+"/activity", url.Values{"lab": {lab}, "question": {question}})
+	teacher.post(teach+"/round", nil)
+}
+
 // TestClassRound: an instructor opens a class and a vote on a question;
 // students join by code and vote from the class bar on any page; the
 // dashboard counts; a second vote and the reveal show both distributions
@@ -110,9 +119,7 @@ func TestClassRound(t *testing.T) {
 	_, base, _ := newClassServer(t, t.TempDir())
 	teacher := newClient(t, base)
 	teach, code := openClass(t, teacher, "id", "Sistem Terdistribusi A & B")
-	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
-	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}})
-	teacher.post(teach+"/round", nil)
+	openVote(teacher, teach, "w1-w2", "storage-checks")
 
 	votes := []string{"rejected", "overwrites", "overwrites"}
 	var students []*client
@@ -284,9 +291,7 @@ func TestClassStoreDown(t *testing.T) {
 	_, base, svc := newClassServer(t, t.TempDir())
 	teacher := newClient(t, base)
 	teach, code := openClass(t, teacher, "id", "Turun")
-	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
-	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}})
-	teacher.post(teach+"/round", nil)
+	openVote(teacher, teach, "w1-w2", "storage-checks")
 	s := newClient(t, base)
 	s.post("/id/join", url.Values{"code": {code}})
 	svc.Close()
