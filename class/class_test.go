@@ -382,7 +382,7 @@ func TestUnavailable(t *testing.T) {
 		r := must(s.OpenRound(ctx, c.ID, "lab", "q", []string{"a", "b"}))
 		ok(t, s.Vote(ctx, c.ID, st[0].ID, r.ID, "a"))
 		// The database goes away under the service.
-		ok(t, s.db.Close())
+		ok(t, s.closeDB())
 		for range 50 {
 			is(t, "a vote with the database down", s.Vote(ctx, c.ID, st[0].ID, r.ID, "b"), ErrUnavailable)
 		}
@@ -489,4 +489,38 @@ func TestVoteFlood(t *testing.T) {
 			t.Errorf("the other class: %+v", got)
 		}
 	})
+}
+
+// TestReplicasSeeEachOther: two services on one PostgreSQL, as two
+// replicas: a vote on one reaches the other's watchers, and the other's
+// rounds, read before the vote, are read again after it.
+func TestReplicasSeeEachOther(t *testing.T) {
+	url := postgresURL(t)
+	a := open(t, db{"postgres", func(c Config) Config { c.DatabaseURL = url; return c }}, Config{})
+	b := open(t, db{"postgres", func(c Config) Config { c.DatabaseURL = url; return c }}, Config{})
+	c, _, st := classOf(t, a, "Ana")
+	r := must(a.OpenRound(ctx, c.ID, "lab", "q", []string{"a", "b"}))
+	changes, stop := a.Subscribe(c.ID)
+	defer stop()
+	// Wait until a's listener listens (its first Rounds is then kept).
+	for deadline := time.Now().Add(10 * time.Second); !a.hub.hearing(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a never listened")
+		}
+	}
+	if got := must(a.Rounds(ctx, c.ID)); got[0].Voters != 0 {
+		t.Fatalf("before the vote: %+v", got[0])
+	}
+	ok(t, b.Vote(ctx, c.ID, st[0].ID, r.ID, "b"))
+	select {
+	case ch := <-changes:
+		if ch != (Change{c.ID, ChangedVote, r.ID}) {
+			t.Errorf("a heard %+v", ch)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a vote on b never reached a's watcher")
+	}
+	if got := must(a.Rounds(ctx, c.ID)); got[0].Voters != 1 || got[0].Counts["b"] != 1 {
+		t.Errorf("a's rounds after b's vote: %+v", got[0])
+	}
 }

@@ -68,7 +68,7 @@ func (s *Service) Export(ctx context.Context, classID string, w io.Writer, forma
 	}
 	x := exportClass{Name: c.Name, Code: c.Code, Lang: c.Lang, Created: c.Created, Ended: c.Ended, Rounds: rounds}
 	at := map[string]int{}
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, nick, joined FROM students WHERE class_id = ? ORDER BY joined, id"), classID)
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT id, nick, joined FROM students WHERE class_id = ? ORDER BY joined, id"), classID)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -92,7 +92,7 @@ func (s *Service) Export(ctx context.Context, classID string, w io.Writer, forma
 	for _, t := range rounds {
 		byRound[t.Round.ID] = t.Round
 	}
-	rows, err = s.db.QueryContext(ctx, s.q("SELECT round_id, student_id, choice, at FROM votes WHERE class_id = ? ORDER BY round_id, student_id"), classID)
+	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT round_id, student_id, choice, at FROM votes WHERE class_id = ? ORDER BY round_id, student_id"), classID)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -112,7 +112,7 @@ func (s *Service) Export(ctx context.Context, classID string, w io.Writer, forma
 	if err := rows.Err(); err != nil {
 		return s.fail(err)
 	}
-	rows, err = s.db.QueryContext(ctx, s.q("SELECT student_id, lab, goal, at FROM reached WHERE class_id = ? ORDER BY lab, goal, student_id"), classID)
+	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT student_id, lab, goal, at FROM reached WHERE class_id = ? ORDER BY lab, goal, student_id"), classID)
 	if err != nil {
 		return s.fail(err)
 	}

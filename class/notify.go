@@ -3,6 +3,8 @@ package class
 import (
 	"context"
 	"database/sql"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,15 +25,86 @@ const subscriberBuffer = 8
 
 type subscriber struct{ ch chan Change }
 
-// hub fans the changes of a class out to the watchers in this process.
+// hub fans the changes of a class out to the watchers in this process,
+// and keeps each class's rounds until it changes.
 type hub struct {
-	mu   sync.Mutex
-	subs map[string]map[*subscriber]struct{}
+	mu     sync.Mutex
+	subs   map[string]map[*subscriber]struct{}
+	rounds map[string][]Tally
+	gen    uint64 // counts changes: an answer read before one is not kept
+	// hears is true while every change reaches this process: always on
+	// SQLite, and on PostgreSQL while the listener is connected.
+	hears bool
 }
 
+func (h *hub) hearing() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hears
+}
+
+// forget drops every kept answer, and keeps none while hears is false.
+func (h *hub) forget(hears bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.gen++
+	h.rounds = nil
+	h.hears = hears
+}
+
+// maxCached bounds the classes whose rounds are kept.
+const maxCached = 1000
+
+func (h *hub) generation() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.gen
+}
+
+// cached returns a copy of a class's rounds, if kept.
+func (h *hub) cached(classID string) ([]Tally, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.hears {
+		return nil, false
+	}
+	t, ok := h.rounds[classID]
+	if !ok {
+		return nil, false
+	}
+	return copyTallies(t), true
+}
+
+// keep keeps a class's rounds read at generation gen, unless something
+// changed since.
+func (h *hub) keep(classID string, gen uint64, t []Tally) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if gen != h.gen || !h.hears {
+		return
+	}
+	if h.rounds == nil || len(h.rounds) >= maxCached {
+		h.rounds = map[string][]Tally{}
+	}
+	h.rounds[classID] = copyTallies(t)
+}
+
+func copyTallies(t []Tally) []Tally {
+	out := make([]Tally, len(t))
+	for i, x := range t {
+		out[i] = x
+		out[i].Round.Choices = slices.Clone(x.Round.Choices)
+		out[i].Counts = maps.Clone(x.Counts)
+	}
+	return out
+}
+
+// publish forgets the class's rounds, then tells its watchers.
 func (h *hub) publish(c Change) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.gen++
+	delete(h.rounds, c.Class)
 	for sub := range h.subs[c.Class] {
 		select {
 		case sub.ch <- c:
@@ -137,6 +210,7 @@ func (s *Service) listen(ctx context.Context) {
 			_, err = conn.Exec(ctx, "LISTEN "+notifyChannel)
 		}
 		if err == nil {
+			s.hub.forget(true)
 			if !first {
 				s.hub.publishAll(ChangedActivity)
 			}
@@ -150,6 +224,7 @@ func (s *Service) listen(ctx context.Context) {
 				s.received(n.Payload)
 			}
 		}
+		s.hub.forget(false) // deaf until listening again: changes may be missed
 		if conn != nil {
 			conn.Close(context.Background())
 		}

@@ -80,7 +80,7 @@ func (s *Service) ByCode(ctx context.Context, code string) (Class, error) {
 	if code == "" {
 		return Class{}, ErrNoClass
 	}
-	c, err := scanClass(s.db.QueryRowContext(ctx, s.q("SELECT "+classColumns+
+	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+
 		" FROM classes WHERE code = ? ORDER BY ended IS NULL DESC, created DESC LIMIT 1"), code))
 	if err != nil {
 		return Class{}, s.fail(err)
@@ -97,14 +97,14 @@ func (s *Service) ByToken(ctx context.Context, token string) (Class, error) {
 	if len(token) < 16 || len(token) > 100 {
 		return Class{}, ErrNoClass
 	}
-	c, err := scanClass(s.db.QueryRowContext(ctx, s.q("SELECT "+classColumns+
+	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+
 		" FROM classes WHERE token_hash = ?"), tokenHash(token)))
 	return c, s.fail(err)
 }
 
 // ByID finds a class by its id, ended or not.
 func (s *Service) ByID(ctx context.Context, classID string) (Class, error) {
-	c, err := scanClass(s.db.QueryRowContext(ctx, s.q("SELECT "+classColumns+" FROM classes WHERE id = ?"), classID))
+	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+" FROM classes WHERE id = ?"), classID))
 	return c, s.fail(err)
 }
 
@@ -209,7 +209,7 @@ func (s *Service) Restore(ctx context.Context, code, key string) (Student, error
 		return Student{}, ErrNoKey
 	}
 	st := Student{Key: key}
-	err = s.db.QueryRowContext(ctx, s.q("SELECT id, nick FROM students WHERE class_id = ? AND restore_key = ?"),
+	err = s.rdb.QueryRowContext(ctx, s.q("SELECT id, nick FROM students WHERE class_id = ? AND restore_key = ?"),
 		c.ID, key).Scan(&st.ID, &st.Nick)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Student{}, ErrNoKey
@@ -221,7 +221,7 @@ func (s *Service) Restore(ctx context.Context, code, key string) (Student, error
 // there is none.
 func (s *Service) Student(ctx context.Context, classID, studentID string) (Student, error) {
 	st := Student{ID: studentID}
-	err := s.db.QueryRowContext(ctx, s.q("SELECT nick, restore_key FROM students WHERE class_id = ? AND id = ?"),
+	err := s.rdb.QueryRowContext(ctx, s.q("SELECT nick, restore_key FROM students WHERE class_id = ? AND id = ?"),
 		classID, studentID).Scan(&st.Nick, &st.Key)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Student{}, ErrNotJoined
@@ -232,7 +232,7 @@ func (s *Service) Student(ctx context.Context, classID, studentID string) (Stude
 // StudentCount counts the students of a class.
 func (s *Service) StudentCount(ctx context.Context, classID string) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM students WHERE class_id = ?"), classID).Scan(&n)
+	err := s.rdb.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM students WHERE class_id = ?"), classID).Scan(&n)
 	return n, s.fail(err)
 }
 
@@ -360,7 +360,7 @@ func (s *Service) Reveal(ctx context.Context, classID string, roundID int64) err
 
 // Votes returns a student's own answers, by round id.
 func (s *Service) Votes(ctx context.Context, classID, studentID string) (map[int64]string, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT round_id, choice FROM votes WHERE class_id = ? AND student_id = ?"), classID, studentID)
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT round_id, choice FROM votes WHERE class_id = ? AND student_id = ?"), classID, studentID)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -378,8 +378,23 @@ func (s *Service) Votes(ctx context.Context, classID, studentID string) (map[int
 }
 
 // Rounds returns the rounds of a class, oldest first, with their counts.
+// Every page that shows a class asks for them after each change, a whole
+// class at once after a vote: the answer is kept until the class changes
+// (a change made here, or told by another replica).
 func (s *Service) Rounds(ctx context.Context, classID string) ([]Tally, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, lab, question, choices, n, state, shown, opened
+	if t, ok := s.hub.cached(classID); ok {
+		return t, nil
+	}
+	gen := s.hub.generation()
+	t, err := s.rounds(ctx, classID)
+	if err == nil {
+		s.hub.keep(classID, gen, t)
+	}
+	return t, err
+}
+
+func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
+	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT id, lab, question, choices, n, state, shown, opened
 		FROM rounds WHERE class_id = ? ORDER BY id`), classID)
 	if err != nil {
 		return nil, s.fail(err)
@@ -411,7 +426,7 @@ func (s *Service) Rounds(ctx context.Context, classID string) ([]Tally, error) {
 	if err := rows.Err(); err != nil {
 		return nil, s.fail(err)
 	}
-	rows, err = s.db.QueryContext(ctx, s.q("SELECT round_id, choice, COUNT(*) FROM votes WHERE class_id = ? GROUP BY round_id, choice"), classID)
+	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT round_id, choice, COUNT(*) FROM votes WHERE class_id = ? GROUP BY round_id, choice"), classID)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -495,11 +510,11 @@ func (s *Service) Progress(ctx context.Context, classID, lab string, goals []str
 	out := make([]GoalProgress, 0, len(goals))
 	for _, g := range goals {
 		p := GoalProgress{Goal: g}
-		if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM reached WHERE class_id = ? AND lab = ? AND goal = ?"),
+		if err := s.rdb.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM reached WHERE class_id = ? AND lab = ? AND goal = ?"),
 			classID, lab, g).Scan(&p.Reached); err != nil {
 			return nil, s.fail(err)
 		}
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT command, COUNT(*) FROM steps s
+		rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT command, COUNT(*) FROM steps s
 			WHERE class_id = ? AND lab = ? AND NOT EXISTS (SELECT 1 FROM reached r
 				WHERE r.class_id = s.class_id AND r.lab = s.lab AND r.student_id = s.student_id AND r.goal = ?)
 			GROUP BY command ORDER BY COUNT(*) DESC, command`), classID, lab, g)
@@ -576,5 +591,8 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 		n, err = res.RowsAffected()
 		return err
 	})
+	if n > 0 {
+		s.hub.forget(s.hub.hearing())
+	}
 	return int(n), err
 }

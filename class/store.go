@@ -59,8 +59,9 @@ func migrations() ([]migration, error) {
 // Service is the classes of one server process over one database. It is
 // safe for concurrent use.
 type Service struct {
-	db        *sql.DB
-	pg        bool // PostgreSQL: $n placeholders, NOTIFY, an advisory lock
+	db        *sql.DB // transactions and writes
+	rdb       *sql.DB // reads: on SQLite a pool of read-only connections beside the one writer
+	pg        bool    // PostgreSQL: $n placeholders, NOTIFY, an advisory lock
 	url       string
 	now       func() time.Time
 	retention time.Duration
@@ -105,6 +106,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 		if err == nil {
 			s.db.SetMaxOpenConns(16)
 			s.db.SetMaxIdleConns(16)
+			s.rdb = s.db
 		}
 	case cfg.DatabaseURL != "":
 		return nil, fmt.Errorf("%w: a database URL starts with postgres:// (got %q)", ErrBadInput, redact(cfg.DatabaseURL))
@@ -125,16 +127,24 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 		s.db, err = sql.Open("sqlite", dsn)
 		if err == nil {
 			s.db.SetMaxOpenConns(1)
+			// In WAL mode readers do not wait for the writer: pages that
+			// read a class do not queue behind a flood of votes.
+			s.rdb, err = sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+		}
+		if err == nil {
+			s.rdb.SetMaxOpenConns(4)
+			s.rdb.SetMaxIdleConns(4)
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if err := s.migrate(ctx); err != nil {
-		s.db.Close()
+		s.closeDB()
 		return nil, err
 	}
 	s.startVotes()
+	s.hub.hears = !s.pg // PostgreSQL: once the listener listens
 	if s.pg {
 		lctx, cancel := context.WithCancel(context.Background())
 		s.stop = cancel
@@ -152,7 +162,15 @@ func (s *Service) Close() error {
 		s.listening.Wait()
 	}
 	s.hub.closeAll()
-	return s.db.Close()
+	return s.closeDB()
+}
+
+func (s *Service) closeDB() error {
+	err := s.db.Close()
+	if s.rdb != nil && s.rdb != s.db {
+		err = errors.Join(err, s.rdb.Close())
+	}
+	return err
 }
 
 // migrate brings the schema to the newest embedded version.

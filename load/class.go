@@ -27,14 +27,21 @@ const (
 // open; each class opens a vote on Question of Lab, and all its students
 // vote in the same second.
 type ClassConfig struct {
-	URL      string // the server, loopback only
-	Lang     string
-	Lab      string   // a lab of the server's course
-	Question string   // a question of Lab
-	Choices  []string // the question's choice ids
-	Classes  int
-	Students int // per class
-	Wait     time.Duration
+	URL string // the server, loopback only
+	// StudentURL, when set, is another server (a replica on the same
+	// database) the students join and vote on, while the instructor's
+	// dashboard stays on URL.
+	StudentURL string
+	Lang       string
+	Lab        string   // a lab of the server's course
+	Question   string   // a question of Lab
+	Choices    []string // the question's choice ids
+	Classes    int
+	Students   int // per class
+	Wait       time.Duration
+	// Bars opens each student's class bar stream (/{lang}/class/events)
+	// and keeps it open, as a student's page does.
+	Bars bool
 }
 
 // ClassResult is what a class run measured.
@@ -46,6 +53,23 @@ type ClassResult struct {
 	Answered []time.Duration // per accepted vote: sent until the server answered
 	Errors   map[string]int  // refusals by status and text
 	Elapsed  time.Duration   // from the first vote to the last dashboard update
+	// MemBefore and MemJoined are the server's live heap (at its last
+	// collection) and goroutine stacks before the classes opened and once
+	// every student joined (with their bars open, if asked).
+	MemBefore, MemJoined GoMem
+	Students             int
+	// CPU is the server's CPU time from the first vote until every
+	// dashboard counted them all (0 when /metrics did not tell).
+	CPU time.Duration
+}
+
+// PerStudent is the server's memory per student of the run, heap and
+// stacks together; 0 when /metrics did not tell.
+func (r *ClassResult) PerStudent() int64 {
+	if r.Students == 0 || r.MemBefore.Heap == 0 || r.MemJoined.Heap == 0 {
+		return 0
+	}
+	return (r.MemJoined.Heap + r.MemJoined.Stacks - r.MemBefore.Heap - r.MemBefore.Stacks) / int64(r.Students)
 }
 
 // Quantile is a quantile of the vote-to-dashboard latencies.
@@ -67,6 +91,13 @@ func (r *ClassResult) Report(w io.Writer) {
 	fmt.Fprintf(w, "vote answered p50, p99:     %.0f ms, %.0f ms\n", msf(quantile(r.Answered, 0.5)), msf(quantile(r.Answered, 0.99)))
 	fmt.Fprintf(w, "vote to dashboard p50:      %.0f ms\n", float64(r.Quantile(0.50))/float64(time.Millisecond))
 	fmt.Fprintf(w, "vote to dashboard p99:      %.0f ms\n", float64(r.Quantile(0.99))/float64(time.Millisecond))
+	if r.CPU > 0 {
+		fmt.Fprintf(w, "server CPU for the votes:   %.0f ms (%.2f ms a vote, rendering the dashboards and bars included)\n", msf(r.CPU), msf(r.CPU)/float64(max(1, r.Sent)))
+	}
+	if n := r.PerStudent(); n != 0 {
+		fmt.Fprintf(w, "server memory per student:  %.1f KB (live heap %+.1f MB, stacks %+.1f MB for %d students)\n", float64(n)/1024,
+			mb(r.MemJoined.Heap-r.MemBefore.Heap), mb(r.MemJoined.Stacks-r.MemBefore.Stacks), r.Students)
+	}
 	keys := make([]string, 0, len(r.Errors))
 	for k := range r.Errors {
 		keys = append(keys, k)
@@ -105,9 +136,19 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		cfg.Wait = 10 * time.Second
 	}
 	root := base.String() + "/" + cfg.Lang
+	sroot := root
+	if cfg.StudentURL != "" {
+		sbase, err := checkURL(cfg.StudentURL)
+		if err != nil {
+			return nil, err
+		}
+		sroot = sbase.String() + "/" + cfg.Lang
+	}
 	transport := &http.Transport{MaxIdleConnsPerHost: 512, MaxConnsPerHost: 0}
 	defer transport.CloseIdleConnections()
 
+	res := &ClassResult{Errors: map[string]int{}, Students: cfg.Classes * cfg.Students}
+	res.MemBefore = settledMem(ctx, base)
 	classes := make([]*loadClass, cfg.Classes)
 	var wg sync.WaitGroup
 	errs := make(chan error, cfg.Classes)
@@ -115,7 +156,7 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := openClass(ctx, transport, root, cfg, i)
+			c, err := openClass(ctx, transport, root, sroot, cfg, i)
 			if err != nil {
 				errs <- fmt.Errorf("class %d: %w", i+1, err)
 				return
@@ -139,8 +180,16 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		}
 	}()
 
+	if cfg.Bars {
+		for _, c := range classes {
+			for _, st := range c.students {
+				st.bar(c, sroot+"/class/events")
+			}
+		}
+	}
+	res.MemJoined = settledMem(ctx, base)
+
 	// Every student of every class votes at the same instant.
-	res := &ClassResult{Errors: map[string]int{}}
 	var mu sync.Mutex
 	start := make(chan struct{})
 	for _, c := range classes {
@@ -151,7 +200,7 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 				<-start
 				choice := cfg.Choices[i%len(cfg.Choices)]
 				sent := time.Now()
-				status, text := st.post(ctx, root+"/class/vote", url.Values{"round": {"1"}, "choice": {choice}})
+				status, text := st.post(ctx, sroot+"/class/vote", url.Values{"round": {"1"}, "choice": {choice}})
 				done := time.Now()
 				mu.Lock()
 				defer mu.Unlock()
@@ -166,6 +215,7 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 			}()
 		}
 	}
+	cpu0, cpuErr := metricsCPU(base)
 	first := time.Now()
 	close(start)
 	wg.Wait()
@@ -187,7 +237,57 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		res.Latency = append(res.Latency, c.latencies()...)
 	}
 	res.Elapsed = last.Sub(first)
+	if cpu1, err := metricsCPU(base); err == nil && cpuErr == nil {
+		res.CPU = cpu1 - cpu0
+	}
 	return res, nil
+}
+
+// settledMem reads the server's live heap as its collector last measured
+// it, after asking for pages until a collection has passed (a page
+// allocates, and the collector runs after the heap grew by GOGC percent),
+// and its goroutine stacks.
+func settledMem(ctx context.Context, base *url.URL) GoMem {
+	live := func() (int64, int64) {
+		v, err := metricsValues(base, "go_gc_heap_live_bytes ", "go_memstats_stack_inuse_bytes ")
+		if err != nil {
+			return 0, 0
+		}
+		return int64(v[0]), int64(v[1])
+	}
+	first, _ := live()
+	if first == 0 {
+		return GoMem{}
+	}
+	page := base.String() + "/en/"
+	for changes, last, i := 0, first, 0; changes < 2 && i < 2000 && ctx.Err() == nil; i++ {
+		if resp, err := http.Get(page); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		if now, _ := live(); now != last {
+			changes, last = changes+1, now
+		}
+	}
+	heap, stacks := live()
+	return GoMem{heap, stacks}
+}
+
+// bar opens a student's class bar stream and reads it until the class's
+// run ends; it returns once the server answered.
+func (s *student) bar(c *loadClass, u string) {
+	req, _ := http.NewRequestWithContext(c.ctx, "GET", u, nil)
+	req.Header.Set("X-Forwarded-For", s.addr)
+	req.Header.Set("Accept", "text/event-stream")
+	client := &http.Client{Transport: s.client.Transport, Jar: s.client.Jar}
+	resp, err := client.Do(req)
+	if err != nil {
+		return
+	}
+	go func() {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}()
 }
 
 // ack is one accepted vote: when it was sent and answered.
@@ -203,6 +303,7 @@ type update struct {
 type loadClass struct {
 	token    string
 	students []*student
+	ctx      context.Context // ends when the run does: the streams close
 	cancel   context.CancelFunc
 	mu       sync.Mutex
 	updates  []update
@@ -279,9 +380,9 @@ var joinCode = regexp.MustCompile(`id="join-code">([A-Z0-9]+)<`)
 // roundVoters finds round 1's voters in a dashboard update.
 var roundVoters = regexp.MustCompile(`data-round="1" data-voters="(\d+)"`)
 
-// openClass opens one class and its vote, starts reading its dashboard
-// and joins its students.
-func openClass(ctx context.Context, t *http.Transport, root string, cfg ClassConfig, n int) (*loadClass, error) {
+// openClass opens one class and its vote on root, starts reading its
+// dashboard and joins its students on sroot.
+func openClass(ctx context.Context, t *http.Transport, root, sroot string, cfg ClassConfig, n int) (*loadClass, error) {
 	teacher := newStudent(t)
 	req, _ := http.NewRequestWithContext(ctx, "POST", root+"/class", strings.NewReader(url.Values{"name": {"load " + strconv.Itoa(n+1)}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -320,7 +421,7 @@ func openClass(ctx context.Context, t *http.Transport, root string, cfg ClassCon
 		}
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	c.cancel = cancel
+	c.ctx, c.cancel = sctx, cancel
 	ready := make(chan error, 1)
 	go c.watch(sctx, teacher, teach+"/events", ready)
 	if err := <-ready; err != nil {
@@ -339,7 +440,7 @@ func openClass(ctx context.Context, t *http.Transport, root string, cfg ClassCon
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			st := newStudent(t)
-			req, _ := http.NewRequestWithContext(ctx, "POST", root+"/join", strings.NewReader(url.Values{"code": {code}, "nick": {"s" + strconv.Itoa(i+1)}}.Encode()))
+			req, _ := http.NewRequestWithContext(ctx, "POST", sroot+"/join", strings.NewReader(url.Values{"code": {code}, "nick": {"s" + strconv.Itoa(i+1)}}.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("X-Forwarded-For", st.addr)
 			resp, err := st.client.Do(req)

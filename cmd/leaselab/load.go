@@ -45,6 +45,8 @@ With --sessions given too, the classes vote while the sessions play.`)
 	fl.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory and CPU time from /proc (default: the server's /metrics)")
 	var cc load.ClassConfig
 	fl.IntVar(&cc.Students, "class-students", 0, fmt.Sprintf("students per class in a run of class mode (at most %d)", load.MaxClassStudents))
+	fl.StringVar(&cc.StudentURL, "student-url", "", "in a run of class mode, another replica (on the same --database) where the students join and vote, the dashboards staying on --url")
+	fl.BoolVar(&cc.Bars, "class-bars", true, "in a run of class mode, every student keeps the class bar's stream open, as their pages do")
 	fl.IntVar(&cc.Classes, "classes", 1, fmt.Sprintf("classes in a run of class mode (at most %d)", load.MaxClasses))
 	pos, code, ok := fl.parse(args, stdout, stderr)
 	if !ok {
@@ -56,7 +58,7 @@ With --sessions given too, the classes vote while the sessions play.`)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if cc.Students > 0 {
-		cc.URL, cc.Lang, cc.Lab = cfg.URL, cfg.Lang, cfg.Lab
+		cc.URL, cc.Lang, cc.Lab = cfg.URL, cfg.Lang, cfg.Lab // cc.StudentURL from its flag
 		if msg := firstQuestion(&cc); msg != "" {
 			return usageError(stderr, "load", "%s", msg)
 		}
