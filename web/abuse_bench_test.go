@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"leaselab/live"
 	"net/url"
 	"os"
 	"slices"
@@ -91,7 +92,7 @@ func bystander(b *testing.B, host string, n int) []time.Duration {
 			cmd = "reset"
 		}
 		start := time.Now()
-		if err := conn.WriteJSON(clientMsg{ID: int64(i + 1), Type: "do", Cmd: cmd}); err != nil {
+		if err := conn.WriteJSON(live.ClientMsg{ID: int64(i + 1), Type: "do", Cmd: cmd}); err != nil {
 			b.Fatal(err)
 		}
 		for {
@@ -129,7 +130,7 @@ func attack(b *testing.B, host string, who int, stop <-chan struct{}) {
 			}
 		}
 	}()
-	tick := time.NewTicker(time.Second / msgRate)
+	tick := time.NewTicker(time.Second / live.MsgRate)
 	defer tick.Stop()
 	for i := 0; ; i++ {
 		select {
@@ -137,7 +138,7 @@ func attack(b *testing.B, host string, who int, stop <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		var m clientMsg
+		var m live.ClientMsg
 		k := i % 3
 		switch os.Getenv("ATTACK") {
 		case "challenge":
@@ -147,14 +148,14 @@ func attack(b *testing.B, host string, who int, stop <-chan struct{}) {
 		}
 		switch k {
 		case 0:
-			m = clientMsg{Type: "challenge", Values: map[string]string{
+			m = live.ClientMsg{Type: "challenge", Values: map[string]string{
 				"renew-margin":  fmt.Sprintf("%dms", 1000+(who*7919+i)%5000),
 				"renew-attempt": fmt.Sprintf("%dms", 200+i%700),
 			}}
 		case 1:
-			m = clientMsg{Type: "do", Cmd: "until 9m59s"}
+			m = live.ClientMsg{Type: "do", Cmd: "until 9m59s"}
 		default:
-			m = clientMsg{Type: "do", Cmd: "reset"}
+			m = live.ClientMsg{Type: "do", Cmd: "reset"}
 		}
 		m.ID = int64(i + 1)
 		if conn.WriteJSON(m) != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"leaselab/labsession"
+	"leaselab/live"
 )
 
 // TestReplayCannotGrowTheSession: a session opened with 2,000 commands
@@ -44,7 +45,7 @@ func TestReplayCannotGrowTheSession(t *testing.T) {
 	before := heap()
 	var last wireMsg
 	for i := range 100 {
-		last = c.call(clientMsg{Type: "replay"})
+		last = c.call(live.ClientMsg{Type: "replay"})
 		if last.Type != "ack" {
 			t.Fatalf("replay %d: %s %s", i+1, last.Type, last.Error)
 		}
@@ -377,7 +378,7 @@ func TestInternalKindsCannotBeSent(t *testing.T) {
 	_, ts := newTestServer(t, Config{})
 	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
 	for _, typ := range []string{"refused", "invalid"} {
-		r := c.call(clientMsg{Type: typ, Cmd: "<b>echo me</b>"})
+		r := c.call(live.ClientMsg{Type: typ, Cmd: "<b>echo me</b>"})
 		if r.Type != "error" || !strings.Contains(r.Error, "unknown message type") || strings.Contains(r.Error, "echo me") {
 			t.Errorf("a client's %q: %s %q", typ, r.Type, r.Error)
 		}

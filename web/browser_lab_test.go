@@ -253,37 +253,55 @@ func TestBrowserAxe(t *testing.T) {
 	for _, v := range []look{{phone, false}, {laptop, false}, {projector, false}, {phone, true}, {laptop, true}} {
 		ctx := browser(t, int(v.width), int(v.height)) // a browser each, within its time limit
 		emulate(t, ctx, v.viewport)
-		scheme := "light"
-		if v.dark {
-			scheme = "dark"
-		}
-		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
-			t.Fatal(err)
-		}
+		scheme := colourScheme(t, ctx, v.dark)
 		for _, p := range pages {
 			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+p)); err != nil {
 				t.Fatal(err)
 			}
 			waitJS(t, ctx, "the page", `document.readyState === "complete"`)
-			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](axe+";true")); err != nil {
-				t.Fatalf("load axe: %v", err)
-			}
-			res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " " + n.failureSummary)}))))`, chromedp.EvalAwaitPromise))
-			if err != nil {
-				t.Fatalf("axe on %s: %v", p, err)
-			}
-			var vs []struct {
-				ID, Help string
-				Nodes    []string
-			}
-			if err := json.Unmarshal([]byte(res), &vs); err != nil {
-				t.Fatal(err)
-			}
-			for _, x := range vs {
-				t.Errorf("%s %s %s: %s (%s)\n  %s", v.name, scheme, p, x.ID, x.Help, strings.Join(x.Nodes, "\n  "))
+			for _, x := range axeViolations(t, ctx, axe) {
+				t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
 			}
 		}
 	}
+}
+
+// colourScheme makes the page prefer dark or light, and names it.
+func colourScheme(t *testing.T, ctx context.Context, dark bool) string {
+	t.Helper()
+	scheme := "light"
+	if dark {
+		scheme = "dark"
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+		t.Fatal(err)
+	}
+	return scheme
+}
+
+// axeViolations runs axe-core on the page ctx shows: the violations of
+// WCAG 2.1 A and AA, each as one line.
+func axeViolations(t *testing.T, ctx context.Context, axe string) []string {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](axe+";true")); err != nil {
+		t.Fatalf("load axe: %v", err)
+	}
+	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " " + n.failureSummary)}))))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("axe: %v", err)
+	}
+	var vs []struct {
+		ID, Help string
+		Nodes    []string
+	}
+	if err := json.Unmarshal([]byte(res), &vs); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, x := range vs {
+		out = append(out, fmt.Sprintf("%s (%s)\n  %s", x.ID, x.Help, strings.Join(x.Nodes, "\n  ")))
+	}
+	return out
 }
 
 // BenchmarkBrowserFirstFrame measures, in Chromium, how soon a lab page

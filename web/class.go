@@ -254,8 +254,8 @@ func (s *Server) classBar(next echo.HandlerFunc) echo.HandlerFunc {
 				return nil
 			}
 			b.Back = requestPath(r)
-			if r.URL.RawQuery != "" {
-				b.Back += "?" + r.URL.RawQuery
+			if q := r.URL.RawQuery; q != "" && len(q) < maxBack {
+				b.Back += "?" + q
 			}
 			html, err := renderString(classBarBlock(b))
 			if err != nil {
@@ -267,6 +267,10 @@ func (s *Server) classBar(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// maxBack bounds the page address a vote without script returns to: a
+// session at its caps has a long one, and the bar carries it twice.
+const maxBack = 2000
 
 // barWriter fills the bar's slot in the first write of an HTML page: a
 // page is rendered whole before it is written (render), so its slot is in

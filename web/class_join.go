@@ -138,6 +138,9 @@ func (s *Server) classLeave(c echo.Context) error {
 // keep it open.
 const classPing = 25 * time.Second
 
+// classWriteWait is how long one write of a stream may take.
+const classWriteWait = 20 * time.Second
+
 // classThrottle: a stream sends at most one update in this time, so a
 // class voting at once costs one render, not one per vote.
 const classThrottle = 250 * time.Millisecond
@@ -148,17 +151,19 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 	changes, stop := s.classes.Subscribe(classID)
 	defer stop()
 	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, "retry: 1000\n\n")
+	// The server's timeouts are for pages: a stream lives on while each
+	// write goes out in time (a client gone is found by a ping).
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Time{})
+	alive := func() { rc.SetWriteDeadline(time.Now().Add(classWriteWait)) }
+	alive()
+	startEvents(w)
 	ping := time.NewTicker(classPing)
 	defer ping.Stop()
 	var last time.Time
 	for dirty := true; ; {
 		if dirty {
+			alive()
 			if html, ok := render(); ok {
 				fmt.Fprint(w, "event: update\n")
 				for _, line := range strings.Split(html, "\n") {
@@ -186,6 +191,7 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 			}
 			dirty = true
 		case <-ping.C:
+			alive()
 			fmt.Fprint(w, ": ping\n\n")
 			w.Flush()
 		case <-c.Request().Context().Done():

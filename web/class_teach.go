@@ -14,6 +14,7 @@ import (
 
 	"leaselab/class"
 	"leaselab/labs"
+	"leaselab/live"
 )
 
 // The instructor's side of a class: open one, run it from the dashboard
@@ -56,8 +57,8 @@ func (s *Server) classCreate(c echo.Context) error {
 	}
 	name := c.FormValue("name")
 	addr := s.clientAddr(c.Request())
-	if !s.creates.take(addr, s.clock.Now()) {
-		s.refused(errBudget, "a client opened more classes than an hour allows", "client", addr)
+	if !s.creates.take(addr, s.live.Clock.Now()) {
+		s.refused(live.ErrBudget, "a client opened more classes than an hour allows", "client", addr)
 		c.Response().Header().Set("Retry-After", "3600")
 		return &pageError{status: http.StatusTooManyRequests, lang: lang, key: "class.limit"}
 	}
@@ -227,9 +228,9 @@ func (s *Server) teachAct(c echo.Context) error {
 	switch c.Param("act") {
 	case "activity":
 		a := class.Activity{Lab: c.FormValue("lab"), Question: c.FormValue("question"), Goal: c.FormValue("goal")}
-		_, course, err := s.courseFor(c)
-		if err != nil {
-			return err
+		_, course, cerr := s.courseFor(c)
+		if cerr != nil {
+			return cerr
 		}
 		lab := course.Lab(a.Lab)
 		if lab == nil {
@@ -332,7 +333,7 @@ func (s *Server) pushLink(raw string) (string, bool) {
 func (s *Server) teachExport(c echo.Context, lang string, cl class.Class, format string) error {
 	mime := "text/csv; charset=utf-8"
 	if format == "json" {
-		mime = echo.MIMEApplicationJSONCharsetUTF8
+		mime = echo.MIMEApplicationJSON
 	}
 	var buf bytes.Buffer
 	if err := s.classes.Export(c.Request().Context(), cl.ID, &buf, format); err != nil {

@@ -7,10 +7,15 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
 
 	"leaselab/class"
+	"leaselab/live"
 )
 
 // newClassServer serves the embedded course with class mode on, its
@@ -97,6 +102,15 @@ func openClass(t testing.TB, teacher *client, lang, name string) (teach, code st
 	return teach, m[1]
 }
 
+// openVote sets the class's lab, then its question, and opens a vote on
+// it, as the dashboard's forms do.
+func openVote(teacher *client, teach, lab, question string) {
+	teacher.t.Helper()
+	teacher.post(teach+"/activity", url.Values{"lab": {lab}})
+	teacher.post(teach+"/activity", url.Values{"lab": {lab}, "question": {question}})
+	teacher.post(teach+"/round", nil)
+}
+
 // TestClassRound: an instructor opens a class and a vote on a question;
 // students join by code and vote from the class bar on any page; the
 // dashboard counts; a second vote and the reveal show both distributions
@@ -105,9 +119,7 @@ func TestClassRound(t *testing.T) {
 	_, base, _ := newClassServer(t, t.TempDir())
 	teacher := newClient(t, base)
 	teach, code := openClass(t, teacher, "id", "Sistem Terdistribusi A & B")
-	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
-	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}})
-	teacher.post(teach+"/round", nil)
+	openVote(teacher, teach, "w1-w2", "storage-checks")
 
 	votes := []string{"rejected", "overwrites", "overwrites"}
 	var students []*client
@@ -211,5 +223,101 @@ func TestClassWrongCodes(t *testing.T) {
 	}
 	if _, dash := teacher.get(teach); !strings.Contains(dash, "has ended") || !strings.Contains(dash, "export.csv") {
 		t.Error("the ended class's dashboard does not say so, or lost its export")
+	}
+}
+
+// TestClassProgress: where the class is, from what students do on the lab
+// page without script: one reaches the goal, one is working on it, and
+// the dashboard says so with the commonest last step.
+func TestClassProgress(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "en", "Progress")
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "goal": {"reject-stale"}})
+	a, b := newClient(t, base), newClient(t, base)
+	a.post("/en/join", url.Values{"code": {code}})
+	b.post("/en/join", url.Values{"code": {code}})
+	if st, _ := a.get("/en/labs/w1-w2?do=fencing+on&do=until+4s&do=freeze+W1+for%3D25s&do=until+30s&goal=reject-stale"); st != http.StatusOK {
+		t.Fatal(st)
+	}
+	if st, _ := b.get("/en/labs/w1-w2?do=until+4s"); st != http.StatusOK {
+		t.Fatal(st)
+	}
+	// Two more over the live socket, as a page with script does.
+	for i, cmds := range [][]string{{"fencing on", "until 4s", "freeze W1 for=25s", "until 30s"}, {"freeze W1", "until 4s"}} {
+		st := newClient(t, base)
+		st.post("/en/join", url.Values{"code": {code}})
+		u, _ := url.Parse(base)
+		h := http.Header{}
+		for _, ck := range st.http.Jar.Cookies(u) {
+			h.Add("Cookie", ck.String())
+		}
+		conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/en/labs/w1-w2/ws", h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ws := &wsClient{t: t, conn: conn}
+		ws.first = ws.next()
+		for _, c := range cmds {
+			ws.do(c)
+		}
+		if i == 0 {
+			if r := ws.call(live.ClientMsg{Type: "goal", Goal: "reject-stale"}); r.Type != "ack" || !strings.Contains(opHTML(r, "goal-verdict-reject-stale"), `data-correct="true"`) {
+				t.Fatalf("the goal over the socket: %s %s", r.Type, r.Error)
+			}
+		}
+	}
+	// The notes reach the store through a queue: wait until they did.
+	var dash string
+	for range 200 {
+		_, dash = teacher.get(teach)
+		if strings.Contains(dash, `data-reached="2" data-working="2"`) {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	for _, want := range []string{`data-goal="reject-stale" data-reached="2" data-working="2"`, "2 reached, 2 still working", "Commonest last step of those still working: ", "(2 students)"} {
+		if !strings.Contains(dash, want) {
+			t.Errorf("where the class is lacks %q:\n%s", want, clipText(dash[strings.Index(dash, `class="where"`):]))
+		}
+	}
+}
+
+// TestClassStoreDown: with the database gone, the lab still plays, the
+// class bar says votes cannot be saved now, and a vote is answered so.
+func TestClassStoreDown(t *testing.T) {
+	_, base, svc := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "id", "Turun")
+	openVote(teacher, teach, "w1-w2", "storage-checks")
+	s := newClient(t, base)
+	s.post("/id/join", url.Values{"code": {code}})
+	svc.Close()
+	st, page := s.get("/id/labs/w1-w2?do=until+4s")
+	if st != http.StatusOK || !strings.Contains(page, `class="cb-down"`) || !strings.Contains(page, "Jawaban tidak bisa disimpan sekarang") {
+		t.Errorf("lab page with the store down: %d, bar:\n%s", st, clipText(page[strings.Index(page, `<div id="classbar`)+0:]))
+	}
+	st, body, _ := s.do(http.MethodPost, "/id/class/vote", url.Values{"round": {"1"}, "choice": {"rejected"}}, "application/json")
+	if st != http.StatusServiceUnavailable || !strings.Contains(body, "tidak bisa disimpan") {
+		t.Errorf("a vote with the store down: %d %s", st, body)
+	}
+}
+
+// TestClassCreateLimit: one client address opens at most classesPerHour
+// classes an hour; the next is refused in the instructor's language.
+func TestClassCreateLimit(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	for i := range classesPerHour {
+		teacher.post("/en/class", url.Values{"name": {"Class " + strconv.Itoa(i)}})
+	}
+	st, body, h := teacher.do(http.MethodPost, "/id/class", url.Values{"name": {"Satu lagi"}}, "")
+	if st != http.StatusTooManyRequests || h.Get("Retry-After") == "" || !strings.Contains(body, "sudah dibuka banyak kelas") {
+		t.Errorf("class %d from one address: %d, want 429 in Indonesian", classesPerHour+1, st)
+	}
+	if st, _, _ := teacher.do(http.MethodPost, "/id/class", url.Values{"name": {""}}, ""); st != http.StatusTooManyRequests {
+		t.Errorf("an empty name past the limit: %d", st)
 	}
 }

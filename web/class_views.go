@@ -56,7 +56,7 @@ var tags = regexp.MustCompile(`<[^>]*>`)
 // plainText is rendered prose as one short line of text: for an option
 // of a select, which holds no markup.
 func plainText(h string, n int) string {
-	s := strings.Join(strings.Fields(html.UnescapeString(tags.ReplaceAllString(h, " "))), " ")
+	s := strings.Join(strings.Fields(html.UnescapeString(tags.ReplaceAllString(h, ""))), " ")
 	if r := []rune(s); len(r) > n {
 		s = string(r[:n-1]) + "…"
 	}

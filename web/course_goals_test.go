@@ -12,6 +12,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"leaselab/content"
+	"leaselab/live"
 )
 
 // labGoals is the part of a lab.yaml these tests need: each goal's proof
@@ -102,7 +103,7 @@ func TestCourseGoalsLive(t *testing.T) {
 				target := "goal-verdict-" + g.ID
 				ask := func() string {
 					t.Helper()
-					m := c.call(clientMsg{Type: "goal", Goal: g.ID})
+					m := c.call(live.ClientMsg{Type: "goal", Goal: g.ID})
 					if m.Type != "ack" {
 						t.Fatalf("goal check: %s %s", m.Type, m.Error)
 					}

@@ -2,6 +2,8 @@ package web
 
 import (
 	"fmt"
+	"leaselab/budget"
+	"leaselab/live"
 	"log/slog"
 	"net"
 	"net/http"
@@ -149,26 +151,22 @@ func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		client := s.clientAddr(c.Request())
 		b := s.addrBudgets.get(client)
-		err := waitFor(b)
-		if err == nil && !b.take(slotWait) {
-			err = &busyError{retry: time.Second}
-		}
-		if err != nil {
-			s.refused(errBudget, "a client over its work budget asked for a heavy page", "client", client, "path", labsession.Clip(c.Request().URL.Path))
-			chargeFixed(refuseCost, b)
+		if err := budget.Start(b); err != nil {
+			s.refused(live.ErrBudget, "a client over its work budget asked for a heavy page", "client", client, "path", labsession.Clip(c.Request().URL.Path))
+			budget.ChargeFixed(budget.RefuseCost, b)
 			var retry = 1
-			if be, ok := err.(*busyError); ok {
-				retry = max(1, int(be.retry.Seconds()+0.999))
+			if be, ok := err.(*budget.Busy); ok {
+				retry = max(1, int(be.Retry.Seconds()+0.999))
 			}
 			c.Response().Header().Set("Retry-After", strconv.Itoa(retry))
 			return &pageError{status: http.StatusTooManyRequests, lang: langOf(c), key: "busy.text", title: "busy.title"}
 		}
-		defer b.give()
+		defer b.Give()
 		factor := 1
 		if c.QueryParam("challenge") != "" {
-			factor = verdictFactor
+			factor = budget.VerdictFactor
 		}
-		defer chargeTimes(time.Now(), factor, b)
+		defer budget.ChargeTimes(time.Now(), factor, b)
 		return next(c)
 	}
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"leaselab/live"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -65,7 +66,7 @@ func TestLiveLabBadInput(t *testing.T) {
 	bystander := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
 	stillWorks := func(after string) {
 		t.Helper()
-		if r := bystander.call(clientMsg{Type: "do", Cmd: "advance 1s"}); r.Type != "ack" {
+		if r := bystander.call(live.ClientMsg{Type: "do", Cmd: "advance 1s"}); r.Type != "ack" {
 			t.Fatalf("after %s the bystander's command got %s %s", after, r.Type, r.Error)
 		}
 	}
@@ -92,7 +93,7 @@ func TestLiveLabBadInput(t *testing.T) {
 	}
 	stillWorks("garbage frames")
 
-	for _, bad := range []clientMsg{
+	for _, bad := range []live.ClientMsg{
 		{Type: "dance"},
 		{Type: ""},
 		{Type: "do", Cmd: ""},
@@ -121,7 +122,7 @@ func TestLiveLabBadInput(t *testing.T) {
 		}
 	}
 	// The world's bounds are errors too, and say what to do.
-	if m := c.call(clientMsg{Type: "do", Cmd: "advance 11m"}); m.Type != "error" || !strings.Contains(m.Error, "reset") {
+	if m := c.call(live.ClientMsg{Type: "do", Cmd: "advance 11m"}); m.Type != "error" || !strings.Contains(m.Error, "reset") {
 		t.Errorf("past the virtual time limit: %+v", m)
 	}
 	c.do("advance 1s") // and the session still works
@@ -129,7 +130,7 @@ func TestLiveLabBadInput(t *testing.T) {
 
 	// An oversize message ends that connection with "message too big".
 	big := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
-	big.conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"do","cmd":"`+strings.Repeat("x", maxMessageSize)+`"}`))
+	big.conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"do","cmd":"`+strings.Repeat("x", live.MaxMessageSize)+`"}`))
 	if code, text := closeCode(t, big.conn); code != websocket.CloseMessageTooBig {
 		t.Errorf("oversize message: close %d %q, want %d", code, text, websocket.CloseMessageTooBig)
 	}
@@ -152,7 +153,7 @@ func TestLiveLabBadInput(t *testing.T) {
 		if err := flood.conn.ReadJSON(&m); err != nil {
 			ce, ok := err.(*websocket.CloseError)
 			if !ok || ce.Code != websocket.ClosePolicyViolation {
-				t.Errorf("flood ended with %v, want a policy-violation close; slow %d rate %d; %s", err, s.metrics.errors[indexOf(errorKinds, errSlow)].Load(), s.metrics.errors[indexOf(errorKinds, errRate)].Load(), log.String())
+				t.Errorf("flood ended with %v, want a policy-violation close; slow %d rate %d; %s", err, s.metrics.errors[indexOf(errorKinds, live.ErrSlow)].Load(), s.metrics.errors[indexOf(errorKinds, live.ErrRate)].Load(), log.String())
 			}
 			break
 		}
@@ -163,12 +164,12 @@ func TestLiveLabBadInput(t *testing.T) {
 			acks++
 		}
 	}
-	if acks == 0 || acks > msgBurst+msgRate*10 {
+	if acks == 0 || acks > live.MsgBurst+live.MsgRate*10 {
 		t.Errorf("flood: %d answered, %d refused", acks, refused)
 	}
 	stillWorks("a flood")
 
-	if strings.Contains(log.String(), "panic") || s.metrics.errors[indexOf(errorKinds, errPanic)].Load() != 0 {
+	if strings.Contains(log.String(), "panic") || s.metrics.errors[indexOf(errorKinds, live.ErrPanic)].Load() != 0 {
 		t.Errorf("a panic was logged:\n%s", log.String())
 	}
 	_, body, _ := get(t, ts.URL+"/metrics")
@@ -194,7 +195,7 @@ func indexOf(list []string, s string) int {
 func TestLiveLabPanicEndsNothingElse(t *testing.T) {
 	var log syncBuffer
 	s, ts := newTestServer(t, Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
-	s.beforeHandle = func(m clientMsg) {
+	s.live.BeforeHandle = func(m live.ClientMsg) {
 		if m.Cmd == "step" {
 			panic("a bug")
 		}
@@ -202,7 +203,7 @@ func TestLiveLabPanicEndsNothingElse(t *testing.T) {
 	other := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
 	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
 	c.do("advance 3s")
-	if m := c.call(clientMsg{Type: "do", Cmd: "step"}); m.Type != "error" || !strings.Contains(m.Error, "internal error") {
+	if m := c.call(live.ClientMsg{Type: "do", Cmd: "step"}); m.Type != "error" || !strings.Contains(m.Error, "internal error") {
 		t.Errorf("panic: %+v", m)
 	}
 	if r := c.do("advance 1s"); r.Now != "4s" {
@@ -245,7 +246,7 @@ func TestLiveLabLimits(t *testing.T) {
 // message keeps it open. The session's clock is the test's: the minutes
 // pass without a wait.
 func TestLiveLabIdleTimeout(t *testing.T) {
-	clock := newTestClock()
+	clock := live.NewManualClock()
 	const idle = 10 * time.Minute
 	_, ts := newTestServer(t, Config{IdleTimeout: idle, Clock: clock})
 	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
@@ -253,7 +254,7 @@ func TestLiveLabIdleTimeout(t *testing.T) {
 	// as it is from the first frame on and after each run of keep.
 	advance := func(d time.Duration) {
 		t.Helper()
-		for clock.waiting() == 0 {
+		for clock.Waiting() == 0 {
 			runtime.Gosched()
 		}
 		clock.Advance(d)
@@ -267,7 +268,7 @@ func TestLiveLabIdleTimeout(t *testing.T) {
 		t.Fatalf("a message after pings only: %s %s", r.Type, r.Error)
 	}
 	advance(idle)
-	if code, _ := closeCode(t, c.conn); code != closeIdle {
-		t.Errorf("idle session: close %d, want %d", code, closeIdle)
+	if code, _ := closeCode(t, c.conn); code != live.CloseIdle {
+		t.Errorf("idle session: close %d, want %d", code, live.CloseIdle)
 	}
 }

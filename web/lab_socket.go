@@ -7,16 +7,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 
+	"leaselab/budget"
+	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/labsession"
+	"leaselab/live"
 )
 
 // The live lab's HTTP handler: it checks who asks, rebuilds the session
 // the URL describes and hands the upgraded connection to a session loop
-// (live_session.go).
+// (package live).
 
 // originError is a websocket refused because of its Origin header.
 type originError struct{ why string }
@@ -108,20 +112,43 @@ func (s *Server) labSocket(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.serveLive(c, lang, lab, 1, func(l *live) error {
+	return s.serveLive(c, lang, lab, 1, func(l *live.Conn) error {
 		sess, _, err := openSession(lab, c.QueryParams())
-		l.sess, l.runs = sess, labRun{sess}
+		if err != nil {
+			return err
+		}
+		l.Lab(sess)
+		return nil
+	})
+}
+
+// pairWeight is what a pair counts as against the server's cap of live
+// sessions: it holds two worlds, and each of its frames runs and draws
+// both (its work is charged as measured, so about twice a session's).
+const pairWeight = 2
+
+func (s *Server) pairSocket(c echo.Context) error {
+	lang, _, lab, err := s.labFor(c)
+	if err != nil {
 		return err
+	}
+	return s.serveLive(c, lang, lab, pairWeight, func(l *live.Conn) error {
+		p, _, err := openPair(lang, lab, c.QueryParams())
+		if err != nil {
+			return err
+		}
+		l.Pair(p)
+		return nil
 	})
 }
 
 // serveLive opens a live connection: it refuses another site's page, a
 // full server and an address over its budget, lets open rebuild what the
 // URL describes into l (paid from the address's budget), and hands the
-// upgraded connection to the session loop. weight is how many sessions
+// upgraded connection to the session loop (package live). weight is how many sessions
 // the connection counts as against the server's cap: a what-if pair holds
 // two worlds.
-func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight int64, open func(l *live) error) error {
+func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight int64, open func(l *live.Conn) error) error {
 	// Another site's page is refused before anything is replayed.
 	if err := s.checkOrigin(c.Request()); err != nil {
 		s.refused(errOrigin, err.Error(), "origin", labsession.Clip(c.Request().Header.Get("Origin")), "host", labsession.Clip(c.Request().Host))
@@ -157,20 +184,18 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		}
 	}()
 	addr := s.addrBudgets.get(client)
-	err := waitFor(addr)
-	if err == nil && !addr.take(slotWait) {
-		err = &busyError{retry: time.Second}
-	}
-	if err != nil {
-		s.refused(errBudget, "a client over its work budget opened a live lab", "client", client)
+	if err := budget.Start(addr); err != nil {
+		s.refused(live.ErrBudget, "a client over its work budget opened a live lab", "client", client)
 		return s.refuseLive(c, websocket.CloseTryAgainLater, errorText(lang, err))
 	}
-	l := &live{srv: s, lab: lab, lang: lang, out: make(chan *outMsg, sendQueue), speed: 1,
-		work: newWorkBudget(s.sessionWork, sessionBurst), addr: addr, mem: hold}
+	l := live.New(&s.live, lab, lang, budget.New(s.sessionWork, sessionBurst), addr, hold)
+	if m := s.classmateOf(c.Request()); m != nil {
+		l.Observe(&classObserver{s: s, m: m, lab: lab})
+	}
 	start := time.Now()
-	err = open(l)
-	charge(start, addr)
-	addr.give()
+	err := open(l)
+	budget.Charge(start, addr)
+	addr.Give()
 	if err != nil {
 		return err
 	}
@@ -184,7 +209,6 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 	}
 	opened = true
 	s.metrics.sessionsTotal.Add(1)
-	l.conn = conn
 	go func() {
 		defer s.sessions.Done()
 		defer s.metrics.sessionsOpen.Add(-weight)
@@ -193,12 +217,40 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		defer func() {
 			// A panic that safely could not contain ends this session only.
 			if p := recover(); p != nil {
-				s.metrics.error(errPanic)
-				s.log.Error("live lab session ended by a panic", "lab", lab.ID, "panic", p, "session", l.sess.Query())
+				s.metrics.Error(live.ErrPanic)
+				s.log.Error("live lab session ended by a panic", "lab", lab.ID, "panic", p, "session", l.Query())
 				conn.Close()
 			}
 		}()
-		l.run()
+		l.Run(conn)
 	}()
 	return nil
+}
+
+// verdicts judge a live lab page's answers, challenges and goals as its
+// page does (the caches, the templ blocks): live.Verdicts.
+type verdicts struct{ s *Server }
+
+func (v verdicts) Answer(lab *labs.Lab, question, choice, lang string) (templ.Component, error) {
+	a, err := v.s.answer(lab, question, choice, lang)
+	if err != nil {
+		return nil, err
+	}
+	return answerBlock(a), nil
+}
+
+func (v verdicts) Challenge(lab *labs.Lab, values map[string]string, lang string) (templ.Component, error) {
+	j, err := v.s.judge(lab, values, lang)
+	if err != nil {
+		return nil, err
+	}
+	return challengeVerdict(j), nil
+}
+
+func (verdicts) Goal(lab *labs.Lab, goal string, w *engine.World, lang string) (templ.Component, error) {
+	g, err := checkGoal(lab, goal, w, lang)
+	if err != nil {
+		return nil, err
+	}
+	return goalVerdict(g), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"leaselab/content"
 	"leaselab/labs"
+	"leaselab/live"
 )
 
 // wsClient is the test's side of a live lab.
@@ -19,6 +20,27 @@ type wsClient struct {
 	seq   int64
 	id    int64
 	first wireMsg // the frame the connection began with
+}
+
+// wireMsg is a server message as it crosses the wire, decoded: what the
+// browser reads (docs/protocol.md).
+type wireMsg struct {
+	Seq     int64    `json:"seq"`
+	Type    string   `json:"type"`
+	ID      int64    `json:"id,omitempty"`
+	Ops     []wireOp `json:"ops,omitempty"`
+	Query   string   `json:"query,omitempty"`
+	Now     string   `json:"now,omitempty"`
+	Playing bool     `json:"playing"`
+	Error   string   `json:"error,omitempty"`
+	Retry   float64  `json:"retry,omitempty"`
+}
+
+type wireOp struct {
+	Op     string `json:"op"`
+	Target string `json:"target"`
+	Attr   string `json:"attr,omitempty"`
+	HTML   string `json:"html"`
 }
 
 func dialLab(t *testing.T, base, path string) *wsClient {
@@ -52,7 +74,7 @@ func (c *wsClient) next() wireMsg {
 }
 
 // call sends a message and returns the answer to it, skipping play frames.
-func (c *wsClient) call(m clientMsg) wireMsg {
+func (c *wsClient) call(m live.ClientMsg) wireMsg {
 	c.t.Helper()
 	c.id++
 	m.ID = c.id
@@ -69,7 +91,7 @@ func (c *wsClient) call(m clientMsg) wireMsg {
 
 func (c *wsClient) do(cmd string) wireMsg {
 	c.t.Helper()
-	r := c.call(clientMsg{Type: "do", Cmd: cmd})
+	r := c.call(live.ClientMsg{Type: "do", Cmd: cmd})
 	if r.Type != "ack" {
 		c.t.Fatalf("%s: %s %s", cmd, r.Type, r.Error)
 	}
@@ -114,7 +136,7 @@ func TestLiveLab(t *testing.T) {
 	}
 
 	// Errors are answers too, and change nothing.
-	for _, bad := range []clientMsg{
+	for _, bad := range []live.ClientMsg{
 		{Type: "do", Cmd: "freeze W9"},
 		{Type: "do", Cmd: strings.Repeat("x", 500)},
 		{Type: "answer", Question: "nope", Choice: "x"},
@@ -133,14 +155,14 @@ func TestLiveLab(t *testing.T) {
 	}
 
 	// The goal is checked against this session's own world.
-	g := c.call(clientMsg{Type: "goal", Goal: "reject-stale"})
+	g := c.call(live.ClientMsg{Type: "goal", Goal: "reject-stale"})
 	if g.Type != "ack" || !strings.Contains(opHTML(g, "goal-verdict-reject-stale"), `data-correct="true"`) {
 		t.Errorf("goal verdict: %+v", g)
 	}
 
 	// Fencing off, reset, replay: the same faults, and the stale write lands.
 	c.do("fencing off")
-	r = c.call(clientMsg{Type: "replay"})
+	r = c.call(live.ClientMsg{Type: "replay"})
 	if r.Type != "ack" {
 		t.Fatalf("replay: %+v", r)
 	}
@@ -152,21 +174,21 @@ func TestLiveLab(t *testing.T) {
 	}
 
 	// Predict questions are decided by the engine's own run.
-	a := c.call(clientMsg{Type: "answer", Question: "storage-checks", Choice: "rejected"})
+	a := c.call(live.ClientMsg{Type: "answer", Question: "storage-checks", Choice: "rejected"})
 	v := opHTML(a, "verdict-storage-checks")
 	if a.Type != "ack" || !strings.Contains(v, `data-correct="true"`) || !strings.Contains(v, `class="hl"`) {
 		t.Errorf("answer: %s %s", a.Type, v)
 	}
 
 	// Play advances the world on its own until paused.
-	p := c.call(clientMsg{Type: "play", Speed: 5})
+	p := c.call(live.ClientMsg{Type: "play", Speed: 5})
 	if p.Type != "ack" || !p.Playing {
 		t.Fatalf("play: %+v", p)
 	}
 	if m := c.next(); m.Type != "frame" || !m.Playing {
 		t.Errorf("no play frame: %+v", m)
 	}
-	if m := c.call(clientMsg{Type: "pause"}); m.Playing {
+	if m := c.call(live.ClientMsg{Type: "pause"}); m.Playing {
 		t.Error("still playing after pause")
 	}
 }
@@ -217,12 +239,12 @@ func TestLiveChallenge(t *testing.T) {
 	}
 	_, ts := newTestServer(t, Config{})
 	c := dialLab(t, ts.URL, "/en/labs/"+lab.ID+"/ws")
-	r := c.call(clientMsg{Type: "challenge", Values: map[string]string{}})
+	r := c.call(live.ClientMsg{Type: "challenge", Values: map[string]string{}})
 	v := opHTML(r, "challenge-verdict")
 	if r.Type != "ack" || !strings.Contains(v, "data-challenge") || !strings.Contains(v, "runs") {
 		t.Errorf("challenge: %s %s %s", r.Type, r.Error, v)
 	}
-	if m := c.call(clientMsg{Type: "challenge", Values: map[string]string{"no-such-option": "1"}}); m.Type != "error" {
+	if m := c.call(live.ClientMsg{Type: "challenge", Values: map[string]string{"no-such-option": "1"}}); m.Type != "error" {
 		t.Errorf("bad option: %+v", m)
 	}
 }

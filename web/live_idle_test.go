@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"bytes"
+	"leaselab/live"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -31,11 +32,11 @@ func liveGoroutines(t *testing.T) (read, write, play int) {
 				continue
 			}
 			switch {
-			case strings.Contains(line, "web.(*live).read+"):
+			case strings.Contains(line, "live.(*Conn).read+"):
 				read += n
-			case strings.Contains(line, "web.(*live).write+"):
+			case strings.Contains(line, "live.(*Conn).write+"):
 				write += n
-			case strings.Contains(line, "web.(*live).play+"), strings.Contains(line, "web.(*live).playFrame+") && !strings.Contains(block, "web.(*players).run"):
+			case strings.Contains(line, "live.(*Conn).play+"), strings.Contains(line, "live.(*Conn).playFrame+") && !strings.Contains(block, "live.(*Players).run"):
 				play += n
 			default:
 				continue
@@ -71,12 +72,12 @@ func TestIdleSessionHoldsOnlyItsReader(t *testing.T) {
 	waitQueued := func(want int) {
 		t.Helper()
 		for range 200 {
-			if srv.players.queued() == want {
+			if srv.live.Players.Queued() == want {
 				return
 			}
 			time.Sleep(25 * time.Millisecond)
 		}
-		t.Fatalf("%d play frames queued, want %d", srv.players.queued(), want)
+		t.Fatalf("%d play frames queued, want %d", srv.live.Players.Queued(), want)
 	}
 	const n = 5
 	var cs []*wsClient
@@ -93,7 +94,7 @@ func TestIdleSessionHoldsOnlyItsReader(t *testing.T) {
 
 	// A playing session has its next frame queued for the players, and no
 	// goroutine of its own; the frames bring a writer up now and then.
-	if r := cs[1].call(clientMsg{Type: "play", Speed: 5}); r.Type != "ack" {
+	if r := cs[1].call(live.ClientMsg{Type: "play", Speed: 5}); r.Type != "ack" {
 		t.Fatalf("play: %s %s", r.Type, r.Error)
 	}
 	for range 3 {
@@ -104,14 +105,14 @@ func TestIdleSessionHoldsOnlyItsReader(t *testing.T) {
 	if _, _, p := liveGoroutines(t); p != 0 {
 		t.Fatalf("%d play goroutines of a session's own, want 0", p)
 	}
-	if r := cs[1].call(clientMsg{Type: "pause"}); r.Type != "ack" {
+	if r := cs[1].call(live.ClientMsg{Type: "pause"}); r.Type != "ack" {
 		t.Fatalf("pause: %s %s", r.Type, r.Error)
 	}
 	waitGoroutines(t, n, 0, 0)
 	waitQueued(0) // the paused session's frame was dropped when it fell due
 
 	// Playing again, then closing, leaves nothing queued either.
-	if r := cs[2].call(clientMsg{Type: "play", Speed: 5}); r.Type != "ack" {
+	if r := cs[2].call(live.ClientMsg{Type: "play", Speed: 5}); r.Type != "ack" {
 		t.Fatalf("play: %s %s", r.Type, r.Error)
 	}
 	for m := cs[2].next(); m.Type != "frame"; m = cs[2].next() {

@@ -11,9 +11,9 @@ import (
 
 	"leaselab/content"
 	"leaselab/draw"
-	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/labsession"
+	"leaselab/live"
 )
 
 // w1w2PairQuery is W1 frozen at 4s for 25s, run to 30s, and B with
@@ -93,7 +93,7 @@ func TestLivePair(t *testing.T) {
 
 	// What is not time is refused in the student's language, and the pair
 	// stays as it was: the next time command goes on from the same place.
-	for _, bad := range []clientMsg{
+	for _, bad := range []live.ClientMsg{
 		{Type: "do", Cmd: "fencing off"},
 		{Type: "do", Cmd: "reset"},
 		{Type: "do", Cmd: "freeze W2"},
@@ -109,7 +109,7 @@ func TestLivePair(t *testing.T) {
 			t.Errorf("%+v: a refusal carries a frame", bad)
 		}
 	}
-	if m := c.call(clientMsg{Type: "do", Cmd: "freeze W9"}); m.Type != "error" {
+	if m := c.call(live.ClientMsg{Type: "do", Cmd: "freeze W9"}); m.Type != "error" {
 		t.Errorf("freeze W9: %s", m.Type)
 	}
 	want := openPairOf(t, query)
@@ -121,7 +121,7 @@ func TestLivePair(t *testing.T) {
 	}
 
 	// Play moves both on by itself until paused.
-	if p := c.call(clientMsg{Type: "play", Speed: 5}); p.Type != "ack" || !p.Playing {
+	if p := c.call(live.ClientMsg{Type: "play", Speed: 5}); p.Type != "ack" || !p.Playing {
 		t.Fatalf("play: %+v", p)
 	}
 	m := c.next()
@@ -130,7 +130,7 @@ func TestLivePair(t *testing.T) {
 	} else if p := openPairOf(t, m.Query); p.A().Now().String() != m.Now || p.B().Now() != p.A().Now() {
 		t.Errorf("play frame at %s, the engine's pair at %s/%s", m.Now, p.A().Now(), p.B().Now())
 	}
-	if m := c.call(clientMsg{Type: "pause"}); m.Playing {
+	if m := c.call(live.ClientMsg{Type: "pause"}); m.Playing {
 		t.Error("still playing after pause")
 	}
 }
@@ -140,26 +140,20 @@ func TestLivePair(t *testing.T) {
 // frame's: through a difference that appears while the pair plays, and
 // through one there all along.
 func TestPairFramesDrawTheirPage(t *testing.T) {
-	srv, ts := newTestServer(t, Config{})
+	_, ts := newTestServer(t, Config{})
 	for _, query := range []string{
 		"do=until+4s&do=freeze+W1+for%3D25s&vs=fencing+on&vs-at=4s", // they part at 29s
 		w1w2PairQuery,
 	} {
-		p := openPairOf(t, query)
-		l := &live{srv: srv, lab: p.Session().Lab(), lang: "en", sess: p.Session(), runs: &pairRun{Pair: p}, playing: true}
+		c := dialLab(t, ts.URL, "/en/labs/w1-w2/whatif/ws?"+query)
 		parted := false
 		for range 40 {
-			if err := l.runs.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
-				t.Fatal(err)
-			}
-			sent := l.runs.frame(l, 0)
-			m := wireOf(sent)
-			sent.free()
+			m := c.do("advance 1s")
 			got := opHTML(m, "pair-live")
 			if want := pairLiveOf(t, ts.URL, "en", m.Query); got != want {
 				t.Fatalf("%s, at %s: the frame differs from the pair page:\n%s", query, m.Now, firstDiff(got, want))
 			}
-			_, found := p.Difference()
+			_, found := openPairOf(t, m.Query).Difference()
 			parted = parted || found
 		}
 		if !parted {
@@ -232,39 +226,12 @@ func TestLivePairRefusesBadQueries(t *testing.T) {
 	}
 }
 
-// BenchmarkPairPlayFrame is one play tick of a live pair: both runs of
-// W1/W2 forked at 4s advance one second and the frame redraws both. It
-// reports the frame's size too: a pair's frames are full redraws.
-func BenchmarkPairPlayFrame(b *testing.B) {
-	srv, c := benchServer(b)
-	q, _ := url.ParseQuery("do=until+4s&do=freeze+W1+for%3D25s&vs=fencing+on")
-	start := func() *live {
-		p, _, err := labsession.OpenPair(c.Lab("w1-w2"), q)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return &live{srv: srv, lab: p.Session().Lab(), lang: "en", sess: p.Session(), runs: &pairRun{Pair: p}, playing: true}
+// firstDiff shows where got and want part.
+func firstDiff(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
 	}
-	l := start()
-	bytes := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		if l.runs.(*pairRun).A().Now() >= 4*engine.Minute {
-			b.StopTimer()
-			l = start()
-			b.StartTimer()
-		}
-		if err := l.runs.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
-			b.Fatal(err)
-		}
-		m := l.runs.frame(l, 0)
-		if m.Type != "frame" {
-			b.Fatal(m.Error)
-		}
-		for _, o := range m.b.Ops {
-			bytes += int(o.HTML.To - o.HTML.From)
-		}
-		m.free()
-	}
-	b.ReportMetric(float64(bytes)/float64(b.N), "frame-bytes/op")
+	lo := max(i-200, 0)
+	return "got:  …" + got[lo:min(i+200, len(got))] + "\nwant: …" + want[lo:min(i+200, len(want))]
 }

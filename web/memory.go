@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"leaselab/live"
 	"os"
 	rtmetrics "runtime/metrics"
 	"strconv"
@@ -19,11 +20,6 @@ import (
 // near its ceiling. Sessions already open are never dropped for it.
 
 const (
-	// sessionOverhead is what a live session holds beyond its
-	// labsession.Footprint: the live struct, its kept picture and its
-	// connection's buffers and stack, measured with the heap benchmarks
-	// (about 13 KB of picture and state, 4 KB of stack, a read buffer).
-	sessionOverhead = 24 << 10
 	// maxAddrMemory is the largest share one address may hold by default:
 	// 500 sessions at the event cap (released worlds) hold well under it.
 	maxAddrMemory = 128 << 20
@@ -33,10 +29,6 @@ const (
 	// heapShare is the heap in use, of the ceiling, past which new
 	// sessions are refused whatever the ledger says.
 	heapShare = 0.85
-	// releaseAbove is the world size past which a session at rest lets
-	// its world go (labsession.Release): smaller worlds cost less to keep
-	// than to rebuild at the next command.
-	releaseAbove = 64 << 10
 )
 
 // memLedger counts what the live sessions hold, by client address.
@@ -89,9 +81,9 @@ func (m *memLedger) admit(addr string) (*memHold, memRefusal) {
 	defer m.mu.Unlock()
 	a := m.addrs[addr]
 	switch {
-	case m.total+sessionOverhead > m.limit:
+	case m.total+live.SessionOverhead > m.limit:
 		return nil, "server"
-	case a != nil && a.held+sessionOverhead > m.perAddr:
+	case a != nil && a.held+live.SessionOverhead > m.perAddr:
 		return nil, "addr"
 	}
 	if a == nil {
@@ -100,7 +92,7 @@ func (m *memLedger) admit(addr string) (*memHold, memRefusal) {
 	}
 	a.sessions++
 	h := &memHold{m: m, addr: addr, a: a}
-	h.setLocked(sessionOverhead)
+	h.setLocked(live.SessionOverhead)
 	return h, ""
 }
 
@@ -134,9 +126,9 @@ type memHold struct {
 	done bool
 }
 
-// set says the session holds n bytes now. Changes under a page's worth are
+// Set says the session holds n bytes now. Changes under a page's worth are
 // not worth the ledger's lock.
-func (h *memHold) set(n int) {
+func (h *memHold) Set(n int) {
 	if h == nil || h.done {
 		return
 	}

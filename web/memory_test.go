@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"leaselab/live"
 	"net/http"
 	"runtime"
 	"strings"
@@ -82,7 +83,7 @@ func TestCappedSessionsHoldLittle(t *testing.T) {
 // the student's language, others' sessions still open, and a closed
 // session gives its room back.
 func TestAddressShareRefusesItsNextSession(t *testing.T) {
-	s, ts := newTestServer(t, Config{MaxMemory: 4 << 30, MaxMemoryPerAddr: 10 * sessionOverhead})
+	s, ts := newTestServer(t, Config{MaxMemory: 4 << 30, MaxMemoryPerAddr: 10 * live.SessionOverhead})
 	var open []*websocket.Conn
 	var refused error
 	for range 40 {
@@ -124,7 +125,7 @@ func TestAddressShareRefusesItsNextSession(t *testing.T) {
 // Then the heap itself nears the ceiling (as the collector would report
 // it): new sessions are refused whatever the ledger says.
 func TestMaxMemoryRefusesCleanly(t *testing.T) {
-	ceiling := int64(float64(50*sessionOverhead) / sessionShare)
+	ceiling := int64(float64(50*live.SessionOverhead) / sessionShare)
 	s, ts := newTestServer(t, Config{MaxMemory: ceiling, MaxMemoryPerAddr: ceiling})
 	heap := int64(0)
 	s.mem.readHeap = func() int64 { return heap }
@@ -219,7 +220,7 @@ func TestOneAddressStaysWithinItsShare(t *testing.T) {
 			}
 			for time.Since(start) < run {
 				<-tick.C
-				if conn.WriteJSON(clientMsg{Type: "do", ID: int64(sent + 1), Cmd: cmds[sent%2]}) != nil {
+				if conn.WriteJSON(live.ClientMsg{Type: "do", ID: int64(sent + 1), Cmd: cmds[sent%2]}) != nil {
 					break
 				}
 				sent++
@@ -234,7 +235,7 @@ func TestOneAddressStaysWithinItsShare(t *testing.T) {
 	elapsed := time.Since(start)
 	time.Sleep(200 * time.Millisecond) // what was queued goes out
 	elapsed += 200 * time.Millisecond
-	spent := s.addrBudgets.get("127.0.0.1").used()
+	spent := s.addrBudgets.get("127.0.0.1").Used()
 	allowed := time.Duration(defaultAddrWork*float64(elapsed)) + addrBurst + time.Second
 	t.Logf("%d commands sent in %s; work charged to the address %s, its share %s (half a core, its %s burst and one piece in flight)",
 		sent, elapsed.Round(time.Millisecond), spent.Round(time.Millisecond), allowed.Round(time.Millisecond), addrBurst)

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"leaselab/live"
 	"net/http"
 	"os"
 	"runtime"
@@ -22,25 +23,17 @@ import (
 
 // Error kinds counted in leaselab_errors_total. A fixed list, so a client
 // cannot grow the metrics with made-up labels.
+// The live connections count theirs too (live.ErrCommand and the rest).
 const (
-	errCommand = "command" // a command or question the engine refused
-	errMessage = "message" // not JSON, or an unknown type
-	errSize    = "size"    // a message over maxMessageSize
-	errRate    = "rate"    // over the per-connection message rate
-	errOrigin  = "origin"  // a websocket from another site
-	errFull    = "full"    // refused: the server holds MaxSessions already
-	errSlow    = "slow"    // dropped: could not keep up with its frames, or a write timed out
-	errIdle    = "idle"    // closed: no message for IdleTimeout
-	errLimit   = "limit"   // the session's virtual time, event or command cap
-	errBudget  = "budget"  // refused: the session or its address used its work budget
-	errHost    = "host"    // a request for a host name this server is not (DNS rebinding)
-	errConns   = "conns"   // a connection refused: too many from its address, or in all
-	errHeader  = "header"  // a request whose header fields are larger than a browser sends
-	errPanic   = "panic"   // a bug, contained to its session
-	errMemory  = "memory"  // refused: its address holds its share of session memory, or the server is near its ceiling
+	errOrigin = "origin" // a websocket from another site
+	errFull   = "full"   // refused: the server holds MaxSessions already
+	errHost   = "host"   // a request for a host name this server is not (DNS rebinding)
+	errConns  = "conns"  // a connection refused: too many from its address, or in all
+	errHeader = "header" // a request whose header fields are larger than a browser sends
+	errMemory = "memory" // refused: its address holds its share of session memory, or the server is near its ceiling
 )
 
-var errorKinds = []string{errCommand, errMessage, errSize, errRate, errOrigin, errFull, errSlow, errIdle, errLimit, errBudget, errHost, errConns, errHeader, errPanic, errMemory}
+var errorKinds = []string{live.ErrCommand, live.ErrMessage, live.ErrSize, live.ErrRate, errOrigin, errFull, live.ErrSlow, live.ErrIdle, live.ErrLimit, live.ErrBudget, errHost, errConns, errHeader, live.ErrPanic, errMemory}
 
 // frameBuckets are the upper bounds, in seconds, of the frame latency
 // histograms.
@@ -135,7 +128,9 @@ func newMetrics() *metrics {
 	return &metrics{errors: make([]atomic.Int64, len(errorKinds)), answers: newHistogram(), plays: newHistogram(), requests: map[routeStatus]*atomic.Int64{}}
 }
 
-func (m *metrics) error(kind string) {
+// Error counts an error of a kind in errorKinds; another kind is not
+// counted.
+func (m *metrics) Error(kind string) {
 	for i, k := range errorKinds {
 		if k == kind {
 			m.errors[i].Add(1)
@@ -143,6 +138,18 @@ func (m *metrics) error(kind string) {
 		}
 	}
 }
+
+// Command counts a command applied to a live world.
+func (m *metrics) Command() { m.commands.Add(1) }
+
+// Skipped counts play ticks that passed without a frame.
+func (m *metrics) Skipped(n int64) { m.skipped.Add(n) }
+
+// Answered observes a message's answer written, d after it arrived.
+func (m *metrics) Answered(d time.Duration) { m.answers.observe(d) }
+
+// Played observes a play frame written, d after its tick.
+func (m *metrics) Played(d time.Duration) { m.plays.observe(d) }
 
 func (m *metrics) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP leaselab_sessions_open Live lab sessions open now.\n# TYPE leaselab_sessions_open gauge\nleaselab_sessions_open %d\n", m.sessionsOpen.Load())
@@ -249,7 +256,7 @@ type refusalLog struct {
 // count is the refusals of that kind since the previous line, this one
 // included.
 func (s *Server) refused(kind, why string, attrs ...any) {
-	s.metrics.error(kind)
+	s.metrics.Error(kind)
 	l := &s.refusals
 	now := time.Now()
 	l.mu.Lock()

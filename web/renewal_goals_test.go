@@ -7,6 +7,7 @@ import (
 	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
+	"leaselab/live"
 )
 
 // TestRenewalGoalsLive reaches each goal of the second lesson's new labs
@@ -60,7 +61,7 @@ func TestRenewalGoalsLive(t *testing.T) {
 // reached asks the live session whether goal holds on its world.
 func reached(t *testing.T, c *wsClient, goal string) bool {
 	t.Helper()
-	r := c.call(clientMsg{Type: "goal", Goal: goal})
+	r := c.call(live.ClientMsg{Type: "goal", Goal: goal})
 	if r.Type != "ack" {
 		t.Fatalf("goal %s: %s %s", goal, r.Type, r.Error)
 	}
@@ -107,7 +108,7 @@ func TestSignalsPanelLive(t *testing.T) {
 	if !strings.Contains(seen.String(), `data-event="error"`) || !strings.Contains(seen.String(), "class=</span>transient") {
 		t.Errorf("no log line for the failed attempt with its class")
 	}
-	a := c.call(clientMsg{Type: "answer", Question: "next-warning", Choice: "timeouts"})
+	a := c.call(live.ClientMsg{Type: "answer", Question: "next-warning", Choice: "timeouts"})
 	if v := opHTML(a, "verdict-next-warning"); !strings.Contains(v, `data-signal="retries"`) {
 		t.Errorf("the answer carries no signals panel:\n%s", v)
 	}

@@ -26,6 +26,7 @@ import (
 	"leaselab/content"
 	"leaselab/labs"
 	"leaselab/labsession"
+	"leaselab/live"
 	"leaselab/static"
 )
 
@@ -86,7 +87,7 @@ type Config struct {
 	Build BuildInfo
 	// Clock is the live sessions' clock (idle timeouts, play frames,
 	// message rates); the wall clock when nil. Tests move their own.
-	Clock Clock
+	Clock live.Clock
 	// MaxMemory is the memory the server may use, in bytes: live sessions
 	// may hold part of it (a new one is refused near it, never one open
 	// dropped). Default DefaultMaxMemory: the container's limit, else half
@@ -154,8 +155,6 @@ type Server struct {
 	closed   bool
 
 	maxSessions int
-	idleTimeout time.Duration
-	clock       Clock
 	metrics     *metrics
 	refusals    refusalLog
 
@@ -171,22 +170,17 @@ type Server struct {
 	pages    *lru[pageKey, []byte]
 
 	upgrader websocket.Upgrader
-	// renders is where live sessions render their frames: a few goroutines
-	// whose stacks grow deep in templ once, instead of every session's.
-	renders chan func()
+	// live is what the live connections are given (package live). Its
 	// players draw the play frames of every playing session: one fewer
 	// than the cores, so that under load play frames give way (they come
 	// late, or a tick passes without one) and a core is left for the
-	// students' own commands and for writing frames out (play.go).
-	players *players
+	// students' own commands and for writing frames out (live/play.go).
+	live live.Config
 	// classes: Config.Classes; creates bounds the classes an address opens.
 	classes       *class.Service
 	creates       createLimit
 	retentionDays int
-
-	// beforeHandle, when set (by tests, before any session), sees each
-	// client message before it is handled.
-	beforeHandle func(clientMsg)
+	progress      chan progressNote // class_progress.go
 }
 
 // New builds a server. It fails when the static assets cannot be read or
@@ -214,7 +208,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.MaxSessions = 2000
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = wallClock{}
+		cfg.Clock = live.WallClock{}
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 15 * time.Minute
@@ -243,7 +237,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("ShowProblems %q: want loopback, all or none", cfg.ShowProblems)
 	}
 	s := &Server{
-		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, idleTimeout: cfg.IdleTimeout, clock: cfg.Clock, metrics: newMetrics(),
+		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, metrics: newMetrics(),
 		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, metricsElsewhere: cfg.MetricsElsewhere, showProblems: cfg.ShowProblems, build: cfg.Build,
 		proxies: newProxies(cfg.TrustedProxies), clients: newClientSessions(cfg.MaxClientSessions), sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
 		mem:      newMemLedger(cfg.MaxMemory, cfg.MaxMemoryPerAddr),
@@ -281,16 +275,23 @@ func New(cfg Config) (*Server, error) {
 		s.cancel()
 		return nil, cur.err
 	}
-	s.renders = make(chan func())
-	s.players = newPlayers(s.clock)
+	s.live = live.Config{
+		Clock: cfg.Clock, Log: cfg.Logger, Metrics: s.metrics, Renderers: live.NewRenderers(),
+		Players: live.NewPlayers(cfg.Clock), IdleTimeout: cfg.IdleTimeout, Done: s.ctx, Base: base,
+		Verdicts: verdicts{s},
+	}
 	for range max(1, runtime.GOMAXPROCS(0)-1) {
-		go s.players.run(s.ctx, func(e playEntry) { e.l.playFrame(e) })
+		go s.live.Players.Run(s.ctx)
 	}
 	for range max(8, 4*runtime.GOMAXPROCS(0)) {
-		go s.renderLoop()
+		go s.live.Renderers.Run(s.ctx)
 	}
 	if cfg.Watch {
 		go s.course.watch(s.ctx, cfg.PollEvery)
+	}
+	if s.classes != nil {
+		s.progress = make(chan progressNote, progressQueue)
+		go s.progressLoop()
 	}
 	s.echo = s.routes()
 	s.handler = s.echo
@@ -377,49 +378,6 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 		return next(c)
-	}
-}
-
-func (s *Server) renderLoop() {
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case f := <-s.renders:
-			f()
-		}
-	}
-}
-
-// tryRendered runs f on an idle render goroutine and waits for it, or
-// reports false at once when none is idle: the server is busy. A panic in
-// f is carried back to the caller, whose session it belongs to.
-func (s *Server) tryRendered(f func()) bool {
-	var p any
-	done := make(chan struct{})
-	job := func() {
-		defer close(done)
-		defer func() { p = recover() }()
-		f()
-	}
-	select {
-	case s.renders <- job:
-	default:
-		return false
-	}
-	<-done
-	if p != nil {
-		panic(p)
-	}
-	return true
-}
-
-// rendered runs f on an idle render goroutine, or on the caller's own when
-// none is idle: an answer to a student never waits for the play frames of
-// others.
-func (s *Server) rendered(f func()) {
-	if !s.tryRendered(f) {
-		f()
 	}
 }
 

@@ -395,38 +395,6 @@ func TestRenderDiagramSVG(t *testing.T) {
 	}
 }
 
-// BenchmarkLiveFrame measures what one play tick costs the server: the
-// diagram, the state and the new events, rendered.
-func BenchmarkLiveFrame(b *testing.B) {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		b.Fatal(err)
-	}
-	lab := c.Lab("w1-w2")
-	sess, err := labsession.New(lab, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, cmd := range []string{"fencing on", "until 4s", "freeze W1", "advance 18s", "thaw W1", "advance 6s"} {
-		if err := sess.Do(cmd); err != nil {
-			b.Fatal(err)
-		}
-	}
-	srv, err := New(Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	l := &live{srv: srv, lab: lab, lang: "en", sess: sess}
-	b.ReportAllocs()
-	for b.Loop() {
-		l.shown = -1
-		if m := l.frame(0); m.Type != "frame" {
-			b.Fatal(m.Error)
-		}
-	}
-}
-
 func BenchmarkLabPage(b *testing.B) {
 	s, err := New(Config{})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/labsession"
+	"leaselab/live"
 )
 
 // pairView is a what-if page: the session's run (A) and the same run with
@@ -88,16 +89,14 @@ func openPair(lang string, lab *labs.Lab, q url.Values) (p *labsession.Pair, ref
 // difference; free gives them back.
 func (s *Server) newPairView(lang string, course *labs.Course, lab *labs.Lab, p *labsession.Pair, shown *draw.PairPictures) *pairView {
 	sess := sessionOf(p.Session())
-	d, found := p.Difference()
 	v := &pairView{
 		labView: &labView{
 			page:   s.newPage(lang, "/labs/"+lab.ID+"/whatif", lab.Title(lang)+" · "+T(lang, "whatif.title"), "whatif"),
 			Course: course, Lab: lab, Session: sess, World: p.A(),
 		},
 		Change: p.Change(),
-		Pair: draw.Pair{Lang: lang, Base: s.base, Lab: lab, Query: sess.query, ChangeIn: draw.CommandText(lang, p.Change()),
-			At: p.Fork().At, Runs: p.Engine(), PairPictures: draw.LayoutPair(p.Engine(), lang, d, found, shown)},
-		query: p.Query(),
+		Pair:   *live.PairPicture(lang, s.base, lab, p, shown),
+		query:  p.Query(),
 	}
 	v.page.Query = v.query
 	return v

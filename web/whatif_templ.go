@@ -19,7 +19,7 @@ import (
 // pairPage is a what-if: the sentence for the first difference, then run
 // A above run B on one time axis, each with its side of the difference
 // marked, and time links that move both runs on together. With script the
-// pair plays live over its own socket (live_pair.go), which replaces
+// pair plays live over its own socket (live/pair.go), which replaces
 // #pair-crumb and #pair-live with what a reload would draw.
 func pairPage(v *pairView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

@@ -14,7 +14,7 @@ var layers = [][]string{
 	{"engine", "content", "static"},
 	{"catalog"},
 	{"labs"},
-	{"labsession", "draw"},
+	{"labsession", "draw", "budget"},
 	{"live", "class"},
 	{"web", "load"},
 	{"cmd/leaselab"},

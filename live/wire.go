@@ -1,4 +1,4 @@
-package web
+package live
 
 import (
 	"encoding/json"
@@ -49,8 +49,8 @@ func (k msgKind) costly() bool {
 	return false
 }
 
-// clientMsg is one message from the browser; docs/protocol.md lists them.
-type clientMsg struct {
+// ClientMsg is one message from the browser; docs/protocol.md lists them.
+type ClientMsg struct {
 	ID       int64   `json:"id"`
 	Type     string  `json:"type"`
 	Cmd      string  `json:"cmd,omitempty"`
@@ -68,10 +68,10 @@ type clientMsg struct {
 
 // decodeClientMsg reads one message off the wire. What is not a message
 // comes back as msgInvalid; a type no client may send as msgUnknown.
-func decodeClientMsg(data []byte) clientMsg {
-	var m clientMsg
+func decodeClientMsg(data []byte) ClientMsg {
+	var m ClientMsg
 	if err := json.Unmarshal(data, &m); err != nil {
-		return clientMsg{kind: msgInvalid, why: "not a JSON message: " + err.Error()}
+		return ClientMsg{kind: msgInvalid, why: "not a JSON message: " + err.Error()}
 	}
 	m.kind = clientKinds[m.Type]
 	return m
@@ -359,3 +359,19 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	}
 	return b
 }
+
+// wireError is a refusal the live connection finds itself (a message over the
+// rate, a message that is not one, a panic): Readable, like every other.
+type wireError struct {
+	key  string
+	args []any
+	msg  string // in English, for logs and tests
+}
+
+func (e *wireError) Error() string { return e.msg }
+
+// Key is the catalog's text for the refusal.
+func (e *wireError) Key() string { return e.key }
+
+// Args are what the text names.
+func (e *wireError) Args() []any { return e.args }

@@ -1,4 +1,4 @@
-package web
+package live
 
 import (
 	"context"
@@ -20,25 +20,30 @@ import (
 // playEntry is a session's next frame.
 type playEntry struct {
 	due time.Time // when the frame is due
-	l   *live
+	l   *Conn
 	// gen is the session's play generation (live.playGen) when the entry
 	// was made: a pause, or a play that started again, makes it stale.
 	gen uint64
 }
 
-// players is the queue of frames due, a min-heap by due time, and the
-// goroutines that draw them.
-type players struct {
+// Players is the queue of frames due, a min-heap by due time, and the
+// goroutines that draw them (Run).
+type Players struct {
 	clock Clock
 	mu    sync.Mutex
 	q     []playEntry
 	wake  chan struct{} // a frame fell due sooner than the players wait for, or one fell due
 }
 
-func newPlayers(c Clock) *players { return &players{clock: c, wake: make(chan struct{}, 1)} }
+// NewPlayers is an empty queue whose players wait on c.
+func NewPlayers(c Clock) *Players { return &Players{clock: c, wake: make(chan struct{}, 1)} }
+
+// Run is one player: it draws each session's play frame as it falls due,
+// until ctx ends. A server runs one fewer than its cores (at least one).
+func (p *Players) Run(ctx context.Context) { p.run(ctx, func(e playEntry) { e.l.playFrame(e) }) }
 
 // add queues a frame.
-func (p *players) add(e playEntry) {
+func (p *Players) add(e playEntry) {
 	p.mu.Lock()
 	first := p.push(e) == 0
 	p.mu.Unlock()
@@ -48,7 +53,7 @@ func (p *players) add(e playEntry) {
 }
 
 // signal wakes one waiting player, if one waits.
-func (p *players) signal() {
+func (p *Players) signal() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
@@ -56,7 +61,7 @@ func (p *players) signal() {
 }
 
 // run is one player: it draws each frame as it falls due until ctx ends.
-func (p *players) run(ctx context.Context, draw func(playEntry)) {
+func (p *Players) run(ctx context.Context, draw func(playEntry)) {
 	t := p.clock.AfterFunc(time.Hour, p.signal)
 	t.Stop()
 	for {
@@ -70,7 +75,7 @@ func (p *players) run(ctx context.Context, draw func(playEntry)) {
 
 // next waits for the first frame due, on the player's timer t, which
 // wakes a player when it runs out.
-func (p *players) next(ctx context.Context, t Timer) (playEntry, bool) {
+func (p *Players) next(ctx context.Context, t Timer) (playEntry, bool) {
 	for {
 		p.mu.Lock()
 		now := p.clock.Now()
@@ -101,15 +106,15 @@ func (p *players) next(ctx context.Context, t Timer) (playEntry, bool) {
 	}
 }
 
-// queued is how many frames are queued, stale ones included.
-func (p *players) queued() int {
+// Queued is how many frames are queued, stale ones included.
+func (p *Players) Queued() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.q)
 }
 
 // push adds e to the heap and returns where it went: 0 is first.
-func (p *players) push(e playEntry) int {
+func (p *Players) push(e playEntry) int {
 	p.q = append(p.q, e)
 	i := len(p.q) - 1
 	for i > 0 {
@@ -123,7 +128,7 @@ func (p *players) push(e playEntry) int {
 	return i
 }
 
-func (p *players) pop() playEntry {
+func (p *Players) pop() playEntry {
 	top := p.q[0]
 	n := len(p.q) - 1
 	p.q[0] = p.q[n]

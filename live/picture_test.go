@@ -1,26 +1,20 @@
-package web
+package live
 
 import (
+	"context"
+	"strings"
 	"testing"
 
-	"leaselab/content"
 	"leaselab/draw"
-	"leaselab/labs"
 	"leaselab/labsession"
+
+	"github.com/a-h/templ"
 )
 
 // A live session's first frame draws the picture the lab page draws, byte
 // for byte, whether it plays (sentences cached) or not.
 func TestLivePictureIsThePagePicture(t *testing.T) {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	c, cfg := testCourse(t), testConfig()
 	lab := c.Lab("w1-w2")
 	sess, err := labsession.New(lab, 1)
 	if err != nil {
@@ -30,12 +24,12 @@ func TestLivePictureIsThePagePicture(t *testing.T) {
 		if err := sess.Do(cmd); err != nil {
 			t.Fatal(err)
 		}
-		want, err := renderString(draw.Figure(draw.WindowDiagram("live", sess.World(), "en")))
+		want, err := renderText(draw.Figure(draw.WindowDiagram("live", sess.World(), "en")))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, playing := range []bool{true, false} {
-			l := &live{srv: srv, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, shown: -1, playing: playing}
+			l := &Conn{cfg: cfg, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, shown: -1, playing: playing}
 			m := l.frame(0)
 			got := ""
 			for _, o := range wireOf(m).Ops {
@@ -51,4 +45,11 @@ func TestLivePictureIsThePagePicture(t *testing.T) {
 			}
 		}
 	}
+}
+
+// renderText is what c writes.
+func renderText(c templ.Component) (string, error) {
+	var b strings.Builder
+	err := c.Render(context.Background(), &b)
+	return b.String(), err
 }

@@ -1,4 +1,4 @@
-package web
+package live
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"leaselab/budget"
 	"leaselab/engine"
 	"leaselab/labsession"
 )
@@ -15,8 +16,8 @@ import (
 // The players draw frames in the order they fall due, whatever the order
 // they were queued in.
 func TestPlayersDrawInDueOrder(t *testing.T) {
-	clock := newTestClock()
-	p := newPlayers(clock)
+	clock := NewManualClock()
+	p := NewPlayers(clock)
 	base := clock.Now().Add(-time.Hour) // all due already
 	r := rand.New(rand.NewPCG(1, 2))
 	var want []time.Time
@@ -46,22 +47,22 @@ func TestPlayersDrawInDueOrder(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("drawn out of order: %v", got[:10])
 	}
-	if p.queued() != 0 {
-		t.Errorf("%d left queued", p.queued())
+	if p.Queued() != 0 {
+		t.Errorf("%d left queued", p.Queued())
 	}
 }
 
 // playingForTest is a session in play mode whose frames stay in its queue
 // to the client: it has no connection, and its writer counts as running.
-func playingForTest(t *testing.T, srv *Server, speed float64, start time.Time) *live {
+func playingForTest(t *testing.T, cfg *Config, speed float64, start time.Time) *Conn {
 	t.Helper()
-	lab := srv.course.get().course.Lab("w1-w2")
+	lab := testCourse(t).Lab("w1-w2")
 	sess, err := labsession.New(lab, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, shown: -1, out: make(chan *outMsg, sendQueue), writing: true,
-		work: newWorkBudget(srv.sessionWork, sessionBurst), addr: newWorkBudget(srv.sessionWork*4, sessionBurst)}
+	l := &Conn{cfg: cfg, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, shown: -1, out: make(chan *outMsg, sendQueue), writing: true,
+		work: budget.New(0.25, 2*time.Second), addr: budget.New(1, 2*time.Second)} // a session's default budget, its address four times it
 	l.mu.Lock()
 	l.startPlay(start, speed)
 	l.mu.Unlock()
@@ -73,10 +74,9 @@ func playingForTest(t *testing.T, srv *Server, speed float64, start time.Time) *
 // or the session was busy) are owed, so virtual time keeps its pace. A
 // frame of an earlier play, after a pause, is dropped.
 func TestPlayFrameOwesTheTicksThatPassed(t *testing.T) {
-	srv, _ := newTestServer(t, Config{})
-	srv.players = newPlayers(srv.clock)        // a queue no player runs: the test draws
-	start := srv.clock.Now().Add(-time.Minute) // every frame below is late: none waits
-	l := playingForTest(t, srv, 5, start)
+	cfg := testConfig()                        // its players' queue no player runs: the test draws
+	start := cfg.Clock.Now().Add(-time.Minute) // every frame below is late: none waits
+	l := playingForTest(t, cfg, 5, start)
 	gen := l.playGen
 	frame := func(ticks int) {
 		t.Helper()
@@ -132,15 +132,15 @@ func TestPlayFrameOwesTheTicksThatPassed(t *testing.T) {
 // A player waits for the next frame on the clock, not on a fixed tick: a
 // frame due later is drawn once the clock reaches it, and not before.
 func TestPlayersWaitForTheClock(t *testing.T) {
-	clock := newTestClock()
-	p := newPlayers(clock)
+	clock := NewManualClock()
+	p := NewPlayers(clock)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	drawn := make(chan time.Time, 2)
 	go p.run(ctx, func(e playEntry) { drawn <- e.due })
 	due := clock.Now().Add(time.Second)
 	p.add(playEntry{due: due})
-	for clock.waiting() == 0 { // the player has gone to wait for it
+	for clock.Waiting() == 0 { // the player has gone to wait for it
 		runtime.Gosched()
 	}
 	select {

@@ -1,4 +1,4 @@
-package web
+package live
 
 import (
 	"runtime"
@@ -17,7 +17,7 @@ import (
 // session after a collection (the world, its log, the session and the
 // picture kept to send only what changed), without the connection.
 func BenchmarkPlayingSessionHeap(b *testing.B) {
-	srv, course := benchServer(b)
+	cfg, course := testConfig(), testCourse(b)
 	const sessions, frames = 500, 100
 	for _, id := range []string{"w1-w2", "renew-load"} {
 		b.Run(id, func(b *testing.B) {
@@ -29,9 +29,9 @@ func BenchmarkPlayingSessionHeap(b *testing.B) {
 				var before, after runtime.MemStats
 				runtime.GC()
 				runtime.ReadMemStats(&before)
-				ls := make([]*live, sessions)
+				ls := make([]*Conn, sessions)
 				for i := range ls {
-					ls[i] = playingLive(b, srv, lab, uint64(i+1))
+					ls[i] = playingLive(b, cfg, lab, uint64(i+1))
 				}
 				for f := range frames {
 					for i, l := range ls {
@@ -68,17 +68,17 @@ func BenchmarkPlayingSessionHeap(b *testing.B) {
 // world is let go at rest (labsession.Release), so what remains is the
 // session's commands, its state and the picture it keeps.
 func BenchmarkCappedSessionHeap(b *testing.B) {
-	srv, course := benchServer(b)
+	cfg, course := testConfig(), testCourse(b)
 	lab := benchLab(b, course, "renew-policy")
 	const sessions = 200
 	var perSession, events float64
 	for b.Loop() {
 		var before, after runtime.MemStats
-		ls := make([]*live, sessions)
+		ls := make([]*Conn, sessions)
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		for i := range ls {
-			l := playingLive(b, srv, lab, 1)
+			l := playingLive(b, cfg, lab, 1)
 			if err := l.sess.Apply(engine.Command{Kind: engine.CmdUntil, At: 550 * engine.Second}); err != nil {
 				b.Fatal(err)
 			}

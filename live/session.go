@@ -1,4 +1,4 @@
-package web
+package live
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gorilla/websocket"
 
+	"leaselab/budget"
+	"leaselab/catalog"
 	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
@@ -35,33 +37,33 @@ const (
 
 // Close codes the client acts on (docs/protocol.md).
 const (
-	// closeIdle: no message for the idle timeout; the client reconnects
+	// CloseIdle: no message for the idle timeout; the client reconnects
 	// only when the student acts again.
-	closeIdle = 4000
+	CloseIdle = 4000
 )
 
-// live is one open lab. Who holds its world, and why: no goroutine owns
+// Conn is one open lab. Who holds its world, and why: no goroutine owns
 // it; three take mu in turn and touch the world (runs, sess, view) only
 // while they hold it:
 //
-//   - the connection's reader (read, live_conn.go), which carries out each
+//   - the connection's reader (read, conn.go), which carries out each
 //     client message under mu, from the command to its frame;
 //   - a player (play.go), which draws a play frame under mu, and never
 //     waits for it: a session busy with a message lets the tick pass
 //     (TryLock), so that a student's answer is never queued behind play;
-//   - the keep timer (keep, live_conn.go), which pings and ends an idle
+//   - the keep timer (keep, conn.go), which pings and ends an idle
 //     session under mu.
 //
 // A frame leaves mu as bytes (offer encodes it under mu), and the writer,
 // a goroutine only while it has work, holds no lock to send them: no world
 // and no picture is shared with it.
-type live struct {
-	srv  *Server
+type Conn struct {
+	cfg  *Config
 	conn *websocket.Conn
 	lab  *labs.Lab
 	lang string
 	// runs is what the connection drives: the lab session sess, or a
-	// what-if pair whose run A is sess (live_pair.go).
+	// what-if pair whose run A is sess (pair.go).
 	runs  driven
 	sess  *labsession.Session
 	shown int // events already in the page's list
@@ -69,11 +71,13 @@ type live struct {
 	// reset or a replay starts a new one, whose list the page must show
 	// whole.
 	shownRun uint64
-	// mem is the session's entry in the server's memory ledger (memory.go).
-	mem *memHold
+	// mem is the session's entry in the server's memory ledger.
+	mem Memory
+	// obs hears the student's commands and goal checks; nil for most.
+	obs Observer
 
 	// work is this session's budget; addr its client address's, shared.
-	work, addr *workBudget
+	work, addr *budget.Work
 
 	// mu guards the session and everything below: the reader, the players
 	// and the keep timer take it in turn.
@@ -108,21 +112,21 @@ type live struct {
 	view *draw.LivePage
 }
 
-func (l *live) run() {
+func (l *Conn) run() {
 	// The page was rendered from the same session; the first frame brings
 	// it up to date in case the world moved since (a reconnect).
 	l.shown = -1
 	var first serverMsg
-	start := l.srv.clock.Now()
-	l.srv.rendered(func() { first = l.safely(0, func() serverMsg { return l.runs.frame(l, 0) }) })
+	start := l.cfg.Clock.Now()
+	l.cfg.Renderers.Render(func() { first = l.safely(0, func() serverMsg { return l.runs.frame(l, 0) }) })
 	first.at = start
 	l.mu.Lock()
 	l.active, l.pingAt = start, start.Add(pingPeriod)
-	l.keeper = l.srv.clock.AfterFunc(min(pingPeriod, l.srv.idleTimeout), l.keep)
+	l.keeper = l.cfg.Clock.AfterFunc(min(pingPeriod, l.cfg.IdleTimeout), l.keep)
 	l.send(first)
 	l.rest()
 	l.mu.Unlock()
-	stop := context.AfterFunc(l.srv.ctx, func() {
+	stop := context.AfterFunc(l.cfg.Done, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.close(websocket.CloseGoingAway, "server shutting down")
@@ -142,20 +146,20 @@ func (l *live) run() {
 
 // receive carries out one client message and queues its answer. Called
 // with l.mu held.
-func (l *live) receive(m clientMsg) {
+func (l *Conn) receive(m ClientMsg) {
 	l.active = m.at
 	if m.kind == msgRefused {
 		// Over the rate: answered, not carried out. The answer is left
 		// out rather than the client dropped if its queue fills.
-		l.srv.metrics.error(errRate)
-		chargeFixed(refuseCost, l.work, l.addr)
+		l.cfg.Metrics.Error(ErrRate)
+		budget.ChargeFixed(budget.RefuseCost, l.work, l.addr)
 		if l.refused++; l.refused > maxRefused {
 			l.close(websocket.ClosePolicyViolation, "too many messages")
 			return
 		}
 		if len(l.out) < sendQueue/2 { // the other half is for real answers
-			tooMany := &wireError{"err.too-many", []any{msgRate}, fmt.Sprintf("too many messages: at most %d a second", msgRate)}
-			l.offer(serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, tooMany), at: m.at})
+			tooMany := &wireError{"err.too-many", []any{MsgRate}, fmt.Sprintf("too many messages: at most %d a second", MsgRate)}
+			l.offer(serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, tooMany), at: m.at})
 		}
 		return
 	}
@@ -184,16 +188,23 @@ func (l *live) receive(m clientMsg) {
 // large world lets it go (the next command rebuilds it by replay), and the
 // memory ledger learns what the session holds now. A what-if pair keeps
 // its worlds: its runs are forked, not replayed. Called with l.mu held.
-func (l *live) rest() {
+func (l *Conn) rest() {
 	if _, lab := l.runs.(labRun); !l.playing && lab && l.sess.Held() && l.sess.Footprint() > releaseAbove {
 		l.sess.Release()
 	}
-	l.mem.set(sessionOverhead + l.sess.Footprint())
+	l.hold()
+}
+
+// hold tells the memory ledger what the session holds now.
+func (c *Conn) hold() {
+	if c.mem != nil {
+		c.mem.Set(SessionOverhead + c.sess.Footprint())
+	}
 }
 
 // startPlay starts play mode, or only changes its speed when the session
 // plays already. Called with l.mu held.
-func (l *live) startPlay(at time.Time, speed float64) {
+func (l *Conn) startPlay(at time.Time, speed float64) {
 	if speed > 0 {
 		l.speed = min(speed, maxSpeed)
 	}
@@ -203,12 +214,12 @@ func (l *live) startPlay(at time.Time, speed float64) {
 	l.playing = true
 	l.playGen++
 	l.lastDue, l.owed = at, 0
-	l.srv.players.add(playEntry{due: at.Add(playTick), l: l, gen: l.playGen})
+	l.cfg.Players.add(playEntry{due: at.Add(playTick), l: l, gen: l.playGen})
 }
 
 // stopPlay ends play mode: the frame queued for it is stale from now.
 // Called with l.mu held.
-func (l *live) stopPlay() {
+func (l *Conn) stopPlay() {
 	if l.playing {
 		l.playGen++
 	}
@@ -220,22 +231,22 @@ func (l *live) stopPlay() {
 // playFrame draws the frame e, on a player (play.go), and queues the
 // session's next one. A session busy with a student's message, or over
 // its work budget, lets the tick pass: its next frame advances the more.
-func (l *live) playFrame(e playEntry) {
+func (l *Conn) playFrame(e playEntry) {
 	// The next frame is due a tick after this one; ticks already past
 	// pass without a frame.
 	next := e.due.Add(playTick)
-	if late := l.srv.clock.Now().Sub(next); late >= 0 {
+	if late := l.cfg.Clock.Now().Sub(next); late >= 0 {
 		n := late/playTick + 1
 		next = next.Add(n * playTick)
-		l.srv.metrics.skipped.Add(int64(n))
+		l.cfg.Metrics.Skipped(int64(n))
 	}
 	again := playEntry{due: next, l: l, gen: e.gen}
 	if !l.mu.TryLock() {
 		// A player never waits for one session: its reader is carrying
 		// out a message, so this tick passes. Whether the session still
 		// plays is seen when the next one is drawn.
-		l.srv.metrics.skipped.Add(1)
-		l.srv.players.add(again)
+		l.cfg.Metrics.Skipped(1)
+		l.cfg.Players.add(again)
 		return
 	}
 	defer l.mu.Unlock()
@@ -245,17 +256,17 @@ func (l *live) playFrame(e playEntry) {
 	defer func() {
 		// A panic that safely could not contain ends this session only.
 		if p := recover(); p != nil {
-			l.srv.metrics.error(errPanic)
-			l.srv.log.Error("live lab session ended by a panic", "lab", l.lab.ID, "panic", p, "session", l.sess.Query())
+			l.cfg.Metrics.Error(ErrPanic)
+			l.cfg.Log.Error("live lab session ended by a panic", "lab", l.lab.ID, "panic", p, "session", l.sess.Query())
 			l.stopPlay()
 			l.conn.Close()
 		}
 	}()
 	l.owed += engine.Time(float64(e.due.Sub(l.lastDue)/time.Millisecond) * l.speed)
 	l.lastDue = e.due
-	if waitFor(l.work, l.addr) != nil || !l.addr.take(0) {
-		l.srv.metrics.skipped.Add(1)
-		l.srv.players.add(again)
+	if budget.Wait(l.work, l.addr) != nil || !l.addr.Take(0) {
+		l.cfg.Metrics.Skipped(1)
+		l.cfg.Players.add(again)
 		return
 	}
 	start := time.Now()
@@ -263,56 +274,52 @@ func (l *live) playFrame(e playEntry) {
 		if err := l.runs.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: max(l.owed, 1)}); err != nil {
 			return l.fail(0, err)
 		}
-		l.srv.metrics.commands.Add(1)
+		l.cfg.Metrics.Command()
 		return l.runs.frame(l, 0)
 	})
-	l.addr.give()
-	charge(start, l.work, l.addr)
+	l.addr.Give()
+	budget.Charge(start, l.work, l.addr)
 	l.owed = 0
 	if msg.Type == "error" {
 		l.stopPlay()
 	}
 	msg.at, msg.play = e.due, true
-	l.mem.set(sessionOverhead + l.sess.Footprint())
+	l.hold()
 	if l.send(msg) && l.playing {
-		l.srv.players.add(again)
+		l.cfg.Players.add(again)
 	}
 }
 
 // costly answers a message that runs the engine or renders, within the
 // session's and its address's work budgets.
-func (l *live) costly(m clientMsg) serverMsg {
+func (l *Conn) costly(m ClientMsg) serverMsg {
 	if !m.kind.costly() {
 		return l.handle(m) // an unknown or invalid message: an error, at once
 	}
-	err := waitFor(l.work, l.addr)
-	if err == nil && !l.addr.take(slotWait) {
-		err = &busyError{retry: time.Second}
-	}
-	if err != nil {
+	if err := budget.Start(l.addr, l.work); err != nil {
 		// Over budget: answered "busy", which costs a little too; a client
 		// that keeps asking regardless is not a person waiting.
-		l.srv.metrics.error(errBudget)
-		chargeFixed(refuseCost, l.work, l.addr)
+		l.cfg.Metrics.Error(ErrBudget)
+		budget.ChargeFixed(budget.RefuseCost, l.work, l.addr)
 		if l.refused++; l.refused > maxRefused {
 			l.close(websocket.ClosePolicyViolation, "too many messages")
 			return serverMsg{}
 		}
-		var be *busyError
+		var be *budget.Busy
 		errors.As(err, &be)
-		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, err), Retry: be.retry.Seconds()}
+		return serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, err), Retry: be.Retry.Seconds()}
 	}
 	l.refused = 0
-	defer l.addr.give()
+	defer l.addr.Give()
 	factor := 1
 	if m.kind == msgChallenge {
-		factor = verdictFactor
+		factor = budget.VerdictFactor
 	}
-	defer chargeTimes(time.Now(), factor, l.work, l.addr)
+	defer budget.ChargeTimes(time.Now(), factor, l.work, l.addr)
 	var reply serverMsg
 	switch m.kind {
 	case msgDo, msgReplay:
-		l.srv.rendered(func() { reply = l.safely(m.ID, func() serverMsg { return l.handle(m) }) })
+		l.cfg.Renderers.Render(func() { reply = l.safely(m.ID, func() serverMsg { return l.handle(m) }) })
 	default: // answers and challenges run engines of their own: not in the shared renderers
 		reply = l.safely(m.ID, func() serverMsg { return l.handle(m) })
 	}
@@ -320,57 +327,57 @@ func (l *live) costly(m clientMsg) serverMsg {
 }
 
 // fail is the error answer to message id, counted by kind.
-func (l *live) fail(id int64, err error) serverMsg {
+func (l *Conn) fail(id int64, err error) serverMsg {
 	var le *labsession.LimitError
-	kind := errCommand
+	kind := ErrCommand
 	if errors.As(err, &le) {
-		kind = errLimit
+		kind = ErrLimit
 	}
-	l.srv.metrics.error(kind)
-	return serverMsg{Type: "error", ID: id, Error: errorText(l.lang, err)}
+	l.cfg.Metrics.Error(kind)
+	return serverMsg{Type: "error", ID: id, Error: catalog.Error(l.lang, err)}
 }
 
 // handle answers one client message with an ack carrying the frame it
 // caused, or an error; the session is unchanged by a message that fails.
-func (l *live) handle(m clientMsg) serverMsg {
-	if l.srv.beforeHandle != nil {
-		l.srv.beforeHandle(m)
+func (l *Conn) handle(m ClientMsg) serverMsg {
+	if l.cfg.BeforeHandle != nil {
+		l.cfg.BeforeHandle(m)
 	}
 	switch m.kind {
 	case msgInvalid:
-		l.srv.metrics.error(errMessage)
-		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message", nil, m.why})}
+		l.cfg.Metrics.Error(ErrMessage)
+		return serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, &wireError{"err.message", nil, m.why})}
 	case msgUnknown:
-		l.srv.metrics.error(errMessage)
+		l.cfg.Metrics.Error(ErrMessage)
 		typ := labsession.Clip(m.Type)
-		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message-type", []any{typ}, "unknown message type " + typ})}
+		return serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, &wireError{"err.message-type", []any{typ}, "unknown message type " + typ})}
 	}
 	return l.runs.handle(l, m)
 }
 
 // driven is what a live connection drives: a lab session (labRun) or a
-// what-if pair (pairRun, live_pair.go). The reader, the writer, the
+// what-if pair (pairRun, pair.go). The reader, the writer, the
 // budgets, play mode and the recovery from a panic are the same for
 // both; what differs is here.
 type driven interface {
 	// Apply moves it on by one command; play mode's are time.
 	Apply(c engine.Command) error
 	// frame draws what changed on l's page since the last frame.
-	frame(l *live, id int64) serverMsg
+	frame(l *Conn, id int64) serverMsg
 	// handle carries out a client message that asks for work.
-	handle(l *live, m clientMsg) serverMsg
+	handle(l *Conn, m ClientMsg) serverMsg
 	// rebuild makes it anew from its query, after a panic.
-	rebuild(l *live) error
+	rebuild(l *Conn) error
 }
 
 // labRun is a lab session as its live page drives it.
 type labRun struct{ *labsession.Session }
 
-func (labRun) frame(l *live, id int64) serverMsg { return l.frame(id) }
+func (labRun) frame(l *Conn, id int64) serverMsg { return l.frame(id) }
 
 // handle answers a lab page's message: a command, a replay, an answer, a
 // goal or a challenge to judge.
-func (labRun) handle(l *live, m clientMsg) serverMsg {
+func (labRun) handle(l *Conn, m ClientMsg) serverMsg {
 	fail := func(err error) serverMsg { return l.fail(m.ID, err) }
 	var fragment templ.Component
 	var target string
@@ -379,7 +386,10 @@ func (labRun) handle(l *live, m clientMsg) serverMsg {
 		if err := l.sess.Do(m.Cmd); err != nil {
 			return fail(err)
 		}
-		l.srv.metrics.commands.Add(1)
+		l.cfg.Metrics.Command()
+		if l.obs != nil {
+			l.obs.Step(m.Cmd)
+		}
 		return l.ack(m.ID)
 	case msgReplay:
 		if err := l.sess.Replay(); err != nil {
@@ -387,27 +397,30 @@ func (labRun) handle(l *live, m clientMsg) serverMsg {
 		}
 		return l.ack(m.ID)
 	case msgAnswer:
-		a, err := l.srv.answer(l.lab, m.Question, m.Choice, l.lang)
+		f, err := l.cfg.Verdicts.Answer(l.lab, m.Question, m.Choice, l.lang)
 		if err != nil {
 			return fail(err)
 		}
-		fragment, target = answerBlock(a), "verdict-"+m.Question
+		fragment, target = f, "verdict-"+m.Question
 	case msgChallenge:
-		j, err := l.srv.judge(l.lab, m.Values, l.lang)
+		f, err := l.cfg.Verdicts.Challenge(l.lab, m.Values, l.lang)
 		if err != nil {
 			return fail(err)
 		}
-		fragment, target = challengeVerdict(j), "challenge-verdict"
+		fragment, target = f, "challenge-verdict"
 	case msgGoal:
-		g, err := checkGoal(l.lab, m.Goal, l.sess.World(), l.lang)
+		f, err := l.cfg.Verdicts.Goal(l.lab, m.Goal, l.sess.World(), l.lang)
 		if err != nil {
 			return fail(err)
 		}
-		fragment, target = goalVerdict(g), "goal-verdict-"+m.Goal
+		if l.obs != nil {
+			l.obs.Goal(m.Goal, l.sess.World())
+		}
+		fragment, target = f, "goal-verdict-"+m.Goal
 	default:
-		l.srv.metrics.error(errMessage)
+		l.cfg.Metrics.Error(ErrMessage)
 		typ := labsession.Clip(m.Type)
-		return serverMsg{Type: "error", ID: m.ID, Error: errorText(l.lang, &wireError{"err.message-type", []any{typ}, "unknown message type " + typ})}
+		return serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, &wireError{"err.message-type", []any{typ}, "unknown message type " + typ})}
 	}
 	reply := serverMsg{Type: "ack", ID: m.ID}
 	if err := reply.body().Render(draw.OpReplace, target, fragment); err != nil {
@@ -420,27 +433,27 @@ func (labRun) handle(l *live, m clientMsg) serverMsg {
 // safely runs f, turning a panic — a bug, in the engine or here — into an
 // error for the client. The world may be half-changed then, so it is
 // rebuilt from the session's query, which reached a good state before.
-func (l *live) safely(id int64, f func() serverMsg) (m serverMsg) {
+func (l *Conn) safely(id int64, f func() serverMsg) (m serverMsg) {
 	defer func() {
 		p := recover()
 		if p == nil {
 			return
 		}
-		l.srv.metrics.error(errPanic)
-		l.srv.log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query(), "stack", string(debug.Stack()))
+		l.cfg.Metrics.Error(ErrPanic)
+		l.cfg.Log.Error("live lab panicked", "lab", l.lab.ID, "panic", p, "session", l.sess.Query(), "stack", string(debug.Stack()))
 		// What the bug was goes to the log, not to the student.
 		bug := &wireError{"err.internal", nil, fmt.Sprintf("internal error (%v); the world was rebuilt from its commands", p)}
 		if err := l.runs.rebuild(l); err != nil {
-			l.srv.log.Error("rebuilding the world after a panic failed", "lab", l.lab.ID, "err", err)
+			l.cfg.Log.Error("rebuilding the world after a panic failed", "lab", l.lab.ID, "err", err)
 			bug = &wireError{"err.internal.lost", nil, bug.msg + ", but that failed: " + err.Error()}
 		}
-		m = serverMsg{Type: "error", ID: id, Error: errorText(l.lang, bug)}
+		m = serverMsg{Type: "error", ID: id, Error: catalog.Error(l.lang, bug)}
 	}()
 	return f()
 }
 
 // rebuild makes the session anew from its query.
-func (labRun) rebuild(l *live) error {
+func (labRun) rebuild(l *Conn) error {
 	q, _ := url.ParseQuery(l.sess.Query())
 	sess, _, err := labsession.FromQuery(l.lab, q)
 	if err != nil {
@@ -450,7 +463,7 @@ func (labRun) rebuild(l *live) error {
 	return nil
 }
 
-func (l *live) ack(id int64) serverMsg {
+func (l *Conn) ack(id int64) serverMsg {
 	f := l.runs.frame(l, id)
 	f.Type = "ack"
 	return f
@@ -458,7 +471,7 @@ func (l *live) ack(id int64) serverMsg {
 
 // frame renders what changed: the picture, the state, the session, and
 // the events the list does not show yet (draw.LivePage).
-func (l *live) frame(id int64) serverMsg {
+func (l *Conn) frame(id int64) serverMsg {
 	w := l.sess.World()
 	if !l.playing {
 		l.view = nil
@@ -475,13 +488,13 @@ func (l *live) frame(id int64) serverMsg {
 	at = out.At()
 	out.B = w.Now().AppendTo(out.B)
 	out.clock = out.Since(at)
-	v := draw.Live{Lang: l.lang, Base: l.srv.base, Lab: l.lab, Session: l.sess}
+	v := draw.Live{Lang: l.lang, Base: l.cfg.Base, Lab: l.lab, Session: l.sess}
 	if p == nil {
 		p = draw.Whole(&out.Edits, &v)
 	} else if err := p.Next(&out.Edits, &v); err != nil {
 		l.view = nil
 		m.free()
-		return serverMsg{Type: "error", ID: id, Error: errorText(l.lang, err)}
+		return serverMsg{Type: "error", ID: id, Error: catalog.Error(l.lang, err)}
 	}
 	if l.playing {
 		l.view = p

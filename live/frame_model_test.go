@@ -1,4 +1,4 @@
-package web
+package live
 
 import (
 	"bytes"
@@ -8,9 +8,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"leaselab/content"
 	"leaselab/engine"
-	"leaselab/labs"
 	"leaselab/labsession"
 )
 
@@ -161,15 +159,7 @@ func (p *pageModel) content(target string) string {
 // commands and a reset, shows what a fresh render of the same world shows:
 // the incremental frames add up to the whole picture.
 func TestFramesAddUpToAFreshRender(t *testing.T) {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	c, cfg := testCourse(t), testConfig()
 	for _, tc := range []struct {
 		lab  string
 		cmds []string // done while playing, one every few ticks
@@ -184,13 +174,13 @@ func TestFramesAddUpToAFreshRender(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := &live{srv: srv, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1, playing: true}
+		l := &Conn{cfg: cfg, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1, playing: true}
 		page := newPageModel(t)
 		page.apply(l.frame(0))
 		incremental := 0
 		check := func(when string) {
 			t.Helper()
-			fresh := &live{srv: srv, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1}
+			fresh := &Conn{cfg: cfg, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1}
 			want := newPageModel(t)
 			want.apply(fresh.frame(0))
 			for target := range want.roots {

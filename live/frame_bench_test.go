@@ -1,11 +1,10 @@
-package web
+package live
 
 import (
 	"bytes"
 	"context"
 	"testing"
 
-	"leaselab/content"
 	"leaselab/draw"
 	"leaselab/engine"
 	"leaselab/labs"
@@ -34,11 +33,11 @@ func BenchmarkPlayFrameEncoded(b *testing.B) {
 // benchPlayFrames plays each lab's frames; encode, when set, takes each
 // and says how many bytes it came to.
 func benchPlayFrames(b *testing.B, encode func(serverMsg) int) {
-	srv, course := benchServer(b)
+	cfg, course := testConfig(), testCourse(b)
 	for _, id := range []string{"w1-w2", "renew-load", "renewal-signals"} {
 		b.Run(id, func(b *testing.B) {
 			lab := benchLab(b, course, id)
-			start := func() *live { return playingLive(b, srv, lab, 1) }
+			start := func() *Conn { return playingLive(b, cfg, lab, 1) }
 			l := start()
 			bytes := 0
 			b.ReportAllocs()
@@ -70,10 +69,10 @@ func benchPlayFrames(b *testing.B, encode func(serverMsg) int) {
 // BenchmarkEncodeFrame encodes the first two minutes' play frames of
 // each lab, one after another, as offer encodes them: the encoder alone.
 func BenchmarkEncodeFrame(b *testing.B) {
-	srv, course := benchServer(b)
+	cfg, course := testConfig(), testCourse(b)
 	for _, id := range []string{"w1-w2", "renew-load"} {
 		b.Run(id, func(b *testing.B) {
-			frames := playFrames(b, srv, benchLab(b, course, id), 120)
+			frames := playFrames(b, cfg, benchLab(b, course, id), 120)
 			n, i := 0, 0
 			b.ReportAllocs()
 			for b.Loop() {
@@ -92,7 +91,7 @@ func BenchmarkEncodeFrame(b *testing.B) {
 // BenchmarkWholePicture draws a live picture whole, as a frame does when
 // the picture's time scale changes: each lab's world two minutes on.
 func BenchmarkWholePicture(b *testing.B) {
-	_, course := benchServer(b)
+	course := testCourse(b)
 	for _, id := range []string{"w1-w2", "renew-load"} {
 		b.Run(id, func(b *testing.B) {
 			w, err := benchLab(b, course, id).NewWorld(1)
@@ -117,8 +116,8 @@ func BenchmarkWholePicture(b *testing.B) {
 }
 
 // playFrames is the first n play frames of a session of lab.
-func playFrames(b *testing.B, srv *Server, lab *labs.Lab, n int) []serverMsg {
-	l := playingLive(b, srv, lab, 1)
+func playFrames(b *testing.B, cfg *Config, lab *labs.Lab, n int) []serverMsg {
+	l := playingLive(b, cfg, lab, 1)
 	frames := make([]serverMsg, n)
 	for i := range frames {
 		if err := l.sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
@@ -127,20 +126,6 @@ func playFrames(b *testing.B, srv *Server, lab *labs.Lab, n int) []serverMsg {
 		frames[i] = l.frame(0)
 	}
 	return frames
-}
-
-// benchServer is a server with the embedded course, closed when b ends.
-func benchServer(b *testing.B) (*Server, *labs.Course) {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := New(Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { srv.Close() })
-	return srv, c
 }
 
 func benchLab(b *testing.B, c *labs.Course, id string) *labs.Lab {
@@ -153,14 +138,37 @@ func benchLab(b *testing.B, c *labs.Course, id string) *labs.Lab {
 
 // playingLive is a session of lab in play mode, as its socket holds it,
 // after its first frame.
-func playingLive(b *testing.B, srv *Server, lab *labs.Lab, seed uint64) *live {
+func playingLive(b *testing.B, cfg *Config, lab *labs.Lab, seed uint64) *Conn {
 	sess, err := labsession.New(lab, seed)
 	if err != nil {
 		b.Fatal(err)
 	}
-	l := &live{srv: srv, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, playing: true, shown: -1}
+	l := &Conn{cfg: cfg, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, playing: true, shown: -1}
 	if m := l.frame(0); m.Type != "frame" {
 		b.Fatal(m.Error)
 	}
 	return l
+}
+
+// BenchmarkLiveFrame measures what one play tick costs the server: the
+// diagram, the state and the new events, rendered.
+func BenchmarkLiveFrame(b *testing.B) {
+	lab := testCourse(b).Lab("w1-w2")
+	sess, err := labsession.New(lab, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, cmd := range []string{"fencing on", "until 4s", "freeze W1", "advance 18s", "thaw W1", "advance 6s"} {
+		if err := sess.Do(cmd); err != nil {
+			b.Fatal(err)
+		}
+	}
+	l := &Conn{cfg: testConfig(), lab: lab, lang: "en", sess: sess}
+	b.ReportAllocs()
+	for b.Loop() {
+		l.shown = -1
+		if m := l.frame(0); m.Type != "frame" {
+			b.Fatal(m.Error)
+		}
+	}
 }

@@ -1,8 +1,9 @@
-package web
+package live
 
 import (
 	"errors"
 	"fmt"
+	"leaselab/budget"
 	"net"
 	"time"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // The live connection: one goroutine reads the socket and hands each
-// message to the session (live_session.go), under the session's lock; a
+// message to the session (session.go), under the session's lock; a
 // writer goroutine runs while messages wait to go out, after
 // gorilla/websocket's chat example.
 
@@ -23,16 +24,16 @@ const (
 	// pingPeriod must be shorter than pongWait so a live client never
 	// times out.
 	pingPeriod = pongWait * 9 / 10
-	// maxMessageSize bounds a client message: a command is one short line.
-	maxMessageSize = 4096
+	// MaxMessageSize bounds a client message: a command is one short line.
+	MaxMessageSize = 4096
 	// sendQueue is how many frames may wait for a slow client before the
 	// session gives up on it rather than block the world.
 	sendQueue = 64
-	// msgRate and msgBurst bound how fast one client may send, in messages
+	// MsgRate and MsgBurst bound how fast one client may send, in messages
 	// a second: a student holding a key down sends about 30. What a message
-	// costs is bounded apart, by the work budgets (budget.go).
-	msgRate  = 30
-	msgBurst = 60
+	// costs is bounded apart, by the work budgets (package budget).
+	MsgRate  = 30
+	MsgBurst = 60
 	// closeGrace is how long a closing session waits for the client to
 	// answer its close frame.
 	closeGrace = time.Second
@@ -40,12 +41,12 @@ const (
 
 // read is the connection's goroutine: it reads the client's messages and
 // hands each to the session (receive), marking those over the rate (a
-// token bucket: msgBurst at once, msgRate a second after) as refused,
+// token bucket: MsgBurst at once, MsgRate a second after) as refused,
 // until the connection ends. Once the session has ended (close) it reads
 // on, discarding, until the client answers the close frame or the grace
 // runs out.
-func (l *live) read() {
-	l.conn.SetReadLimit(maxMessageSize)
+func (l *Conn) read() {
+	l.conn.SetReadLimit(MaxMessageSize)
 	l.conn.SetReadDeadline(time.Now().Add(pongWait))
 	l.conn.SetPongHandler(func(string) error {
 		if l.ending.Load() {
@@ -53,32 +54,32 @@ func (l *live) read() {
 		}
 		return l.conn.SetReadDeadline(time.Now().Add(pongWait))
 	})
-	tokens, last := float64(msgBurst), l.srv.clock.Now()
+	tokens, last := float64(MsgBurst), l.cfg.Clock.Now()
 	for {
 		_, data, err := l.conn.ReadMessage()
 		if err != nil {
 			if errors.Is(err, websocket.ErrReadLimit) {
-				l.srv.metrics.error(errSize)
+				l.cfg.Metrics.Error(ErrSize)
 			}
 			return
 		}
 		if l.ending.Load() {
 			continue
 		}
-		now := l.srv.clock.Now()
-		tokens = min(msgBurst, tokens+now.Sub(last).Seconds()*msgRate)
+		now := l.cfg.Clock.Now()
+		tokens = min(MsgBurst, tokens+now.Sub(last).Seconds()*MsgRate)
 		last = now
 		// Decoding runs on a render goroutine: encoding/json's reflection
 		// goes deep, and on the reader's own stack it would double every
 		// connection's stack for good the first time it sent a message
 		// (8 KB instead of 4 for each of a classroom's playing sessions).
 		// The decoding's work is measured on the wall clock, as all work is.
-		var m clientMsg
+		var m ClientMsg
 		start := time.Now()
-		l.srv.rendered(func() { m = decodeClientMsg(data) })
-		charge(start, l.work, l.addr)
+		l.cfg.Renderers.Render(func() { m = decodeClientMsg(data) })
+		budget.Charge(start, l.work, l.addr)
 		if tokens < 1 {
-			m = clientMsg{ID: m.ID, kind: msgRefused}
+			m = ClientMsg{ID: m.ID, kind: msgRefused}
 		} else {
 			tokens--
 		}
@@ -105,7 +106,7 @@ func writeMsg(conn *websocket.Conn, o *outMsg) error {
 // past writeWait drops a slow client: it is counted as such. After a
 // failed write no writer starts again: the reader notices the closed
 // connection and the session ends.
-func (l *live) write() {
+func (l *Conn) write() {
 	defer l.tasks.Done()
 	for {
 		var m *outMsg
@@ -135,13 +136,13 @@ func (l *live) write() {
 		start := time.Now()
 		l.conn.SetWriteDeadline(start.Add(writeWait))
 		err := writeMsg(l.conn, m)
-		chargeFixed(min(time.Since(start), maxWriteCharge), l.work, l.addr)
+		budget.ChargeFixed(min(time.Since(start), budget.MaxWriteCharge), l.work, l.addr)
 		if err == nil {
 			switch {
 			case m.play:
-				l.srv.metrics.plays.observe(l.srv.clock.Now().Sub(m.at))
+				l.cfg.Metrics.Played(l.cfg.Clock.Now().Sub(m.at))
 			case !m.at.IsZero():
-				l.srv.metrics.answers.observe(l.srv.clock.Now().Sub(m.at))
+				l.cfg.Metrics.Answered(l.cfg.Clock.Now().Sub(m.at))
 			}
 		}
 		m.free()
@@ -153,7 +154,7 @@ func (l *live) write() {
 }
 
 // kick starts the writer if it is not running. Called with l.mu held.
-func (l *live) kick() {
+func (l *Conn) kick() {
 	if !l.writing && !l.ended {
 		l.writing = true
 		l.tasks.Add(1)
@@ -163,13 +164,13 @@ func (l *live) kick() {
 
 // failed handles a write or ping that failed: the connection is closed,
 // which ends the reader and so the session.
-func (l *live) failed(err error) {
+func (l *Conn) failed(err error) {
 	if errors.Is(err, websocket.ErrCloseSent) {
 		return // the session closes in order
 	}
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		l.srv.metrics.error(errSlow)
-		l.srv.log.Warn("dropping a slow live client: a write timed out", "lab", l.lab.ID)
+		l.cfg.Metrics.Error(ErrSlow)
+		l.cfg.Log.Warn("dropping a slow live client: a write timed out", "lab", l.lab.ID)
 	}
 	l.conn.Close()
 }
@@ -177,17 +178,17 @@ func (l *live) failed(err error) {
 // keep runs on the connection's one timer: it pings the client every
 // pingPeriod, and closes a session nobody has touched for the idle
 // timeout.
-func (l *live) keep() {
+func (l *Conn) keep() {
 	l.mu.Lock()
 	if l.ended || l.ending.Load() {
 		l.mu.Unlock()
 		return
 	}
-	now := l.srv.clock.Now()
-	idleAt := l.active.Add(l.srv.idleTimeout)
+	now := l.cfg.Clock.Now()
+	idleAt := l.active.Add(l.cfg.IdleTimeout)
 	if !now.Before(idleAt) {
-		l.srv.metrics.error(errIdle)
-		l.close(closeIdle, fmt.Sprintf("idle for %s", l.srv.idleTimeout))
+		l.cfg.Metrics.Error(ErrIdle)
+		l.close(CloseIdle, fmt.Sprintf("idle for %s", l.cfg.IdleTimeout))
 		l.mu.Unlock()
 		return
 	}
@@ -209,15 +210,15 @@ func (l *live) keep() {
 
 // send queues a message for the writer. A client too slow to keep up is
 // dropped rather than waited on.
-func (l *live) send(m serverMsg) bool {
+func (l *Conn) send(m serverMsg) bool {
 	if l.ending.Load() {
 		return false // the session has ended; nothing more goes out
 	}
 	if l.offer(m) {
 		return true
 	}
-	l.srv.metrics.error(errSlow)
-	l.srv.log.Warn("dropping a slow live client", "lab", l.lab.ID)
+	l.cfg.Metrics.Error(ErrSlow)
+	l.cfg.Log.Warn("dropping a slow live client", "lab", l.lab.ID)
 	l.close(websocket.ClosePolicyViolation, "too slow to keep up")
 	return false
 }
@@ -225,7 +226,7 @@ func (l *live) send(m serverMsg) bool {
 // offer queues a message if there is room, and reports whether there was.
 // The message is encoded here, once its sequence number and play state
 // are known, so that the writer only writes bytes.
-func (l *live) offer(m serverMsg) bool {
+func (l *Conn) offer(m serverMsg) bool {
 	if l.ending.Load() || len(l.out) == cap(l.out) {
 		return false
 	}
@@ -234,7 +235,7 @@ func (l *live) offer(m serverMsg) bool {
 	start := time.Now()
 	o := newOutMsg(&m)
 	o.b = appendMsg(o.b[:0], &m)
-	charge(start, l.work, l.addr)
+	budget.Charge(start, l.work, l.addr)
 	m.free()
 	o.at, o.play = m.at, m.play
 	select {
@@ -254,7 +255,7 @@ func (l *live) offer(m serverMsg) bool {
 // read a full queue loses it, and gets the close frame next. The reader
 // then waits up to closeGrace for the client's answer, so that it reads
 // the reason before the connection goes. Called with l.mu held.
-func (l *live) close(code int, reason string) {
+func (l *Conn) close(code int, reason string) {
 	if l.ending.Load() {
 		return
 	}

@@ -1,0 +1,47 @@
+package live
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"leaselab/content"
+	"leaselab/labs"
+)
+
+// testConfig is a Config as a server fills it, for the tests and
+// benchmarks that drive a Conn without a server or a socket: the wall
+// clock, no render goroutine running (work is done on the caller's),
+// metrics counted here, and no verdicts (a lab page's answers are the web
+// server's tests').
+func testConfig() *Config {
+	return &Config{
+		Clock: WallClock{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: &testMetrics{},
+		Renderers: NewRenderers(), Players: NewPlayers(WallClock{}), IdleTimeout: 15 * time.Minute,
+		Done: context.Background(),
+	}
+}
+
+// testMetrics counts what a Conn reports.
+type testMetrics struct {
+	errors, commands, skipped, answered, played atomic.Int64
+}
+
+func (m *testMetrics) Error(string)           { m.errors.Add(1) }
+func (m *testMetrics) Command()               { m.commands.Add(1) }
+func (m *testMetrics) Skipped(n int64)        { m.skipped.Add(n) }
+func (m *testMetrics) Answered(time.Duration) { m.answered.Add(1) }
+func (m *testMetrics) Played(time.Duration)   { m.played.Add(1) }
+
+// testCourse is the embedded course.
+func testCourse(tb testing.TB) *labs.Course {
+	tb.Helper()
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
