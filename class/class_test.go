@@ -200,7 +200,7 @@ func TestProgress(t *testing.T) {
 		ok(t, s.Reached(ctx, c.ID, st[0].ID, "w1-w2", "stale-write"))
 		ok(t, s.Reached(ctx, c.ID, st[0].ID, "w1-w2", "stale-write"))
 		ok(t, s.Reached(ctx, c.ID, st[3].ID, "w1-w2", "stale-write"))
-		is(t, "a step of a student of no class", s.Step(ctx, c.ID, newStudentID(), "w1-w2", "x"), ErrNotJoined)
+		ok(t, s.Step(ctx, c.ID, newStudentID(), "w1-w2", "x")) // not a student: dropped when written
 		got := must(s.Progress(ctx, c.ID, "w1-w2", []string{"stale-write", "fenced"}))
 		want := []GoalProgress{
 			{Goal: "stale-write", Reached: 2, Working: 2, CommonLastStep: "advance 5s", CommonLastStepN: 1},
@@ -208,6 +208,12 @@ func TestProgress(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("Progress:\n got %+v\nwant %+v", got, want)
+		}
+		// An ended class takes no more steps.
+		ok(t, s.End(ctx, c.ID))
+		ok(t, s.Step(ctx, c.ID, st[2].ID, "w1-w2", "freeze W1"))
+		if got := must(s.Progress(ctx, c.ID, "w1-w2", []string{"fenced"})); got[0].CommonLastStepN != 2 {
+			t.Errorf("a step after the end was kept: %+v", got)
 		}
 	})
 }

@@ -446,30 +446,6 @@ func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
 	return out, s.fail(rows.Err())
 }
 
-// Step records a student's last command in a lab (for "where the class
-// is"); the web layer reports it after the engine took the command.
-func (s *Service) Step(ctx context.Context, classID, studentID, lab, command string) error {
-	var err error
-	if lab, err = field("lab", lab); err != nil {
-		return err
-	}
-	if command, err = field("command", command); err != nil {
-		return err
-	}
-	return s.change(ctx, Change{Class: classID, What: ChangedProgress}, func(tx *sql.Tx) error {
-		if err := s.running(ctx, tx, classID); err != nil {
-			return err
-		}
-		if err := s.member(ctx, tx, classID, studentID); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO steps (class_id, lab, student_id, command, at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (class_id, lab, student_id) DO UPDATE SET command = excluded.command, at = excluded.at`),
-			classID, lab, studentID, command, s.ms())
-		return err
-	})
-}
-
 func (s *Service) member(ctx context.Context, tx *sql.Tx, classID, studentID string) error {
 	var one int
 	err := tx.QueryRowContext(ctx, s.q("SELECT 1 FROM students WHERE class_id = ? AND id = ?"), classID, studentID).Scan(&one)
@@ -507,6 +483,9 @@ func (s *Service) Reached(ctx context.Context, classID, studentID, lab, goal str
 // have not, and the commonest last command of those (ties: the first in
 // byte order).
 func (s *Service) Progress(ctx context.Context, classID, lab string, goals []string) ([]GoalProgress, error) {
+	if err := s.flushSteps(ctx, classID); err != nil {
+		return nil, err
+	}
 	out := make([]GoalProgress, 0, len(goals))
 	for _, g := range goals {
 		p := GoalProgress{Goal: g}

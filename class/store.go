@@ -80,6 +80,8 @@ type Service struct {
 	votesMu     sync.RWMutex // Vote sends under R, Close closes votes under W
 	votesClosed bool
 	voting      sync.WaitGroup
+
+	steps steps
 }
 
 // Open opens the database cfg names, runs the migrations it lacks, and
@@ -144,6 +146,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s.startVotes()
+	s.startSteps()
 	s.hub.hears = !s.pg // PostgreSQL: once the listener listens
 	if s.pg {
 		lctx, cancel := context.WithCancel(context.Background())
@@ -157,6 +160,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 // Close stops listening and closes the database.
 func (s *Service) Close() error {
 	s.stopVotes()
+	s.stopSteps()
 	if s.stop != nil {
 		s.stop()
 		s.listening.Wait()
