@@ -392,7 +392,7 @@ func TestUnavailable(t *testing.T) {
 		for range 50 {
 			is(t, "a vote with the database down", s.Vote(ctx, c.ID, st[0].ID, r.ID, "b"), ErrUnavailable)
 		}
-		_, err := s.ByCode(ctx, c.Code)
+		_, err := s.ByCode(ctx, "ACEFGH") // a code not looked up before
 		is(t, "a look-up with the database down", err, ErrUnavailable)
 		if len(logged) != 1 {
 			t.Errorf("logged %d times in one minute, want once: %q", len(logged), logged)
@@ -529,4 +529,15 @@ func TestReplicasSeeEachOther(t *testing.T) {
 	if got := must(a.Rounds(ctx, c.ID)); got[0].Voters != 1 || got[0].Counts["b"] != 1 {
 		t.Errorf("a's rounds after b's vote: %+v", got[0])
 	}
+	// The class as a looks it up by its code follows b's changes too.
+	must(a.ByCode(ctx, c.Code))
+	ok(t, b.SetActivity(ctx, c.ID, Activity{Lab: "w1-w2"}))
+	<-changes
+	if got := must(a.ByCode(ctx, c.Code)); got.Now.Lab != "w1-w2" {
+		t.Errorf("a's class after b set the lab: %+v", got.Now)
+	}
+	ok(t, b.End(ctx, c.ID))
+	<-changes
+	_, err := a.ByCode(ctx, c.Code)
+	is(t, "a's look-up after b ended the class", err, ErrEnded)
 }

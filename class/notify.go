@@ -31,6 +31,8 @@ type hub struct {
 	mu     sync.Mutex
 	subs   map[string]map[*subscriber]struct{}
 	rounds map[string][]Tally
+	byCode map[string]Class  // running classes by join code
+	codeOf map[string]string // class id → its code in byCode
 	gen    uint64 // counts changes: an answer read before one is not kept
 	// hears is true while every change reaches this process: always on
 	// SQLite, and on PostgreSQL while the listener is connected.
@@ -48,7 +50,7 @@ func (h *hub) forget(hears bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.gen++
-	h.rounds = nil
+	h.rounds, h.byCode, h.codeOf = nil, nil, nil
 	h.hears = hears
 }
 
@@ -89,6 +91,27 @@ func (h *hub) keep(classID string, gen uint64, t []Tally) {
 	h.rounds[classID] = copyTallies(t)
 }
 
+// cachedCode returns the running class of a join code, if kept.
+func (h *hub) cachedCode(code string) (Class, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c, ok := h.byCode[code]
+	return c, ok && h.hears
+}
+
+// keepCode keeps a running class read at generation gen.
+func (h *hub) keepCode(gen uint64, c Class) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if gen != h.gen || !h.hears || c.Ended != nil {
+		return
+	}
+	if h.byCode == nil || len(h.byCode) >= maxCached {
+		h.byCode, h.codeOf = map[string]Class{}, map[string]string{}
+	}
+	h.byCode[c.Code], h.codeOf[c.ID] = c, c.Code
+}
+
 func copyTallies(t []Tally) []Tally {
 	out := make([]Tally, len(t))
 	for i, x := range t {
@@ -105,6 +128,10 @@ func (h *hub) publish(c Change) {
 	defer h.mu.Unlock()
 	h.gen++
 	delete(h.rounds, c.Class)
+	if code, ok := h.codeOf[c.Class]; ok {
+		delete(h.byCode, code)
+		delete(h.codeOf, c.Class)
+	}
 	for sub := range h.subs[c.Class] {
 		select {
 		case sub.ch <- c:

@@ -72,7 +72,8 @@ func (s *Service) Create(ctx context.Context, className, lang string) (Class, st
 	return Class{}, "", s.fail(errors.New("no free join code after 10 draws"))
 }
 
-// ByCode finds the running class of a join code as a student typed it.
+// ByCode finds the running class of a join code as a student typed it;
+// a running class is kept until it changes, like its rounds.
 // ErrEnded when the code's latest class has ended, ErrNoClass when no
 // class ever had it.
 func (s *Service) ByCode(ctx context.Context, code string) (Class, error) {
@@ -80,6 +81,10 @@ func (s *Service) ByCode(ctx context.Context, code string) (Class, error) {
 	if code == "" {
 		return Class{}, ErrNoClass
 	}
+	if c, ok := s.hub.cachedCode(code); ok {
+		return c, nil
+	}
+	gen := s.hub.generation()
 	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+
 		" FROM classes WHERE code = ? ORDER BY ended IS NULL DESC, created DESC LIMIT 1"), code))
 	if err != nil {
@@ -88,6 +93,7 @@ func (s *Service) ByCode(ctx context.Context, code string) (Class, error) {
 	if c.Ended != nil {
 		return c, ErrEnded
 	}
+	s.hub.keepCode(gen, c)
 	return c, nil
 }
 
