@@ -33,7 +33,7 @@ type hub struct {
 	rounds map[string][]Tally
 	byCode map[string]Class  // running classes by join code
 	codeOf map[string]string // class id → its code in byCode
-	gen    uint64 // counts changes: an answer read before one is not kept
+	gen    uint64            // counts changes: an answer read before one is not kept
 	// hears is true while every change reaches this process: always on
 	// SQLite, and on PostgreSQL while the listener is connected.
 	hears bool
