@@ -20,6 +20,7 @@ type classOptions struct {
 	data      string
 	database  string
 	retention time.Duration
+	explicit  bool // --data or --database given: failing to open them stops serve
 }
 
 func (o *classOptions) flags(f *cmdFlags) {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"leaselab/class"
 	"leaselab/labs"
 	"leaselab/web"
 )
@@ -96,6 +97,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	case o.perAddr < 1:
 		return o, usageError(stderr, "serve", "--max-conns-per-addr must be at least 1"), false
 	}
+	o.classes.explicit = f.given("data") || f.given("database")
 	if msg := o.classes.check(); msg != "" {
 		return o, usageError(stderr, "serve", "%s", msg), false
 	}
@@ -179,14 +181,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.Content, cfg.Watch = os.DirFS(o.dir), true
 	}
 	classes, err := o.classes.open(ctx, log)
-	if err != nil {
-		log.Error("cannot open the class database", "err", err)
+	switch {
+	case err == nil:
+		defer classes.Close()
+		cfg.Classes, cfg.ClassRetention = classes, o.classes.retention
+		go purgeClasses(ctx, classes, log)
+		log.Info("classes", "store", o.classes.where(), "retention", o.classes.retention.String())
+	case o.classes.explicit || errors.Is(err, class.ErrNewerSchema):
+		log.Error("cannot open the class database", "store", o.classes.where(), "err", err)
 		return 1
+	default:
+		// The default folder cannot be made here (a read-only image, say):
+		// the course is served, class mode says it is off.
+		log.Error("class mode is off: the default class database cannot be opened; give --data DIR or --database URL", "store", o.classes.where(), "err", err)
 	}
-	defer classes.Close()
-	cfg.Classes, cfg.ClassRetention = classes, o.classes.retention
-	go purgeClasses(ctx, classes, log)
-	log.Info("classes", "store", o.classes.where(), "retention", o.classes.retention.String())
 	srv, err := web.New(cfg)
 	if err != nil {
 		logStartError(log, o.dir, err)
