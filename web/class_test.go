@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"leaselab/budget"
 	"leaselab/class"
 	"leaselab/live"
 )
@@ -319,5 +320,29 @@ func TestClassCreateLimit(t *testing.T) {
 	}
 	if st, _, _ := teacher.do(http.MethodPost, "/id/class", url.Values{"name": {""}}, ""); st != http.StatusTooManyRequests {
 		t.Errorf("an empty name past the limit: %d", st)
+	}
+}
+
+// TestClassVoteBudget: votes fall under the client address's work budget:
+// each is charged, and an address in debt is refused until it has paid.
+func TestClassVoteBudget(t *testing.T) {
+	s, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "id", "Anggaran")
+	openVote(teacher, teach, "w1-w2", "storage-checks")
+	st := newClient(t, base)
+	st.post("/id/join", url.Values{"code": {code}})
+	b := s.addrBudgets.get("127.0.0.1")
+	before := b.Used()
+	if status, _, _ := st.do(http.MethodPost, "/id/class/vote", url.Values{"round": {"1"}, "choice": {"rejected"}}, "application/json"); status != http.StatusNoContent {
+		t.Fatalf("vote: %d", status)
+	}
+	if b.Used() <= before || b.Used()-before > maxStoreCharge {
+		t.Errorf("a vote charged %v, want some and at most %v", b.Used()-before, maxStoreCharge)
+	}
+	budget.ChargeFixed(time.Hour, b)
+	status, body, h := st.do(http.MethodPost, "/id/class/vote", url.Values{"round": {"1"}, "choice": {"overwrites"}}, "application/json")
+	if status != http.StatusTooManyRequests || h.Get("Retry-After") == "" || !strings.Contains(body, `"error":"Dari alamatmu`) {
+		t.Errorf("a vote from an address in debt: %d, want 429 with Retry-After", status)
 	}
 }

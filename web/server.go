@@ -351,7 +351,7 @@ func (s *Server) routes() *echo.Echo {
 	get("/:lang/join", s.joinShow)
 	e.POST("/:lang/join", s.joinPost)
 	e.POST("/:lang/class", s.classCreate)
-	e.POST("/:lang/class/vote", s.classVote, s.heavy)
+	e.POST("/:lang/class/vote", s.classVote, s.light)
 	e.POST("/:lang/class/leave", s.classLeave)
 	e.GET("/:lang/class/events", s.classEvents)
 	get("/:lang/teach/:token", s.teachShow)
