@@ -151,6 +151,10 @@ func TestClassRound(t *testing.T) {
 		t.Errorf("the bar does not say the answer was kept:\n%s", clipText(page[strings.Index(page, `<aside id="classbar"`):]))
 	}
 	students[0].post("/id/class/vote", url.Values{"round": {round}, "choice": {"overwrites"}, "back": {"/id/lessons/leases"}})
+	// The page's script gets the bar back, saying what was kept.
+	if st, bar, _ := students[0].do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"overwrites"}, "bar": {"1"}}, "application/json"); st != http.StatusOK || !strings.HasPrefix(bar, `<aside id="classbar"`) || !strings.Contains(bar, "Jawabanmu tersimpan: B") {
+		t.Errorf("a vote from the page's script: %d\n%s", st, clipText(bar))
+	}
 	st, body, _ := students[1].do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"nonsense"}}, "application/json")
 	if st != http.StatusBadRequest || !strings.Contains(body, "Pilihan itu tidak ada") {
 		t.Errorf("a choice that is not one: %d %s", st, body)
