@@ -242,6 +242,9 @@ func TestClassProgress(t *testing.T) {
 	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "goal": {"reject-stale"}})
 	a, b := newClient(t, base), newClient(t, base)
 	a.post("/en/join", url.Values{"code": {code}})
+	if _, page := a.get("/en/"); !strings.Contains(page, `href="/en/labs/w1-w2#goal-reject-stale"`) {
+		t.Error("the class bar does not name the goal the class works on")
+	}
 	b.post("/en/join", url.Values{"code": {code}})
 	if st, _ := a.get("/en/labs/w1-w2?do=fencing+on&do=until+4s&do=freeze+W1+for%3D25s&do=until+30s&goal=reject-stale"); st != http.StatusOK {
 		t.Fatal(st)
