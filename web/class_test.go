@@ -151,6 +151,17 @@ func TestClassRound(t *testing.T) {
 		t.Errorf("the bar does not say the answer was kept:\n%s", clipText(page[strings.Index(page, `<aside id="classbar"`):]))
 	}
 	students[0].post("/id/class/vote", url.Values{"round": {round}, "choice": {"overwrites"}, "back": {"/id/lessons/leases"}})
+	// Another device of the same student: the code and the key bring the
+	// answer along.
+	key := regexp.MustCompile(`Kuncimu: ([A-Z0-9]+)`).FindStringSubmatch(page)
+	phone := newClient(t, base)
+	if st, body, _ := phone.do(http.MethodPost, "/id/join", url.Values{"code": {code}, "key": {"WRONGKEY"}}, ""); st != http.StatusNotFound || !strings.Contains(body, "Kunci itu tidak dikenal") {
+		t.Errorf("a wrong key: %d", st)
+	}
+	phone.post("/id/join", url.Values{"code": {code}, "key": {strings.ToLower(key[1])}})
+	if _, p := phone.get("/id/"); !strings.Contains(p, "Jawabanmu tersimpan: B") {
+		t.Error("the other device does not have the student's answer")
+	}
 	// The page's script gets the bar back, saying what was kept.
 	if st, bar, _ := students[0].do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"overwrites"}, "bar": {"1"}}, "application/json"); st != http.StatusOK || !strings.HasPrefix(bar, `<aside id="classbar"`) || !strings.Contains(bar, "Jawabanmu tersimpan: B") {
 		t.Errorf("a vote from the page's script: %d\n%s", st, clipText(bar))
