@@ -84,7 +84,7 @@ func (s *Service) ByCode(ctx context.Context, code string) (Class, error) {
 	if c, ok := s.hub.cachedCode(code); ok {
 		return c, nil
 	}
-	gen := s.hub.generation()
+	st := s.hub.codeStamp()
 	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+
 		" FROM classes WHERE code = ? ORDER BY ended IS NULL DESC, created DESC LIMIT 1"), code))
 	if err != nil {
@@ -93,7 +93,7 @@ func (s *Service) ByCode(ctx context.Context, code string) (Class, error) {
 	if c.Ended != nil {
 		return c, ErrEnded
 	}
-	s.hub.keepCode(gen, c)
+	s.hub.keepCode(st, c)
 	return c, nil
 }
 
@@ -388,10 +388,10 @@ func (s *Service) Rounds(ctx context.Context, classID string) ([]Tally, error) {
 	if t, ok := s.hub.cached(classID); ok {
 		return t, nil
 	}
-	gen := s.hub.generation()
+	st := s.hub.roundsStamp(classID)
 	t, err := s.rounds(ctx, classID)
 	if err == nil {
-		s.hub.keep(classID, gen, t)
+		s.hub.keep(classID, st, t)
 	}
 	return t, err
 }

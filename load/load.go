@@ -48,6 +48,9 @@ type Config struct {
 	Speed    float64       // play speed, virtual seconds per real second
 	Dialers  int           // sessions being opened at once
 	PID      int           // the server's process, for its RSS and CPU; 0 reads /metrics
+	// Holding, if set, is called when every session is open and the
+	// hold begins (a class run votes during it).
+	Holding func()
 }
 
 // Result is what a run measured.
@@ -295,6 +298,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// then, starting at a random moment so they do not march in step.
 	holdCtx, cancel := context.WithTimeout(ctx, cfg.Hold)
 	defer cancel()
+	if cfg.Holding != nil {
+		cfg.Holding()
+	}
 	framesBefore := frames.Load()
 	cpuBefore, cpuErr := cpu()
 	selfBefore, selfErr := procCPU(os.Getpid())
