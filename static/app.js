@@ -420,16 +420,21 @@ function followClass() {
       if (cur) fitAll(replaceFrom(cur, e.data) || document);
     });
   }
-  // A vote is sent without leaving the page; the stream brings the bar
-  // that says it was saved, or the answer says why not.
+  // A vote is sent without leaving the page; the answer is the bar that
+  // says it was saved, or why not.
   document.addEventListener("submit", async (e) => {
     const f = e.target.closest("form.cb-vote");
     if (!f) return;
     e.preventDefault();
     const said = f.querySelector(".cb-said");
+    const body = new URLSearchParams(new FormData(f));
+    body.set("bar", "1");
     try {
-      const r = await fetch(f.action, { method: "POST", body: new URLSearchParams(new FormData(f)), headers: { Accept: "application/json" } });
-      if (!r.ok) {
+      const r = await fetch(f.action, { method: "POST", body, headers: { Accept: "application/json" } });
+      if (r.ok) {
+        const cur = document.getElementById("classbar");
+        if (cur) replaceFrom(cur, await r.text());
+      } else {
         const j = await r.json().catch(() => ({}));
         if (said) said.textContent = j.error || r.statusText;
       }

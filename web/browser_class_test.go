@@ -181,6 +181,8 @@ func TestBrowserClass(t *testing.T) {
 	screenshot(t, teacher, "class-dashboard-1280-id", false)
 	nav(teacher, strings.Replace(teach, "/id/", "/en/", 1))
 	screenshot(t, teacher, "class-dashboard-1280-en", false)
+	emulate(t, teacher, projector)
+	screenshot(t, teacher, "class-dashboard-1920-en", false)
 	nav(teacher, teach+"/projector")
 	emulate(t, teacher, projector)
 	screenshot(t, teacher, "class-projector-1920-id", false)
@@ -264,6 +266,7 @@ func TestBrowserClassAxe(t *testing.T) {
 					t.Fatal(err)
 				}
 				waitJS(t, ctx, "the lab page with the class bar", `!!document.querySelector("#classbar .cb-vote")`)
+				screenshot(t, ctx, "class-"+v.name+"-"+scheme+"-vote-en", false)
 			} else if _, err := chromedp.RunResponse(ctx, chromedp.Navigate(base+p)); err != nil {
 				t.Fatal(err)
 			}

@@ -80,6 +80,10 @@ func classErr(lang string, err error, code string) error {
 		pe.status, pe.key = http.StatusNotFound, "class.badkey"
 	case errors.Is(err, class.ErrRoundClosed), errors.Is(err, class.ErrNoRound):
 		pe.status, pe.key = http.StatusConflict, "class.roundclosed"
+	case errors.Is(err, class.ErrClassFull):
+		pe.status, pe.key = http.StatusConflict, "class.full"
+	case errors.Is(err, class.ErrRoundLimit):
+		pe.status, pe.key = http.StatusConflict, "class.roundlimit"
 	case errors.Is(err, class.ErrBadChoice):
 		pe.key = "class.badchoice"
 	case errors.Is(err, class.ErrBadInput):

@@ -102,6 +102,13 @@ func (s *Server) classVote(c echo.Context) error {
 	if err != nil {
 		return classAnswer(c, classErr(lang, err, code))
 	}
+	if c.FormValue("bar") == "1" {
+		// The page's script: the bar that says the vote was kept.
+		if b, ok := s.bar(ctx, lang, code, id); ok {
+			b.Back = s.localBack(lang, c.FormValue("back"))
+			return render(c, http.StatusOK, classBarBlock(b))
+		}
+	}
 	if wantsJSON(c) {
 		return c.NoContent(http.StatusNoContent)
 	}
@@ -146,8 +153,9 @@ const classWriteWait = 20 * time.Second
 const classThrottle = 250 * time.Millisecond
 
 // stream sends render's HTML as the event "update" now and after every
-// change of the class, until the client leaves or the server closes.
-func (s *Server) stream(c echo.Context, classID string, render func() (string, bool)) error {
+// change of the class that matters (nil: every change), until the client
+// leaves or the server closes.
+func (s *Server) stream(c echo.Context, classID string, render func() (string, bool), matters func(class.Change) bool) error {
 	changes, stop := s.classes.Subscribe(classID)
 	defer stop()
 	w := c.Response()
@@ -175,9 +183,12 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 			last, dirty = time.Now(), false
 		}
 		select {
-		case _, ok := <-changes:
+		case ch, ok := <-changes:
 			if !ok {
 				return nil
+			}
+			if matters != nil && !matters(ch) {
+				continue
 			}
 			if d := classThrottle - time.Since(last); d > 0 {
 				select {
@@ -217,14 +228,27 @@ func (s *Server) classEvents(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	back := s.localBack(lang, c.QueryParam("back"))
+	counts := false // the bar shows the round's counts: a vote changes it
 	return s.stream(c, b.Class.ID, func() (string, bool) {
 		b, ok := s.bar(c.Request().Context(), lang, code, id)
 		if !ok {
 			return "", false
 		}
 		b.Back = back
+		counts = b.Round != nil && (b.Round.Round.Shown || b.Right != "")
 		html, err := renderString(classBarBlock(b))
 		return html, err == nil
+	}, func(ch class.Change) bool {
+		// A class voting at once must not wake every bar: a vote changes
+		// a bar only where it shows the counts (the voter's own bar comes
+		// back with the vote), and joins and steps change none.
+		switch ch.What {
+		case class.ChangedVote:
+			return counts
+		case class.ChangedJoin, class.ChangedProgress:
+			return false
+		}
+		return true
 	})
 }
 
@@ -246,5 +270,5 @@ func (s *Server) teachEvents(c echo.Context) error {
 		}
 		html, err := renderString(teachLive(v))
 		return html, err == nil
-	})
+	}, nil)
 }

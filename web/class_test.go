@@ -151,6 +151,21 @@ func TestClassRound(t *testing.T) {
 		t.Errorf("the bar does not say the answer was kept:\n%s", clipText(page[strings.Index(page, `<aside id="classbar"`):]))
 	}
 	students[0].post("/id/class/vote", url.Values{"round": {round}, "choice": {"overwrites"}, "back": {"/id/lessons/leases"}})
+	// Another device of the same student: the code and the key bring the
+	// answer along.
+	key := regexp.MustCompile(`Kuncimu: ([A-Z0-9]+)`).FindStringSubmatch(page)
+	phone := newClient(t, base)
+	if st, body, _ := phone.do(http.MethodPost, "/id/join", url.Values{"code": {code}, "key": {"WRONGKEY"}}, ""); st != http.StatusNotFound || !strings.Contains(body, "Kunci itu tidak dikenal") {
+		t.Errorf("a wrong key: %d", st)
+	}
+	phone.post("/id/join", url.Values{"code": {code}, "key": {strings.ToLower(key[1])}})
+	if _, p := phone.get("/id/"); !strings.Contains(p, "Jawabanmu tersimpan: B") {
+		t.Error("the other device does not have the student's answer")
+	}
+	// The page's script gets the bar back, saying what was kept.
+	if st, bar, _ := students[0].do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"overwrites"}, "bar": {"1"}}, "application/json"); st != http.StatusOK || !strings.HasPrefix(bar, `<aside id="classbar"`) || !strings.Contains(bar, "Jawabanmu tersimpan: B") {
+		t.Errorf("a vote from the page's script: %d\n%s", st, clipText(bar))
+	}
 	st, body, _ := students[1].do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"nonsense"}}, "application/json")
 	if st != http.StatusBadRequest || !strings.Contains(body, "Pilihan itu tidak ada") {
 		t.Errorf("a choice that is not one: %d %s", st, body)
@@ -238,6 +253,9 @@ func TestClassProgress(t *testing.T) {
 	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "goal": {"reject-stale"}})
 	a, b := newClient(t, base), newClient(t, base)
 	a.post("/en/join", url.Values{"code": {code}})
+	if _, page := a.get("/en/"); !strings.Contains(page, `href="/en/labs/w1-w2#goal-reject-stale"`) {
+		t.Error("the class bar does not name the goal the class works on")
+	}
 	b.post("/en/join", url.Values{"code": {code}})
 	if st, _ := a.get("/en/labs/w1-w2?do=fencing+on&do=until+4s&do=freeze+W1+for%3D25s&do=until+30s&goal=reject-stale"); st != http.StatusOK {
 		t.Fatal(st)
