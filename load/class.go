@@ -274,10 +274,13 @@ func settledMem(ctx context.Context, base *url.URL) GoMem {
 		return GoMem{}
 	}
 	page := base.String() + "/en/"
-	for changes, last, i := 0, first, 0; changes < 2 && i < 2000 && ctx.Err() == nil; i++ {
+	for changes, last, i := 0, first, 1; changes < 2 && i <= 1000 && ctx.Err() == nil; i++ {
 		if resp, err := http.Get(page); err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
+		}
+		if i%10 != 0 {
+			continue
 		}
 		if now, _ := live(); now != last {
 			changes, last = changes+1, now
