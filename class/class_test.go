@@ -541,3 +541,30 @@ func TestReplicasSeeEachOther(t *testing.T) {
 	_, err := a.ByCode(ctx, c.Code)
 	is(t, "a's look-up after b ended the class", err, ErrEnded)
 }
+
+// TestKeptReadsRace: a read that began before a change is not kept after
+// it (it may hold what the change replaced).
+func TestKeptReadsRace(t *testing.T) {
+	h := &hub{hears: true, subs: map[string]map[*subscriber]struct{}{}}
+	old := Class{ID: "c1", Code: "ACEFGH"}
+	st := h.codeStamp()
+	h.publish(Change{Class: "c1", What: ChangedActivity})
+	h.keepCode(st, old)
+	if _, ok := h.cachedCode("ACEFGH"); ok {
+		t.Error("a class read before a change was kept")
+	}
+	rs := h.roundsStamp("c1")
+	h.publish(Change{Class: "c1", What: ChangedVote, Round: 1})
+	h.keep("c1", rs, []Tally{{Voters: 0}})
+	if _, ok := h.cached("c1"); ok {
+		t.Error("rounds read before a vote were kept")
+	}
+	// A change of another class, or a join, keeps what it did not touch.
+	rs = h.roundsStamp("c1")
+	h.publish(Change{Class: "c2", What: ChangedVote, Round: 1})
+	h.publish(Change{Class: "c1", What: ChangedJoin})
+	h.keep("c1", rs, []Tally{{Voters: 3}})
+	if got, ok := h.cached("c1"); !ok || got[0].Voters != 3 {
+		t.Errorf("rounds of c1 after c2's vote and a join: %v, %v", got, ok)
+	}
+}

@@ -129,6 +129,16 @@ func field(what, typed string) (string, error) {
 	return n, nil
 }
 
+// labField checks a lab and one text of it (a question, goal or
+// command), as field does.
+func labField(lab, what, v string) (string, string, error) {
+	lab, err := field("lab", lab)
+	if err == nil {
+		v, err = field(what, v)
+	}
+	return lab, v, err
+}
+
 // text trims, collapses runs of white space to one space, and checks
 // length and runes.
 func text(typed string, max int, ok func(rune) bool) (string, error) {

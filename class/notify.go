@@ -26,18 +26,27 @@ const subscriberBuffer = 8
 type subscriber struct{ ch chan Change }
 
 // hub fans the changes of a class out to the watchers in this process,
-// and keeps each class's rounds until it changes.
+// and keeps what every page of a class reads again after each change (its
+// rounds, the class by its code) until a change touches it.
 type hub struct {
 	mu     sync.Mutex
 	subs   map[string]map[*subscriber]struct{}
 	rounds map[string][]Tally
 	byCode map[string]Class  // running classes by join code
 	codeOf map[string]string // class id → its code in byCode
-	gen    uint64            // counts changes: an answer read before one is not kept
+	// A read is kept only if nothing it read changed meanwhile: epoch
+	// counts forget, classGen the changes of any class's own row,
+	// roundGen each class's round and vote changes.
+	epoch, classGen uint64
+	roundGen        map[string]uint64
 	// hears is true while every change reaches this process: always on
 	// SQLite, and on PostgreSQL while the listener is connected.
 	hears bool
 }
+
+// mark is when a read began, for keep: it is kept only if the stamp
+// has not changed by then.
+type mark struct{ epoch, n uint64 }
 
 func (h *hub) hearing() bool {
 	h.mu.Lock()
@@ -49,18 +58,24 @@ func (h *hub) hearing() bool {
 func (h *hub) forget(hears bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.gen++
-	h.rounds, h.byCode, h.codeOf = nil, nil, nil
+	h.epoch++
+	h.rounds, h.byCode, h.codeOf, h.roundGen = nil, nil, nil, nil
 	h.hears = hears
 }
 
 // maxCached bounds the classes whose rounds are kept.
 const maxCached = 1000
 
-func (h *hub) generation() uint64 {
+func (h *hub) roundsStamp(classID string) mark {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.gen
+	return mark{h.epoch, h.roundGen[classID]}
+}
+
+func (h *hub) codeStamp() mark {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return mark{h.epoch, h.classGen}
 }
 
 // cached returns a copy of a class's rounds, if kept.
@@ -77,12 +92,11 @@ func (h *hub) cached(classID string) ([]Tally, bool) {
 	return copyTallies(t), true
 }
 
-// keep keeps a class's rounds read at generation gen, unless something
-// changed since.
-func (h *hub) keep(classID string, gen uint64, t []Tally) {
+// keep keeps a class's rounds read since st, unless they changed since.
+func (h *hub) keep(classID string, st mark, t []Tally) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if gen != h.gen || !h.hears {
+	if st != (mark{h.epoch, h.roundGen[classID]}) || !h.hears {
 		return
 	}
 	if h.rounds == nil || len(h.rounds) >= maxCached {
@@ -99,11 +113,11 @@ func (h *hub) cachedCode(code string) (Class, bool) {
 	return c, ok && h.hears
 }
 
-// keepCode keeps a running class read at generation gen.
-func (h *hub) keepCode(gen uint64, c Class) {
+// keepCode keeps a running class read since st, unless a class changed.
+func (h *hub) keepCode(st mark, c Class) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if gen != h.gen || !h.hears || c.Ended != nil {
+	if st != (mark{h.epoch, h.classGen}) || !h.hears || c.Ended != nil {
 		return
 	}
 	if h.byCode == nil || len(h.byCode) >= maxCached {
@@ -122,15 +136,21 @@ func copyTallies(t []Tally) []Tally {
 	return out
 }
 
-// publish forgets the class's rounds, then tells its watchers.
+// publish forgets what the change touched, then tells the class's
+// watchers.
 func (h *hub) publish(c Change) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.gen++
-	delete(h.rounds, c.Class)
-	if code, ok := h.codeOf[c.Class]; ok {
-		delete(h.byCode, code)
-		delete(h.codeOf, c.Class)
+	switch c.What {
+	case ChangedRound, ChangedVote:
+		h.bumpRounds(c.Class)
+	case ChangedActivity, ChangedPush, ChangedEnd:
+		h.bumpRounds(c.Class)
+		h.classGen++
+		if code, ok := h.codeOf[c.Class]; ok {
+			delete(h.byCode, code)
+			delete(h.codeOf, c.Class)
+		}
 	}
 	for sub := range h.subs[c.Class] {
 		select {
@@ -143,6 +163,20 @@ func (h *hub) publish(c Change) {
 			sub.ch <- c
 		}
 	}
+}
+
+func (h *hub) bumpRounds(classID string) {
+	if h.roundGen == nil {
+		h.roundGen = map[string]uint64{}
+	}
+	if len(h.roundGen) >= maxCached {
+		// Forgetting the counts would let an old read be kept: start a
+		// new epoch instead, which no read in flight can match.
+		h.epoch++
+		h.rounds, h.roundGen = nil, map[string]uint64{}
+	}
+	h.roundGen[classID]++
+	delete(h.rounds, classID)
 }
 
 // publishAll tells every watched class that something may have changed:

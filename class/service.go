@@ -84,7 +84,7 @@ func (s *Service) ByCode(ctx context.Context, code string) (Class, error) {
 	if c, ok := s.hub.cachedCode(code); ok {
 		return c, nil
 	}
-	gen := s.hub.generation()
+	st := s.hub.codeStamp()
 	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+
 		" FROM classes WHERE code = ? ORDER BY ended IS NULL DESC, created DESC LIMIT 1"), code))
 	if err != nil {
@@ -93,7 +93,7 @@ func (s *Service) ByCode(ctx context.Context, code string) (Class, error) {
 	if c.Ended != nil {
 		return c, ErrEnded
 	}
-	s.hub.keepCode(gen, c)
+	s.hub.keepCode(st, c)
 	return c, nil
 }
 
@@ -269,10 +269,7 @@ func (s *Service) SetActivity(ctx context.Context, classID string, a Activity) e
 // the class: a class votes on one thing at a time.
 func (s *Service) OpenRound(ctx context.Context, classID, lab, question string, choices []string) (Round, error) {
 	var err error
-	if lab, err = field("lab", lab); err != nil {
-		return Round{}, err
-	}
-	if question, err = field("question", question); err != nil {
+	if lab, question, err = labField(lab, "question", question); err != nil {
 		return Round{}, err
 	}
 	if lab == "" || question == "" {
@@ -391,10 +388,10 @@ func (s *Service) Rounds(ctx context.Context, classID string) ([]Tally, error) {
 	if t, ok := s.hub.cached(classID); ok {
 		return t, nil
 	}
-	gen := s.hub.generation()
+	st := s.hub.roundsStamp(classID)
 	t, err := s.rounds(ctx, classID)
 	if err == nil {
-		s.hub.keep(classID, gen, t)
+		s.hub.keep(classID, st, t)
 	}
 	return t, err
 }
@@ -464,11 +461,8 @@ func (s *Service) member(ctx context.Context, tx *sql.Tx, classID, studentID str
 // Reached records that a student reached a goal of a lab; the first time
 // counts, a repeat changes nothing.
 func (s *Service) Reached(ctx context.Context, classID, studentID, lab, goal string) error {
-	var err error
-	if lab, err = field("lab", lab); err != nil {
-		return err
-	}
-	if goal, err = field("goal", goal); err != nil {
+	lab, goal, err := labField(lab, "goal", goal)
+	if err != nil {
 		return err
 	}
 	return s.change(ctx, Change{Class: classID, What: ChangedProgress}, func(tx *sql.Tx) error {

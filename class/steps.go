@@ -34,11 +34,8 @@ type steps struct {
 // stepEvery (Progress writes those of its class first), for a student of
 // a running class; any other is dropped then.
 func (s *Service) Step(ctx context.Context, classID, studentID, lab, command string) error {
-	var err error
-	if lab, err = field("lab", lab); err != nil {
-		return err
-	}
-	if command, err = field("command", command); err != nil {
+	lab, command, err := labField(lab, "command", command)
+	if err != nil {
 		return err
 	}
 	s.steps.mu.Lock()

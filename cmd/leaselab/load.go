@@ -67,15 +67,13 @@ With --sessions given too, the classes vote while the sessions play.`)
 		if !fl.given("sessions") {
 			return classLoad(ctx, cc, stdout, stderr)
 		}
-		// The classes vote while the sessions play: a third into the hold.
+		// The classes open and join while the sessions open, and vote a
+		// third into the hold, while the sessions play.
+		vote := make(chan struct{})
+		cc.VoteAt = vote
+		cfg.Holding = func() { time.AfterFunc(cfg.Hold/3, func() { close(vote) }) }
 		done := make(chan int, 1)
-		go func() {
-			select {
-			case <-time.After(cfg.Hold / 3):
-			case <-ctx.Done():
-			}
-			done <- classLoad(ctx, cc, stdout, stderr)
-		}()
+		go func() { done <- classLoad(ctx, cc, stdout, stderr) }()
 		defer func() { <-done }()
 	}
 	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
