@@ -2,7 +2,10 @@ package catalog
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -74,6 +77,28 @@ func TestIndonesianTextsSpeakIndonesian(t *testing.T) {
 	}
 	if len(Untranslated("id", "W1 renewed lease=x")) != 2 {
 		t.Error("Untranslated misses what it is for")
+	}
+}
+
+// untranslatedRE is what Untranslated found before it scanned words by
+// hand: the regular expression it must agree with.
+var untranslatedRE = regexp.MustCompile(`(?i)\b(never|renew|renews|renewed|renewal|lost|error|errors|deadline|report|request|requests|timeout|timed out|transient|definitive|thumb|orders|state|the|and|with|until|stale|expired|write|writes|frozen)\b|\b(lease|gen|prev|left|class|why|current)=`)
+
+// Untranslated finds what the regular expression finds, on texts made of
+// its words, their near misses and the marks around them.
+func TestUntranslatedIsTheExpression(t *testing.T) {
+	parts := []string{"renew", "Renewed", "renewal", "renewer", "THE", "then", "timed", "out", "Timed out", "timed  out", "lease", "lease=", "Lease=", "leases=", "state=", "why=", "x", "_", "9", "é", "ſ", " ", "  ", "=", ".", "-", "\n", "<b>", "kini", "W1", "gen=3", "prev=", "current", "frozen", "writes", "with"}
+	r := rand.New(rand.NewPCG(7, 11))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(12) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		text := b.String()
+		got, want := Untranslated("id", text), untranslatedRE.FindAllString(text, -1)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: found %q, the expression %q", text, got, want)
+		}
 	}
 }
 

@@ -51,9 +51,21 @@ var commandWords = map[engine.CommandKind]sayCommand{
 	engine.CmdHeal:      sayHeal,
 	engine.CmdLink:      sayLink,
 	engine.CmdLease: func(b []byte, lang string, c engine.Command) []byte {
+		if c.Dur == 0 {
+			return append(b, T(lang, "cmd.lock")...)
+		}
 		return Append(b, lang, "cmd.lease", Time(c.Dur))
 	},
-	engine.CmdClock:   sayClock,
+	engine.CmdClock: sayClock,
+	engine.CmdPolicy: func(b []byte, lang string, c engine.Command) []byte {
+		return Append(b, lang, "cmd.policy", Str(c.A), Str(PolicyText(lang, c)))
+	},
+	engine.CmdJitter: func(b []byte, lang string, c engine.Command) []byte {
+		if c.Jitter == 0 {
+			return append(b, T(lang, "cmd.jitter.off")...)
+		}
+		return Append(b, lang, "cmd.jitter", Str(Number(lang, float64(c.Jitter)/1000)))
+	},
 	engine.CmdReplica: sayReplica,
 	engine.CmdReset:   sayPlain("cmd.reset"),
 }
@@ -98,6 +110,8 @@ func NodeName(lang, n string) string {
 		return T(lang, "node.coord")
 	case "storage":
 		return T(lang, "node.storage")
+	case "copy1", "copy2":
+		return T(lang, "node."+n)
 	}
 	return n
 }
@@ -149,7 +163,11 @@ func sayClock(b []byte, lang string, c engine.Command) []byte {
 	if c.HasRate {
 		parts = append(parts, words(lang, "cmd.rate", Str(Number(lang, float64(c.Rate)/1e6)+"×")))
 	}
-	return Append(b, lang, "cmd.clock", Str(c.A), Str(strings.Join(parts, ", ")))
+	who := NodeName(lang, c.A)
+	if c.Replica > 0 {
+		who = words(lang, "node.replica", Int(int64(c.Replica)))
+	}
+	return Append(b, lang, "cmd.clock", Str(who), Str(strings.Join(parts, ", ")))
 }
 
 func sayReplica(b []byte, lang string, c engine.Command) []byte {
@@ -173,4 +191,32 @@ func SignedTime(lang string, d engine.Time) string {
 func Number(lang string, x float64) string {
 	var scratch [32]byte
 	return string(AppendNumber(nil, lang, strconv.AppendFloat(scratch[:0], x, 'f', -1, 64)))
+}
+
+// policyKey is the catalog's key for what a policy command sets:
+// policy.loops.2, policy.generation.ignore, ...
+func policyKey(c engine.Command) string {
+	if c.Loops > 0 {
+		return "policy.loops." + strconv.Itoa(int(c.Loops))
+	}
+	switch c.Gen {
+	case engine.GenIgnore:
+		return "policy.generation.ignore"
+	case engine.GenCheck:
+		return "policy.generation.check"
+	}
+	if c.Dur == 0 {
+		return "policy.publish.atomic"
+	}
+	return "policy.publish-gap"
+}
+
+// PolicyText is what a policy command sets, in lang's words: a button's
+// text.
+func PolicyText(lang string, c engine.Command) string {
+	key := policyKey(c)
+	if key != "policy.publish-gap" {
+		return T(lang, key)
+	}
+	return string(Append(nil, lang, key, Time(c.Dur)))
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -104,6 +105,14 @@ func (w *World) checkClock(c Command) error {
 			return err
 		}
 	}
+	if c.Replica > 0 {
+		if c.A != "coord" {
+			return refuse(RefuseClockWhat, "clock: replica= names a coordinator replica: clock coord replica=N ...")
+		}
+		if c.Replica > len(w.coord.up) {
+			return refuse(RefuseReplicaRange, fmt.Sprintf("clock: there are %d replicas", len(w.coord.up)), len(w.coord.up))
+		}
+	}
 	switch {
 	case !c.HasSkew && !c.HasJump && !c.HasRate:
 		return refuse(RefuseClockWhat, "clock: say skew=, jump= or rate=")
@@ -115,6 +124,11 @@ func (w *World) checkClock(c Command) error {
 	return nil
 }
 
+func (w *World) checkPolicy(c Command) error {
+	_, err := w.worker(c.A)
+	return err
+}
+
 func (w *World) checkStorage(c Command) error {
 	if c.Mode > StorageIdempotent {
 		return refuse(RefuseStorageMode, "storage: unknown mode")
@@ -124,7 +138,34 @@ func (w *World) checkStorage(c Command) error {
 
 // checkLink checks a partition's or a link's ends, and a link's delay and
 // loss.
+// copyNames are the storage copies' names, when the scenario keeps two.
+var copyNames = [2]string{"copy1", "copy2"}
+
+// copiesLink reports whether c names the link between the storage copies
+// (partition copy1 copy2, heal copy2 copy1), and refuses a command that
+// names a copy in any other way.
+func (w *World) copiesLink(c Command) (bool, error) {
+	ca, cb := slices.Contains(copyNames[:], c.A), slices.Contains(copyNames[:], c.B)
+	if !ca && !cb {
+		return false, nil
+	}
+	if w.p.sc.Copies < 2 {
+		name := c.A
+		if !ca {
+			name = c.B
+		}
+		return false, refuse(RefuseNoNode, fmt.Sprintf("no node called %q (workers: %v, or coord, storage)", name, w.p.names.Nodes), name, nodeList(w.p.names.Nodes))
+	}
+	if !ca || !cb || c.A == c.B || c.Kind == CmdLink {
+		return false, refuse(RefuseLinkCopies, c.Kind.Word()+": the storage copies have one link, between them: partition copy1 copy2, heal copy1 copy2")
+	}
+	return true, nil
+}
+
 func (w *World) checkLink(c Command) error {
+	if _, err := w.copiesLink(c); err != nil || slices.Contains(copyNames[:], c.A) {
+		return err
+	}
 	a, err := w.node(c.A)
 	if err != nil {
 		return err
@@ -153,6 +194,9 @@ func (w *World) checkLink(c Command) error {
 }
 
 func (w *World) checkHeal(c Command) error {
+	if _, err := w.copiesLink(c); err != nil || slices.Contains(copyNames[:], c.A) {
+		return err
+	}
 	if c.A != "" {
 		if _, err := w.node(c.A); err != nil {
 			return err
@@ -173,11 +217,11 @@ func (w *World) checkLease(c Command) error {
 	if w.p.sc.TTL == 0 {
 		return refuse(RefuseLeaseLock, "lease: this coordinator grants locks that never expire; there is no lease length to change")
 	}
-	if c.Dur <= 0 || c.Dur > Hour {
-		return refuse(RefuseLeaseRange, "lease: a lease lasts more than 0s and at most an hour")
+	if c.Dur < 0 || c.Dur > Hour {
+		return refuse(RefuseLeaseRange, "lease: a lease lasts at most an hour (0s: a lock that never expires)")
 	}
 	for _, ws := range w.p.sc.Workers {
-		if ws.Renew.Margin >= c.Dur {
+		if c.Dur > 0 && ws.Renew.Margin >= c.Dur {
 			return refuse(RefuseLeaseMargin, fmt.Sprintf("lease: %s renews %s before the end, which a %s lease does not leave", ws.Name, ws.Renew.Margin, c.Dur), ws.Name, ws.Renew.Margin, c.Dur)
 		}
 	}

@@ -19,6 +19,8 @@ const (
 	CmdReplica                          // replica N down|up
 	CmdReset                            // reset
 	CmdLease                            // lease D
+	CmdJitter                           // jitter SHARE
+	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D
 )
 
 // Command is one input to a world. A session is a scenario plus the list of
@@ -42,7 +44,19 @@ type Command struct {
 
 	Replica int
 	Up      bool
+	// policy: Loops 1 or 2 renewal loops, or Gen GenCheck or GenIgnore;
+	// neither: publish-gap=Dur
+	Loops uint8
+	Gen   uint8
+
+	Jitter int64 // jitter: the share of a renewal's wait, in thousandths
 }
+
+// A policy command's choice about answers' generations.
+const (
+	GenCheck  = 1 // drop an answer meant for an older generation
+	GenIgnore = 2 // take it (unsafe)
+)
 
 // CommandHelp lists the command forms, one a line.
 var CommandHelp = commandHelp()

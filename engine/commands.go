@@ -61,10 +61,16 @@ var commandTable = []commandSpec{
 		help:  []string{"link A->B|A B [delay=D] [loss=P]  set a link's delay and loss (one way with ->)"},
 		parse: parseLink, write: writeLink, check: (*World).checkLink},
 	{kind: CmdLease, words: []string{"lease"},
-		help:  []string{"lease DURATION            leases granted or renewed from now on last DURATION"},
+		help:  []string{"lease DURATION            leases granted or renewed from now on last DURATION (0s: a lock that never expires)"},
 		parse: parseLease, write: writeLease, check: (*World).checkLease},
+	{kind: CmdJitter, words: []string{"jitter"},
+		help:  []string{"jitter SHARE              renewals from now on move by up to SHARE (0 to 1) of their wait, at random; 0 turns jitter off"},
+		parse: parseJitter, write: writeJitter, check: func(*World, Command) error { return nil }},
+	{kind: CmdPolicy, words: []string{"policy"},
+		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D  run a duplicate renewal loop (as after a restart), check answers' generations, or publish a renewed token D after its expiry (0s: atomically)"},
+		parse: parsePolicy, write: writePolicy, check: (*World).checkPolicy},
 	{kind: CmdClock, words: []string{"clock"},
-		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate"},
+		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},
 		parse: parseClock, write: writeClock, check: (*World).checkClock},
 	{kind: CmdReplica, words: []string{"replica"},
 		help:  []string{"replica N down|up         take a coordinator replica down or bring it back"},
@@ -76,7 +82,7 @@ var commandTable = []commandSpec{
 
 // specByKind and specByWord index commandTable.
 var (
-	specByKind [CmdLease + 1]*commandSpec
+	specByKind [CmdPolicy + 1]*commandSpec
 	specByWord = map[string]*commandSpec{}
 )
 
@@ -385,6 +391,59 @@ func parseLease(word string, args []string) (Command, error) {
 	return Command{Kind: CmdLease, Dur: d}, nil
 }
 
+func parsePolicy(word string, args []string) (Command, error) {
+	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore"); err != nil {
+		return Command{}, err
+	}
+	c := Command{Kind: CmdPolicy, A: args[0]}
+	switch k, v, _ := strings.Cut(args[1], "="); {
+	case k == "loops" && (v == "1" || v == "2"):
+		c.Loops = v[0] - '0'
+	case k == "generation" && v == "check":
+		c.Gen = GenCheck
+	case k == "generation" && v == "ignore":
+		c.Gen = GenIgnore
+	case k == "publish-gap":
+		d, err := ParseTime(v)
+		if err != nil || d < 0 || d > Hour {
+			return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: publish-gap takes a duration from 0s to 1h", args[1]), args[1])
+		}
+		c.Dur = d
+	default:
+		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore or publish-gap=D", args[1]), args[1])
+	}
+	return c, nil
+}
+
+func writePolicy(b []byte, c Command) []byte {
+	b = append(append(b, "policy "...), c.A...)
+	if c.Loops > 0 {
+		return strconv.AppendInt(append(b, " loops="...), int64(c.Loops), 10)
+	}
+	switch c.Gen {
+	case GenIgnore:
+		return append(b, " generation=ignore"...)
+	case GenCheck:
+		return append(b, " generation=check"...)
+	}
+	return append(append(b, " publish-gap="...), c.Dur.String()...)
+}
+
+func parseJitter(word string, args []string) (Command, error) {
+	if err := exactly(1, word, args, "jitter SHARE"); err != nil {
+		return Command{}, err
+	}
+	f, err := parseFactor(args[0])
+	if err != nil || f > 1000 {
+		return Command{}, refuse(RefuseJitter, fmt.Sprintf("jitter: %q is not a share between 0 and 1", args[0]), args[0])
+	}
+	return Command{Kind: CmdJitter, Jitter: f}, nil
+}
+
+func writeJitter(b []byte, c Command) []byte {
+	return strconv.AppendFloat(append(b, "jitter "...), float64(c.Jitter)/1000, 'f', -1, 64)
+}
+
 func parseClock(word string, args []string) (Command, error) {
 	if len(args) < 2 {
 		return Command{}, formError(word, "clock W [skew=D] [jump=D] [rate=R]")
@@ -409,6 +468,12 @@ func (c *Command) clockOption(kv string) error {
 	case "jump":
 		c.HasJump = true
 		c.Jump, err = duration("clock jump=", "clock jump: ", v)
+	case "replica":
+		n, perr := strconv.Atoi(v)
+		if perr != nil || n < 1 || n > 9 {
+			return refuse(RefuseReplicaNumber, "clock replica=: a replica's number, 1 to 9", v)
+		}
+		c.Replica = n
 	case "rate", "drift":
 		c.HasRate = true
 		if c.Rate, err = parseRate(v); err != nil {
@@ -522,6 +587,9 @@ func writeLink(b []byte, c Command) []byte {
 
 func writeClock(b []byte, c Command) []byte {
 	b = append(append(b, "clock "...), c.A...)
+	if c.Replica > 0 {
+		b = strconv.AppendInt(append(b, " replica="...), int64(c.Replica), 10)
+	}
 	if c.HasSkew {
 		b = append(append(b, " skew="...), signed(c.Skew)...)
 	}

@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // coordinator is the lease service: replicas behind a quorum, a token
 // counter that only rises (it stands for the consensus log index, shared by
 // every lease), and the leases themselves, each with its line of waiters.
@@ -10,9 +12,14 @@ type coordinator struct {
 	service   Time
 	tick      Time // expiry in buckets of this size (ZooKeeper's tickTime)
 	// clk is the coordinator's clock, by which it measures a lease's
-	// time (a Redis master's, an etcd leader's): normally true time;
-	// `clock coord` makes it jump or run at another rate.
-	clk        clock
+	// time (an etcd leader's): normally true time; `clock coord` makes it
+	// jump or run at another rate. It is the leading replica's clock
+	// (rclk), taken at each election.
+	clk clock
+	// rclk is each replica's own clock (`clock coord replica=N`): the
+	// leader's measures leases; with independent masters each master
+	// measures its own keys by its own.
+	rclk       []clock
 	renewToken bool
 	candidate  bool // the lease is a record; candidates judge its expiry
 	// independent: the replicas are Redlock's masters, each with its own
@@ -55,7 +62,7 @@ type lease struct {
 }
 
 // masterKey is one Redlock master's key for one lease: who set it, and
-// when it expires there, by the coordinator's clock.
+// when it expires there, by that master's clock.
 type masterKey struct {
 	holder  Node
 	expires Time
@@ -77,6 +84,7 @@ func (c *coordinator) init(p *Prepared) {
 		service:     sc.ServiceTime,
 		tick:        sc.Tick,
 		clk:         clock{rate: 1_000_000},
+		rclk:        grown(c.rclk, sc.Replicas),
 		renewToken:  sc.NewTokenOnRenew,
 		candidate:   sc.CandidateExpiry,
 		independent: sc.IndependentMasters,
@@ -88,6 +96,7 @@ func (c *coordinator) init(p *Prepared) {
 	}
 	for i := range c.up {
 		c.up[i] = true
+		c.rclk[i] = clock{rate: 1_000_000}
 	}
 	for i := range c.keys {
 		c.keys[i] = masterKey{holder: NoNode}
@@ -252,18 +261,67 @@ func (c *coordinator) setExpiry(w *World, l *lease, at Time) {
 }
 
 // scheduleExpiry schedules l's expiry at the true time the coordinator's
-// clock reaches l.local.
+// clock reaches l.local; with independent masters, at the true time fewer
+// than a majority of masters still hold the holder's key, each measuring
+// its key by its own clock.
 func (c *coordinator) scheduleExpiry(w *World, l *lease) {
 	l.expires = c.clk.trueAt(l.local, w.now)
+	if c.independent {
+		l.expires = c.keysEnd(w, l)
+	}
 	w.schedule(item{at: l.expires, kind: itCoordExpire, node: Coord, lease: l.index, id: l.tokens})
 }
 
-// changeClock sets the coordinator's clock as c says, and moves every
-// lease's expiry to the true time its clock now reaches it: a clock that
-// jumps forward ends leases early (Kleppmann's Redis master).
+// keysEnd is when, in true time, l's holder stops holding a majority of
+// the masters' keys: the majority-th latest end of its keys.
+func (c *coordinator) keysEnd(w *World, l *lease) Time {
+	var ends [9]Time
+	n := 0
+	for i, k := range c.keys[int(l.index)*len(c.up) : int(l.index+1)*len(c.up)] {
+		if k.holder == l.holder && k.holder != NoNode {
+			ends[n] = max(c.rclk[i].trueAt(k.expires, w.now), w.now)
+			n++
+		}
+	}
+	m := len(c.up)/2 + 1
+	if n < m {
+		return w.now
+	}
+	slices.Sort(ends[:n])
+	return ends[n-m]
+}
+
+// changeClock sets the coordinator's clock as c says (every replica's, or
+// replica c.Replica's), and moves every lease's expiry to the true time
+// the clocks now reach it: a clock that jumps forward ends leases early
+// (Kleppmann's Redis master).
 func (c *coordinator) changeClock(w *World, cmd Command) {
-	c.clk = c.clk.changed(w.now, cmd)
-	w.emit(EventFields{Kind: KindClock, Node: Coord, Peer: NoNode, At: c.clk.local(w.now), Value: c.clk.rate})
+	var at Time
+	if cmd.Replica > 0 {
+		i := cmd.Replica - 1
+		c.rclk[i] = c.rclk[i].changed(w.now, cmd)
+		at = c.rclk[i].local(w.now)
+		if !c.independent && i == c.leader {
+			c.clk = c.rclk[i]
+		}
+	} else {
+		c.clk = c.clk.changed(w.now, cmd)
+		at = c.clk.local(w.now)
+		for i := range c.rclk {
+			c.rclk[i] = c.rclk[i].changed(w.now, cmd)
+		}
+	}
+	rate := c.clk.rate
+	if cmd.Replica > 0 {
+		rate = c.rclk[cmd.Replica-1].rate
+	}
+	w.emit(EventFields{Kind: KindClock, Node: Coord, Peer: NoNode, At: at, Value: rate, Token: int64(cmd.Replica)})
+	c.rescheduleAll(w)
+}
+
+// rescheduleAll moves every held lease's expiry to the true time the
+// clocks now give it.
+func (c *coordinator) rescheduleAll(w *World) {
 	for i := range c.leases {
 		l := &c.leases[i]
 		if l.holder == NoNode || l.expires == Never {
@@ -302,6 +360,16 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 		l.open = int32(len(c.spans) - 1)
 	}
 	l.version++
+	if c.independent {
+		// Redlock's extend: every master that still holds the key
+		// for this client sets it afresh, by its own clock.
+		keys := c.keys[int(l.index)*len(c.up) : int(l.index+1)*len(c.up)]
+		for i := range keys {
+			if c.up[i] && keys[i].holder == m.from {
+				keys[i].expires = c.rclk[i].local(w.now) + c.serverTTL(w, m.from)
+			}
+		}
+	}
 	at := w.now + c.serverTTL(w, m.from)
 	if c.rule(w, l) == LeaderStopped {
 		// Chubby's master never moves a lease timeout backwards (§2.8),
@@ -454,6 +522,11 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 		}
 	}
 	w.emit(EventFields{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
+	if c.clk != c.rclk[c.leader] {
+		// The new leader measures by its own clock.
+		c.clk = c.rclk[c.leader]
+		c.rescheduleAll(w)
+	}
 	c.resume(w)
 	c.wakeAll(w)
 }
@@ -464,12 +537,12 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 // client removes what it set (Redlock unlocks every instance).
 func (c *coordinator) setKeys(w *World, l *lease, n Node) bool {
 	keys := c.keys[int(l.index)*len(c.up) : int(l.index+1)*len(c.up)]
-	// The masters share the coordinator's clock: `clock coord` moves
-	// every master's at once.
-	now := c.clk.local(w.now)
+	// Each master measures its key by its own clock: `clock coord` moves
+	// every master's, `clock coord replica=N` master N's.
 	got := 0
 	for i := range keys {
 		k := &keys[i]
+		now := c.rclk[i].local(w.now)
 		if c.up[i] && (k.holder == NoNode || k.expires <= now) {
 			*k = masterKey{holder: n, expires: now + c.serverTTL(w, n)}
 			got++

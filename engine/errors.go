@@ -53,10 +53,13 @@ const (
 	RefuseLinkEnds       Refusal = "link-ends"
 	RefuseLinkWhat       Refusal = "link-what"
 	RefuseLinkRange      Refusal = "link-range"
-	RefuseLoss           Refusal = "loss" // the text
+	RefuseLinkCopies     Refusal = "link-copies" // a storage copy's link: only partition or heal copy1 copy2
+	RefuseLoss           Refusal = "loss"        // the text
 	RefuseClockWhat      Refusal = "clock-what"
 	RefuseClockRange     Refusal = "clock-range"
-	RefuseRate           Refusal = "rate" // the text
+	RefuseRate           Refusal = "rate"   // the text
+	RefuseJitter         Refusal = "jitter" // the text
+	RefusePolicy         Refusal = "policy" // the text
 	RefuseLeaseLock      Refusal = "lease-lock"
 	RefuseLeaseRange     Refusal = "lease-range"
 	RefuseLeaseMargin    Refusal = "lease-margin" // worker, its margin, the lease

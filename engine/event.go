@@ -54,7 +54,7 @@ const (
 	KindPublish    // a late-published token becomes the one the worker uses
 	KindRefuse     // a work step refused to start: Value = time left, At = time needed
 	// Storage, Node = Storage.
-	KindAccept // write of Key from Peer with Token accepted; Value = highest token
+	KindAccept // write of Key from Peer with Token accepted; Value = highest token; At = the copy (1 or 2) when the storage keeps two
 	KindReject // write rejected (Reason); Value = highest token or version
 	KindRead   // Peer read version Value
 	// Commands.
@@ -70,6 +70,8 @@ const (
 	KindReset     // the world started again
 	// Observers.
 	KindViolation // Reason names the violation; Ref and Ref2 prove it
+	// Storage copies (scenario option copies: 2), Node = Storage.
+	KindReplicate // copy Value receives Peer's write of Key with Token from the other copy (Ref: its accept); Reason partition: held, diverged: refused
 	kindCount
 )
 
@@ -81,6 +83,7 @@ var kindNames = [kindCount]string{
 	"accept", "reject", "read",
 	"freeze", "thaw", "crash", "restart", "fencing", "partition", "heal", "link", "clock", "reset",
 	"violation",
+	"replicate",
 }
 
 func (k Kind) String() string {
@@ -171,6 +174,7 @@ const (
 	ViolationActedAfterExpiry // a worker wrote after its lease expired at the coordinator
 	ViolationSplitBrain       // two workers believed they held the lease at the same true time
 	ViolationLostUpdate       // a write with an older token overwrote a newer one
+	ViolationDiverged         // each storage copy holds a write the other lacks
 	reasonCount
 )
 
@@ -183,7 +187,7 @@ var reasonNames = [reasonCount]string{
 	"timeout", "stale-generation", "no-time", "tries", "again",
 	"same-value",
 	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten",
-	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update",
+	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged",
 }
 
 func (r Reason) String() string {
@@ -212,7 +216,7 @@ func (r Reason) IsViolation() bool { return r >= ViolationStaleWrite && r < reas
 // harm: whether it harms depends on what the storage does with the act.
 func (r Reason) IsHarm() bool {
 	switch r {
-	case ViolationStaleWrite, ViolationLostUpdate, ViolationDoubleEffect, ViolationSplitBrain:
+	case ViolationStaleWrite, ViolationLostUpdate, ViolationDoubleEffect, ViolationSplitBrain, ViolationDiverged:
 		return true
 	}
 	return false
@@ -615,7 +619,7 @@ func (n Names) describeStorage(e Event) (string, bool) {
 		if e.Reason() == ReasonSameValue {
 			s += " (same-value)"
 		}
-		return s, true
+		return s + copyOf(e), true
 	case KindReject:
 		s := "reject " + n.Key(e.Key) + " from " + n.Of(e.Peer()) + tok() + " (" + e.Reason().String()
 		switch e.Reason() {
@@ -630,9 +634,18 @@ func (n Names) describeStorage(e Event) (string, bool) {
 		case ReasonVersion:
 			s += ": version " + strconv.FormatInt(e.Value, 10)
 		}
-		return s + ")", true
+		return s + ")" + copyOf(e), true
 	case KindRead:
 		return "read " + n.Of(e.Peer()) + " version=" + strconv.FormatInt(e.Value, 10), true
+	case KindReplicate:
+		s := "replicate " + n.Key(e.Key) + " from " + n.Of(e.Peer()) + tok() + " -> copy" + strconv.FormatInt(e.Value, 10)
+		switch e.Reason() {
+		case ReasonPartition:
+			s += " (held: partition)"
+		case ViolationDiverged:
+			s += " (refused: diverged)"
+		}
+		return s, true
 	case KindViolation:
 		s := "VIOLATION " + e.Reason().String()
 		if e.Peer() != NoNode {
@@ -650,6 +663,15 @@ func (n Names) describeStorage(e Event) (string, bool) {
 		return s, true
 	}
 	return "", false
+}
+
+// copyOf names the storage copy of an accept or a reject (its At) when
+// the storage keeps two: " copy=1".
+func copyOf(e Event) string {
+	if e.At != 1 && e.At != 2 {
+		return ""
+	}
+	return " copy=" + strconv.FormatInt(int64(e.At), 10)
 }
 
 // describeChange says a command that changed the world.
@@ -672,16 +694,26 @@ func (n Names) describeChange(e Event) (string, bool) {
 		if e.Peer() == NoNode {
 			return "partition (isolated)", true
 		}
+		if e.Node == Storage && e.Peer() == Storage {
+			return "partition copy1 | copy2", true
+		}
 		return "partition " + n.Of(e.Node) + " | " + n.Of(e.Peer()), true
 	case KindHeal:
 		if e.Peer() == NoNode {
 			return "heal all", true
 		}
+		if e.Node == Storage && e.Peer() == Storage {
+			return "heal copy1 - copy2", true
+		}
 		return "heal " + n.Of(e.Node) + " - " + n.Of(e.Peer()), true
 	case KindLink:
 		return "link -> " + n.Of(e.Peer()) + " delay=" + e.At.String() + " loss=" + strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64), true
 	case KindClock:
-		return "clock local=" + e.At.String() + " rate=" + formatRate(e.Value), true
+		s := "clock local=" + e.At.String() + " rate=" + formatRate(e.Value)
+		if e.Node == Coord && e.Token > 0 {
+			s += " replica=" + strconv.FormatInt(e.Token, 10)
+		}
+		return s, true
 	case KindReset:
 		return "reset", true
 	}

@@ -5,12 +5,12 @@ package engine
 // TestFootprintSizes holds these to unsafe.Sizeof, so a field added to one
 // of these types fails it until the size here is mended.
 const (
-	sizeWorld      = 632
+	sizeWorld      = 792
 	sizeEvent      = 48
 	sizeItem       = 24
 	sizeMessage    = 64
-	sizeCommand    = 120
-	sizeWorker     = 376
+	sizeCommand    = 128
+	sizeWorker     = 384
 	sizeLink       = 32
 	sizeBeliefSpan = 48
 	sizeFreezeSpan = 24
@@ -19,6 +19,7 @@ const (
 	sizeWrite      = 64
 	sizeKeyState   = 40
 	sizeMasterKey  = 16
+	sizeCopyWrite  = 24
 )
 
 // Footprint estimates the bytes a world holds on the heap: the room of its
@@ -43,7 +44,10 @@ func (w *World) Footprint() int {
 	n += cap(w.beliefs) * sizeBeliefSpan
 	n += cap(w.freezes) * sizeFreezeSpan
 	n += cap(w.splitSeen) * 16
-	n += cap(w.coord.keys)*sizeMasterKey + cap(w.coord.up) + cap(w.coord.leases)*sizeLease + cap(w.coord.spans)*sizeLeaseSpan
-	n += cap(w.store.ledger)*sizeWrite + cap(w.store.keys)*sizeKeyState
+	n += cap(w.coord.keys)*sizeMasterKey + cap(w.coord.up) + cap(w.coord.rclk)*24 + cap(w.coord.leases)*sizeLease + cap(w.coord.spans)*sizeLeaseSpan
+	n += cap(w.store.ledger)*sizeWrite + cap(w.store.keys)*sizeKeyState + cap(w.store.writes)*sizeCopyWrite
+	for _, c := range w.store.copies {
+		n += (cap(c.has) + cap(c.held)) * 4
+	}
 	return n
 }

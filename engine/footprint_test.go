@@ -26,6 +26,7 @@ func TestFootprintSizes(t *testing.T) {
 		{"Write", sizeWrite, unsafe.Sizeof(Write{})},
 		{"keyState", sizeKeyState, unsafe.Sizeof(keyState{})},
 		{"masterKey", sizeMasterKey, unsafe.Sizeof(masterKey{})},
+		{"copyWrite", sizeCopyWrite, unsafe.Sizeof(copyWrite{})},
 	} {
 		if c.got != c.want {
 			t.Errorf("footprint.go says a %s is %d bytes; it is %d", c.name, c.got, c.want)

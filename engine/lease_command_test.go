@@ -34,11 +34,11 @@ func TestLeaseCommandChangesGrantsFromThenOn(t *testing.T) {
 	}
 }
 
-// A lease length a worker's renewal margin does not fit, a lock, and a
-// length out of range are refused, and nothing changes.
+// A lease length a worker's renewal margin does not fit and a length out
+// of range are refused, and nothing changes.
 func TestLeaseCommandRefusals(t *testing.T) {
 	w := forkWorld(t, StorageNone, "W1 renew-margin=5s: acquire; work 20s; release")
-	for _, src := range []string{"lease 5s", "lease 0s", "lease 2h"} {
+	for _, src := range []string{"lease 5s", "lease 2h"} {
 		n := len(w.Events())
 		err := w.Do(src)
 		var ce *CommandError
@@ -59,5 +59,28 @@ func TestLeaseCommandRefusals(t *testing.T) {
 	}
 	if err := lock.Do("lease 10s"); err == nil {
 		t.Fatal("a lock's length changed")
+	}
+}
+
+// lease 0s turns what is granted from then on into a lock: the holder's
+// lease never expires, and the next in line never gets it.
+func TestLeaseZeroIsALock(t *testing.T) {
+	w := forkWorld(t, StorageNone, "W1: acquire; work 20s; release")
+	if err := w.Do("lease 0s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Do("until 1s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Do("crash W1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Do("until 1h"); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range w.Events() {
+		if e.Kind == KindExpire || e.Kind == KindRelease {
+			t.Fatalf("a lock expired or was released: %s", w.Names().Format(e))
+		}
 	}
 }

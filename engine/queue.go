@@ -13,6 +13,7 @@ const (
 	itCoordExpire                      // a lease's expiry time comes
 	itCoordFree                        // a lock-delay ends
 	itElection                         // an election completes
+	itReplicate                        // a write reaches the other storage copy (id: its serial)
 )
 
 // message is a network message. While it is on its way, or waits for the

@@ -85,8 +85,8 @@ func (w *World) planRenewal(wk *worker, now Time, loop int) {
 	if p.Every == 0 {
 		next = max(now, wk.believedEnd-p.Margin)
 	}
-	if p.Jitter > 0 {
-		next -= Time(w.rnd.upTo(int64(next-now) * p.Jitter / 1000))
+	if j := w.jitterOf(wk); j > 0 {
+		next -= Time(w.rnd.upTo(int64(next-now) * j / 1000))
 	}
 	w.setTimer(wk, slotRenew+timerSlot(loop), next)
 }
@@ -94,8 +94,58 @@ func (w *World) planRenewal(wk *worker, now Time, loop int) {
 // startRenewals plans the first renewal of every loop after a grant.
 func (w *World) startRenewals(wk *worker, now Time) {
 	w.planRenewal(wk, now, 0)
-	if wk.spec.Renew.Loops > 1 && wk.timers[slotRenew].on {
+	if wk.loopCount() > 1 && wk.timers[slotRenew].on {
 		w.setTimer(wk, slotRenew1, now+(wk.timers[slotRenew].local-now)/2)
+	}
+}
+
+// loopCount is how many renewal loops wk runs: a policy command's, else
+// its own.
+func (wk *worker) loopCount() int {
+	if wk.loops > 0 {
+		return int(wk.loops)
+	}
+	return wk.spec.Renew.Loops
+}
+
+// anyGeneration reports whether wk takes answers meant for an older
+// generation: a policy command's choice, else its own.
+func (wk *worker) anyGeneration() bool {
+	if wk.anyGen >= 0 {
+		return wk.anyGen == 1
+	}
+	return wk.spec.Renew.AnyGen
+}
+
+// publishGap is how long after a renewal's new expiry wk publishes its
+// new token: a policy command's, else its own (0: both at once).
+func (wk *worker) publishGap() Time {
+	if wk.pubGap >= 0 {
+		return wk.pubGap
+	}
+	return wk.spec.Renew.SplitPublish
+}
+
+// setPolicy carries out a policy command: a second renewal loop starts
+// half a period after the first's next renewal (a duplicate, as after a
+// restart), or stops; answers' generations are checked or not.
+func (w *World) setPolicy(wk *worker, c Command) {
+	switch {
+	case c.Loops > 0:
+		wk.loops = int8(c.Loops)
+		now := wk.clk.local(w.now)
+		if c.Loops > 1 && wk.holds && wk.timers[slotRenew].on && !wk.timers[slotRenew1].on {
+			w.setTimer(wk, slotRenew1, now+(wk.timers[slotRenew].local-now)/2)
+		}
+		if c.Loops == 1 {
+			wk.clearTimer(slotRenew1)
+		}
+	case c.Gen == GenIgnore:
+		wk.anyGen = 1
+	case c.Gen == GenCheck:
+		wk.anyGen = 0
+	default:
+		wk.pubGap = c.Dur
 	}
 }
 
@@ -196,8 +246,8 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 		if d <= 0 {
 			d = wk.attemptBudget()
 		}
-		if p.Jitter > 0 {
-			d += Time(w.rnd.upTo(int64(d) * p.Jitter / 1000))
+		if j := w.jitterOf(wk); j > 0 {
+			d += Time(w.rnd.upTo(int64(d) * j / 1000))
 		}
 		if p.Backoff > 1000 {
 			r.delay = r.delay * Time(p.Backoff) / 1000
@@ -227,7 +277,7 @@ func (w *World) renewOK(wk *worker, m message) {
 	if !wk.holds {
 		return
 	}
-	if m.gen != r.gen && !wk.spec.Renew.AnyGen {
+	if m.gen != r.gen && !wk.anyGeneration() {
 		w.emit(EventFields{Kind: KindStaleReply, Node: wk.id, Peer: NoNode, Token: m.token, Gen: m.gen, Value: int64(r.gen)})
 		return
 	}
@@ -242,7 +292,7 @@ func (w *World) renewOK(wk *worker, m message) {
 	wk.believedEnd = wk.beliefEnd(base, m.ttl)
 	r.startCycle(wk)
 	if m.token != wk.token {
-		if split := wk.spec.Renew.SplitPublish; split > 0 {
+		if split := wk.publishGap(); split > 0 {
 			// The unsafe partial update: the new expiry is visible now,
 			// the new token only later.
 			r.pending = m.token
@@ -316,4 +366,13 @@ func (w *World) deadline(wk *worker) {
 		return
 	}
 	w.lose(wk, ReasonDeadline)
+}
+
+// jitterOf is the renewal jitter wk uses now, in thousandths: what a
+// jitter command set, else its own.
+func (w *World) jitterOf(wk *worker) int64 {
+	if w.jitter >= 0 {
+		return w.jitter
+	}
+	return wk.spec.Renew.Jitter
 }

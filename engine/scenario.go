@@ -78,6 +78,10 @@ type Scenario struct {
 
 	// Storage.
 	Storage StorageMode
+	// Copies is how many copies of the storage there are: 1, or 2 (two
+	// sites, each a primary for the workers of its site, replicating every
+	// write it accepts to the other; see storage.go).
+	Copies int
 
 	// Network: every message takes Delay plus up to Jitter, and is lost with
 	// probability LossPPM per million.
@@ -158,6 +162,9 @@ type WorkerSpec struct {
 	ServerGrace  Time       // it expires the lease this much after the TTL it tells the holder (Consul: one TTL more)
 	LockDelay    Time       // after this lease expires, nobody may acquire it for this long (per session, as Consul and Chubby)
 	LeaderChange LeaderRule // what a new coordinator leader does with the lease, and whether it expires while there is none
+	// Copy is the storage copy the worker writes to (the primary of its
+	// site), 1 or 2; 0 is copy 1.
+	Copy int
 
 	// set is every option given by name (Set), in order, so that an option
 	// written on the worker wins over its preset.
@@ -339,7 +346,7 @@ func parseEither(val, first, second string) (bool, error) {
 
 // Set assigns one scenario option by name, as written in scenario files:
 // ttl, first-token, replicas, lock-delay, election, tick, service, renew-token,
-// masters, expiry, storage, delay, jitter, loss, seed, max-events, max-time.
+// masters, expiry, storage, copies, delay, jitter, loss, seed, max-events, max-time.
 func (sc *Scenario) Set(key, val string) error {
 	var err error
 	switch key {
@@ -377,6 +384,11 @@ func (sc *Scenario) Set(key, val string) error {
 		sc.CandidateExpiry, err = parseEither(val, "coordinator", "candidate")
 	case "storage":
 		sc.Storage, err = ParseStorageMode(val)
+	case "copies":
+		sc.Copies, err = strconv.Atoi(val)
+		if err == nil && (sc.Copies < 1 || sc.Copies > 2) {
+			err = fmt.Errorf("want 1 or 2")
+		}
 	case "fencing":
 		var on bool
 		on, err = parseBool(val)
@@ -462,6 +474,7 @@ var workerOptions = map[string]workerOption{
 	"renew-generation":    setGeneration,
 	"renew-publish-gap":   durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Renew.SplitPublish }),
 	"preset":              func(ws *WorkerSpec, v string) error { ws.Preset = v; return checkPreset(v) },
+	"copy":                countOption(1, 2, "copy 1 or 2", func(ws *WorkerSpec) *int { return &ws.Copy }),
 	"timeout":             durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Timeout }),
 	"acquire-jitter":      factorOption(10_000, "at most 10", func(ws *WorkerSpec) *int64 { return &ws.AcquireJitter }),
 	"grace":               durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.Grace }),
@@ -563,6 +576,9 @@ func (sc *Scenario) Validate() error {
 	if sc.Replicas < 0 || sc.Replicas > 9 {
 		return fmt.Errorf("replicas must be 1 to 9")
 	}
+	if sc.Copies < 0 || sc.Copies > 2 {
+		return fmt.Errorf("copies must be 1 or 2")
+	}
 	seen := map[string]bool{}
 	for i := range sc.Workers {
 		ws := &sc.Workers[i]
@@ -575,6 +591,9 @@ func (sc *Scenario) Validate() error {
 		seen[ws.Name] = true
 		if len(ws.Program) == 0 {
 			return fmt.Errorf("worker %s has no program", ws.Name)
+		}
+		if ws.Copy > max(sc.Copies, 1) || ws.Copy < 0 {
+			return fmt.Errorf("worker %s writes to copy %d, but the storage has %d (scenario option copies)", ws.Name, ws.Copy, max(sc.Copies, 1))
 		}
 		if ws.Drift < 0 || ws.Drift > 100_000_000 {
 			return fmt.Errorf("worker %s: drift out of range", ws.Name)

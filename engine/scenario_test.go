@@ -124,10 +124,20 @@ func scenarioFromTest(d *datadriven.TestData) (Scenario, error) {
 
 // traceFilter hides message sends and receipts unless the directive says
 // "net"; drops are always shown because they are what a fault looks like.
-// "quiet" shows only violations.
+// "quiet" shows only violations; "storage" what the storage did, the
+// grants and expiries, the links cut and healed, and the violations.
 func traceFilter(d *datadriven.TestData) func(Event) bool {
 	if d.HasArg("quiet") {
 		return func(e Event) bool { return e.Kind == KindViolation }
+	}
+	if d.HasArg("storage") {
+		return func(e Event) bool {
+			switch e.Kind {
+			case KindAccept, KindReject, KindReplicate, KindGrant, KindExpire, KindPartition, KindHeal, KindViolation:
+				return true
+			}
+			return false
+		}
 	}
 	if d.HasArg("net") {
 		return func(Event) bool { return true }

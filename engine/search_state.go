@@ -37,6 +37,7 @@ func (w *World) forkInto(dst *World) *World {
 	dst.freezes = append(old.freezes[:0], w.freezes...)
 	dst.splitSeen = append(old.splitSeen[:0], w.splitSeen...)
 	dst.coord.up = append(old.coord.up[:0], w.coord.up...)
+	dst.coord.rclk = append(old.coord.rclk[:0], w.coord.rclk...)
 	dst.coord.keys = append(old.coord.keys[:0], w.coord.keys...)
 	dst.coord.spans = append(old.coord.spans[:0], w.coord.spans...)
 	dst.coord.leases = grown(old.coord.leases, len(w.coord.leases))
@@ -47,6 +48,11 @@ func (w *World) forkInto(dst *World) *World {
 	}
 	dst.store.ledger = old.store.ledger[:0]
 	dst.store.keys = append(old.store.keys[:0], w.store.keys...)
+	dst.store.writes = append(old.store.writes[:0], w.store.writes...)
+	for c := range dst.store.copies {
+		dst.store.copies[c].has = append(old.store.copies[c].has[:0], w.store.copies[c].has...)
+		dst.store.copies[c].held = append(old.store.copies[c].held[:0], w.store.copies[c].held...)
+	}
 	dst.workers = grown(old.workers, len(w.workers))
 	for i := range dst.workers {
 		deferred := dst.workers[i].deferred
@@ -107,6 +113,7 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 	h.int(int64(w.now))
 	h.word(w.rnd.s)
 	h.int(int64(w.mode))
+	h.int(w.jitter)
 	q := append((*scratch)[:0], w.q...)
 	slices.SortFunc(q, func(a, b item) int {
 		if before(&a, &b) {
@@ -137,6 +144,11 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 	h.int(int64(c.clk.base))
 	h.int(int64(c.clk.anchor))
 	h.int(c.clk.rate)
+	for _, k := range c.rclk {
+		h.int(int64(k.base))
+		h.int(int64(k.anchor))
+		h.int(k.rate)
+	}
 	h.int(int64(c.pausedAt))
 	for _, k := range c.keys {
 		h.int(int64(k.holder))
@@ -180,6 +192,19 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 		h.bool(k.doubled)
 		h.int(int64(k.lastValue))
 	}
+	h.bool(w.store.cut)
+	h.bool(w.store.diverged)
+	for _, cw := range w.store.writes {
+		h.int(int64(cw.from)<<56 | int64(cw.copy)<<48 | int64(cw.key))
+		h.int(cw.token)
+	}
+	for _, c := range w.store.copies {
+		h.int(int64(len(c.has)))
+		for _, k := range c.has {
+			h.int(int64(k))
+		}
+		h.int(int64(len(c.held)))
+	}
 	for i := range w.workers {
 		w.hashWorker(&h, &w.workers[i])
 	}
@@ -193,6 +218,8 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 
 func (w *World) hashWorker(h *hasher, wk *worker) {
 	h.int(int64(wk.freezeOn))
+	h.int(int64(wk.loops)<<8 | int64(uint8(wk.anyGen)))
+	h.int(int64(wk.pubGap))
 	h.int(int64(wk.waiting))
 	for _, b := range [...]bool{wk.crashed, wk.frozen, wk.done, wk.holds, wk.acquiring, wk.jeopardy, wk.refused, wk.belief >= 0, wk.freeze >= 0} {
 		h.bool(b)
@@ -260,6 +287,8 @@ func (w *World) hashItem(h *hasher, it *item) {
 		h.bool(it.id == w.workers[it.node].inc)
 	case itThaw:
 		h.bool(it.id == w.workers[it.node].thawID)
+	case itReplicate:
+		h.int(int64(it.id))
 	case itCoordExpire:
 		h.bool(it.id == w.coord.leases[it.lease].tokens)
 	case itCoordFree:

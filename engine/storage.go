@@ -1,11 +1,58 @@
 package engine
 
+import "slices"
+
 // storage is the protected resource. It records every write attempt.
+//
+// With two copies (scenario option copies: 2) it is two databases at two
+// sites, each the primary for the workers of its site (worker option
+// copy): a copy checks and accepts writes by what it holds itself, and
+// sends every write it accepts to the other copy, which applies it after
+// the network's delay. While the link between the copies is cut
+// (partition copy1 copy2) those writes wait, and go when it heals. A copy
+// that receives a write while it holds one of its own that the sender
+// lacks refuses it: the copies have diverged, each holding a write the
+// other lacks, and no order of applying them makes them one again (a
+// person reconciles them, as GitHub's engineers did in 2018). The
+// observer reports it once, with the two accepts that prove it.
 type storage struct {
 	highest int64 // highest token seen on any key, for display
 	version int64
 	ledger  []Write
-	keys    []keyState // by KeyID
+	keys    []keyState // by KeyID; with two copies, copy 2's follow copy 1's (keyAt)
+
+	// Two copies only.
+	copies   [2]storeCopy
+	writes   []copyWrite // every write a copy accepted from a worker, by serial
+	cut      bool        // the link between the copies is cut
+	diverged bool        // the divergence was reported
+}
+
+// storeCopy is what one copy holds, as serials of storage.writes.
+type storeCopy struct {
+	has  []uint32 // every write it holds: its own and the other's it applied
+	held []uint32 // its own writes waiting for the link to the other copy
+}
+
+// copyWrite is a write a copy accepted from a worker: what replication
+// carries to the other copy.
+type copyWrite struct {
+	from   Node
+	token  int64
+	key    KeyID
+	copy   uint8 // the copy that accepted it: 0 or 1
+	accept int32 // its accept event (history: proof only)
+}
+
+// keyAt is where copy c's state of key k is in keys.
+func (s *storage) keyAt(w *World, c int, k KeyID) int { return c*len(w.p.names.Keys) + int(k) }
+
+// copyOf is the copy a worker writes to: 0 or 1.
+func (w *World) copyOf(n Node) int {
+	if n < 0 || w.p.sc.Copies < 2 {
+		return 0
+	}
+	return max(w.p.sc.Workers[n].Copy-1, 0)
 }
 
 // keyState is what the storage and the observers remember per key.
@@ -41,13 +88,14 @@ func (s *storage) receive(w *World, m message) {
 }
 
 func (s *storage) write(w *World, m message) {
-	if len(s.keys) == 0 {
-		s.keys = grown(s.keys, len(w.p.names.Keys))
-		for i := range s.keys {
-			s.keys[i] = keyState{lastAccept: -1, firstSend: -1}
-		}
+	s.needKeys(w)
+	c := w.copyOf(m.from)
+	at := s.keyAt(w, c, m.key)
+	ks := s.keys[at]
+	var copyNo Time // the copy the events name, when there are two
+	if w.p.sc.Copies > 1 {
+		copyNo = Time(c + 1)
 	}
-	ks := s.keys[m.key]
 	reason := ReasonNone
 	var shown int64
 	switch w.mode {
@@ -81,8 +129,8 @@ func (s *storage) write(w *World, m message) {
 		if reason == ReasonStaleToken {
 			shown = ks.highest
 		}
-		s.keys[m.key] = ks
-		idx = w.emit(EventFields{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown, Effect: m.effect, Ref: m.ev, Ref2: -1})
+		s.keys[at] = ks
+		idx = w.emit(EventFields{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown, Effect: m.effect, At: copyNo, Ref: m.ev, Ref2: -1})
 		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.p.names.Keys[m.key], Effect: m.effect, Reason: reason, Highest: ks.highest, Event: idx})
 		reply := MsgWriteErr
 		if reason == ReasonDuplicate {
@@ -100,16 +148,95 @@ func (s *storage) write(w *World, m message) {
 	if same {
 		why = ReasonSameValue
 	}
-	idx = w.emit(EventFields{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: why, Value: ks.highest, Effect: m.effect, Ref: m.ev, Ref2: -1})
+	idx = w.emit(EventFields{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: why, Value: ks.highest, Effect: m.effect, At: copyNo, Ref: m.ev, Ref2: -1})
 	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.p.names.Keys[m.key], Effect: m.effect, Accepted: true, Highest: ks.highest, Event: idx})
 	if !same {
 		w.observeAccept(m, idx, &ks)
 	}
-	s.keys[m.key] = ks
+	s.keys[at] = ks
+	if w.p.sc.Copies > 1 {
+		s.replicate(w, copyWrite{from: m.from, token: m.token, key: m.key, copy: uint8(c), accept: idx})
+	}
 	w.send(message{kind: MsgWriteOK, from: Storage, to: m.from, req: m.req, token: m.token, version: s.version})
 }
 
 func (s *storage) read(w *World, m message) {
 	w.emit(EventFields{Kind: KindRead, Node: Storage, Peer: m.from, Value: s.version})
 	w.send(message{kind: MsgReadOK, from: Storage, to: m.from, req: m.req, version: s.version})
+}
+
+// needKeys makes the per-key state, every copy's, before the first write.
+func (s *storage) needKeys(w *World) {
+	if len(s.keys) > 0 {
+		return
+	}
+	s.keys = grown(s.keys, max(w.p.sc.Copies, 1)*len(w.p.names.Keys))
+	for i := range s.keys {
+		s.keys[i] = keyState{lastAccept: -1, firstSend: -1}
+	}
+}
+
+// replicate records a write a copy accepted from a worker and sends it to
+// the other copy, or holds it while the link between them is cut.
+func (s *storage) replicate(w *World, cw copyWrite) {
+	k := uint32(len(s.writes))
+	s.writes = append(s.writes, cw)
+	src := &s.copies[cw.copy]
+	src.has = append(src.has, k)
+	if s.cut {
+		src.held = append(src.held, k)
+		w.emit(EventFields{Kind: KindReplicate, Node: Storage, Peer: cw.from, Token: cw.token, Key: cw.key, Value: int64(2 - cw.copy), Reason: ReasonPartition, Ref: cw.accept, Ref2: -1})
+		return
+	}
+	s.ship(w, k)
+}
+
+// ship puts write k on its way to the other copy.
+func (s *storage) ship(w *World, k uint32) {
+	w.schedule(item{at: w.now + w.p.sc.Delay, kind: itReplicate, id: k})
+}
+
+// setCut cuts or heals the link between the copies; a heal sends what
+// waited, in order.
+func (s *storage) setCut(w *World, cut bool) {
+	s.cut = cut
+	if cut {
+		return
+	}
+	for c := range s.copies {
+		for _, k := range s.copies[c].held {
+			s.ship(w, k)
+		}
+		s.copies[c].held = s.copies[c].held[:0]
+	}
+}
+
+// arrive applies write k at the copy that lacks it, unless that copy holds
+// a write of its own the sender lacks: then they have diverged.
+func (s *storage) arrive(w *World, k uint32) {
+	cw := s.writes[k]
+	dst, src := &s.copies[1-cw.copy], &s.copies[cw.copy]
+	ev := EventFields{Kind: KindReplicate, Node: Storage, Peer: cw.from, Token: cw.token, Key: cw.key, Value: int64(2 - cw.copy), Ref: cw.accept, Ref2: -1}
+	if s.cut {
+		// Cut while it was on its way: it waits with the others.
+		src.held = append(src.held, k)
+		ev.Reason = ReasonPartition
+		w.emit(ev)
+		return
+	}
+	for _, j := range dst.has {
+		if o := s.writes[j]; o.copy != cw.copy && !slices.Contains(src.has, j) {
+			ev.Reason = ViolationDiverged
+			w.emit(ev)
+			if !s.diverged {
+				s.diverged = true
+				w.emit(EventFields{Kind: KindViolation, Reason: ViolationDiverged, Node: NoNode, Peer: cw.from, Token: cw.token, Ref: cw.accept, Ref2: o.accept})
+			}
+			return
+		}
+	}
+	dst.has = append(dst.has, k)
+	at := s.keyAt(w, int(1-cw.copy), cw.key)
+	s.keys[at].highest = max(s.keys[at].highest, cw.token)
+	w.emit(ev)
 }

@@ -79,6 +79,11 @@ type worker struct {
 	// grace; refused: a work step waits for a renewal to give it enough
 	// time.
 	crashed, frozen, done, holds, acquiring, jeopardy, refused bool
+	// What a policy command changed of its renewal, for this world:
+	// loops 0 and anyGen -1 keep the worker's own.
+	loops  int8
+	anyGen int8
+	pubGap Time // -1: its own renew-publish-gap
 
 	inc     uint32 // incarnation: bumped by crash, so old timers are ignored
 	thawID  uint32

@@ -29,7 +29,10 @@ type World struct {
 	coord    coordinator
 	store    storage
 	workers  []worker
-	links    []link // n×n, indexed by linkIndex(a, b); n = workers + 2. Empty until a command sets one: most worlds never do
+	// jitter is the renewal jitter a command set for every worker, in
+	// thousandths; -1: each worker's own (renew-jitter).
+	jitter int64
+	links  []link // n×n, indexed by linkIndex(a, b); n = workers + 2. Empty until a command sets one: most worlds never do
 
 	beliefs   []BeliefSpan
 	freezes   []FreezeSpan
@@ -93,8 +96,13 @@ func (w *World) init() {
 	w.rnd = rng{s: w.seed}
 	w.log = w.log[:0]
 	w.links = w.links[:0]
+	w.jitter = -1
 	w.coord.init(w.p)
-	w.store = storage{ledger: w.store.ledger[:0], keys: w.store.keys[:0]}
+	w.store = storage{ledger: w.store.ledger[:0], keys: w.store.keys[:0], writes: w.store.writes[:0],
+		copies: [2]storeCopy{
+			{has: w.store.copies[0].has[:0], held: w.store.copies[0].held[:0]},
+			{has: w.store.copies[1].has[:0], held: w.store.copies[1].held[:0]},
+		}}
 	w.beliefs = w.beliefs[:0]
 	w.freezes = w.freezes[:0]
 	w.splitSeen = w.splitSeen[:0]
@@ -109,6 +117,8 @@ func (w *World) init() {
 			clk:      clock{base: spec.Skew, anchor: 0, rate: spec.Drift},
 			belief:   -1,
 			freeze:   -1,
+			anyGen:   -1,
+			pubGap:   -1,
 			deferred: wk.deferred[:0],
 		}
 		w.schedule(item{at: spec.Start, kind: itStart, node: wk.id})
@@ -327,40 +337,9 @@ func (w *World) command(c Command) {
 		w.mode = c.Mode
 		w.emit(EventFields{Kind: KindFencing, Node: Storage, Peer: NoNode, Value: int64(c.Mode)})
 	case CmdPartition:
-		a, _ := w.node(c.A)
-		if c.B == "" {
-			for _, b := range w.allNodes() {
-				if b != a {
-					w.setCut(a, b, true)
-				}
-			}
-			w.emit(EventFields{Kind: KindPartition, Node: a, Peer: NoNode})
-			return
-		}
-		b, _ := w.node(c.B)
-		w.setCut(a, b, true)
-		w.emit(EventFields{Kind: KindPartition, Node: a, Peer: b})
+		w.partition(c)
 	case CmdHeal:
-		switch {
-		case c.A == "":
-			for i := range w.links {
-				w.links[i].cut = false
-			}
-			w.emit(EventFields{Kind: KindHeal, Node: NoNode, Peer: NoNode})
-		case c.B == "":
-			a, _ := w.node(c.A)
-			for _, b := range w.allNodes() {
-				if b != a {
-					w.setCut(a, b, false)
-				}
-			}
-			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: NoNode})
-		default:
-			a, _ := w.node(c.A)
-			b, _ := w.node(c.B)
-			w.setCut(a, b, false)
-			w.emit(EventFields{Kind: KindHeal, Node: a, Peer: b})
-		}
+		w.heal(c)
 	case CmdLink:
 		a, _ := w.node(c.A)
 		b, _ := w.node(c.B)
@@ -376,10 +355,68 @@ func (w *World) command(c Command) {
 		}
 	case CmdReplica:
 		w.coord.setReplica(w, c.Replica-1, c.Up)
+	case CmdJitter:
+		w.jitter = c.Jitter
+	case CmdPolicy:
+		wk, _ := w.worker(c.A)
+		w.setPolicy(wk, c)
 	case CmdLease:
 		// The lease record's length: grants and renewals from now on, and
-		// how long a candidate that watches the record waits.
+		// how long a candidate that watches the record waits. 0s makes
+		// them locks that never expire.
 		w.coord.ttl = c.Dur
+	}
+}
+
+// partition cuts a node off from another, or from every other, or the
+// storage copies' link (partition copy1 copy2).
+func (w *World) partition(c Command) {
+	if ok, _ := w.copiesLink(c); ok {
+		w.store.setCut(w, true)
+		w.emit(EventFields{Kind: KindPartition, Node: Storage, Peer: Storage})
+		return
+	}
+	a, _ := w.node(c.A)
+	if c.B == "" {
+		for _, b := range w.allNodes() {
+			if b != a {
+				w.setCut(a, b, true)
+			}
+		}
+		w.emit(EventFields{Kind: KindPartition, Node: a, Peer: NoNode})
+		return
+	}
+	b, _ := w.node(c.B)
+	w.setCut(a, b, true)
+	w.emit(EventFields{Kind: KindPartition, Node: a, Peer: b})
+}
+
+// heal mends the links partition cut: all of them (the copies' too), a
+// node's, one, or the copies' link.
+func (w *World) heal(c Command) {
+	switch {
+	case c.A == "":
+		for i := range w.links {
+			w.links[i].cut = false
+		}
+		w.emit(EventFields{Kind: KindHeal, Node: NoNode, Peer: NoNode})
+		w.store.setCut(w, false)
+	case slices.Contains(copyNames[:], c.A):
+		w.emit(EventFields{Kind: KindHeal, Node: Storage, Peer: Storage})
+		w.store.setCut(w, false)
+	case c.B == "":
+		a, _ := w.node(c.A)
+		for _, b := range w.allNodes() {
+			if b != a {
+				w.setCut(a, b, false)
+			}
+		}
+		w.emit(EventFields{Kind: KindHeal, Node: a, Peer: NoNode})
+	default:
+		a, _ := w.node(c.A)
+		b, _ := w.node(c.B)
+		w.setCut(a, b, false)
+		w.emit(EventFields{Kind: KindHeal, Node: a, Peer: b})
 	}
 }
 
@@ -568,6 +605,8 @@ func (w *World) process(it item) {
 		}
 	case itElection:
 		w.coord.electionDone(w, it.id)
+	case itReplicate:
+		w.store.arrive(w, it.id)
 	}
 }
 

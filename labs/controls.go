@@ -2,6 +2,7 @@ package labs
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"leaselab/engine"
@@ -16,7 +17,7 @@ type Controls struct {
 	Freeze    []engine.Time // freeze W for=D, for each D
 	FreezeOn  []engine.Kind // freeze W on=K [for=D], for each K
 	Crash     bool          // crash W and restart W
-	Cut       []string      // partition W (everyone), partition W coord, partition W storage; heal
+	Cut       []string      // partition W (everyone), partition W coord, partition W storage, partition copy1 copy2; heal
 	Fencing   bool          // fencing on and fencing off
 	Storage   []engine.StorageMode
 	Link      *LinkControl
@@ -26,6 +27,12 @@ type Controls struct {
 	// Lease offers lease D for each D, and back to the scenario's own
 	// length: the length of the leases granted and renewed from then on.
 	Lease []engine.Time
+	// Jitter offers jitter S for each share S (thousandths), and back to
+	// the workers' own: the renewal jitter of every worker from then on.
+	Jitter []int64
+	// Policy offers policy W X for each X (loops=2, generation=ignore,
+	// ...): a worker's renewal changed live.
+	Policy []string
 }
 
 // LinkControl offers link W TO delay=D or loss=P for the listed values,
@@ -41,13 +48,20 @@ type LinkControl struct {
 type ClockControl struct {
 	Skew, Jump []engine.Time
 	Rate       []int64 // as engine.Command.Rate (parts per million of real time)
+	// Replicas are the coordinator replicas (Redlock's masters) whose
+	// clocks the page offers too: clock coord replica=N with the same
+	// values.
+	Replicas []int
 }
 
-// CutEveryone, CutCoord and CutStorage are the ways a worker can be cut off.
+// CutEveryone, CutCoord and CutStorage are the ways a worker can be cut
+// off; CutCopies cuts the link between the two storage copies (scenario
+// option copies: 2).
 const (
 	CutEveryone = "everyone"
 	CutCoord    = "coord"
 	CutStorage  = "storage"
+	CutCopies   = "copies"
 )
 
 // defaultControls is what a lab without controls: offers.
@@ -133,6 +147,13 @@ var offered = map[engine.CommandKind]offers{
 		return unless(c.Replica, "taking coordinator replicas down")
 	},
 	engine.CmdLease: offersLease,
+	engine.CmdPolicy: func(_ *Lab, c *Controls, cmd engine.Command) string {
+		_, what, _ := strings.Cut(cmd.String(), cmd.A+" ")
+		return unless(slices.Contains(c.Policy, what), "changing a worker's renewal ("+what+")")
+	},
+	engine.CmdJitter: func(_ *Lab, c *Controls, cmd engine.Command) string {
+		return unless(slices.Contains(c.Jitter, cmd.Jitter), "that renewal jitter")
+	},
 }
 
 // unless is "" when ok, and what otherwise.
@@ -178,7 +199,10 @@ func (l *Lab) farEnd(cmd engine.Command) string {
 
 func offersPartition(l *Lab, c *Controls, cmd engine.Command) string {
 	how := CutEveryone
-	if cmd.B != "" {
+	switch {
+	case strings.HasPrefix(cmd.A, "copy") && !slices.Contains(workerNames(l.scenario), cmd.A):
+		how = CutCopies
+	case cmd.B != "":
 		how = l.farEnd(cmd)
 	}
 	return unless(slices.Contains(c.Cut, how), "cutting a worker off from "+how)
@@ -206,6 +230,8 @@ func offersClock(_ *Lab, c *Controls, cmd engine.Command) string {
 	switch {
 	case cc == nil:
 		return "changing a clock"
+	case cmd.A == "coord" && !slices.Contains(cc.Replicas, cmd.Replica):
+		return "changing the coordinator's clock"
 	case cmd.HasSkew && cmd.Skew != 0 && !slices.Contains(cc.Skew, cmd.Skew):
 		return "a clock skew of " + cmd.Skew.String()
 	case cmd.HasJump && !slices.Contains(cc.Jump, cmd.Jump):
@@ -241,7 +267,9 @@ var controlReaders = []struct {
 	{"clock", readClockControl},
 	{"replica", func(r *report, c *Controls, e kv) { c.Replica = flag(r, e.val, "controls.replica") }},
 	{"until", func(r *report, c *Controls, e kv) { c.Until = durations(r, e.val, "controls.until", true) }},
-	{"lease", func(r *report, c *Controls, e kv) { c.Lease = durations(r, e.val, "controls.lease", true) }},
+	{"lease", func(r *report, c *Controls, e kv) { c.Lease = durations(r, e.val, "controls.lease", false) }},
+	{"jitter", readJitterControl},
+	{"policy", readPolicyControl},
 }
 
 // parseControls reads a lab's controls: mapping.
@@ -280,25 +308,46 @@ func readFreezeControl(r *report, c *Controls, e kv) {
 		case "for":
 			c.Freeze = durations(r, fe.val, "controls.freeze.for", true)
 		case "on":
-			for _, it := range words(r, fe.val, "controls.freeze.on") {
-				cmd, err := engine.ParseCommand("freeze W on=" + it.s)
-				if err != nil {
-					r.errorf(it.at, "controls.freeze.on: want check, work or acquired, not %q", it.s)
-					continue
-				}
+			commandWords(r, fe.val, "controls.freeze.on", "freeze W on=", "check, work or acquired", func(cmd engine.Command, _ string) {
 				c.FreezeOn = append(c.FreezeOn, cmd.On)
-			}
+			})
 		}
 	}
+}
+
+// commandWords reads each word of y as the end of a command that starts
+// with prefix, and keeps those the engine reads; the others are errors
+// that say what is wanted.
+func commandWords(r *report, y ynode, what, prefix, want string, keep func(cmd engine.Command, word string)) {
+	for _, it := range words(r, y, what) {
+		cmd, err := engine.ParseCommand(prefix + it.s)
+		if err != nil {
+			r.errorf(it.at, "%s: want %s, not %q", what, want, it.s)
+			continue
+		}
+		keep(cmd, it.s)
+	}
+}
+
+func readPolicyControl(r *report, c *Controls, e kv) {
+	commandWords(r, e.val, "controls.policy", "policy W ", "loops=1, loops=2, generation=check, generation=ignore or publish-gap=D", func(_ engine.Command, word string) {
+		c.Policy = append(c.Policy, word)
+	})
+}
+
+func readJitterControl(r *report, c *Controls, e kv) {
+	commandWords(r, e.val, "controls.jitter", "jitter ", "a share between 0 and 1 such as 0.5", func(cmd engine.Command, _ string) {
+		c.Jitter = append(c.Jitter, cmd.Jitter)
+	})
 }
 
 func readCutControl(r *report, c *Controls, e kv) {
 	for _, it := range words(r, e.val, "controls.cut") {
 		switch it.s {
-		case CutEveryone, CutCoord, CutStorage:
+		case CutEveryone, CutCoord, CutStorage, CutCopies:
 			c.Cut = append(c.Cut, it.s)
 		default:
-			r.errorf(it.at, "controls.cut: want everyone, coord or storage, not %q", it.s)
+			r.errorf(it.at, "controls.cut: want everyone, coord, storage or copies, not %q", it.s)
 		}
 	}
 }
@@ -349,9 +398,18 @@ func readLinkControl(r *report, c *Controls, e kv) {
 func readClockControl(r *report, c *Controls, e kv) {
 	c.Clock = &ClockControl{}
 	f, _ := e.val.mapping(r, "controls.clock")
-	knownKeys(r, f, "controls.clock", "skew", "jump", "rate")
+	knownKeys(r, f, "controls.clock", "skew", "jump", "rate", "replicas")
 	for _, fe := range f {
 		for _, it := range words(r, fe.val, "controls.clock."+fe.key) {
+			if fe.key == "replicas" {
+				n, err := strconv.Atoi(it.s)
+				if err != nil || n < 1 || n > 9 {
+					r.errorf(it.at, "controls.clock.replicas: want replica numbers 1 to 9, not %q", it.s)
+					continue
+				}
+				c.Clock.Replicas = append(c.Clock.Replicas, n)
+				continue
+			}
 			cmd, err := engine.ParseCommand("clock W " + fe.key + "=" + it.s)
 			if err != nil {
 				r.errorf(it.at, "controls.clock.%s: %v", fe.key, err)

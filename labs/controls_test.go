@@ -79,13 +79,13 @@ func TestDefaultControls(t *testing.T) {
 func TestControlsErrors(t *testing.T) {
 	for _, tt := range []struct{ controls, want string }{
 		{"controls:\n  fly:\n", `labs/w1-w2/lab.yaml:16:3: unknown key "fly" in controls`},
-		{"controls:\n  cut: [sideways]\n", `labs/w1-w2/lab.yaml:16:9: controls.cut: want everyone, coord or storage, not "sideways"`},
+		{"controls:\n  cut: [sideways]\n", `labs/w1-w2/lab.yaml:16:9: controls.cut: want everyone, coord, storage or copies, not "sideways"`},
 		{"controls:\n  freeze: [soon]\n", `labs/w1-w2/lab.yaml:16:12: controls.freeze: "soon": want a duration`},
 		{"controls:\n  storage: [paper]\n", `labs/w1-w2/lab.yaml:16:13: controls.storage:`},
 		{"controls:\n  link: {delay: [1s]}\n", `controls.link needs to:`},
 		{"controls:\n  clock: {rate: [fast]}\n", `controls.clock.rate:`},
 		{"controls:\n  lease: [soon]\n", `controls.lease: "soon": want a duration`},
-		{"controls:\n  lease: [2h]\n", `controls.lease: 2h: lease: a lease lasts more than 0s and at most an hour`},
+		{"controls:\n  lease: [2h]\n", `controls.lease: 2h: lease: a lease lasts at most an hour (0s: a lock that never expires)`},
 		// The goal's proof needs fencing on and a 25 s freeze: a page with
 		// only a 5 s freeze cannot reach it.
 		{"controls:\n  freeze: [5s]\n", `goal reject-stale proof: "fencing on": this lab does not offer the storage mode fencing`},

@@ -178,9 +178,9 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 	switch e.Kind {
 	case engine.KindAccept:
 		if e.Reason() == engine.ReasonSameValue {
-			return s.f("event.accept", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok), true
+			return s.copyNamed(s.f("event.accept", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok)), true
 		}
-		return s.f("event.accept.2", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, catalog.Int(e.Value)), true
+		return s.copyNamed(s.f("event.accept.2", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, catalog.Int(e.Value))), true
 	case engine.KindReject:
 		// Why, in s.words of its own, goes into the sentence: written into
 		// scratch first.
@@ -194,9 +194,18 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 		case engine.ReasonVersion:
 			why = catalog.Bytes(catalog.Append(scratch[:0], s.lang, "event.reject.3", catalog.Int(e.Value)))
 		}
-		return s.f("event.reject.4", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, why), true
+		return s.copyNamed(s.f("event.reject.4", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, why)), true
 	case engine.KindRead:
 		return s.f("event.read", s.p, catalog.Int(e.Value)), true
+	case engine.KindReplicate:
+		key := "event.replicate"
+		switch e.Reason() {
+		case engine.ReasonPartition:
+			key = "event.replicate.held"
+		case engine.ViolationDiverged:
+			key = "event.replicate.refused"
+		}
+		return s.f(key, catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, catalog.Int(e.Value)), true
 	case engine.KindViolation:
 		if format := s.words.violationFormat(e.Reason(), s.lang); format != "" {
 			return catalog.Appendf(s.b, format, s.p, s.tok), true
@@ -204,6 +213,15 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 		return s.f("violation.other", catalog.Str(e.Reason().String())), true
 	}
 	return nil, false
+}
+
+// copyNamed appends which storage copy an accept or a reject happened
+// on, when the storage keeps two (the event's At): " (salinan 1)".
+func (s *eventSay) copyNamed(b []byte) []byte {
+	if s.e.At != 1 && s.e.At != 2 {
+		return b
+	}
+	return catalog.Append(b, s.lang, "event.copy", catalog.Int(int64(s.e.At)))
 }
 
 // changeEvent says a command that changed the world.
@@ -227,10 +245,16 @@ func (s *eventSay) changeEvent() ([]byte, bool) {
 		if e.Peer() == engine.NoNode {
 			return s.f("event.partition", s.n), true
 		}
+		if e.Node == engine.Storage && e.Peer() == engine.Storage {
+			return append(s.b, catalog.T(s.lang, "event.partition.copies")...), true
+		}
 		return s.f("event.partition.2", s.n, s.p), true
 	case engine.KindHeal:
 		if e.Peer() == engine.NoNode {
 			return append(s.b, catalog.T(s.lang, "event.heal")...), true // words, not a format
+		}
+		if e.Node == engine.Storage && e.Peer() == engine.Storage {
+			return append(s.b, catalog.T(s.lang, "event.heal.copies")...), true
 		}
 		return s.f("event.heal.2", s.n, s.p), true
 	case engine.KindLink:
@@ -239,6 +263,11 @@ func (s *eventSay) changeEvent() ([]byte, bool) {
 		loss := catalog.Bytes(catalog.AppendNumber(scratch[:0], s.lang, strconv.AppendFloat(point[:0], float64(e.Value)/1e6, 'f', -1, 64)))
 		return s.f("event.link", s.n, s.p, s.at, loss), true
 	case engine.KindClock:
+		if e.Node == engine.Coord && e.Token > 0 {
+			var scratch [48]byte
+			who := catalog.Bytes(catalog.Append(scratch[:0], s.lang, "node.replica", catalog.Int(e.Token)))
+			return s.f("event.clock", who, s.at), true
+		}
 		return s.f("event.clock", s.n, s.at), true
 	case engine.KindReset:
 		return append(s.b, catalog.T(s.lang, "event.reset")...), true

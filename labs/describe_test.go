@@ -13,6 +13,14 @@ import (
 // The sentences as fmt.Sprintf made them before AppendEvent, kept here as
 // the reference AppendEvent is held to: the same words, byte for byte.
 
+// copyFmt is the copy an accept or a reject names, as fmt made it.
+func copyFmt(e engine.Event, lang string) string {
+	if e.At != 1 && e.At != 2 {
+		return ""
+	}
+	return fmt.Sprintf(catalog.T(lang, "event.copy"), e.At)
+}
+
 func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	pick := func(key string) string { return catalog.T(lang, key) }
 	n, p := NodeName(names, e.Node, lang), NodeName(names, e.Peer(), lang)
@@ -91,9 +99,9 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		return fmt.Sprintf(pick("event.done"), n)
 	case engine.KindAccept:
 		if e.Reason() == engine.ReasonSameValue {
-			return fmt.Sprintf(pick("event.accept"), key(e.Key), p, tok)
+			return fmt.Sprintf(pick("event.accept"), key(e.Key), p, tok) + copyFmt(e, lang)
 		}
-		return fmt.Sprintf(pick("event.accept.2"), key(e.Key), p, tok, e.Value)
+		return fmt.Sprintf(pick("event.accept.2"), key(e.Key), p, tok, e.Value) + copyFmt(e, lang)
 	case engine.KindReject:
 		why := reason
 		switch e.Reason() {
@@ -104,9 +112,18 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		case engine.ReasonVersion:
 			why = fmt.Sprintf(pick("event.reject.3"), e.Value)
 		}
-		return fmt.Sprintf(pick("event.reject.4"), key(e.Key), p, tok, why)
+		return fmt.Sprintf(pick("event.reject.4"), key(e.Key), p, tok, why) + copyFmt(e, lang)
 	case engine.KindRead:
 		return fmt.Sprintf(pick("event.read"), p, e.Value)
+	case engine.KindReplicate:
+		k := "event.replicate"
+		switch e.Reason() {
+		case engine.ReasonPartition:
+			k = "event.replicate.held"
+		case engine.ViolationDiverged:
+			k = "event.replicate.refused"
+		}
+		return fmt.Sprintf(pick(k), key(e.Key), p, tok, e.Value)
 	case engine.KindFreeze:
 		if e.At != 0 {
 			return fmt.Sprintf(pick("event.freeze"), n, tm(e.At))
@@ -124,15 +141,24 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		if e.Peer() == engine.NoNode {
 			return fmt.Sprintf(pick("event.partition"), n)
 		}
+		if e.Node == engine.Storage && e.Peer() == engine.Storage {
+			return pick("event.partition.copies")
+		}
 		return fmt.Sprintf(pick("event.partition.2"), n, p)
 	case engine.KindHeal:
 		if e.Peer() == engine.NoNode {
 			return pick("event.heal")
 		}
+		if e.Node == engine.Storage && e.Peer() == engine.Storage {
+			return pick("event.heal.copies")
+		}
 		return fmt.Sprintf(pick("event.heal.2"), n, p)
 	case engine.KindLink:
 		return fmt.Sprintf(pick("event.link"), n, p, tm(e.At), string(catalog.AppendNumber(nil, lang, []byte(strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64)))))
 	case engine.KindClock:
+		if e.Node == engine.Coord && e.Token > 0 {
+			return fmt.Sprintf(pick("event.clock"), fmt.Sprintf(pick("node.replica"), e.Token), tm(e.At))
+		}
 		return fmt.Sprintf(pick("event.clock"), n, tm(e.At))
 	case engine.KindReset:
 		return pick("event.reset")

@@ -30,10 +30,13 @@ import (
 //	          | W "'s" renewal is rolled back
 //	          | W (becomes uncertain|gives up) [because REASON]
 //	          | W (refuses work|drops a stale reply)
+//	          | W is denied the lease COUNT
+//	          | W freezes
+//	          | W renews (the|its) lease [with token N] [for (at least|at most) D]
 //	          | the KEY is (sent|written|accepted|rejected) COUNT
 //	          | violation NAME [by W]
 //	          | no violation [NAME]
-//	          | harm [by W] | no harm      (stale-write, lost-update, double-effect, split-brain)
+//	          | harm [by W] | no harm      (stale-write, lost-update, double-effect, split-brain, diverged)
 //	COUNT     = never | once | twice | N times | at least (once|twice|N times)
 //
 // After "after" or "before", a bare "W's" repeats the left fact for W,
@@ -319,6 +322,8 @@ const (
 	factUncertain                      // W becomes uncertain
 	factGivesUp                        // W gives up
 	factRefuses                        // W refuses work
+	factDenied                         // W is denied the lease COUNT
+	factFreezes                        // W freezes
 )
 
 type fact struct {
@@ -333,9 +338,12 @@ type fact struct {
 	count    int64
 	atLeast  bool
 	harm     bool // violation, no violation: only the harmful ones
+	// renews: the length the coordinator extended the lease by, at
+	// least (forMin) or at most (forMax); 0 for any.
+	forMin, forMax engine.Time
 }
 
-var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update"}
+var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged"}
 
 // byWorker reads an optional "by W" after a finding.
 func (p *pparser) byWorker(f *fact) (*fact, error) {
@@ -432,7 +440,13 @@ func (p *pparser) workerFact(w string) (*fact, error) {
 		return f, p.because(f)
 	case p.accept("renews", "the", "lease"), p.accept("renews", "its", "lease"):
 		f.kind = factRenews
-		return f, p.withToken(f)
+		if err := p.withToken(f); err != nil {
+			return nil, err
+		}
+		return f, p.renewLength(f)
+	case p.accept("freezes"):
+		f.kind = factFreezes
+		return f, nil
 	case p.accept("becomes", "uncertain"):
 		f.kind = factUncertain
 		return f, p.because(f)
@@ -445,8 +459,11 @@ func (p *pparser) workerFact(w string) (*fact, error) {
 	case p.accept("drops", "a", "stale", "reply"):
 		f.kind = factStaleDrop
 		return f, nil
+	case p.accept("is", "denied", "the", "lease"):
+		f.kind = factDenied
+		return f, p.howOften(f)
 	}
-	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\" or \"drops a stale reply\", got GOT", w)
+	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\", \"is denied the lease\" or \"freezes\", got GOT", w)
 }
 
 func (p *pparser) possessive(w string) (*fact, error) {
@@ -517,6 +534,11 @@ func (p *pparser) countFact() (*fact, error) {
 	default:
 		return nil, p.errf("expected \"sent\", \"written\", \"accepted\" or \"rejected\", got GOT")
 	}
+	return f, p.howOften(f)
+}
+
+// howOften reads a COUNT: never, once, twice, N times, at least ....
+func (p *pparser) howOften(f *fact) error {
 	if p.accept("at", "least") {
 		f.atLeast = true
 	}
@@ -529,13 +551,13 @@ func (p *pparser) countFact() (*fact, error) {
 		f.count = 2
 	default:
 		if err := p.number(&f.count); err != nil {
-			return nil, p.errf("expected how often: \"never\", \"once\", \"twice\", \"N times\" or \"at least ...\", got GOT")
+			return p.errf("expected how often: \"never\", \"once\", \"twice\", \"N times\" or \"at least ...\", got GOT")
 		}
 		if err := p.expect("times"); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return f, nil
+	return nil
 }
 
 func (p *pparser) worker() (string, error) {
@@ -555,6 +577,32 @@ func (p *pparser) worker() (string, error) {
 
 // node is a worker's place in the scenario, which is its engine.Node.
 func (p *pparser) node(w string) engine.Node { return engine.Node(slices.Index(p.workers, w)) }
+
+// renewLength reads an optional "for at least D" or "for at most D" after
+// a renewal: how long the coordinator extended the lease by.
+func (p *pparser) renewLength(f *fact) error {
+	if !p.accept("for") {
+		return nil
+	}
+	least := p.accept("at", "least")
+	if !least && !p.accept("at", "most") {
+		return p.errf("after \"for\" expected \"at least D\" or \"at most D\", got GOT")
+	}
+	if p.done() {
+		return p.errf("expected a duration such as 6s, got GOT")
+	}
+	d, err := engine.ParseTime(p.peek().text)
+	if err != nil || d <= 0 {
+		return p.errf("expected a duration such as 6s, got GOT")
+	}
+	p.pos++
+	if least {
+		f.forMin = d
+	} else {
+		f.forMax = d
+	}
+	return nil
+}
 
 func (p *pparser) withToken(f *fact) error {
 	if p.accept("with", "token") {
@@ -660,7 +708,7 @@ func (n *orderNode) eval(ev []engine.Event, names engine.Names) (bool, []int) {
 func (f *fact) eval(ev []engine.Event, names engine.Names) (bool, []int) {
 	ms := f.matches(ev, names)
 	switch f.kind {
-	case factCount:
+	case factCount, factDenied:
 		n := int64(len(ms))
 		var all []int
 		for _, m := range ms {
@@ -734,7 +782,20 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 			return match{}, false
 		}
 	case factRenews:
+		if f.forMin > 0 || f.forMax > 0 {
+			// The coordinator's extension says how long the lease now runs.
+			d := e.At - e.T
+			if e.Kind != engine.KindExtend || !f.isWorker(e.Peer()) || !tokenOK || e.At == engine.Never ||
+				(f.forMin > 0 && d < f.forMin) || (f.forMax > 0 && d > f.forMax) {
+				return match{}, false
+			}
+			break
+		}
 		if e.Kind != engine.KindRenewed || !f.isWorker(e.Node) || !tokenOK {
+			return match{}, false
+		}
+	case factFreezes:
+		if e.Kind != engine.KindFreeze || !f.isWorker(e.Node) {
 			return match{}, false
 		}
 	case factRolledBack:
@@ -744,6 +805,10 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 	case factRenewFails, factUncertain, factGivesUp:
 		want := map[factKind]engine.Kind{factRenewFails: engine.KindRenewError, factUncertain: engine.KindUncertain, factGivesUp: engine.KindGiveUp}[f.kind]
 		if e.Kind != want || !f.isWorker(e.Node) || (f.reason != engine.ReasonNone && e.Reason() != f.reason) {
+			return match{}, false
+		}
+	case factDenied:
+		if e.Kind != engine.KindDeny || !f.isWorker(e.Peer()) {
 			return match{}, false
 		}
 	case factRefuses, factStaleDrop:

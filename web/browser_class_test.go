@@ -258,6 +258,7 @@ func TestBrowserClassAxe(t *testing.T) {
 		ctx := browser(t, int(v.width), int(v.height))
 		emulate(t, ctx, v.viewport)
 		scheme := colourScheme(t, ctx, v.dark)
+		withAxe(t, ctx, axe)
 		for _, p := range []string{"/en/join?code=" + code, "JOIN", "/id/", teach, teach + "/projector", revealed, revealed + "/projector"} {
 			if p == "JOIN" {
 				if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(".joinform input[name=code]"), "")); err != nil {
@@ -272,7 +273,7 @@ func TestBrowserClassAxe(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitJS(t, ctx, "the page", `document.readyState === "complete"`)
-			for _, x := range axeViolations(t, ctx, axe) {
+			for _, x := range axeViolations(t, ctx) {
 				t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
 			}
 		}

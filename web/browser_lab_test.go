@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"leaselab/content"
@@ -251,18 +252,26 @@ func TestBrowserAxe(t *testing.T) {
 		dark bool
 	}
 	for _, v := range []look{{phone, false}, {laptop, false}, {projector, false}, {phone, true}, {laptop, true}} {
-		ctx := browser(t, int(v.width), int(v.height)) // a browser each, within its time limit
-		emulate(t, ctx, v.viewport)
-		scheme := colourScheme(t, ctx, v.dark)
-		for _, p := range pages {
-			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+p)); err != nil {
-				t.Fatal(err)
-			}
-			waitJS(t, ctx, "the page", `document.readyState === "complete"`)
-			for _, x := range axeViolations(t, ctx, axe) {
-				t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
-			}
+		scheme := "light"
+		if v.dark {
+			scheme = "dark"
 		}
+		t.Run(v.name+"-"+scheme, func(t *testing.T) {
+			t.Parallel() // a tab each, in the one browser
+			ctx := browser(t, int(v.width), int(v.height))
+			emulate(t, ctx, v.viewport)
+			colourScheme(t, ctx, v.dark)
+			withAxe(t, ctx, axe)
+			for _, p := range pages {
+				if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+p)); err != nil {
+					t.Fatal(err)
+				}
+				waitJS(t, ctx, "the page", `document.readyState === "complete"`)
+				for _, x := range axeViolations(t, ctx) {
+					t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
+				}
+			}
+		})
 	}
 }
 
@@ -279,13 +288,19 @@ func colourScheme(t *testing.T, ctx context.Context, dark bool) string {
 	return scheme
 }
 
-// axeViolations runs axe-core on the page ctx shows: the violations of
-// WCAG 2.1 A and AA, each as one line.
-func axeViolations(t *testing.T, ctx context.Context, axe string) []string {
+// withAxe puts axe-core in every page the tab opens from now on, without
+// sending its half megabyte again for each.
+func withAxe(t *testing.T, ctx context.Context, axe string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](axe+";true")); err != nil {
-		t.Fatalf("load axe: %v", err)
+	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: axe}); err != nil {
+		t.Fatalf("add axe: %v", err)
 	}
+}
+
+// axeViolations runs axe-core (withAxe) on the page ctx shows: the
+// violations of WCAG 2.1 A and AA, each as one line.
+func axeViolations(t *testing.T, ctx context.Context) []string {
+	t.Helper()
 	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " " + n.failureSummary)}))))`, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("axe: %v", err)

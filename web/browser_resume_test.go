@@ -90,7 +90,8 @@ func TestBrowserSurvivesServerRestart(t *testing.T) {
 
 	// Share copies the permalink.
 	for _, name := range []string{"clipboard-read", "clipboard-write"} {
-		p := cdpbrowser.SetPermissionParams{Permission: &cdpbrowser.PermissionDescriptor{Name: name}, Setting: cdpbrowser.PermissionSettingGranted, Origin: base}
+		p := cdpbrowser.SetPermissionParams{Permission: &cdpbrowser.PermissionDescriptor{Name: name}, Setting: cdpbrowser.PermissionSettingGranted, Origin: base,
+			BrowserContextID: chromedp.FromContext(ctx).BrowserContextID} // the test's own
 		if _, err := chromedp.Call(ctx, cdpbrowser.SetPermission, p); err != nil {
 			t.Fatal(err)
 		}

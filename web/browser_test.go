@@ -39,6 +39,7 @@ var browserSkipped atomic.Value
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	closeChromium()
 	if msg, ok := browserSkipped.Load().(string); ok {
 		note := "leaselab/web: browser tests SKIPPED: " + msg + " (" + browserEnv + "=required makes this a failure)"
 		fmt.Fprintln(os.Stderr, note)
@@ -68,11 +69,26 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
-// browser starts a headless Chromium with a fresh profile and no background
-// networking: the only traffic is to the test server on 127.0.0.1.
-func browser(t *testing.T, width, height int) context.Context {
-	t.Helper()
-	path := findChromium(t)
+// chromium is the one headless Chromium the package's browser tests share
+// (started by the first that asks, closed by TestMain): each test gets a
+// tab in a browser context of its own (browser), as fresh as a new
+// profile, without the cost of starting a browser.
+var chromium struct {
+	once    sync.Once
+	ctx     context.Context // the browser's first tab
+	cancel  func()
+	profile string
+	err     error
+}
+
+// startChromium starts the shared browser with a fresh profile and no
+// background networking: the only traffic is to the test servers on
+// 127.0.0.1.
+func startChromium(path string) {
+	chromium.profile, chromium.err = os.MkdirTemp("", "leaselab-chromium-")
+	if chromium.err != nil {
+		return
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.NoSandbox,
@@ -81,19 +97,45 @@ func browser(t *testing.T, width, height int) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(width, height),
+		chromedp.UserDataDir(chromium.profile),
+		chromedp.WindowSize(1920, 1080),
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
+	chromium.ctx = ctx
+	chromium.cancel = func() {
+		cancelC()
+		cancelA()
+		os.RemoveAll(chromium.profile)
+	}
+	chromium.err = chromedp.Do(ctx)
+}
+
+// closeChromium ends the shared browser, if a test started it.
+func closeChromium() {
+	if chromium.cancel != nil {
+		chromium.cancel()
+	}
+}
+
+// browser is a tab of the shared Chromium in a browser context of its own
+// (its own cookies, storage and cache), its viewport width × height, and
+// 90 seconds to do its work.
+func browser(t *testing.T, width, height int) context.Context {
+	t.Helper()
+	path := findChromium(t)
+	chromium.once.Do(func() { startChromium(path) })
+	if chromium.err != nil {
+		t.Fatalf("start chromium: %v", chromium.err)
+	}
+	ctx, cancelC := chromedp.NewContext(chromium.ctx, chromedp.WithNewBrowserContext())
 	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(func() {
 		cancelT()
 		cancelC()
-		cancelA()
 	})
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("open a tab: %v", err)
 	}
 	return ctx
 }

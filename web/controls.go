@@ -60,12 +60,22 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 			}
 			r.Buttons = append(r.Buttons, ctlButton{Cmd: "thaw " + name, Text: T(lang, "ctl.thaw"), Label: named("ctl.thaw")})
 		}
+		for _, p := range c.Policy {
+			cmd, err := engine.ParseCommand("policy " + name + " " + p)
+			if err != nil {
+				continue // the lab's reader refused it already
+			}
+			r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: catalog.PolicyText(lang, cmd), Label: draw.CommandText(lang, cmd.String())})
+		}
 		if c.Crash {
 			r.Buttons = append(r.Buttons,
 				ctlButton{Cmd: "crash " + name, Text: T(lang, "ctl.crash"), Label: named("ctl.crash")},
 				ctlButton{Cmd: "restart " + name, Text: T(lang, "ctl.restart"), Label: named("ctl.restart")})
 		}
 		for _, to := range c.Cut {
+			if to == labs.CutCopies {
+				continue // not a worker's link: a world button
+			}
 			cmd := engine.Command{Kind: engine.CmdPartition, A: name}
 			if to != "everyone" {
 				cmd.B = to
@@ -124,8 +134,27 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		cmd := engine.Command{Kind: engine.CmdStorage, Mode: m}
 		out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "mode."+m.String()), Label: T(lang, "status.storage") + ": " + T(lang, "mode."+m.String())})
 	}
+	if slices.Contains(c.Cut, labs.CutCopies) {
+		out = append(out,
+			ctlButton{Cmd: "partition copy1 copy2", Text: T(lang, "ctl.cut.copies"), Label: T(lang, "ctl.cut.copies")},
+			ctlButton{Cmd: "heal copy1 copy2", Text: T(lang, "ctl.heal.copies"), Label: T(lang, "ctl.heal.copies")})
+	}
 	if len(c.Cut) > 0 || c.Link != nil {
 		out = append(out, ctlButton{Cmd: "heal", Text: T(lang, "ctl.heal"), Label: T(lang, "ctl.heal")})
+	}
+	if k := c.Clock; k != nil {
+		for _, n := range k.Replicas {
+			for _, d := range k.Jump {
+				cmd := engine.Command{Kind: engine.CmdClock, A: "coord", Replica: n, HasJump: true, Jump: d}
+				text := string(catalog.Append(nil, lang, "ctl.jump.replica", catalog.Int(int64(n)), catalog.Str(catalog.SignedTime(lang, d))))
+				out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: text})
+			}
+			for _, d := range k.Skew {
+				cmd := engine.Command{Kind: engine.CmdClock, A: "coord", Replica: n, HasSkew: true, Skew: d}
+				text := string(catalog.Append(nil, lang, "ctl.skew.replica", catalog.Int(int64(n)), catalog.Str(catalog.SignedTime(lang, d))))
+				out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: text})
+			}
+		}
 	}
 	if c.Replica {
 		for n := 1; n <= len(w.Snapshot().Coordinator.Replicas); n++ {
@@ -147,8 +176,20 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		}
 		for _, d := range lengths {
 			cmd := engine.Command{Kind: engine.CmdLease, Dur: d}
-			out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.lease") + " " + catalog.TimeText(lang, d), Label: draw.CommandText(lang, cmd.String())})
+			text := T(lang, "ctl.lease") + " " + catalog.TimeText(lang, d)
+			if d == 0 {
+				text = T(lang, "ctl.lock")
+			}
+			out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: draw.CommandText(lang, cmd.String())})
 		}
+	}
+	for _, j := range c.Jitter {
+		cmd := engine.Command{Kind: engine.CmdJitter, Jitter: j}
+		text := T(lang, "ctl.jitter.off")
+		if j > 0 {
+			text = T(lang, "ctl.jitter") + " " + catalog.Number(lang, float64(j)/1000)
+		}
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: draw.CommandText(lang, cmd.String())})
 	}
 	for _, t := range c.Until {
 		text := T(lang, "ctl.until") + " " + catalog.TimeText(lang, t)

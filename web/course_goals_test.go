@@ -57,29 +57,41 @@ func courseGoals(t *testing.T) map[string]labGoals {
 // page must offer (the socket refuses any other), then the session's goal
 // check. The goal must not hold before the proof, and must after.
 func TestCourseGoalsLive(t *testing.T) {
+	t.Parallel()
 	all := courseGoals(t)
 	for _, tc := range []struct {
 		lab   string
 		goals []string // every goal of the lab, so that a new one is not left untested
 	}{
-		{"lock-vs-lease", []string{"take-over"}},
+		{"lock-vs-lease", []string{"stuck-forever", "take-over"}},
 		{"leader-failover", []string{"failover"}},
-		{"flapping", []string{"lose-leadership"}},
+		{"flapping", []string{"stop-flapping", "lose-leadership"}},
 		{"split-brain", []string{"two-leaders", "fenced"}},
 		{"quorum-loss", []string{"stop-at-deadline", "new-token"}},
 		{"storage-options", []string{"by-lease", "by-version", "by-key"}},
 		{"idempotent-work", []string{"thumb-twice", "report-twice"}},
 		{"clock-trouble", []string{"fool-w1", "fenced"}},
 		{"delayed-packet", []string{"late-overwrite"}},
+		// The jitter switch of the second lesson.
+		{"renew-load", []string{"spread"}},
+		// A request timeout longer than the lease left, beside a safe one.
+		{"request-timeout", []string{"unsafe-beside-safe"}},
+		// Duplicate renewal loops the student starts, and the generation check.
+		{"renew-state", []string{"drop-the-stale", "roll-back"}},
+		// A renewed token published after its expiry, as a switch.
+		{"publish-token", []string{"own-write-refused"}},
+		// Check-then-write, both halves: a pause before the check is
+		// caught, one between the check and the write is not.
+		{"break-check", []string{"caught-by-check", "past-the-check"}},
 		// The real-systems lesson.
 		{"kubernetes-election", []string{"two-leaders"}},
 		{"etcd-keepalive", []string{"fenced"}},
 		{"consul-session", []string{"lockindex"}},
 		{"zookeeper-session", []string{"stale-writes"}},
 		{"chubby-sequencer", []string{"sequencer"}},
-		{"redlock-pause", []string{"two-writers", "forgotten"}},
+		{"redlock-pause", []string{"two-writers", "forgotten", "clock-jump"}},
 		{"juliet-pause", []string{"fenced"}},
-		{"github-2018", []string{"fenced"}},
+		{"github-2018", []string{"diverge", "fenced-one-copy"}},
 	} {
 		lg, ok := all[tc.lab]
 		if !ok {

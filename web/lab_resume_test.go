@@ -102,6 +102,7 @@ func TestLiveLabSurvivesDroppedSocket(t *testing.T) {
 // TestLiveLabSurvivesServerRestart stops the server mid-lab and starts a
 // new one, which has never seen the student: the query rebuilds the world.
 func TestLiveLabSurvivesServerRestart(t *testing.T) {
+	t.Parallel()
 	want := reference(t)
 	first, err := New(Config{})
 	if err != nil {

@@ -109,6 +109,7 @@ func opHTML(m wireMsg, target string) string {
 }
 
 func TestLiveLab(t *testing.T) {
+	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
 
@@ -196,6 +197,7 @@ func TestLiveLab(t *testing.T) {
 // TestLiveLabResumesByReplay reconnects with the session in the address,
 // as the script does after a dropped connection.
 func TestLiveLabResumesByReplay(t *testing.T) {
+	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	c := dialLab(t, ts.URL, "/id/labs/w1-w2/ws?seed=1&do=fencing+on&do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+1s")
 	r := c.do("step")
@@ -224,6 +226,7 @@ func TestLiveLabEndsOnClose(t *testing.T) {
 // TestLiveChallenge plays a design challenge against the lab's starting
 // policy, which fails, and against nonsense, which is an error.
 func TestLiveChallenge(t *testing.T) {
+	t.Parallel()
 	c0, err := labs.Load(content.FS)
 	if err != nil {
 		t.Fatal(err)

@@ -58,6 +58,7 @@ func openPairOf(t *testing.T, query string) *labsession.Pair {
 // its sentence, draws what the pair page would at the same address, and
 // refuses what is not time without changing the pair.
 func TestLivePair(t *testing.T) {
+	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	sentence := w1w2Pair(t)
 	c := dialLab(t, ts.URL, "/id/labs/w1-w2/whatif/ws?"+w1w2PairQuery)
@@ -140,20 +141,28 @@ func TestLivePair(t *testing.T) {
 // frame's: through a difference that appears while the pair plays, and
 // through one there all along.
 func TestPairFramesDrawTheirPage(t *testing.T) {
+	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	for _, query := range []string{
 		"do=until+4s&do=freeze+W1+for%3D25s&vs=fencing+on&vs-at=4s", // they part at 29s
 		w1w2PairQuery,
 	} {
+		p := openPairOf(t, query)
 		c := dialLab(t, ts.URL, "/en/labs/w1-w2/whatif/ws?"+query)
 		parted := false
 		for range 40 {
 			m := c.do("advance 1s")
+			if err := p.Do("advance 1s"); err != nil {
+				t.Fatal(err)
+			}
+			if m.Query != p.Query() {
+				t.Fatalf("%s: the socket's pair is at %s, the engine's at %s", query, m.Query, p.Query())
+			}
 			got := opHTML(m, "pair-live")
 			if want := pairLiveOf(t, ts.URL, "en", m.Query); got != want {
 				t.Fatalf("%s, at %s: the frame differs from the pair page:\n%s", query, m.Now, firstDiff(got, want))
 			}
-			_, found := openPairOf(t, m.Query).Difference()
+			_, found := p.Difference()
 			parted = parted || found
 		}
 		if !parted {
@@ -167,6 +176,7 @@ func TestPairFramesDrawTheirPage(t *testing.T) {
 // here the pictures shown highlighted nothing, and the runs part at
 // event 12 of run A, which they already drew.
 func TestPairPicturesFollowTheDifference(t *testing.T) {
+	t.Parallel()
 	srv, _ := newTestServer(t, Config{})
 	course, err := labs.Load(content.FS)
 	if err != nil {
@@ -194,6 +204,7 @@ func TestPairPicturesFollowTheDifference(t *testing.T) {
 
 // A step moves run A to its next event and run B to the same time.
 func TestLivePairStep(t *testing.T) {
+	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	c := dialLab(t, ts.URL, "/en/labs/w1-w2/whatif/ws?do=until+4s&vs=fencing+on")
 	r := c.do("step")

@@ -17,6 +17,7 @@ import (
 // TestBasePath serves the site under a sub-path and follows every link,
 // asset, form, socket and reload URL of every page: all carry the base.
 func TestBasePath(t *testing.T) {
+	t.Parallel()
 	const base = "/school/leaselab"
 	dir := copyContent(t)
 	_, ts := newTestServer(t, Config{BasePath: base + "/", Content: os.DirFS(dir), Watch: true})
@@ -171,6 +172,7 @@ func TestAccessLog(t *testing.T) {
 // browser on the server's machine, not to students (who come through a
 // proxy or from elsewhere), unless ShowProblems says otherwise.
 func TestProblemBannerIsForTheAuthor(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		show            string
 		local, viaProxy bool

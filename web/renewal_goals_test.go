@@ -15,6 +15,7 @@ import (
 // the goal's own proof, read from the lab. A goal that does not hold
 // before the proof, or does after it, fails.
 func TestRenewalGoalsLive(t *testing.T) {
+	t.Parallel()
 	course, err := labs.Load(content.FS)
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +81,7 @@ func reached(t *testing.T, c *wsClient, goal string) bool {
 // signals beside the live world and refreshes them with every frame; its
 // answers carry them too. A lab without the key shows none.
 func TestSignalsPanelLive(t *testing.T) {
+	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	c := dialLab(t, ts.URL, "/en/labs/renewal-signals/ws")
 	if first := opHTML(c.first, "signals"); !strings.Contains(first, "no renewal yet") {

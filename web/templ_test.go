@@ -12,6 +12,7 @@ import (
 // scratch folder and compares them with the committed _templ.go files, so
 // an edit to a .templ file without `go tool templ generate` fails.
 func TestGeneratedTemplIsCurrent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the templ generator")
 	}

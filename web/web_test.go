@@ -137,6 +137,7 @@ func pageURLs(t *testing.T) []string {
 // handler and follows every link in it. A broken page, a dead link or a UI
 // text without a translation fails.
 func TestEveryPage(t *testing.T) {
+	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	seen := map[string]bool{}
 	queue := pageURLs(t)

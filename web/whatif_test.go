@@ -16,6 +16,7 @@ import (
 // The pair page draws both runs and says where they part; what it says
 // and marks comes from the engine, asked here the same way.
 func TestWhatifPage(t *testing.T) {
+	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	q := "?do=until+4s&do=freeze+W1+for%3D25s&do=until+30s&vs=fencing+on&vs-at=4s"
 	code, body, _ := get(t, ts.URL+"/id/labs/w1-w2/whatif"+q)

@@ -17,7 +17,7 @@ var layers = [][]string{
 	{"labsession", "draw", "budget"},
 	{"live", "class"},
 	{"web", "load"},
-	{"cmd/leaselab"},
+	{"cmd/leaselab", "cmd/testsummary"},
 }
 
 // TestNoUpwardImport fails when a package of the module imports one of

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"leaselab/catalog"
 	"leaselab/content"
@@ -143,6 +144,12 @@ func runWorld(lab *labs.Lab, question string, seed uint64, seedGiven bool, dos [
 	return sess.World(), nil, nil
 }
 
+// embeddedCourse is the course built into the binary, loaded (and its
+// answers checked) once per process: it cannot change while the process
+// runs, and a process that runs many labs (the tests) need not load it
+// for each.
+var embeddedCourse = sync.OnceValues(func() (*labs.Course, error) { return labs.Load(content.FS) })
+
 // findLab reads FILE (a lab.yaml or a directory holding one) when it
 // exists on disk, and otherwise looks LAB up in the embedded course.
 func findLab(target string) (*labs.Lab, error) {
@@ -161,7 +168,7 @@ func findLab(target string) (*labs.Lab, error) {
 		}
 		return l, nil
 	}
-	c, err := labs.Load(content.FS)
+	c, err := embeddedCourse()
 	if c == nil {
 		return nil, err
 	}
