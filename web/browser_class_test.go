@@ -63,8 +63,11 @@ func TestBrowserClass(t *testing.T) {
 	rs.start()
 	ts := httptest.NewServer(rs)
 	t.Cleanup(func() {
-		ts.Close()
+		// The shared browser's tabs outlive the test: end the streams
+		// and sockets first, or Close waits on them.
 		rs.stop()
+		ts.CloseClientConnections()
+		ts.Close()
 	})
 	reqs := recordRequests(t, teacher)
 	emulate(t, teacher, projector)
