@@ -19,7 +19,16 @@ const Missing = "??"
 
 var texts = map[string]map[string]string{}
 
-func register(lang string, m map[string]string) { texts[lang] = m }
+// register adds m's texts to lang's: a language's texts may come in more
+// than one file (id.go and class.go), registered in any order.
+func register(lang string, m map[string]string) {
+	if texts[lang] == nil {
+		texts[lang] = map[string]string{}
+	}
+	for k, v := range m {
+		texts[lang][k] = v
+	}
+}
 
 // Lookup is key's text in lang, else in Default.
 func Lookup(lang, key string) (string, bool) {

@@ -82,6 +82,15 @@ type Verdicts interface {
 	Goal(lab *labs.Lab, goal string, w *engine.World, lang string) (templ.Component, error)
 }
 
+// Observer hears what a student does in a lab session: each command
+// applied, and each goal checked, with the world it was checked on. The
+// server fills it for a student of a class (class mode); it must not
+// block, as it runs under the session's lock.
+type Observer interface {
+	Step(command string)
+	Goal(goal string, w *engine.World)
+}
+
 // Memory is a session's entry in the server's memory ledger: it says how
 // many bytes the session holds now.
 type Memory interface{ Set(n int) }
@@ -112,6 +121,9 @@ func (c *Conn) Lab(sess *labsession.Session) { c.sess, c.runs = sess, labRun{ses
 // first frame carries the session's query and time but no copy of what
 // the page has, and later frames change the page from there.
 func (c *Conn) Have() { c.have = true }
+
+// Observe makes o hear c's commands and goal checks; call it before Run.
+func (c *Conn) Observe(o Observer) { c.obs = o }
 
 // Pair makes c drive a what-if pair.
 func (c *Conn) Pair(p *labsession.Pair) { c.runs, c.sess = &pairRun{Pair: p}, p.Session() }

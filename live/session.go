@@ -76,6 +76,8 @@ type Conn struct {
 	have bool
 	// mem is the session's entry in the server's memory ledger.
 	mem Memory
+	// obs hears the student's commands and goal checks; nil for most.
+	obs Observer
 
 	// work is this session's budget; addr its client address's, shared.
 	work, addr *budget.Work
@@ -388,6 +390,9 @@ func (labRun) handle(l *Conn, m ClientMsg) serverMsg {
 			return fail(err)
 		}
 		l.cfg.Metrics.Command()
+		if l.obs != nil {
+			l.obs.Step(m.Cmd)
+		}
 		return l.ack(m.ID)
 	case msgReplay:
 		if err := l.sess.Replay(); err != nil {
@@ -410,6 +415,9 @@ func (labRun) handle(l *Conn, m ClientMsg) serverMsg {
 		f, err := l.cfg.Verdicts.Goal(l.lab, m.Goal, l.sess.World(), l.lang)
 		if err != nil {
 			return fail(err)
+		}
+		if l.obs != nil {
+			l.obs.Goal(m.Goal, l.sess.World())
 		}
 		fragment, target = f, "goal-verdict-"+m.Goal
 	default:

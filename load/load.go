@@ -56,6 +56,9 @@ type Config struct {
 	// SearchLab is the lab whose design challenge the searches prove
 	// (default renew-policy).
 	SearchLab string
+	// Holding, if set, is called when every session is open and the
+	// hold begins (a class run votes during it).
+	Holding func()
 }
 
 // Result is what a run measured.
@@ -311,6 +314,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// then, starting at a random moment so they do not march in step.
 	holdCtx, cancel := context.WithTimeout(ctx, cfg.Hold)
 	defer cancel()
+	if cfg.Holding != nil {
+		cfg.Holding()
+	}
 	framesBefore := frames.Load()
 	cpuBefore, cpuErr := cpu()
 	selfBefore, selfErr := procCPU(os.Getpid())

@@ -522,6 +522,74 @@ document.addEventListener("live:query", keepShare);
 keepShare();
 // ---- end of What if? ----
 
+// ---- Class mode (issue 27) ----
+// The class bar and the instructor's dashboard follow their class over a
+// stream of server-sent events: after each change the server sends the
+// part again, rendered. Without script both are plain pages and forms.
+
+// replaceFrom swaps el for the element the HTML holds; a choice the
+// student picked but did not send yet, and an open <details>, are kept.
+function replaceFrom(el, html) {
+  const t = document.createElement("template");
+  t.innerHTML = html;
+  const next = t.content.firstElementChild;
+  if (!next) return;
+  const form = el.querySelector("form.cb-vote");
+  const picked = form && form.querySelector("input[name=choice]:checked");
+  const nf = next.querySelector("form.cb-vote");
+  if (picked && nf && nf.dataset.round === form.dataset.round) {
+    const i = nf.querySelector(`input[name=choice][value="${CSS.escape(picked.value)}"]`);
+    if (i) i.checked = true;
+  }
+  const open = [...el.querySelectorAll("details")].map((d) => d.open);
+  next.querySelectorAll("details").forEach((d, i) => { if (open[i]) d.open = true; });
+  el.replaceWith(next);
+  return next;
+}
+
+function followClass() {
+  const bar = document.getElementById("classbar");
+  if (bar && bar.dataset.events) {
+    const es = new EventSource(bar.dataset.events);
+    es.addEventListener("update", (e) => {
+      const cur = document.getElementById("classbar");
+      if (cur) replaceFrom(cur, e.data);
+    });
+  }
+  const teach = document.getElementById("teach");
+  if (teach && teach.dataset.events) {
+    const es = new EventSource(teach.dataset.events);
+    es.addEventListener("update", (e) => {
+      const cur = document.getElementById("teach-live");
+      if (cur) fitAll(replaceFrom(cur, e.data) || document);
+    });
+  }
+  // A vote is sent without leaving the page; the answer is the bar that
+  // says it was saved, or why not.
+  document.addEventListener("submit", async (e) => {
+    const f = e.target.closest("form.cb-vote");
+    if (!f) return;
+    e.preventDefault();
+    const said = f.querySelector(".cb-said");
+    const body = new URLSearchParams(new FormData(f));
+    body.set("bar", "1");
+    try {
+      const r = await fetch(f.action, { method: "POST", body, headers: { Accept: "application/json" } });
+      if (r.ok) {
+        const cur = document.getElementById("classbar");
+        if (cur) replaceFrom(cur, await r.text());
+      } else {
+        const j = await r.json().catch(() => ({}));
+        if (said) said.textContent = j.error || r.statusText;
+      }
+    } catch {
+      f.submit();
+    }
+  });
+}
+followClass();
+// ---- end of class mode ----
+
 showProgress();
 const pair = document.getElementById("pair");
 if (pair) followPair(pair);

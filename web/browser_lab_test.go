@@ -266,36 +266,63 @@ func TestBrowserAxe(t *testing.T) {
 			t.Parallel() // a tab each, in the one browser
 			ctx := browser(t, int(v.width), int(v.height))
 			emulate(t, ctx, v.viewport)
-			if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
-				t.Fatal(err)
-			}
-			// axe is in every page the tab opens from now on, without
-			// sending its half megabyte again for each.
-			if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: axe}); err != nil {
-				t.Fatalf("add axe: %v", err)
-			}
+			colourScheme(t, ctx, v.dark)
+			withAxe(t, ctx, axe)
 			for _, p := range pages {
 				if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+p)); err != nil {
 					t.Fatal(err)
 				}
 				waitJS(t, ctx, "the page", `document.readyState === "complete"`)
-				res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " " + n.failureSummary)}))))`, chromedp.EvalAwaitPromise))
-				if err != nil {
-					t.Fatalf("axe on %s: %v", p, err)
-				}
-				var vs []struct {
-					ID, Help string
-					Nodes    []string
-				}
-				if err := json.Unmarshal([]byte(res), &vs); err != nil {
-					t.Fatal(err)
-				}
-				for _, x := range vs {
-					t.Errorf("%s %s %s: %s (%s)\n  %s", v.name, scheme, p, x.ID, x.Help, strings.Join(x.Nodes, "\n  "))
+				for _, x := range axeViolations(t, ctx) {
+					t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
 				}
 			}
 		})
 	}
+}
+
+// colourScheme makes the page prefer dark or light, and names it.
+func colourScheme(t *testing.T, ctx context.Context, dark bool) string {
+	t.Helper()
+	scheme := "light"
+	if dark {
+		scheme = "dark"
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+		t.Fatal(err)
+	}
+	return scheme
+}
+
+// withAxe puts axe-core in every page the tab opens from now on, without
+// sending its half megabyte again for each.
+func withAxe(t *testing.T, ctx context.Context, axe string) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: axe}); err != nil {
+		t.Fatalf("add axe: %v", err)
+	}
+}
+
+// axeViolations runs axe-core (withAxe) on the page ctx shows: the
+// violations of WCAG 2.1 A and AA, each as one line.
+func axeViolations(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " " + n.failureSummary)}))))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("axe: %v", err)
+	}
+	var vs []struct {
+		ID, Help string
+		Nodes    []string
+	}
+	if err := json.Unmarshal([]byte(res), &vs); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, x := range vs {
+		out = append(out, fmt.Sprintf("%s (%s)\n  %s", x.ID, x.Help, strings.Join(x.Nodes, "\n  ")))
+	}
+	return out
 }
 
 // BenchmarkBrowserFirstFrame measures, in Chromium, how soon a lab page

@@ -12,5 +12,5 @@ func (s *Server) homeShow(c echo.Context) error {
 		return err
 	}
 	p := s.newPage(lang, "/", T(lang, "nav.home"), "home")
-	return render(c, http.StatusOK, homePage(&homeView{page: p, Course: course}))
+	return render(c, http.StatusOK, homePage(&homeView{page: p, Course: course, Classes: s.classes != nil}))
 }

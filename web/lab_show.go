@@ -24,6 +24,7 @@ func (s *Server) labShow(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "30")
 		return &pageError{status: http.StatusServiceUnavailable, lang: lang, key: "full.text", title: "full.title"}
 	}
+	s.labProgress(c.Request(), lab)
 	return s.cachedPage(c, lab, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
 		q := c.QueryParams()
 		sess, cmdErr, err := openSession(lab, q)

@@ -192,6 +192,9 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		return s.refuseLive(c, websocket.CloseTryAgainLater, errorText(lang, err))
 	}
 	l := live.New(&s.live, lab, lang, budget.New(s.sessionWork, sessionBurst), addr, hold)
+	if m := s.classmateOf(c.Request()); m != nil {
+		l.Observe(&classObserver{s: s, m: m, lab: lab})
+	}
 	start := time.Now()
 	err := open(l)
 	budget.Charge(start, addr)

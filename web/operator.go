@@ -125,20 +125,26 @@ const reloadPath = "/_reload"
 // reloadPing keeps an idle stream from being closed by a proxy.
 const reloadPing = 25 * time.Second
 
+// startEvents begins a stream of server-sent events; the browser's
+// EventSource tries again a second after a drop.
+func startEvents(w *echo.Response) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: pass events on as they come
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, "retry: 1000\n\n")
+}
+
 // contentChanges sends the event "reload" as soon as the content differs
 // from the version the page was rendered from (?since=), at once if it
 // already does. A browser's EventSource reconnects by itself after a drop.
 func (s *Server) contentChanges(c echo.Context) error {
 	since := c.QueryParam("since")
 	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // nginx: pass events on as they come
-	w.WriteHeader(http.StatusOK)
+	startEvents(w)
 	ping := time.NewTicker(reloadPing)
 	defer ping.Stop()
-	fmt.Fprint(w, "retry: 1000\n\n")
 	for {
 		next := s.course.next()
 		if v := s.course.get().version; v != since {

@@ -22,6 +22,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"leaselab/class"
 	"leaselab/content"
 	"leaselab/labs"
 	"leaselab/labsession"
@@ -95,6 +96,13 @@ type Config struct {
 	// MaxMemoryPerAddr is what the live sessions of one client address may
 	// hold, in bytes. Default the smaller of 128 MiB and MaxMemory/4.
 	MaxMemoryPerAddr int64
+
+	// Classes keeps the classes of class mode (issue 27); nil: class mode
+	// is off, and its pages say so.
+	Classes *class.Service
+	// ClassRetention is how long an ended class is kept, as its
+	// instructor is told; default class.DefaultRetention.
+	ClassRetention time.Duration
 }
 
 // BuildInfo is what a binary knows of its own build.
@@ -169,6 +177,11 @@ type Server struct {
 	// late, or a tick passes without one) and a core is left for the
 	// students' own commands and for writing frames out (live/play.go).
 	live live.Config
+	// classes: Config.Classes; creates bounds the classes an address opens.
+	classes       *class.Service
+	creates       createLimit
+	retentionDays int
+	progress      chan progressNote // class_progress.go
 }
 
 // New builds a server. It fails when the static assets cannot be read or
@@ -234,6 +247,11 @@ func New(cfg Config) (*Server, error) {
 		pages:    newLRU[pageKey](512, 64<<20, func(b []byte) int { return len(b) }),
 		searches: newSearcher(cfg.AddrWork),
 	}
+	s.classes = cfg.Classes
+	if cfg.ClassRetention <= 0 {
+		cfg.ClassRetention = class.DefaultRetention
+	}
+	s.retentionDays = int(cfg.ClassRetention / (24 * time.Hour))
 	hosts, err := allowedHosts(cfg.PublicURL, cfg.AllowedHosts)
 	if err != nil {
 		return nil, err
@@ -281,6 +299,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Watch {
 		go s.course.watch(s.ctx, cfg.PollEvery)
 	}
+	if s.classes != nil {
+		s.progress = make(chan progressNote, progressQueue)
+		go s.progressLoop()
+	}
 	s.echo = s.routes()
 	s.handler = s.echo
 	if base != "" {
@@ -302,9 +324,10 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		Skipper: func(c echo.Context) bool {
 			p := c.Request().URL.Path
-			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || strings.HasSuffix(p, "/search") || p == reloadPath
+			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || strings.HasSuffix(p, "/search") || strings.HasSuffix(p, "/events") || p == reloadPath
 		},
 	}))
+	e.Use(s.classBar) // inside gzip: it writes the bar into the page's HTML
 	// Every page and probe answers HEAD as it answers GET, without the
 	// body (net/http drops it): uptime monitors often ask with HEAD.
 	get := func(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) {
@@ -336,6 +359,16 @@ func (s *Server) routes() *echo.Echo {
 	get("/:lang/labs/:id/at", s.snapshotShow, s.heavy)
 	get("/:lang/labs/:id/whatif", s.whatifShow, s.heavy)
 	get("/:lang/labs/:id/search", s.searchShow)
+	get("/:lang/join", s.joinShow)
+	e.POST("/:lang/join", s.joinPost)
+	e.POST("/:lang/class", s.classCreate)
+	e.POST("/:lang/class/vote", s.classVote, s.light)
+	e.POST("/:lang/class/leave", s.classLeave)
+	e.GET("/:lang/class/events", s.classEvents)
+	get("/:lang/teach/:token", s.teachShow)
+	get("/:lang/teach/:token/:view", s.teachShow)
+	e.GET("/:lang/teach/:token/events", s.teachEvents)
+	e.POST("/:lang/teach/:token/:act", s.teachAct)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
 	e.GET("/:lang/labs/:id/whatif/ws", s.pairSocket)
 	return e
@@ -458,9 +491,15 @@ type pageError struct {
 	lang   string
 	key    string // UI text key
 	title  string // UI text key of the page's heading; error.title if empty
+	args   []any  // what the text names, when it is a format
 }
 
-func (e *pageError) Error() string { return T(e.lang, e.key) }
+func (e *pageError) Error() string {
+	if len(e.args) > 0 {
+		return fmt.Sprintf(T(e.lang, e.key), e.args...)
+	}
+	return T(e.lang, e.key)
+}
 
 func notFound(lang string) error {
 	return &pageError{status: http.StatusNotFound, lang: lang, key: "error.notfound"}

@@ -51,7 +51,8 @@ func (p *page) Href(path string) string { return p.Base + "/" + p.Lang + path }
 // homeView is the course home.
 type homeView struct {
 	*page
-	Course *labs.Course
+	Course  *labs.Course
+	Classes bool // class mode is on: the home page offers to open a class
 }
 
 // lessonView is one lesson.

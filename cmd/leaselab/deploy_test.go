@@ -159,6 +159,13 @@ func TestDeployManifests(t *testing.T) {
 			t.Errorf("serve refuses %s=%s: %s", n, v, stderr.String())
 		}
 	}
+	// Replicas share nothing but their classes: more than one must keep
+	// them in PostgreSQL, or each would hold classes of its own.
+	if n, _ := get(dep, "spec", "replicas").(uint64); n > 1 && !slices.Contains(env, "LEASELAB_DATABASE") && !slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "--database")
+	}) {
+		t.Errorf("the Deployment runs %d replicas with their classes in SQLite files of their own: give them --database (LEASELAB_DATABASE)", n)
+	}
 	// What serve makes of the args and variables together is the server
 	// the probes, the scraper and the ingress reach.
 	o, _, ok = parseServe(args[1:], io.Discard, &stderr)

@@ -16,7 +16,7 @@ var layers = [][]string{
 	{"program"},
 	{"labs"},
 	{"labsession", "draw", "budget"},
-	{"live"},
+	{"live", "class"},
 	{"web", "load"},
 	{"cmd/leaselab", "cmd/testsummary"},
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"leaselab/content"
+	"leaselab/labs"
 	"leaselab/load"
 )
 
@@ -23,7 +25,13 @@ session, its CPU time per frame and command-to-frame latency.
 Every session sends an X-Forwarded-For address of its own, as a proxy on
 this machine would: run the server with --trusted-proxies 127.0.0.1 to
 measure that many students rather than one address's budget and
-connection cap.`)
+connection cap.
+
+With --class-students N it runs class mode instead: --classes classes of N
+students, each class with its dashboard's event stream open and a vote
+opened on the first question of --lab, every student voting in the same
+second; it prints the votes recorded and the vote-to-dashboard latency.
+With --sessions given too, the classes vote while the sessions play.`)
 	var cfg load.Config
 	fl.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server, on a loopback address")
 	fl.IntVar(&cfg.Sessions, "sessions", 100, fmt.Sprintf("live sessions to open, play and hold (with --idle, at most %d)", load.MaxSessions))
@@ -37,6 +45,11 @@ connection cap.`)
 	fl.IntVar(&cfg.Searches, "searches", 0, "schedule searches to keep running beside the sessions, each a new design (\"prove it within bounds\")")
 	fl.StringVar(&cfg.SearchLab, "search-lab", "renew-policy", "the lab whose design challenge the searches prove")
 	fl.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory and CPU time from /proc (default: the server's /metrics)")
+	var cc load.ClassConfig
+	fl.IntVar(&cc.Students, "class-students", 0, fmt.Sprintf("students per class in a run of class mode (at most %d)", load.MaxClassStudents))
+	fl.StringVar(&cc.StudentURL, "student-url", "", "in a run of class mode, another replica (on the same --database) where the students join and vote, the dashboards staying on --url")
+	fl.BoolVar(&cc.Bars, "class-bars", true, "in a run of class mode, every student keeps the class bar's stream open, as their pages do")
+	fl.IntVar(&cc.Classes, "classes", 1, fmt.Sprintf("classes in a run of class mode (at most %d)", load.MaxClasses))
 	pos, code, ok := fl.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -46,6 +59,23 @@ connection cap.`)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if cc.Students > 0 {
+		cc.URL, cc.Lang, cc.Lab = cfg.URL, cfg.Lang, cfg.Lab // cc.StudentURL from its flag
+		if msg := firstQuestion(&cc); msg != "" {
+			return usageError(stderr, "load", "%s", msg)
+		}
+		if !fl.given("sessions") {
+			return classLoad(ctx, cc, stdout, stderr)
+		}
+		// The classes open and join while the sessions open, and vote a
+		// third into the hold, while the sessions play.
+		vote := make(chan struct{})
+		cc.VoteAt = vote
+		cfg.Holding = func() { time.AfterFunc(cfg.Hold/3, func() { close(vote) }) }
+		done := make(chan int, 1)
+		go func() { done <- classLoad(ctx, cc, stdout, stderr) }()
+		defer func() { <-done }()
+	}
 	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
 	if cfg.Idle > 0 {
 		fmt.Fprintf(stdout, ", beside %d idle", cfg.Idle)
@@ -61,6 +91,40 @@ connection cap.`)
 	}
 	res.Report(stdout)
 	if res.Held == 0 {
+		return 1
+	}
+	return 0
+}
+
+// firstQuestion sets the class run's question to the first of its lab in
+// the embedded course; it returns what is wrong, "" if nothing.
+func firstQuestion(cc *load.ClassConfig) string {
+	course, _ := labs.Load(content.FS)
+	if course == nil {
+		return "the embedded course does not load"
+	}
+	l := course.Lab(cc.Lab)
+	if l == nil || len(l.Questions) == 0 {
+		return fmt.Sprintf("--lab %s: a class run needs a lab with a question", cc.Lab)
+	}
+	q := l.Questions[0]
+	cc.Question = q.ID
+	for _, ch := range q.Choices {
+		cc.Choices = append(cc.Choices, ch.ID)
+	}
+	return ""
+}
+
+// classLoad runs class mode and prints its figures.
+func classLoad(ctx context.Context, cc load.ClassConfig, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stdout, "leaselab load: %d class(es) of %d students on %s voting on %s/%s\n", cc.Classes, cc.Students, cc.URL, cc.Lab, cc.Question)
+	res, err := load.RunClasses(ctx, cc)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab load: %v\n", err)
+		return 1
+	}
+	res.Report(stdout)
+	if res.Recorded < res.Sent {
 		return 1
 	}
 	return 0

@@ -35,6 +35,7 @@ func init() {
 		{"new", "lab|lesson ID [DIR]", "write the skeleton of a new lab or lesson into a course folder", newCmd},
 		{"export", "DIR", "write the embedded course into DIR, a folder to start your own from", exportCmd},
 		{"schema", "[course|lab]", "print the JSON Schema of course.yaml or lab.yaml, for editor completion", schemaCmd},
+		{"class", "new [flags]", "open a class (class mode): print its join code, join link and instructor link", classCmd},
 		{"load", "[flags]", "play many live sessions against a local server and measure it", loadCmd},
 		{"version", "", "print the version and build of this binary", versionCmd},
 		{"help", "[COMMAND]", "list the commands, or explain one", helpCmd},

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"leaselab/class"
 	"leaselab/labs"
 	"leaselab/web"
 )
@@ -50,6 +51,7 @@ type serveOptions struct {
 	metricsAddr string
 	maxMemory   byteSize
 	memPerAddr  byteSize
+	classes     classOptions
 }
 
 // parseServe reads serve's flags; ok false carries the exit code.
@@ -74,10 +76,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics (and /healthz) on `HOST:PORT` instead, for any host name; the site then has no /metrics")
 	f.Var(&o.maxMemory, "max-memory", "memory the server may use, such as 1GiB: near it new live sessions are refused, and GOMEMLIMIT is set to nine tenths of it when unset (default: the container's limit, else half the machine's memory)")
 	f.Var(&o.memPerAddr, "max-memory-per-addr", "memory the live sessions of one client address may hold (default the smaller of 128MiB and a quarter of --max-memory)")
+	o.classes.flags(f)
 	f.group("Listening", "addr", "base-path", "public-url", "metrics-addr")
 	f.group("Behind a proxy", "trusted-proxies", "trust-proxy")
 	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "max-memory", "max-memory-per-addr")
 	f.group("Content", "content", "show-problems")
+	f.group("Classes", "data", "database", "class-retention")
 	f.group("Logging", "log-format", "access-log")
 	pos, code, ok := f.parse(args, stdout, stderr)
 	if !ok {
@@ -92,6 +96,10 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 		return o, usageError(stderr, "serve", "--idle-timeout must be positive"), false
 	case o.perAddr < 1:
 		return o, usageError(stderr, "serve", "--max-conns-per-addr must be at least 1"), false
+	}
+	o.classes.explicit = f.given("data") || f.given("database")
+	if msg := o.classes.check(); msg != "" {
+		return o, usageError(stderr, "serve", "%s", msg), false
 	}
 	if o.dir != "" {
 		if info, err := os.Stat(o.dir); err != nil || !info.IsDir() {
@@ -171,6 +179,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.dir != "" {
 		cfg.Content, cfg.Watch = os.DirFS(o.dir), true
+	}
+	classes, err := o.classes.open(ctx, log)
+	switch {
+	case err == nil:
+		defer classes.Close()
+		cfg.Classes, cfg.ClassRetention = classes, o.classes.retention
+		go purgeClasses(ctx, classes, log)
+		log.Info("classes", "store", o.classes.where(), "retention", o.classes.retention.String())
+	case o.classes.explicit || errors.Is(err, class.ErrNewerSchema):
+		log.Error("cannot open the class database", "store", o.classes.where(), "err", err)
+		return 1
+	default:
+		// The default folder cannot be made here (a read-only image, say):
+		// the course is served, class mode says it is off.
+		log.Error("class mode is off: the default class database cannot be opened; give --data DIR or --database URL", "store", o.classes.where(), "err", err)
 	}
 	srv, err := web.New(cfg)
 	if err != nil {

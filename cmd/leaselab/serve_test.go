@@ -109,6 +109,9 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--show-problems", "students"}, 2, "want one of loopback, all, none"},
 		{[]string{"--base-path", "leaselab"}, 2, "start it with /"},
 		{[]string{"--addr", "256.0.0.1:99999"}, 1, "cannot listen"},
+		{[]string{"--class-retention", "5m"}, 2, "--class-retention must be at least 1h"},
+		{[]string{"--database", "mysql://x"}, 2, "want a URL starting with postgres://"},
+		{[]string{"--addr", "127.0.0.1:0", "--data", "/etc/hostname/sub"}, 1, "cannot open the class database"},
 	} {
 		var out, errOut strings.Builder
 		code := serve(context.Background(), tc.args, &out, &errOut)

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"os"
+	"testing"
+)
+
+// serveChildEnv makes the test binary a leaselab server: a test starts it
+// again as a second process (TestTwoReplicasOnePostgres).
+const serveChildEnv = "LEASELAB_TEST_SERVE_CHILD"
+
+// TestMain keeps the class database of every server the tests start in a
+// temporary folder (serve reads LEASELAB_DATA), not beside the sources.
+func TestMain(m *testing.M) {
+	if os.Getenv(serveChildEnv) == "1" {
+		os.Exit(serveCmd(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	dir, err := os.MkdirTemp("", "leaselab-data-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("LEASELAB_DATA", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -1,0 +1,274 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"leaselab/class"
+	"leaselab/labs"
+)
+
+// The student's side of a class: join with the code (or come back with
+// the key on another device), vote from the class bar, leave.
+
+// joinView is the join page.
+type joinView struct {
+	*page
+	Code  string
+	Error string // what went wrong with the last try, in the page's language
+}
+
+func (s *Server) joinLang(c echo.Context) (string, error) {
+	lang := c.Param("lang")
+	if !knownLang(lang) {
+		return labs.DefaultLang, notFound(labs.DefaultLang)
+	}
+	return lang, s.classesOn(lang)
+}
+
+// joinShow is the join form, the code filled in from a join link.
+func (s *Server) joinShow(c echo.Context) error {
+	lang, err := s.joinLang(c)
+	if err != nil {
+		return err
+	}
+	v := &joinView{page: s.newPage(lang, "/join", T(lang, "join.title"), "join"), Code: cleanCode(c.QueryParam("code"))}
+	if v.Code != "" {
+		v.page.Query = "code=" + v.Code
+	}
+	return render(c, http.StatusOK, joinPage(v))
+}
+
+// joinPost joins a class, or with a key restores a student of it, keeps
+// the student in the browser's cookie and opens what the class works on.
+func (s *Server) joinPost(c echo.Context) error {
+	lang, err := s.joinLang(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	code := cleanCode(c.FormValue("code"))
+	var st class.Student
+	if key := cleanCode(c.FormValue("key")); key != "" {
+		st, err = s.classes.Restore(ctx, code, key)
+	} else {
+		id := "" // a new student: the class draws the id
+		if oldCode, oldID, ok := studentOf(c.Request()); ok && oldCode == code {
+			id = oldID // a second join from this browser is the same student
+		}
+		st, err = s.classes.Join(ctx, code, id, c.FormValue("nick"))
+		if errors.Is(err, class.ErrBadInput) {
+			return &pageError{status: http.StatusBadRequest, lang: lang, key: "class.badnick"}
+		}
+	}
+	if err != nil {
+		return classErr(lang, err, code)
+	}
+	s.setStudent(c, code, st.ID)
+	cl, err := s.classes.ByCode(ctx, code)
+	next := s.base + "/" + lang + "/"
+	if err == nil && cl.Now.Lab != "" {
+		next = s.base + "/" + lang + "/labs/" + url.PathEscape(cl.Now.Lab)
+	}
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// classVote records a student's answer in a round.
+func (s *Server) classVote(c echo.Context) error {
+	lang, err := s.joinLang(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	code, id, ok := studentOf(c.Request())
+	if !ok {
+		return classAnswer(c, &pageError{status: http.StatusForbidden, lang: lang, key: "class.notjoined"})
+	}
+	round, err := strconv.ParseInt(c.FormValue("round"), 10, 64)
+	if err != nil {
+		return classAnswer(c, classErr(lang, class.ErrNoRound, code))
+	}
+	cl, err := s.classes.ByCode(ctx, code)
+	if err == nil {
+		err = s.classes.Vote(ctx, cl.ID, id, round, c.FormValue("choice"))
+	}
+	if err != nil {
+		return classAnswer(c, classErr(lang, err, code))
+	}
+	if c.FormValue("bar") == "1" {
+		// The page's script: the bar that says the vote was kept.
+		if b, ok := s.bar(ctx, lang, code, id); ok {
+			b.Back = s.localBack(lang, c.FormValue("back"))
+			return render(c, http.StatusOK, classBarBlock(b))
+		}
+	}
+	if wantsJSON(c) {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, s.localBack(lang, c.FormValue("back")))
+}
+
+// wantsJSON: the page's script (or a load generator) sent the form and
+// reads the status, not a page.
+func wantsJSON(c echo.Context) bool {
+	return strings.Contains(c.Request().Header.Get("Accept"), "application/json")
+}
+
+// classAnswer is an error as the caller reads it: a page, or for script
+// a status and the text to show.
+func classAnswer(c echo.Context, err error) error {
+	var pe *pageError
+	if wantsJSON(c) && errors.As(err, &pe) {
+		return c.JSON(pe.status, map[string]string{"error": pe.Error()})
+	}
+	return err
+}
+
+// classLeave takes the class out of this browser.
+func (s *Server) classLeave(c echo.Context) error {
+	lang, err := s.joinLang(c)
+	if err != nil {
+		return err
+	}
+	s.forgetStudent(c)
+	return c.Redirect(http.StatusSeeOther, s.base+"/"+lang+"/")
+}
+
+// classPing is how often a class stream says it is alive, so that proxies
+// keep it open.
+const classPing = 25 * time.Second
+
+// classWriteWait is how long one write of a stream may take.
+const classWriteWait = 20 * time.Second
+
+// classThrottle: a stream sends at most one update in this time, so a
+// class voting at once costs one render, not one per vote.
+const classThrottle = 250 * time.Millisecond
+
+// stream sends render's HTML as the event "update" now and after every
+// change of the class that matters (nil: every change), until the client
+// leaves or the server closes.
+func (s *Server) stream(c echo.Context, classID string, render func() (string, bool), matters func(class.Change) bool) error {
+	changes, stop := s.classes.Subscribe(classID)
+	defer stop()
+	w := c.Response()
+	// The server's timeouts are for pages: a stream lives on while each
+	// write goes out in time (a client gone is found by a ping).
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Time{})
+	alive := func() { rc.SetWriteDeadline(time.Now().Add(classWriteWait)) }
+	alive()
+	startEvents(w)
+	ping := time.NewTicker(classPing)
+	defer ping.Stop()
+	var last time.Time
+	for dirty := true; ; {
+		if dirty {
+			alive()
+			if html, ok := render(); ok {
+				fmt.Fprint(w, "event: update\n")
+				for _, line := range strings.Split(html, "\n") {
+					fmt.Fprintf(w, "data: %s\n", line)
+				}
+				fmt.Fprint(w, "\n")
+			}
+			w.Flush()
+			last, dirty = time.Now(), false
+		}
+		select {
+		case ch, ok := <-changes:
+			if !ok {
+				return nil
+			}
+			if matters != nil && !matters(ch) {
+				continue
+			}
+			if d := classThrottle - time.Since(last); d > 0 {
+				select {
+				case <-time.After(d):
+				case <-c.Request().Context().Done():
+					return nil
+				}
+			}
+			for len(changes) > 0 {
+				<-changes
+			}
+			dirty = true
+		case <-ping.C:
+			alive()
+			fmt.Fprint(w, ": ping\n\n")
+			w.Flush()
+		case <-c.Request().Context().Done():
+			return nil
+		case <-s.ctx.Done():
+			return nil
+		}
+	}
+}
+
+// classEvents streams a student's class bar.
+func (s *Server) classEvents(c echo.Context) error {
+	lang, err := s.joinLang(c)
+	if err != nil {
+		return err
+	}
+	code, id, ok := studentOf(c.Request())
+	if !ok {
+		return c.NoContent(http.StatusNoContent) // EventSource stops on 204
+	}
+	b, ok := s.bar(c.Request().Context(), lang, code, id)
+	if !ok || b.Class.ID == "" {
+		return c.NoContent(http.StatusNoContent)
+	}
+	back := s.localBack(lang, c.QueryParam("back"))
+	counts := false // the bar shows the round's counts: a vote changes it
+	return s.stream(c, b.Class.ID, func() (string, bool) {
+		b, ok := s.bar(c.Request().Context(), lang, code, id)
+		if !ok {
+			return "", false
+		}
+		b.Back = back
+		counts = b.Round != nil && (b.Round.Round.Shown || b.Right != "")
+		html, err := renderString(classBarBlock(b))
+		return html, err == nil
+	}, func(ch class.Change) bool {
+		// A class voting at once must not wake every bar: a vote changes
+		// a bar only where it shows the counts (the voter's own bar comes
+		// back with the vote), and joins and steps change none.
+		switch ch.What {
+		case class.ChangedVote:
+			return counts
+		case class.ChangedJoin, class.ChangedProgress:
+			return false
+		}
+		return true
+	})
+}
+
+// teachEvents streams the live part of the dashboard or projector view.
+func (s *Server) teachEvents(c echo.Context) error {
+	lang, cl, err := s.teachFor(c)
+	if err != nil {
+		return err
+	}
+	projector := c.QueryParam("view") == "projector"
+	return s.stream(c, cl.ID, func() (string, bool) {
+		cl, err := s.classes.ByToken(c.Request().Context(), c.Param("token"))
+		if err != nil && !(errors.Is(err, class.ErrEnded) && cl.ID != "") {
+			return "", false
+		}
+		v, err := s.teachData(c, lang, cl, projector)
+		if err != nil {
+			return "", false
+		}
+		html, err := renderString(teachLive(v))
+		return html, err == nil
+	}, nil)
+}
