@@ -76,3 +76,17 @@ func TestIndonesianTextsSpeakIndonesian(t *testing.T) {
 		t.Error("Untranslated misses what it is for")
 	}
 }
+
+// A count is written with the language's thousands separator, and every
+// text that takes counts says them with %d.
+func TestCountGroupsThousands(t *testing.T) {
+	for _, tc := range []struct {
+		lang string
+		n    int64
+		want string
+	}{{"en", 1149332, "1,149,332"}, {"id", 1149332, "1.149.332"}, {"id", 999, "999"}, {"en", 1000, "1,000"}, {"id", -12345, "-12.345"}} {
+		if got := string(Append(nil, tc.lang, "search.progress", Count(tc.n), Count(1), Count(0), Time(0))); len(got) <= len(tc.want) || got[:len(tc.want)+1] != tc.want+" " {
+			t.Errorf("%s %d: %q", tc.lang, tc.n, got)
+		}
+	}
+}

@@ -69,6 +69,8 @@ func appendf(b []byte, lang, format string, args []Arg) []byte {
 			b = AppendTime(b, lang, engine.Time(a.n))
 		case a.k == argInt && (verb == 'd' || verb == 'v'):
 			b = strconv.AppendInt(b, a.n, 10)
+		case a.k == argCount && (verb == 'd' || verb == 'v'):
+			b = appendCount(b, T(lang, "num.group"), a.n)
 		default:
 			return fmtAppendf(b[:start], lang, format, args)
 		}
@@ -246,6 +248,7 @@ const (
 	argDecimal
 	argInt
 	argTime
+	argCount
 )
 
 // Str is a string argument.
@@ -262,6 +265,27 @@ func Decimal(n int64) Arg { return Arg{n: n, k: argDecimal} }
 // Int is an integer argument, for %d.
 func Int(n int64) Arg { return Arg{n: n, k: argInt} }
 
+// Count is a count for %d written with lang's thousands separator
+// (num.group): "1,149,332" in English, "1.149.332" in Indonesian.
+func Count(n int64) Arg { return Arg{n: n, k: argCount} }
+
+// appendCount appends n in decimal, its digits grouped by threes with sep.
+func appendCount(b []byte, sep string, n int64) []byte {
+	if n < 0 {
+		b = append(b, '-')
+		n = -n
+	}
+	var scratch [24]byte
+	digits := strconv.AppendInt(scratch[:0], n, 10)
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b = append(b, sep...)
+		}
+		b = append(b, d)
+	}
+	return b
+}
+
 // Time is a time argument, for %s: its String.
 func Time(t engine.Time) Arg { return Arg{n: int64(t), k: argTime} }
 
@@ -272,7 +296,7 @@ func (a Arg) Value() any {
 		return string(a.b)
 	case argDecimal:
 		return strconv.FormatInt(a.n, 10)
-	case argInt:
+	case argInt, argCount:
 		return a.n
 	case argTime:
 		return engine.Time(a.n)

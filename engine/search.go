@@ -64,6 +64,9 @@ func (s *Search) newWorld() (*World, error) {
 	return w, nil
 }
 
+// maxSearchFaults is the most faults a schedule of a search may have.
+const maxSearchFaults = 3
+
 // SearchPartMoments is how many first-fault moments one part of a search
 // explores.
 const SearchPartMoments = 8
@@ -162,6 +165,9 @@ type variant struct {
 	size Time
 	rate int64
 	span Time // how long until its end commands (0: it has none)
+	// start and end are its commands (commands), made once in Ready:
+	// a search lands a variant millions of times.
+	start, end []Command
 }
 
 // moment is a time a fault may land at: at an event boundary any variant
@@ -201,7 +207,7 @@ type branch struct {
 // from the search Ready returns.
 func (s Search) Ready() (Search, error) {
 	b := &s.Bounds
-	if b.Faults < 1 || b.Faults > 3 {
+	if b.Faults < 1 || b.Faults > maxSearchFaults {
 		return s, fmt.Errorf("search: faults must be 1, 2 or 3, not %d", b.Faults)
 	}
 	if b.Horizon <= 0 {
@@ -284,6 +290,9 @@ func (s Search) Ready() (Search, error) {
 				s.spans = append(s.spans, v.span)
 			}
 		}
+	}
+	for i := range s.variants {
+		s.variants[i].start, s.variants[i].end = s.commands(s.variants[i])
 	}
 	if len(s.variants) == 0 {
 		return s, fmt.Errorf("search: name at least one kind of fault")
@@ -415,6 +424,13 @@ type explorer struct {
 	leaf    *World    // the last leaf's world, for the next one
 	pend    []pending // and its fault ends
 	look    *World    // the last look ahead's world (moments)
+	// spare holds, by faults left, the world of the last branch explored
+	// with that many: its siblings run in its room one after another, so
+	// a search allocates a world per depth, not one per branch.
+	spare    [maxSearchFaults + 1]*World
+	pends    [maxSearchFaults + 1][]pending
+	faults   [maxSearchFaults + 1][]SearchFault
+	branches [maxSearchFaults + 1]branch
 }
 
 // forkAll lands every variant that may land at moment m in its own fork
@@ -429,10 +445,23 @@ func (x *explorer) forkAll(b *branch, m moment, k int, fut *future) {
 			// A leaf: it runs out and is done with, so the next one
 			// runs in its room.
 			spare, x.leaf = x.leaf, nil
+		} else {
+			// A branch is done with once explored, too: the branches
+			// below it have their own rooms (spare[k-1] and below).
+			spare, x.spare[k] = x.spare[k], nil
 		}
-		c := &branch{w: b.w.forkInto(spare), pend: append(x.pend[:0], b.pend...)}
+		// The branch, its pending ends and its faults live in rooms kept
+		// by depth, like its world: one sibling is explored at a time.
+		c := &x.branches[k]
+		pend := x.pend
+		if k > 1 {
+			pend = x.pends[k]
+		}
+		*c = branch{w: b.w.forkInto(spare), pend: append(pend[:0], b.pend...)}
 		x.pend = nil
-		if x.s.land(c, v, b.faults) {
+		landed := x.s.land(c, v, b.faults, x.faults[k][:0])
+		room := c.pend // from its start: exploring takes ends off its front
+		if landed {
 			if k == 1 {
 				x.leaf1(c, v, fut)
 			} else {
@@ -440,8 +469,11 @@ func (x *explorer) forkAll(b *branch, m moment, k int, fut *future) {
 			}
 		}
 		if k == 1 {
-			x.leaf, x.pend = c.w, c.pend
+			x.leaf, x.pend = c.w, room
+		} else {
+			x.spare[k], x.pends[k] = c.w, room
 		}
+		x.faults[k] = c.faults
 		if x.part.TooLarge {
 			return
 		}
@@ -640,19 +672,20 @@ func (s *Search) apply(w *World, c Command) error {
 
 // land applies variant v to b at b's moment; false when the world refuses
 // it there.
-func (s *Search) land(b *branch, v variant, before []SearchFault) bool {
-	start, end := s.commands(v)
-	for _, c := range start {
+// The faults of b are before and v's, written into room (a slice of
+// length 0 that b may keep).
+func (s *Search) land(b *branch, v variant, before, room []SearchFault) bool {
+	for _, c := range v.start {
 		if s.apply(b.w, c) != nil {
 			return false
 		}
 	}
 	at := b.w.now
-	for _, c := range end {
+	for _, c := range v.end {
 		b.pend = append(b.pend, pending{at: at + v.span, cmd: c})
 	}
 	slices.SortStableFunc(b.pend, func(x, y pending) int { return int(x.at - y.at) })
-	b.faults = append(slices.Clip(before), SearchFault{At: at, Kind: SearchKindNames[v.kind], Size: v.size, Rate: v.rate})
+	b.faults = append(append(room, before...), SearchFault{At: at, Kind: SearchKindNames[v.kind], Size: v.size, Rate: v.rate})
 	return true
 }
 

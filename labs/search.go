@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -194,6 +195,24 @@ type SearchOptions struct {
 	Faults  int      // 0: the lab's
 	Set     []string // NAME=VALUE
 	Workers int      // goroutines; 0: every core
+	// Context stops the search between parts when it is done (a page
+	// that went away, a cancel button): RunSearch then returns its error.
+	// nil: the search runs to its end.
+	Context context.Context
+	// Progress, when set, is told after each part (from the goroutine
+	// that ran it, one call at a time) how far the search is.
+	Progress func(SearchProgress)
+	// Part, when set, runs each part in place of calling it directly:
+	// a server wraps it to take a turn in a shared pool and to charge the
+	// work to whoever asked. It must call run exactly once.
+	Part func(run func())
+}
+
+// SearchProgress is how far a running search is: parts done of all, and
+// the schedules decided so far.
+type SearchProgress struct {
+	Done, Parts int
+	Schedules   int
 }
 
 // SearchVerdict is the engine's verdict on a lab's design within bounds.
@@ -229,7 +248,10 @@ func (l *Lab) RunSearch(opt SearchOptions) (*SearchVerdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := runParts(&s, opt.Workers)
+	res, err := runParts(&s, opt)
+	if err != nil {
+		return nil, err
+	}
 	v := &SearchVerdict{SearchResult: res, Bounds: s.Bounds, Design: design}
 	if br := res.Shortest; br != nil {
 		w, err := engine.Prepare(s.Scenario)
@@ -254,29 +276,56 @@ func (l *Lab) RunSearch(opt SearchOptions) (*SearchVerdict, error) {
 	return v, nil
 }
 
-// runParts runs a ready search's parts on n goroutines (0: every core)
-// and merges them in order.
-func runParts(s *engine.Search, n int) engine.SearchResult {
+// runParts runs a ready search's parts on opt.Workers goroutines (0:
+// every core) and merges them in order. It stops between parts when
+// opt.Context is done.
+func runParts(s *engine.Search, opt SearchOptions) (engine.SearchResult, error) {
 	parts := make([]engine.SearchPart, s.Parts())
+	n := opt.Workers
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
 	n = max(1, min(n, len(parts)))
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var mu sync.Mutex // orders Progress calls and their sums
+	done, schedules := 0, 0
 	for range n {
 		wg.Go(func() {
-			for {
+			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= len(parts) {
 					return
 				}
-				parts[i] = s.Part(i)
+				run := func() {
+					if ctx.Err() == nil {
+						parts[i] = s.Part(i)
+					}
+				}
+				if opt.Part != nil {
+					opt.Part(run)
+				} else {
+					run()
+				}
+				if opt.Progress != nil {
+					mu.Lock()
+					done++
+					schedules += parts[i].Schedules
+					opt.Progress(SearchProgress{Done: done, Parts: len(parts), Schedules: schedules})
+					mu.Unlock()
+				}
 			}
 		})
 	}
 	wg.Wait()
-	return s.Merge(parts)
+	if err := ctx.Err(); err != nil {
+		return engine.SearchResult{}, err
+	}
+	return s.Merge(parts), nil
 }
 
 // searchFor builds the engine search of the lab's design with opt's
@@ -410,7 +459,7 @@ func verifySearch(r *report, l *Lab, workers int) {
 		case v.TooLarge:
 			r.errorf(sp.at, "search: bounds too large (more than %d states in one part); give fewer kinds, sizes or faults", v.Bounds.MaxStates)
 		case sp.Claim == "safe" && v.Shortest != nil:
-			r.errorf(sp.at, "search claims safe, but %s breaks it (%s at %s)", faultList(v.Shortest.Faults), v.Shortest.Harm.Reason(), v.Shortest.Harm.T)
+			r.errorf(sp.at, "search claims safe, but %s breaks it (%s at %s)", faultList("en", v.Shortest.Faults), v.Shortest.Harm.Reason(), v.Shortest.Harm.T)
 		case sp.Claim == "breaks" && v.Shortest == nil:
 			r.errorf(sp.at, "search claims breaks, but no schedule of at most %d faults does (%d decided)", v.Bounds.Faults, v.Schedules)
 		}
@@ -429,17 +478,40 @@ func verifySearch(r *report, l *Lab, workers int) {
 			continue
 		}
 		if ok, _ := g.pred.Eval(v.World.Events(), v.World.Names()); !ok {
-			r.errorf(g.at, "goal %s: the engine's shortest breaking schedule (%s) does not make %q hold: give the search the goal's harm", g.ID, faultList(v.Shortest.Faults), g.pred.String())
+			r.errorf(g.at, "goal %s: the engine's shortest breaking schedule (%s) does not make %q hold: give the search the goal's harm", g.ID, faultList("en", v.Shortest.Faults), g.pred.String())
 		}
 	}
 }
 
-func faultList(fs []engine.SearchFault) string {
+func faultList(lang string, fs []engine.SearchFault) string {
 	var parts []string
 	for _, f := range fs {
-		parts = append(parts, f.String())
+		parts = append(parts, FaultText(lang, f))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// FaultText says one fault of a schedule in lang's words: "pause 6 s at
+// 14 s", "jeda 6 dtk pada 14 dtk".
+func FaultText(lang string, f engine.SearchFault) string {
+	kind := catalog.T(lang, "search.kind."+f.Kind)
+	var size []byte
+	switch f.Kind {
+	case "drift":
+		size = append(size, '(')
+		size = catalog.AppendNumber(size, lang, fmt.Appendf(nil, "%+.2f", float64(f.Rate-1_000_000)/10_000))
+		size = append(size, "%)"...)
+	case "jump":
+		if f.Size >= 0 {
+			size = append(size, '+')
+		} else {
+			size = append(size, '-')
+		}
+		size = catalog.AppendTime(size, lang, max(f.Size, -f.Size))
+	default:
+		size = catalog.AppendTime(size, lang, f.Size)
+	}
+	return string(catalog.Append(nil, lang, "search.fault", catalog.Str(kind), catalog.Bytes(size), catalog.Time(f.At)))
 }
 
 // Faults counts the faults in a session's commands since its last reset,
@@ -477,11 +549,13 @@ func (g *Goal) BreakFaults() int { return g.breakFaults }
 
 // Shortest is the engine's shortest schedule that breaks a "break it"
 // goal's design, for the student to compare with theirs after a try.
-func (g *Goal) Shortest() (*SearchVerdict, error) {
+// opt as for RunSearch; its Faults and Set are the goal's own.
+func (g *Goal) Shortest(opt SearchOptions) (*SearchVerdict, error) {
 	if g.breakFaults == 0 {
 		return nil, fmt.Errorf("goal %s is not a break it goal", g.ID)
 	}
-	return g.lab.RunSearch(SearchOptions{Faults: g.breakFaults, Workers: 1})
+	opt.Faults, opt.Set = g.breakFaults, nil
+	return g.lab.RunSearch(opt)
 }
 
 // CompareBreak says how a student's schedule of used faults compares
@@ -492,7 +566,7 @@ func CompareBreak(lang string, used int, shortest *engine.Breaking) string {
 		return ""
 	}
 	n := len(shortest.Faults)
-	list := faultList(shortest.Faults)
+	list := faultList(lang, shortest.Faults)
 	if used > n {
 		return fmt.Sprintf(catalog.T(lang, "break.more."+oneOrMany(n)), used, n, list)
 	}
@@ -536,8 +610,8 @@ func (g *Goal) breakRule(w *engine.World, lang string) string {
 // Prove searches every schedule within the lab's search bounds against a
 // policy of the challenge (values as for Judge; names not given keep the
 // lab's defaults): the "prove it within bounds" beside the random sample
-// Judge plays. workers as for JudgeOn.
-func (c *Challenge) Prove(values map[string]string, workers int) (*SearchVerdict, error) {
+// Judge plays. opt as for RunSearch; its Set is the policy's.
+func (c *Challenge) Prove(values map[string]string, opt SearchOptions) (*SearchVerdict, error) {
 	var set []string
 	for _, name := range append([]string{"preset"}, paramNames(c.Params)...) {
 		if v, ok := values[name]; ok {
@@ -549,7 +623,8 @@ func (c *Challenge) Prove(values map[string]string, workers int) (*SearchVerdict
 			return nil, &ValueError{Param: name, Err: fmt.Errorf("%s is not an option of this challenge", name)}
 		}
 	}
-	return c.lab.RunSearch(SearchOptions{Set: set, Workers: workers})
+	opt.Set = set
+	return c.lab.RunSearch(opt)
 }
 
 func paramNames(ps []Param) []string {

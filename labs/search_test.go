@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -94,10 +95,10 @@ func TestSearchBreaksWhatTheSamplePasses(t *testing.T) {
 	if len(br.Faults) != 2 || !slices.Equal(kinds, []string{"outage", "pause"}) {
 		t.Errorf("shortest %v, want an outage then a pause", br.Faults)
 	}
-	t.Logf("%s breaks it: %s at %s", faultList(br.Faults), br.Harm.Reason(), br.Harm.T)
+	t.Logf("%s breaks it: %s at %s", faultList("en", br.Faults), br.Harm.Reason(), br.Harm.T)
 
 	var ve *ValueError
-	if _, err := l.Challenge().Prove(map[string]string{"ttl": "5s"}, 1); !errors.As(err, &ve) || ve.Param != "ttl" {
+	if _, err := l.Challenge().Prove(map[string]string{"ttl": "5s"}, SearchOptions{Workers: 1}); !errors.As(err, &ve) || ve.Param != "ttl" {
 		t.Errorf("prove with a scenario option: %v", err)
 	}
 }
@@ -141,7 +142,7 @@ func TestBreakGoal(t *testing.T) {
 			t.Errorf("%v: missing %q, want %q", tc.cmds, v.Missing, tc.why)
 		}
 	}
-	sv, err := g.Shortest()
+	sv, err := g.Shortest(SearchOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,5 +211,44 @@ func TestSearchBoundsErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %s", tc.add, err, tc.want)
 		}
+	}
+}
+
+// A search tells its progress after every part, and the sums it tells
+// end at the verdict's; cancelled after its first part, it stops between
+// parts and says why, instead of running the rest.
+func TestSearchProgressAndCancel(t *testing.T) {
+	l := courseLab(t, "renew-policy")
+	var last SearchProgress
+	calls := 0
+	v, err := l.RunSearch(SearchOptions{Faults: 1, Workers: 2, Progress: func(p SearchProgress) {
+		if p.Done != last.Done+1 || p.Schedules < last.Schedules {
+			t.Errorf("progress went from %+v to %+v", last, p)
+		}
+		last = p
+		calls++
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Done != v.Parts || calls != v.Parts || last.Schedules == 0 || last.Schedules > v.Schedules {
+		t.Errorf("progress ended at %+v after %d calls; the verdict has %d parts", last, calls, v.Parts)
+	}
+	if v.Parts < 3 {
+		t.Fatalf("only %d parts: too few to see a search stop between them", v.Parts)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := 0
+	_, err = l.RunSearch(SearchOptions{Faults: 1, Workers: 1, Context: ctx, Part: func(run func()) {
+		ran++
+		run()
+		cancel()
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled search returned %v, want context.Canceled", err)
+	}
+	if ran != 1 {
+		t.Errorf("a search cancelled after its first part ran %d parts", ran)
 	}
 }

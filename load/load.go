@@ -48,6 +48,14 @@ type Config struct {
 	Speed    float64       // play speed, virtual seconds per real second
 	Dialers  int           // sessions being opened at once
 	PID      int           // the server's process, for its RSS and CPU; 0 reads /metrics
+	// Searches keep that many schedule searches running beside the
+	// sessions, each from an address of its own, each a new design (the
+	// server's cache never answers them): what students proving designs
+	// cost the students playing.
+	Searches int
+	// SearchLab is the lab whose design challenge the searches prove
+	// (default renew-policy).
+	SearchLab string
 	// Holding, if set, is called when every session is open and the
 	// hold begins (a class run votes during it).
 	Holding func()
@@ -80,6 +88,9 @@ type Result struct {
 	Frames     int64 // messages received in all
 	Closed     int64 // sessions the server closed during the hold
 	Latencies  []time.Duration
+	// Searches asked and finished with a verdict during the hold, and the
+	// search events (progress, verdicts) read.
+	SearchesAsked, SearchesDone, SearchEvents int64
 }
 
 // Quantile is the q-th latency (0 ≤ q ≤ 1) of the commands answered.
@@ -168,6 +179,9 @@ func (r *Result) Report(w io.Writer) {
 		r.Commands, r.Errors, r.Timeouts, r.Frames, perSec)
 	fmt.Fprintf(w, "command-to-frame latency: p50 %s, p99 %s, max %s\n",
 		ms(r.Quantile(0.5)), ms(r.Quantile(0.99)), ms(r.Quantile(1)))
+	if r.SearchesAsked > 0 {
+		fmt.Fprintf(w, "schedule searches beside them: %d asked, %d finished with a verdict, %d events read\n", r.SearchesAsked, r.SearchesDone, r.SearchEvents)
+	}
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
@@ -304,6 +318,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	framesBefore := frames.Load()
 	cpuBefore, cpuErr := cpu()
 	selfBefore, selfErr := procCPU(os.Getpid())
+	for i := range cfg.Searches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			search(holdCtx, base, cfg, i, res)
+		}()
+	}
 	lat := make([][]time.Duration, len(sessions))
 	for i, s := range sessions {
 		if s == nil {
@@ -356,6 +377,50 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Latencies = append(res.Latencies, l...)
 	}
 	return res, nil
+}
+
+// search keeps one schedule search running until ctx ends: it asks for a
+// proof of a design no search asked before and reads its events to the
+// verdict, then asks for the next.
+func search(ctx context.Context, base *url.URL, cfg Config, i int, res *Result) {
+	lab := cmp.Or(cfg.SearchLab, "renew-policy")
+	addr := studentAddr()
+	for n := 0; ctx.Err() == nil; n++ {
+		// A margin of its own per search and round: a new design each time.
+		margin := fmt.Sprintf("%dms", 1000+i%10+10*(n%300))
+		u := base.String() + "/" + cfg.Lang + "/labs/" + lab + "/search?prove=1&p.renew-margin=" + margin
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("X-Forwarded-For", addr)
+		atomic.AddInt64(&res.SearchesAsked, 1)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return
+		}
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
+		failed := false
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "event: ") {
+				atomic.AddInt64(&res.SearchEvents, 1)
+				failed = failed || line == "event: failed"
+				if line == "event: verdict" {
+					atomic.AddInt64(&res.SearchesDone, 1)
+				}
+			}
+		}
+		resp.Body.Close()
+		if failed { // refused (busy, a bad design): do not ask again at once
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
 }
 
 // openAll opens n sessions, at most dialers at a time. Each counts the

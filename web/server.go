@@ -168,6 +168,7 @@ type Server struct {
 	verdicts *lru[verdictKey, *labs.ChallengeVerdict]
 	answers  *lru[answerKey, *labs.Verdict]
 	pages    *lru[pageKey, []byte]
+	searches *searcher
 
 	upgrader websocket.Upgrader
 	// live is what the live connections are given (package live). Its
@@ -244,6 +245,7 @@ func New(cfg Config) (*Server, error) {
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
 		answers:  newLRU[answerKey](1024, 1<<20, func(*labs.Verdict) int { return 1 }),
 		pages:    newLRU[pageKey](512, 64<<20, func(b []byte) int { return len(b) }),
+		searches: newSearcher(cfg.AddrWork),
 	}
 	s.classes = cfg.Classes
 	if cfg.ClassRetention <= 0 {
@@ -314,7 +316,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		Skipper: func(c echo.Context) bool {
 			p := c.Request().URL.Path
-			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || strings.HasSuffix(p, "/events") || p == reloadPath
+			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || strings.HasSuffix(p, "/search") || strings.HasSuffix(p, "/events") || p == reloadPath
 		},
 	}))
 	e.Use(s.classBar) // inside gzip: it writes the bar into the page's HTML
@@ -348,6 +350,7 @@ func (s *Server) routes() *echo.Echo {
 	get("/:lang/labs/:id/diagram.svg", s.diagramShow, s.heavy)
 	get("/:lang/labs/:id/at", s.snapshotShow, s.heavy)
 	get("/:lang/labs/:id/whatif", s.whatifShow, s.heavy)
+	get("/:lang/labs/:id/search", s.searchShow)
 	get("/:lang/join", s.joinShow)
 	e.POST("/:lang/join", s.joinPost)
 	e.POST("/:lang/class", s.classCreate)
@@ -439,7 +442,7 @@ func (s *Server) startSession() bool {
 // newPage fills what every page needs.
 func (s *Server) newPage(lang, path, title, kind string) *page {
 	b := s.base
-	p := &page{Lang: lang, Base: b, Path: path, Title: title, Kind: kind, CSS: b + s.assets.URL("app.css"), JS: b + s.assets.URL("app.js"), Icon: b + s.assets.URL("icon.svg")}
+	p := &page{Lang: lang, Base: b, Path: path, Title: title, Kind: kind, CSS: b + s.assets.URL("app.css"), JS: b + s.assets.URL("app.js"), SearchJS: b + s.assets.URL("search.js"), Icon: b + s.assets.URL("icon.svg")}
 	cur := s.course.get()
 	p.Problems = cur.problems
 	if s.watch {

@@ -23,6 +23,7 @@ type page struct {
 	Path     string // this page's path without the language prefix, e.g. "/labs/w1-w2"
 	Query    string // the query that reproduces the page's state, without "?"
 	CSS, JS  string // content-hashed asset URLs
+	SearchJS string // static/search.js, for the pages that ask for searches
 	Icon     string
 	Problems []string
 	Kind     string // "home", "lesson", "lab", "error": the body's class

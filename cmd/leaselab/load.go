@@ -42,6 +42,8 @@ With --sessions given too, the classes vote while the sessions play.`)
 	fl.DurationVar(&cfg.Every, "every", 2*time.Second, "how often each session sends a control")
 	fl.Float64Var(&cfg.Speed, "speed", 5, "play speed, virtual seconds per real second")
 	fl.IntVar(&cfg.Dialers, "dialers", 50, "sessions being opened at once")
+	fl.IntVar(&cfg.Searches, "searches", 0, "schedule searches to keep running beside the sessions, each a new design (\"prove it within bounds\")")
+	fl.StringVar(&cfg.SearchLab, "search-lab", "renew-policy", "the lab whose design challenge the searches prove")
 	fl.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory and CPU time from /proc (default: the server's /metrics)")
 	var cc load.ClassConfig
 	fl.IntVar(&cc.Students, "class-students", 0, fmt.Sprintf("students per class in a run of class mode (at most %d)", load.MaxClassStudents))
@@ -77,6 +79,9 @@ With --sessions given too, the classes vote while the sessions play.`)
 	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
 	if cfg.Idle > 0 {
 		fmt.Fprintf(stdout, ", beside %d idle", cfg.Idle)
+	}
+	if cfg.Searches > 0 {
+		fmt.Fprintf(stdout, ", and %d schedule searches", cfg.Searches)
 	}
 	fmt.Fprintln(stdout)
 	res, err := load.Run(ctx, cfg)
