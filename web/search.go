@@ -47,6 +47,11 @@ import (
 // "verdict" (the verdict's markup) or "failed" (a sentence). Without
 // script the form's GET waits for the verdict and answers a page.
 
+// searchRest is how long a search's part rests, holding its place in the
+// pool, in times what it worked: searches take at most a third of a core
+// a place, and the students playing beside them keep the rest.
+const searchRest = 2
+
 // maxSearchesPerAddr is how many searches one address may have running.
 const maxSearchesPerAddr = 2
 
@@ -245,12 +250,8 @@ func (s *searcher) run(ctx context.Context, r *searchRun, a *searchAsk, addr str
 			part()
 			took := time.Since(start)
 			budget.Charge(start, b)
-			// Rest as long as the part worked, holding its place: a
-			// search takes at most half a core, and the students
-			// playing beside it keep the rest (measured: a bystander's
-			// p99 went from 3.8 to 10.7 ms with four searches working
-			// without rest).
-			t := time.NewTimer(took)
+			// Rest, holding its place (searchRest).
+			t := time.NewTimer(searchRest * took)
 			select {
 			case <-ctx.Done():
 			case <-t.C:
