@@ -211,8 +211,9 @@ type SearchOptions struct {
 // SearchProgress is how far a running search is: parts done of all, and
 // the schedules decided so far.
 type SearchProgress struct {
-	Done, Parts int
-	Schedules   int
+	Done      int `json:"done"`
+	Parts     int `json:"parts"`
+	Schedules int `json:"schedules"`
 }
 
 // SearchVerdict is the engine's verdict on a lab's design within bounds.
@@ -237,14 +238,7 @@ type SearchVerdict struct {
 // in order, so the verdict and its counts are the same on any machine with
 // any number of cores.
 func (l *Lab) RunSearch(opt SearchOptions) (*SearchVerdict, error) {
-	if l.search == nil {
-		return nil, fmt.Errorf("lab %s has no search: bounds (lab.yaml search:)", l.ID)
-	}
-	s, design, prefix, err := l.searchFor(opt)
-	if err != nil {
-		return nil, err
-	}
-	s, err = s.Ready()
+	s, design, prefix, err := l.readySearch(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -252,8 +246,53 @@ func (l *Lab) RunSearch(opt SearchOptions) (*SearchVerdict, error) {
 	if err != nil {
 		return nil, err
 	}
+	return l.verdict(&s, design, prefix, res)
+}
+
+// VerdictOf is the verdict of a search of the lab run elsewhere (a
+// server's search in a process of its own, leaselab search --format
+// stream): res holds its counts and, when it broke the design, the
+// shortest schedule's faults and commands. The schedule is replayed here
+// in a new world of the design, so the harm and the world are this
+// process's own, and a schedule that does not break it is an error.
+func (l *Lab) VerdictOf(opt SearchOptions, res engine.SearchResult) (*SearchVerdict, error) {
+	s, design, prefix, err := l.readySearch(opt)
+	if err != nil {
+		return nil, err
+	}
+	return l.verdict(&s, design, prefix, res)
+}
+
+// SearchCheck says whether opt asks for a search of the lab that can
+// run: the same errors RunSearch would give, without running it.
+func (l *Lab) SearchCheck(opt SearchOptions) error {
+	if l.search == nil {
+		return fmt.Errorf("lab %s has no search: bounds (lab.yaml search:)", l.ID)
+	}
+	_, _, _, err := l.searchFor(opt)
+	return err
+}
+
+// readySearch is the lab's search with opt's changes, ready to run.
+func (l *Lab) readySearch(opt SearchOptions) (s engine.Search, design string, prefix []engine.Command, err error) {
+	if l.search == nil {
+		return s, "", nil, fmt.Errorf("lab %s has no search: bounds (lab.yaml search:)", l.ID)
+	}
+	s, design, prefix, err = l.searchFor(opt)
+	if err != nil {
+		return s, "", nil, err
+	}
+	s, err = s.Ready()
+	return s, design, prefix, err
+}
+
+// verdict replays res's shortest breaking schedule, if any, in a new
+// world of the search's design.
+func (l *Lab) verdict(s *engine.Search, design string, prefix []engine.Command, res engine.SearchResult) (*SearchVerdict, error) {
 	v := &SearchVerdict{SearchResult: res, Bounds: s.Bounds, Design: design}
-	if br := res.Shortest; br != nil {
+	if res.Shortest != nil {
+		br := *res.Shortest // the caller's stays as it was
+		v.Shortest = &br
 		w, err := engine.Prepare(s.Scenario)
 		if err != nil {
 			return nil, err
@@ -264,7 +303,7 @@ func (l *Lab) RunSearch(opt SearchOptions) (*SearchVerdict, error) {
 				return nil, err
 			}
 		}
-		harm, err := s.Replay(v.World, br)
+		harm, err := s.Replay(v.World, &br)
 		if err != nil {
 			return nil, err
 		}
@@ -614,6 +653,18 @@ func (g *Goal) breakRule(w *engine.World, lang string) string {
 // lab's defaults): the "prove it within bounds" beside the random sample
 // Judge plays. opt as for RunSearch; its Set is the policy's.
 func (c *Challenge) Prove(values map[string]string, opt SearchOptions) (*SearchVerdict, error) {
+	set, err := c.ProveSet(values)
+	if err != nil {
+		return nil, err
+	}
+	opt.Set = set
+	return c.lab.RunSearch(opt)
+}
+
+// ProveSet is what Prove searches for a policy's values, as SearchOptions'
+// Set (and leaselab search's --set): the preset first, then the
+// challenge's options in their order.
+func (c *Challenge) ProveSet(values map[string]string) ([]string, error) {
 	var set []string
 	for _, name := range append([]string{"preset"}, paramNames(c.Params)...) {
 		if v, ok := values[name]; ok {
@@ -625,8 +676,7 @@ func (c *Challenge) Prove(values map[string]string, opt SearchOptions) (*SearchV
 			return nil, &ValueError{Param: name, Err: fmt.Errorf("%s is not an option of this challenge", name)}
 		}
 	}
-	opt.Set = set
-	return c.lab.RunSearch(opt)
+	return set, nil
 }
 
 func paramNames(ps []Param) []string {

@@ -218,6 +218,7 @@ func (s *Server) metricsText() []byte {
 	fmt.Fprintf(&b, "# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.3f\n", float64(processStart.UnixMilli())/1000)
 	s.metrics.writeRequests(&b)
 	s.metrics.write(&b)
+	s.searches.writeMetrics(&b)
 	return []byte(b.String())
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -90,7 +92,10 @@ func (r *searchRun) progress() (labs.SearchProgress, time.Time) {
 
 // searcher runs the searches pages ask for.
 type searcher struct {
-	slots   chan struct{} // parts running at once, every search together
+	// command, when set, makes the process that runs a search
+	// (search_process.go); nil: searches run in the server's pool.
+	command SearchCommand
+	slots   chan struct{} // parts (or processes) running at once, every search together
 	budgets *addrBudgets  // search work per address
 	cache   *lru[searchKey, *searchDone]
 
@@ -99,14 +104,22 @@ type searcher struct {
 	perAddr map[string]int
 
 	runs  atomic.Int64 // searches run by the engine (not cached or followed)
+	cpu   atomic.Int64 // CPU time of their work, in nanoseconds (parts' time in the pool)
 	parts atomic.Int64 // parts run
 	busy  atomic.Int64 // parts running now, for the tests
 	most  atomic.Int64 // the most parts seen running at once
 }
 
-func newSearcher(rate float64) *searcher {
+func newSearcher(rate float64, command SearchCommand) *searcher {
+	places := max(1, runtime.GOMAXPROCS(0)-1)
+	if command != nil {
+		// Processes at the lowest priority take only what the server
+		// leaves: as many as the cores, so an idle machine is all theirs.
+		places = runtime.GOMAXPROCS(0)
+	}
 	return &searcher{
-		slots:   make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
+		command: command,
+		slots:   make(chan struct{}, places),
 		budgets: newAddrBudgets(rate, addrBurst),
 		cache:   newLRU[searchKey](64, 64, func(*searchDone) int { return 1 }),
 		running: map[searchKey]*searchRun{},
@@ -132,9 +145,10 @@ func (e *searchError) Args() []any { return e.args }
 // searchAsk is what a request asks to search, read from its query.
 type searchAsk struct {
 	key  searchKey
+	lab  *labs.Lab
 	goal *labs.Goal
-	used int // a goal's: faults the student's session used
-	run  func(labs.SearchOptions) (*labs.SearchVerdict, error)
+	used int                // a goal's: faults the student's session used
+	opt  labs.SearchOptions // what is searched: Faults and Set only
 }
 
 // askFor reads what the request asks to search.
@@ -148,7 +162,9 @@ func askFor(c echo.Context, lab *labs.Lab) (*searchAsk, error) {
 		if g == nil || g.BreakFaults() == 0 {
 			return nil, &searchError{"err.search.goal", []any{labsession.Clip(gid)}, "no break it goal " + labsession.Clip(gid)}
 		}
-		a := &searchAsk{key: searchKey{lab: lab, what: "goal:" + g.ID}, goal: g, run: g.Shortest}
+		// A goal's shortest is the lab's search with the goal's faults
+		// (Goal.Shortest).
+		a := &searchAsk{key: searchKey{lab: lab, what: "goal:" + g.ID}, lab: lab, goal: g, opt: labs.SearchOptions{Faults: g.BreakFaults()}}
 		if sess, _, err := labsession.FromQuery(lab, q); err == nil {
 			a.used, _ = lab.Faults(sess.Commands())
 		}
@@ -169,12 +185,13 @@ func askFor(c echo.Context, lab *labs.Lab) (*searchAsk, error) {
 		}
 		faults = n
 	}
+	set, err := ch.ProveSet(values)
+	if err != nil {
+		return nil, err
+	}
 	return &searchAsk{
 		key: searchKey{lab: lab, what: "prove:" + strconv.Itoa(faults), policy: policyKey(values)},
-		run: func(opt labs.SearchOptions) (*labs.SearchVerdict, error) {
-			opt.Faults = faults
-			return ch.Prove(values, opt)
-		},
+		lab: lab, opt: labs.SearchOptions{Faults: faults, Set: set},
 	}, nil
 }
 
@@ -220,45 +237,18 @@ func (s *searcher) follow(ctx context.Context, a *searchAsk, addr string) (r *se
 	}, true
 }
 
-// run runs a search in the pool and keeps its verdict.
+// run runs a search, in a process of its own when the server has a
+// command for it and in the pool otherwise, and keeps its verdict.
 func (s *searcher) run(ctx context.Context, r *searchRun, a *searchAsk, addr string) {
 	b := s.budgets.get(addr)
 	start := time.Now()
-	v, err := a.run(labs.SearchOptions{
-		Context: ctx,
-		Progress: func(p labs.SearchProgress) {
-			r.mu.Lock()
-			r.prog = p
-			r.mu.Unlock()
-		},
-		Part: func(part func()) {
-			if !s.turn(ctx, b) {
-				return
-			}
-			defer func() { <-s.slots }()
-			r.mu.Lock()
-			if r.started.IsZero() {
-				r.started = time.Now()
-			}
-			r.mu.Unlock()
-			n := s.busy.Add(1)
-			for m := s.most.Load(); n > m && !s.most.CompareAndSwap(m, n); m = s.most.Load() {
-			}
-			defer s.busy.Add(-1)
-			s.parts.Add(1)
-			start := time.Now()
-			part()
-			took := time.Since(start)
-			budget.Charge(start, b)
-			// Rest, holding its place (searchRest).
-			t := time.NewTimer(searchRest * took)
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
-		},
-	})
+	var v *labs.SearchVerdict
+	var err error
+	if s.command != nil {
+		v, err = s.runProcess(ctx, r, a, b)
+	} else {
+		v, err = s.runHere(ctx, r, a, b)
+	}
 	if err == nil {
 		r.res = &searchDone{v: v, took: time.Since(start)}
 		s.cache.put(a.key, r.res)
@@ -275,6 +265,71 @@ func (s *searcher) run(ctx context.Context, r *searchRun, a *searchAsk, addr str
 	s.mu.Unlock()
 	close(r.done)
 	r.cancel()
+}
+
+// runHere runs a search's parts in the server's pool, each part resting
+// searchRest times what it worked.
+func (s *searcher) runHere(ctx context.Context, r *searchRun, a *searchAsk, b *budget.Work) (*labs.SearchVerdict, error) {
+	opt := a.opt
+	opt.Context = ctx
+	opt.Progress = r.setProgress
+	opt.Part = func(part func()) {
+		if !s.turn(ctx, b) {
+			return
+		}
+		defer func() { <-s.slots }()
+		r.begin()
+		defer s.count()()
+		start := time.Now()
+		part()
+		took := time.Since(start)
+		budget.Charge(start, b)
+		s.cpu.Add(int64(took))
+		// Rest, holding its place (searchRest).
+		t := time.NewTimer(searchRest * took)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return a.lab.RunSearch(opt)
+}
+
+// writeMetrics writes the searches' counters for /metrics.
+func (s *searcher) writeMetrics(w io.Writer) {
+	where := "server"
+	if s.command != nil {
+		where = "process"
+	}
+	fmt.Fprintf(w, "# HELP leaselab_searches_total Schedule searches run for pages (not answered from the cache), by where they ran: in a process of their own at the lowest CPU priority, or in the server's pool.\n# TYPE leaselab_searches_total counter\nleaselab_searches_total{where=%q} %d\n", where, s.runs.Load())
+	fmt.Fprintf(w, "# HELP leaselab_search_places_busy Places of the search pool taken now: parts running in the server's pool, or search processes not yet ended.\n# TYPE leaselab_search_places_busy gauge\nleaselab_search_places_busy %d\n", s.busy.Load())
+	fmt.Fprintf(w, "# HELP leaselab_search_cpu_seconds_total CPU time the searches used, as their processes report it (or their parts' time in the server's pool).\n# TYPE leaselab_search_cpu_seconds_total counter\nleaselab_search_cpu_seconds_total %.3f\n", time.Duration(s.cpu.Load()).Seconds())
+}
+
+// count counts a part (or a search's process) running; the function it
+// returns uncounts it.
+func (s *searcher) count() func() {
+	n := s.busy.Add(1)
+	for m := s.most.Load(); n > m && !s.most.CompareAndSwap(m, n); m = s.most.Load() {
+	}
+	s.parts.Add(1)
+	return func() { s.busy.Add(-1) }
+}
+
+func (r *searchRun) setProgress(p labs.SearchProgress) {
+	r.mu.Lock()
+	r.prog = p
+	r.mu.Unlock()
+}
+
+// begin notes when the search's work began: its wait in line ended.
+func (r *searchRun) begin() {
+	r.mu.Lock()
+	if r.started.IsZero() {
+		r.started = time.Now()
+	}
+	r.mu.Unlock()
 }
 
 // turn waits for the address's search budget to be out of debt and for a

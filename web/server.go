@@ -100,6 +100,10 @@ type Config struct {
 	// Classes keeps the classes of class mode (issue 27); nil: class mode
 	// is off, and its pages say so.
 	Classes *class.Service
+	// SearchCommand, when set, runs each search a page asks for in a
+	// process of its own (search_process.go); nil: in the server's pool.
+	SearchCommand SearchCommand
+
 	// ClassRetention is how long an ended class is kept, as its
 	// instructor is told; default class.DefaultRetention.
 	ClassRetention time.Duration
@@ -245,7 +249,7 @@ func New(cfg Config) (*Server, error) {
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
 		answers:  newLRU[answerKey](1024, 1<<20, func(*labs.Verdict) int { return 1 }),
 		pages:    newLRU[pageKey](512, 64<<20, func(b []byte) int { return len(b) }),
-		searches: newSearcher(cfg.AddrWork),
+		searches: newSearcher(cfg.AddrWork, cfg.SearchCommand),
 	}
 	s.classes = cfg.Classes
 	if cfg.ClassRetention <= 0 {

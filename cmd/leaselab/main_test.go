@@ -12,6 +12,9 @@ const serveChildEnv = "LEASELAB_TEST_SERVE_CHILD"
 // TestMain keeps the class database of every server the tests start in a
 // temporary folder (serve reads LEASELAB_DATA), not beside the sources.
 func TestMain(m *testing.M) {
+	if os.Getenv(searchProcessEnv) == "1" { // a search a server started
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if os.Getenv(serveChildEnv) == "1" {
 		os.Exit(serveCmd(os.Args[1:], os.Stdout, os.Stderr))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // searchCmd tries every fault schedule within a lab's search bounds and
 // prints the verdict.
 func searchCmd(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("search", "leaselab search LAB|FILE [--faults K] [--set NAME=VALUE]... [--workers N] [--format text|json] [--lang id|en]", `
+	fl := newFlags("search", "leaselab search LAB|FILE [--faults K] [--set NAME=VALUE]... [--workers N] [--format text|json|stream] [--lang id|en] [--content DIR | --embedded] [--background]", `
 Tries every fault schedule within the lab's search bounds (lab.yaml
 search:) on every core, and prints how many schedules it decided, how many
 states it kept, the time it took, and either that no schedule within the
@@ -21,13 +22,21 @@ bounds breaks the design or the shortest one that does (fewest faults,
 then the earliest harm) as commands, with the path of the live page that
 replays it. --set changes the design searched: a scenario option
 (storage=fencing, ttl=20s) or, in a design challenge, a policy option
-(renew-margin=3s). The counts do not depend on --workers.`)
+(renew-margin=3s). The counts do not depend on --workers.
+
+--format stream prints one JSON object a line, progress as it goes and
+the result at the end: what a server reads when it runs a page's search
+in a process of its own, with --background (the lowest CPU priority) and
+--content (the folder of the course it serves).`)
 	faults := fl.Int("faults", 0, "the most faults in a schedule, 1 to 3 (default: the lab's)")
 	var sets stringList
 	fl.Var(&sets, "set", "NAME=VALUE: a scenario or policy option to change (repeatable)")
 	workers := fl.Int("workers", 0, "goroutines to search on (default: every core)")
-	format := newOneOf("text", "text", "json")
-	fl.Var(format, "format", "output: text or json")
+	format := newOneOf("text", "text", "json", "stream")
+	fl.Var(format, "format", "output: text, json, or stream (JSON lines: progress, then the result)")
+	dir := fl.String("content", "", "find LAB in the course in folder `DIR` instead of the embedded one")
+	embedded := fl.Bool("embedded", false, "find LAB in the embedded course, even when a file of that name is here")
+	bg := fl.Bool("background", false, "run at the lowest CPU priority, so that everything else on the machine comes first")
 	lang := newOneOf(labs.DefaultLang, labs.Langs...)
 	fl.Var(lang, "lang", "the language of the permalink and the harm's sentence")
 	pos, code, ok := fl.parse(args, stdout, stderr)
@@ -40,17 +49,35 @@ replays it. --set changes the design searched: a scenario option
 	case len(pos) > 1:
 		return usageError(stderr, "search", "takes one lab, got %q and %q", pos[0], pos[1])
 	}
-	lab, err := findLab(pos[0])
+	lab, err := searchLab(pos[0], *dir, *embedded)
 	if err != nil {
 		fmt.Fprintf(stderr, "leaselab search: %v\n", err)
 		return 1
 	}
+	if *bg {
+		if err := background(); err != nil {
+			fmt.Fprintf(stderr, "leaselab search: --background: %v (searching at normal priority)\n", err)
+		}
+	}
+	opt := labs.SearchOptions{Faults: *faults, Set: sets, Workers: *workers}
+	enc := json.NewEncoder(stdout)
+	if format.val == "stream" {
+		opt.Progress = func(p labs.SearchProgress) {
+			_ = enc.Encode(labs.SearchLine{Progress: &p, CPU: cpuTime()}) // a reader gone away reads no more
+		}
+	}
 	start := time.Now()
-	v, err := lab.RunSearch(labs.SearchOptions{Faults: *faults, Set: sets, Workers: *workers})
+	v, err := lab.RunSearch(opt)
 	elapsed := time.Since(start)
 	if err != nil {
 		fmt.Fprintf(stderr, "leaselab search: %s: %v\n", lab.ID, err)
 		return 1
+	}
+	if format.val == "stream" {
+		if err := enc.Encode(labs.SearchLine{Result: labs.StreamResultOf(v.SearchResult), CPU: cpuTime()}); err != nil {
+			return 1
+		}
+		return 0
 	}
 	out := searchReport{
 		Lab: lab.ID, Design: v.Design, Faults: v.Bounds.Faults, Horizon: v.Bounds.Horizon.String(),
@@ -74,7 +101,6 @@ replays it. --set changes the design searched: a scenario option
 		out.Shortest = s
 	}
 	if format.val == "json" {
-		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
 			return 1
@@ -146,4 +172,26 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// searchLab finds the lab to search: in the course in dir when one is
+// given (a server's own content folder), else as findLab does.
+func searchLab(target, dir string, embedded bool) (*labs.Lab, error) {
+	var c *labs.Course
+	var err error
+	switch {
+	case dir != "":
+		c, err = labs.Load(os.DirFS(dir))
+	case embedded:
+		c, err = embeddedCourse()
+	default:
+		return findLab(target)
+	}
+	if c == nil {
+		return nil, err
+	}
+	if l := c.Lab(target); l != nil {
+		return l, nil
+	}
+	return nil, fmt.Errorf("no lab %q in the course", target)
 }

@@ -9,9 +9,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -52,6 +54,7 @@ type serveOptions struct {
 	maxMemory   byteSize
 	memPerAddr  byteSize
 	classes     classOptions
+	searchHere  bool // --search-in-server
 }
 
 // parseServe reads serve's flags; ok false carries the exit code.
@@ -76,10 +79,11 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics (and /healthz) on `HOST:PORT` instead, for any host name; the site then has no /metrics")
 	f.Var(&o.maxMemory, "max-memory", "memory the server may use, such as 1GiB: near it new live sessions are refused, and GOMEMLIMIT is set to nine tenths of it when unset (default: the container's limit, else half the machine's memory)")
 	f.Var(&o.memPerAddr, "max-memory-per-addr", "memory the live sessions of one client address may hold (default the smaller of 128MiB and a quarter of --max-memory)")
+	f.BoolVar(&o.searchHere, "search-in-server", false, "run the schedule searches pages ask for inside the server, in a pool that rests between parts, instead of each in a process of its own at the lowest CPU priority")
 	o.classes.flags(f)
 	f.group("Listening", "addr", "base-path", "public-url", "metrics-addr")
 	f.group("Behind a proxy", "trusted-proxies", "trust-proxy")
-	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "max-memory", "max-memory-per-addr")
+	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "max-memory", "max-memory-per-addr", "search-in-server")
 	f.group("Content", "content", "show-problems")
 	f.group("Classes", "data", "database", "class-retention")
 	f.group("Logging", "log-format", "access-log")
@@ -179,6 +183,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.dir != "" {
 		cfg.Content, cfg.Watch = os.DirFS(o.dir), true
+	}
+	if !o.searchHere {
+		if exe, err := os.Executable(); err == nil {
+			cfg.SearchCommand = searchCommand(exe, o.dir)
+		} else {
+			log.Warn("searches run inside the server: cannot find this program to start them apart", "err", err)
+		}
 	}
 	classes, err := o.classes.open(ctx, log)
 	switch {
@@ -305,4 +316,31 @@ func logStartError(log *slog.Logger, dir string, err error) {
 		}
 	}
 	log.Error(fmt.Sprintf("the course has %d error(s); fix them and start again (leaselab check lists them)", ps.Errors()), "content", src)
+}
+
+// searchProcessEnv marks a process a server started to run a search (a
+// test binary then acts as leaselab: main_test.go).
+const searchProcessEnv = "LEASELAB_SEARCH_PROCESS"
+
+// searchCommand runs a page's search as this program's search command, in
+// a process of its own at the lowest CPU priority, on the course the
+// server serves: the folder dir, or the embedded course when dir is "".
+func searchCommand(exe, dir string) web.SearchCommand {
+	return func(ctx context.Context, lab string, opt labs.SearchOptions) *exec.Cmd {
+		args := []string{"search", lab, "--format", "stream", "--background"}
+		if opt.Faults > 0 {
+			args = append(args, "--faults", strconv.Itoa(opt.Faults))
+		}
+		for _, kv := range opt.Set {
+			args = append(args, "--set", kv)
+		}
+		if dir != "" {
+			args = append(args, "--content", dir)
+		} else {
+			args = append(args, "--embedded")
+		}
+		cmd := exec.CommandContext(ctx, exe, args...)
+		cmd.Env = append(os.Environ(), searchProcessEnv+"=1")
+		return cmd
+	}
 }
