@@ -32,10 +32,14 @@ import (
 // faults they used). A search takes from a few milliseconds to several
 // seconds of every core, so:
 //
-//   - its parts take turns in one pool, one fewer than the cores, shared by
-//     every search, and each part rests as long as it worked: searches
-//     never take the core that answers students, nor all of another;
-//   - each part waits for, and is charged to, its address's search budget,
+//   - with a SearchCommand (serve's default) each search runs in a process
+//     of its own at the lowest CPU priority (search_process.go), one a
+//     core at once: the kernel gives the students' sessions the CPU
+//     first. Without one, its parts take turns in one pool, one fewer than
+//     the cores, shared by every search, and each part rests twice as
+//     long as it worked: searches never take the core that answers
+//     students, nor all of another;
+//   - it waits for, and is charged to, its address's search budget,
 //     a work budget apart from its live sessions' (a student who asks for
 //     a proof can still play while it runs); an address runs at most
 //     maxSearchesPerAddr searches at once;
