@@ -125,7 +125,10 @@ func (w *World) checkClock(c Command) error {
 }
 
 func (w *World) checkPolicy(c Command) error {
-	_, err := w.worker(c.A)
+	wk, err := w.worker(c.A)
+	if err == nil && c.RenewEvery && wk.spec.Renew.Every == 0 {
+		return refuse(RefusePolicy, fmt.Sprintf("policy: %s does not renew at a fixed period to change", c.A), c.A)
+	}
 	return err
 }
 

@@ -20,7 +20,7 @@ const (
 	CmdReset                            // reset
 	CmdLease                            // lease D
 	CmdJitter                           // jitter SHARE
-	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D
+	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D | renew=D
 )
 
 // Command is one input to a world. A session is a scenario plus the list of
@@ -44,10 +44,11 @@ type Command struct {
 
 	Replica int
 	Up      bool
-	// policy: Loops 1 or 2 renewal loops, or Gen GenCheck or GenIgnore;
-	// neither: publish-gap=Dur
-	Loops uint8
-	Gen   uint8
+	// policy: Loops 1 or 2 renewal loops, or Gen GenCheck or GenIgnore,
+	// or RenewEvery: renew=Dur; none of them: publish-gap=Dur
+	Loops      uint8
+	Gen        uint8
+	RenewEvery bool
 
 	Jitter int64 // jitter: the share of a renewal's wait, in thousandths
 }

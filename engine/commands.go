@@ -67,7 +67,7 @@ var commandTable = []commandSpec{
 		help:  []string{"jitter SHARE              renewals from now on move by up to SHARE (0 to 1) of their wait, at random; 0 turns jitter off"},
 		parse: parseJitter, write: writeJitter, check: func(*World, Command) error { return nil }},
 	{kind: CmdPolicy, words: []string{"policy"},
-		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D  run a duplicate renewal loop (as after a restart), check answers' generations, or publish a renewed token D after its expiry (0s: atomically)"},
+		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D  run a duplicate renewal loop (as after a restart), check answers' generations, publish a renewed token D after its expiry (0s: atomically), or renew every D"},
 		parse: parsePolicy, write: writePolicy, check: (*World).checkPolicy},
 	{kind: CmdClock, words: []string{"clock"},
 		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},
@@ -392,7 +392,7 @@ func parseLease(word string, args []string) (Command, error) {
 }
 
 func parsePolicy(word string, args []string) (Command, error) {
-	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore"); err != nil {
+	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D"); err != nil {
 		return Command{}, err
 	}
 	c := Command{Kind: CmdPolicy, A: args[0]}
@@ -409,8 +409,14 @@ func parsePolicy(word string, args []string) (Command, error) {
 			return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: publish-gap takes a duration from 0s to 1h", args[1]), args[1])
 		}
 		c.Dur = d
+	case k == "renew":
+		d, err := ParseTime(v)
+		if err != nil || d < 10*Millisecond || d > Hour {
+			return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: renew takes a duration from 10ms to 1h", args[1]), args[1])
+		}
+		c.RenewEvery, c.Dur = true, d
 	default:
-		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore or publish-gap=D", args[1]), args[1])
+		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore, publish-gap=D or renew=D", args[1]), args[1])
 	}
 	return c, nil
 }
@@ -425,6 +431,9 @@ func writePolicy(b []byte, c Command) []byte {
 		return append(b, " generation=ignore"...)
 	case GenCheck:
 		return append(b, " generation=check"...)
+	}
+	if c.RenewEvery {
+		return append(append(b, " renew="...), c.Dur.String()...)
 	}
 	return append(append(b, " publish-gap="...), c.Dur.String()...)
 }

@@ -81,7 +81,7 @@ func (w *World) planRenewal(wk *worker, now Time, loop int) {
 	if !wk.renews() || wk.believedEnd == Never {
 		return
 	}
-	next := now + p.Every
+	next := now + wk.renewEvery()
 	if p.Every == 0 {
 		next = max(now, wk.believedEnd-p.Margin)
 	}
@@ -126,6 +126,15 @@ func (wk *worker) publishGap() Time {
 	return wk.spec.Renew.SplitPublish
 }
 
+// renewEvery is wk's renewal period: a policy command's, else its own (0:
+// it renews by a margin instead).
+func (wk *worker) renewEvery() Time {
+	if wk.every >= 0 {
+		return wk.every
+	}
+	return wk.spec.Renew.Every
+}
+
 // setPolicy carries out a policy command: a second renewal loop starts
 // half a period after the first's next renewal (a duplicate, as after a
 // restart), or stops; answers' generations are checked or not.
@@ -144,6 +153,14 @@ func (w *World) setPolicy(wk *worker, c Command) {
 		wk.anyGen = 1
 	case c.Gen == GenCheck:
 		wk.anyGen = 0
+	case c.RenewEvery:
+		// From the next grant or success on; a renewal planned later than
+		// one period from now comes forward to it.
+		wk.every = c.Dur
+		now := wk.clk.local(w.now)
+		if t := wk.timers[slotRenew]; wk.holds && t.on && t.local > now+c.Dur {
+			w.setTimer(wk, slotRenew, now+c.Dur)
+		}
 	default:
 		wk.pubGap = c.Dur
 	}
@@ -157,8 +174,8 @@ func (wk *worker) attemptBudget() Time {
 		return p.Attempt
 	case wk.spec.Timeout > 0:
 		return wk.spec.Timeout
-	case p.Every > 0:
-		return p.Every
+	case wk.renewEvery() > 0:
+		return wk.renewEvery()
 	}
 	return p.Margin
 }

@@ -84,6 +84,7 @@ type worker struct {
 	loops  int8
 	anyGen int8
 	pubGap Time // -1: its own renew-publish-gap
+	every  Time // -1: its own renew period
 
 	inc     uint32 // incarnation: bumped by crash, so old timers are ignored
 	thawID  uint32

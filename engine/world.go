@@ -123,6 +123,7 @@ func (w *World) init() {
 			freeze:   -1,
 			anyGen:   -1,
 			pubGap:   -1,
+			every:    -1,
 			deferred: wk.deferred[:0],
 		}
 		w.schedule(item{at: spec.Start, kind: itStart, node: wk.id})

@@ -64,7 +64,7 @@ func TestCourseGoalsLive(t *testing.T) {
 		goals []string // every goal of the lab, so that a new one is not left untested
 	}{
 		{"lock-vs-lease", []string{"stuck-forever", "take-over"}},
-		{"leader-failover", []string{"failover"}},
+		{"leader-failover", []string{"fast-failover", "failover"}},
 		{"flapping", []string{"stop-flapping", "lose-leadership"}},
 		{"split-brain", []string{"two-leaders", "fenced"}},
 		{"quorum-loss", []string{"stop-at-deadline", "new-token"}},
