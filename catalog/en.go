@@ -514,6 +514,7 @@ func init() {
 		"object.thumb":                     "thumb",
 		"object.orders":                    "orders",
 		"object.state":                     "state",
+		"object.cache":                     "cache",
 		"signals.event.renewed":            "renewed",
 		"signals.event.error":              "error",
 		"signals.event.stale":              "stale",

@@ -514,6 +514,7 @@ func init() {
 		"object.thumb":                     "gambar mini",
 		"object.orders":                    "pesanan",
 		"object.state":                     "keadaan",
+		"object.cache":                     "cache",
 		"signals.event.renewed":            "diperpanjang",
 		"signals.event.error":              "gagal",
 		"signals.event.stale":              "usang",

@@ -69,7 +69,7 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"split-brain", []string{"two-leaders", "fenced"}},
 		{"quorum-loss", []string{"stop-at-deadline", "new-token"}},
 		{"storage-options", []string{"by-lease", "by-version", "by-key"}},
-		{"idempotent-work", []string{"thumb-twice", "report-twice"}},
+		{"idempotent-work", []string{"thumb-twice", "cleanup-twice", "report-twice"}},
 		{"clock-trouble", []string{"fool-w1", "fenced"}},
 		{"delayed-packet", []string{"late-overwrite"}},
 		// The jitter switch of the second lesson.
