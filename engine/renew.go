@@ -299,10 +299,7 @@ func (w *World) renewOK(wk *worker, m message) {
 		return
 	}
 	now := wk.clk.local(w.now)
-	base := l.sent
-	if wk.spec.Belief == FromReceive {
-		base = now
-	}
+	base := w.beliefBase(wk, m, l.sent, now)
 	prev := wk.believedEnd
 	remaining := prev - now
 	wk.jeopardy = false

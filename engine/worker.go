@@ -376,13 +376,27 @@ func (w *World) retryAcquire(wk *worker) {
 	w.setTimer(wk, slotProgram, wk.clk.local(w.now)+d)
 }
 
+// beliefBase is the local time wk counts a granted lease from: when it
+// sent the request, when the answer m arrived (now), or the coordinator's
+// clock when it answered, read as if it were wk's own (FromStamp).
+func (w *World) beliefBase(wk *worker, m message, sent, now Time) Time {
+	switch wk.spec.Belief {
+	case FromReceive:
+		return now
+	case FromStamp:
+		at := w.now
+		if m.sent >= 0 && int(m.sent) < len(w.log) {
+			at = w.log[m.sent].T
+		}
+		return w.coord.clk.local(at)
+	}
+	return sent
+}
+
 func (w *World) acquired(wk *worker, m message) {
 	now := wk.clk.local(w.now)
-	base := wk.acqSent
+	base := w.beliefBase(wk, m, wk.acqSent, now)
 	wk.acquiring = false
-	if wk.spec.Belief == FromReceive {
-		base = now
-	}
 	wk.holds = true
 	wk.token = m.token
 	wk.seenVersion = 0

@@ -36,9 +36,11 @@ type Controls struct {
 }
 
 // LinkControl offers link W TO delay=D or loss=P for the listed values,
-// and back to the scenario's own delay and loss.
+// and back to the scenario's own delay and loss; From offers the way back
+// only, link FROM->W (the answers to W).
 type LinkControl struct {
 	To    []string      // coord, storage
+	From  []string      // coord, storage: the answers' way only
 	Delay []engine.Time // offered delays
 	Loss  []int64       // offered losses, per million
 }
@@ -213,7 +215,9 @@ func offersLink(l *Lab, c *Controls, cmd engine.Command) string {
 	if lc == nil {
 		return "changing a link"
 	}
-	if other := l.farEnd(cmd); !slices.Contains(lc.To, other) {
+	other := l.farEnd(cmd)
+	answers := cmd.OneWay && cmd.A == other
+	if !slices.Contains(lc.To, other) && !(answers && slices.Contains(lc.From, other)) {
 		return "changing the link to " + other
 	}
 	if cmd.HasDelay && cmd.Dur != l.scenario.Delay && !slices.Contains(lc.Delay, cmd.Dur) {
@@ -366,16 +370,20 @@ func readStorageControl(r *report, c *Controls, e kv) {
 func readLinkControl(r *report, c *Controls, e kv) {
 	c.Link = &LinkControl{}
 	f, _ := e.val.mapping(r, "controls.link")
-	knownKeys(r, f, "controls.link", "to", "delay", "loss")
+	knownKeys(r, f, "controls.link", "to", "from", "delay", "loss")
 	for _, fe := range f {
 		switch fe.key {
-		case "to":
-			for _, it := range words(r, fe.val, "controls.link.to") {
+		case "to", "from":
+			ends := &c.Link.To
+			if fe.key == "from" {
+				ends = &c.Link.From
+			}
+			for _, it := range words(r, fe.val, "controls.link."+fe.key) {
 				if it.s != CutCoord && it.s != CutStorage {
-					r.errorf(it.at, "controls.link.to: want coord or storage, not %q", it.s)
+					r.errorf(it.at, "controls.link.%s: want coord or storage, not %q", fe.key, it.s)
 					continue
 				}
-				c.Link.To = append(c.Link.To, it.s)
+				*ends = append(*ends, it.s)
 			}
 		case "delay":
 			c.Link.Delay = durations(r, fe.val, "controls.link.delay", false)
@@ -390,8 +398,8 @@ func readLinkControl(r *report, c *Controls, e kv) {
 			}
 		}
 	}
-	if len(c.Link.To) == 0 {
-		r.errorf(e.keyAt.pos(), "controls.link needs to: the links a student may change (coord, storage)")
+	if len(c.Link.To) == 0 && len(c.Link.From) == 0 {
+		r.errorf(e.keyAt.pos(), "controls.link needs to: or from: the links a student may change (coord, storage)")
 	}
 }
 

@@ -72,6 +72,8 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"idempotent-work", []string{"thumb-twice", "cleanup-twice", "report-twice"}},
 		{"clock-trouble", []string{"fool-w1", "fenced"}},
 		{"delayed-packet", []string{"late-overwrite"}},
+		// Wall-clock stamps compared across hosts, and answers slowed.
+		{"clock-stamp", []string{"stamp-skew", "late-answers"}},
 		// The jitter switch of the second lesson.
 		{"renew-load", []string{"spread"}},
 		// A request timeout longer than the lease left, beside a safe one.
