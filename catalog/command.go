@@ -205,6 +205,12 @@ func policyKey(c engine.Command) string {
 	case engine.GenCheck:
 		return "policy.generation.check"
 	}
+	switch c.Cancel {
+	case engine.CancelOn:
+		return "policy.cancel.on"
+	case engine.CancelOff:
+		return "policy.cancel.off"
+	}
 	if c.RenewEvery {
 		return "policy.renew"
 	}

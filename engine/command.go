@@ -20,7 +20,7 @@ const (
 	CmdReset                            // reset
 	CmdLease                            // lease D
 	CmdJitter                           // jitter SHARE
-	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D | renew=D
+	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off
 )
 
 // Command is one input to a world. A session is a scenario plus the list of
@@ -49,9 +49,17 @@ type Command struct {
 	Loops      uint8
 	Gen        uint8
 	RenewEvery bool
+	Cancel     uint8 // policy cancel=on (CancelOn) or off (CancelOff)
 
 	Jitter int64 // jitter: the share of a renewal's wait, in thousandths
 }
+
+// A policy command's choice about work when the holder's own deadline
+// passes: drop the lease and stop (stop-at-expiry), or carry on.
+const (
+	CancelOn  = 1
+	CancelOff = 2
+)
 
 // A policy command's choice about answers' generations.
 const (

@@ -67,7 +67,7 @@ var commandTable = []commandSpec{
 		help:  []string{"jitter SHARE              renewals from now on move by up to SHARE (0 to 1) of their wait, at random; 0 turns jitter off"},
 		parse: parseJitter, write: writeJitter, check: func(*World, Command) error { return nil }},
 	{kind: CmdPolicy, words: []string{"policy"},
-		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D  run a duplicate renewal loop (as after a restart), check answers' generations, publish a renewed token D after its expiry (0s: atomically), or renew every D"},
+		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off  run a duplicate renewal loop (as after a restart), check answers' generations, publish a renewed token D after its expiry (0s: atomically), renew every D, or cancel work at the holder's own deadline (stop-at-expiry)"},
 		parse: parsePolicy, write: writePolicy, check: (*World).checkPolicy},
 	{kind: CmdClock, words: []string{"clock"},
 		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},
@@ -392,7 +392,7 @@ func parseLease(word string, args []string) (Command, error) {
 }
 
 func parsePolicy(word string, args []string) (Command, error) {
-	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D"); err != nil {
+	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off"); err != nil {
 		return Command{}, err
 	}
 	c := Command{Kind: CmdPolicy, A: args[0]}
@@ -409,6 +409,10 @@ func parsePolicy(word string, args []string) (Command, error) {
 			return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: publish-gap takes a duration from 0s to 1h", args[1]), args[1])
 		}
 		c.Dur = d
+	case k == "cancel" && v == "on":
+		c.Cancel = CancelOn
+	case k == "cancel" && v == "off":
+		c.Cancel = CancelOff
 	case k == "renew":
 		d, err := ParseTime(v)
 		if err != nil || d < 10*Millisecond || d > Hour {
@@ -416,7 +420,7 @@ func parsePolicy(word string, args []string) (Command, error) {
 		}
 		c.RenewEvery, c.Dur = true, d
 	default:
-		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore, publish-gap=D or renew=D", args[1]), args[1])
+		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D or cancel=on|off", args[1]), args[1])
 	}
 	return c, nil
 }
@@ -431,6 +435,12 @@ func writePolicy(b []byte, c Command) []byte {
 		return append(b, " generation=ignore"...)
 	case GenCheck:
 		return append(b, " generation=check"...)
+	}
+	switch c.Cancel {
+	case CancelOn:
+		return append(b, " cancel=on"...)
+	case CancelOff:
+		return append(b, " cancel=off"...)
 	}
 	if c.RenewEvery {
 		return append(append(b, " renew="...), c.Dur.String()...)

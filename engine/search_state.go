@@ -224,7 +224,7 @@ func (w *World) hashWorker(h *hasher, wk *worker) {
 	h.int(int64(wk.freezeOn))
 	h.int(int64(wk.loops)<<8 | int64(uint8(wk.anyGen)))
 	h.int(int64(wk.pubGap))
-	h.int(int64(wk.every))
+	h.int(int64(wk.every)<<8 | int64(uint8(wk.cancel)))
 	h.int(int64(wk.waiting))
 	for _, b := range [...]bool{wk.crashed, wk.frozen, wk.done, wk.holds, wk.acquiring, wk.jeopardy, wk.refused, wk.belief >= 0, wk.freeze >= 0} {
 		h.bool(b)

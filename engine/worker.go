@@ -85,6 +85,7 @@ type worker struct {
 	anyGen int8
 	pubGap Time // -1: its own renew-publish-gap
 	every  Time // -1: its own renew period
+	cancel int8 // -1: its own stop-at-expiry; 0 off, 1 on
 
 	inc     uint32 // incarnation: bumped by crash, so old timers are ignored
 	thawID  uint32
@@ -407,7 +408,7 @@ func (w *World) acquired(wk *worker, m message) {
 	w.beliefs = append(w.beliefs, BeliefSpan{Worker: wk.id, Token: wk.token, Start: w.now, Local: wk.believedEnd, Until: wk.clk.trueAt(wk.believedEnd, w.now), End: Never})
 	wk.belief = int32(len(w.beliefs) - 1)
 	w.observeBelief(wk)
-	if wk.spec.StopAtExpiry && wk.believedEnd != Never {
+	if wk.stopsAtExpiry() && wk.believedEnd != Never {
 		w.setTimer(wk, slotDeadline, wk.believedEnd)
 	}
 	w.startRenewals(wk, now)

@@ -124,6 +124,7 @@ func (w *World) init() {
 			anyGen:   -1,
 			pubGap:   -1,
 			every:    -1,
+			cancel:   -1,
 			deferred: wk.deferred[:0],
 		}
 		w.schedule(item{at: spec.Start, kind: itStart, node: wk.id})

@@ -334,7 +334,7 @@ func commandWords(r *report, y ynode, what, prefix, want string, keep func(cmd e
 }
 
 func readPolicyControl(r *report, c *Controls, e kv) {
-	commandWords(r, e.val, "controls.policy", "policy W ", "loops=1, loops=2, generation=check, generation=ignore, publish-gap=D or renew=D", func(_ engine.Command, word string) {
+	commandWords(r, e.val, "controls.policy", "policy W ", "loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D or cancel=on|off", func(_ engine.Command, word string) {
 		c.Policy = append(c.Policy, word)
 	})
 }

@@ -76,6 +76,8 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"clock-stamp", []string{"stamp-skew", "late-answers"}},
 		// The jitter switch of the second lesson.
 		{"renew-load", []string{"spread"}},
+		// A long job cancelled, or refused at the resource, when the lease is lost.
+		{"long-job", []string{"cancelled", "revalidated"}},
 		// A request timeout longer than the lease left, beside a safe one.
 		{"request-timeout", []string{"unsafe-beside-safe"}},
 		// Duplicate renewal loops the student starts, and the generation check.
