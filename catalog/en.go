@@ -541,6 +541,8 @@ func init() {
 		"param.renew-give-up":              "Give up after",
 		"param.belief":                     "Deadline counted from (send or receive)",
 		"param.stop-at-expiry":             "Stop at the deadline (on or off)",
+		"param.survive-pause":              "Longest pause you promise to keep the lease through",
+		"param.survive-partition":          "Longest cut-off you promise to keep the lease through",
 		"param.retry-past-deadline":        "Retry past the deadline (on or off)",
 		"fault.hold":                       "+%s / %s",
 		"harm.acted-after-expiry":          "acting after the lease expired",

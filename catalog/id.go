@@ -541,6 +541,8 @@ func init() {
 		"param.renew-give-up":              "Menyerah setelah",
 		"param.belief":                     "Tenggat dihitung dari (send: saat kirim, receive: saat jawaban tiba)",
 		"param.stop-at-expiry":             "Berhenti di tenggat (on: ya, off: tidak)",
+		"param.survive-pause":              "Jeda terlama yang kamu janjikan tetap memegang lease",
+		"param.survive-partition":          "Putus jaringan terlama yang kamu janjikan tetap memegang lease",
 		"param.retry-past-deadline":        "Coba ulang melewati tenggat (on: ya, off: tidak)",
 		"fault.hold":                       "+%s selama %s",
 		"harm.acted-after-expiry":          "bertindak setelah lease-nya kedaluwarsa",

@@ -225,3 +225,37 @@ func TestBrowserCourseLabsIndonesian(t *testing.T) {
 		})
 	}
 }
+
+// TestStatedToleranceThroughTheForm: renew-policy's challenge form takes
+// the tolerance a student states, and the verdict holds the policy to it:
+// the lesson's safe policy passes with the 1 s pause the lab starts from
+// and fails when the student promises to survive a 12 s pause on a 10 s
+// lease. Only the page's own form fields are sent.
+func TestStatedToleranceThroughTheForm(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, Config{})
+	safe := url.Values{"challenge": {"1"}, "p.renew-margin": {"6s"}, "p.renew-attempt": {"2500ms"}, "p.renew-retry": {"500ms"},
+		"p.renew-give-up": {"9s"}, "p.stop-at-expiry": {"on"}, "p.retry-past-deadline": {"off"}}
+	page := idGet(t, ts.URL+"/id/labs/renew-policy")
+	if !strings.Contains(page, `name="p.survive-pause"`) || !strings.Contains(page, `name="p.survive-partition"`) {
+		t.Fatal("the challenge form has no field for the stated tolerance")
+	}
+	for _, tc := range []struct {
+		pause string
+		pass  bool
+	}{{"1s", true}, {"12s", false}} {
+		q := url.Values{}
+		for k, v := range safe {
+			q[k] = v
+		}
+		q.Set("p.survive-pause", tc.pause)
+		page := idGet(t, ts.URL+"/id/labs/renew-policy?"+q.Encode())
+		want := fmt.Sprintf(`data-correct="%t" data-challenge="1"`, tc.pass)
+		if !strings.Contains(page, want) {
+			t.Errorf("survive-pause=%s: the verdict is not %s", tc.pause, want)
+		}
+		if !strings.Contains(page, "survive-pause="+tc.pause) {
+			t.Errorf("survive-pause=%s: the verdict does not say the stated tolerance", tc.pause)
+		}
+	}
+}
