@@ -187,7 +187,7 @@ func (w *World) checkLink(c Command) error {
 	if c.Kind != CmdLink {
 		return nil
 	}
-	if !c.HasDelay && !c.HasLoss {
+	if !c.HasDelay && !c.HasLoss && c.HasParts == 0 {
 		return refuse(RefuseLinkWhat, "link: say delay=D and/or loss=P")
 	}
 	if c.Dur < 0 || c.Dur > Hour || c.LossPPM < 0 || c.LossPPM > 1_000_000 {

@@ -37,6 +37,10 @@ type Command struct {
 	HasDelay bool
 	HasLoss  bool
 	LossPPM  int64
+	// link: the named parts of a delay set (bit i: DelayParts[i]), each
+	// added to the link's delay: dns=D connect=D proxy=D
+	HasParts uint8
+	Parts    [3]Time
 
 	HasSkew, HasJump, HasRate bool
 	Skew, Jump                Time
@@ -53,6 +57,11 @@ type Command struct {
 
 	Jitter int64 // jitter: the share of a renewal's wait, in thousandths
 }
+
+// DelayParts are the named parts of a link's delay a link command sets
+// (dns=D, connect=D, proxy=D): a name lookup, a connection set up, a wait
+// in a proxy's queue. Each adds to the link's delay.
+var DelayParts = [3]string{"dns", "connect", "proxy"}
 
 // A policy command's choice about work when the holder's own deadline
 // passes: drop the lease and stop (stop-at-expiry), or carry on.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -58,7 +59,7 @@ var commandTable = []commandSpec{
 		help:  []string{"heal [A [B]]              heal one link, all of A's links, or everything"},
 		parse: parseHeal, write: writeHeal, check: (*World).checkHeal},
 	{kind: CmdLink, words: []string{"link"},
-		help:  []string{"link A->B|A B [delay=D] [loss=P]  set a link's delay and loss (one way with ->)"},
+		help:  []string{"link A->B|A B [delay=D] [loss=P] [dns=D] [connect=D] [proxy=D]  set a link's delay and loss (one way with ->); dns, connect and proxy are named parts added to the delay"},
 		parse: parseLink, write: writeLink, check: (*World).checkLink},
 	{kind: CmdLease, words: []string{"lease"},
 		help:  []string{"lease DURATION            leases granted or renewed from now on last DURATION (0s: a lock that never expires)"},
@@ -358,6 +359,18 @@ func parseLink(word string, args []string) (Command, error) {
 // linkOption reads one of link's delay=D and loss=P into c.
 func (c *Command) linkOption(kv string) error {
 	k, v, _ := strings.Cut(kv, "=")
+	if i := slices.Index(DelayParts[:], k); i >= 0 {
+		d, err := duration("link "+k+"=", "link "+k+": ", v)
+		if err != nil {
+			return err
+		}
+		if d < 0 || d > Hour {
+			return refuse(RefuseLinkRange, "link "+k+" must be between 0 and 1h")
+		}
+		c.HasParts |= 1 << i
+		c.Parts[i] = d
+		return nil
+	}
 	switch k {
 	case "delay":
 		d, err := duration("link delay=", "link delay: ", v)
@@ -600,6 +613,11 @@ func writeLink(b []byte, c Command) []byte {
 	}
 	if c.HasLoss {
 		b = strconv.AppendFloat(append(b, " loss="...), float64(c.LossPPM)/1e6, 'f', -1, 64)
+	}
+	for i, name := range DelayParts {
+		if c.HasParts&(1<<i) != 0 {
+			b = c.Parts[i].AppendTo(append(append(append(b, ' '), name...), '='))
+		}
 	}
 	return b
 }

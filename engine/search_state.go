@@ -140,6 +140,9 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 		h.bool(l.cut)
 		h.bool(l.hasDelay)
 		h.int(int64(l.delay))
+		h.int(int64(l.part[0]))
+		h.int(int64(l.part[1]))
+		h.int(int64(l.part[2]))
 		h.bool(l.hasLoss)
 		h.int(l.lossPPM)
 	}

@@ -43,6 +43,9 @@ type LinkControl struct {
 	From  []string      // coord, storage: the answers' way only
 	Delay []engine.Time // offered delays
 	Loss  []int64       // offered losses, per million
+	// Parts are the named parts of a delay offered (engine.DelayParts:
+	// dns, connect, proxy), each added to the link's delay; 0: not offered.
+	Parts [3]engine.Time
 }
 
 // ClockControl offers clock W skew=D, jump=D or rate=R for the listed
@@ -226,6 +229,11 @@ func offersLink(l *Lab, c *Controls, cmd engine.Command) string {
 	if cmd.HasLoss && cmd.LossPPM != l.scenario.LossPPM && !slices.Contains(lc.Loss, cmd.LossPPM) {
 		return "that link loss"
 	}
+	for i, name := range engine.DelayParts {
+		if cmd.HasParts&(1<<i) != 0 && cmd.Parts[i] != 0 && cmd.Parts[i] != lc.Parts[i] {
+			return "that " + name + " delay"
+		}
+	}
 	return ""
 }
 
@@ -370,7 +378,7 @@ func readStorageControl(r *report, c *Controls, e kv) {
 func readLinkControl(r *report, c *Controls, e kv) {
 	c.Link = &LinkControl{}
 	f, _ := e.val.mapping(r, "controls.link")
-	knownKeys(r, f, "controls.link", "to", "from", "delay", "loss")
+	knownKeys(r, f, "controls.link", "to", "from", "delay", "loss", "parts")
 	for _, fe := range f {
 		switch fe.key {
 		case "to", "from":
@@ -387,6 +395,8 @@ func readLinkControl(r *report, c *Controls, e kv) {
 			}
 		case "delay":
 			c.Link.Delay = durations(r, fe.val, "controls.link.delay", false)
+		case "parts":
+			readDelayParts(r, c.Link, fe.val)
 		case "loss":
 			for _, it := range words(r, fe.val, "controls.link.loss") {
 				cmd, err := engine.ParseCommand("link W storage loss=" + it.s)
@@ -400,6 +410,26 @@ func readLinkControl(r *report, c *Controls, e kv) {
 	}
 	if len(c.Link.To) == 0 && len(c.Link.From) == 0 {
 		r.errorf(e.keyAt.pos(), "controls.link needs to: or from: the links a student may change (coord, storage)")
+	}
+}
+
+// readDelayParts reads controls.link.parts: a duration for each named
+// part of a delay offered (dns, connect, proxy).
+func readDelayParts(r *report, lc *LinkControl, y ynode) {
+	kvs, _ := y.mapping(r, "controls.link.parts")
+	knownKeys(r, kvs, "controls.link.parts", engine.DelayParts[:]...)
+	for _, e := range kvs {
+		i := slices.Index(engine.DelayParts[:], e.key)
+		if i < 0 {
+			continue
+		}
+		s, _ := e.val.str(r, "controls.link.parts."+e.key)
+		d, err := engine.ParseTime(s)
+		if err != nil || d <= 0 || d > engine.Hour {
+			r.errorf(e.val.pos(), "controls.link.parts.%s: want a duration from 1ms to 1h, not %q", e.key, s)
+			continue
+		}
+		lc.Parts[i] = d
 	}
 }
 

@@ -106,7 +106,21 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 					pct := catalog.Number(lang, float64(p)/1e4) + "%"
 					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + pct, Label: T(lang, "ctl.loss") + " " + where + " " + pct})
 				}
+				for i, d := range l.Parts {
+					if d == 0 {
+						continue
+					}
+					cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasParts: 1 << i}
+					cmd.Parts[i] = d
+					part := T(lang, "ctl.part."+engine.DelayParts[i])
+					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + part + " +" + catalog.TimeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + ": " + part + " " + catalog.TimeText(lang, d)})
+				}
 				undo := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasDelay: true, HasLoss: true}
+				for i, d := range l.Parts {
+					if d != 0 {
+						undo.HasParts |= 1 << i
+					}
+				}
 				r.Buttons = append(r.Buttons, ctlButton{Cmd: undo.String(), Text: where + " " + T(lang, "ctl.linkok"), Label: T(lang, "ctl.linkok.long") + " " + where})
 			}
 		}

@@ -72,6 +72,9 @@ func TestCourseGoalsLive(t *testing.T) {
 		{"idempotent-work", []string{"thumb-twice", "cleanup-twice", "report-twice"}},
 		{"clock-trouble", []string{"fool-w1", "fenced"}},
 		{"delayed-packet", []string{"late-overwrite"}},
+		// The margin covers a service's queue, the holder's pause, and
+		// named parts of a delay.
+		{"margin-budget", []string{"pause-in-queue", "named-parts"}},
 		// Wall-clock stamps compared across hosts, and answers slowed.
 		{"clock-stamp", []string{"stamp-skew", "late-answers"}},
 		// The jitter switch of the second lesson.
