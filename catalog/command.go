@@ -205,6 +205,15 @@ func policyKey(c engine.Command) string {
 	case engine.GenCheck:
 		return "policy.generation.check"
 	}
+	switch c.Cancel {
+	case engine.CancelOn:
+		return "policy.cancel.on"
+	case engine.CancelOff:
+		return "policy.cancel.off"
+	}
+	if c.RenewEvery {
+		return "policy.renew"
+	}
 	if c.Dur == 0 {
 		return "policy.publish.atomic"
 	}
@@ -215,7 +224,7 @@ func policyKey(c engine.Command) string {
 // text.
 func PolicyText(lang string, c engine.Command) string {
 	key := policyKey(c)
-	if key != "policy.publish-gap" {
+	if key != "policy.publish-gap" && key != "policy.renew" {
 		return T(lang, key)
 	}
 	return string(Append(nil, lang, key, Time(c.Dur)))

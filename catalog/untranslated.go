@@ -10,7 +10,7 @@ import "strings"
 // (content/lessons/glosarium) lists those.
 var untranslated = map[string]*giveaways{
 	"id": newGiveaways(
-		"never renew renews renewed renewal lost error errors deadline report request requests timeout timed_out transient definitive thumb orders state the and with until stale expired write writes frozen",
+		"never renew renews renewed renewal lost error errors deadline report request requests timeout timed_out transient definitive thumb orders state the and with until stale expired write writes frozen play check freeze",
 		"lease gen prev left class why current"),
 }
 
@@ -41,7 +41,8 @@ func newGiveaways(words, keys string) *giveaways {
 // Untranslated lists the words of text that lang's text should not
 // contain (untranslated): what tests of every page, frame and trace in
 // lang look for. A language with no list finds none. A word is a run of
-// ASCII letters, digits and "_", as a regular expression's \b sees it.
+// ASCII letters, digits and "_", as a regular expression's \b sees it; a
+// word right after "=" is a command's value and is not counted.
 func Untranslated(lang, text string) []string {
 	g := untranslated[lang]
 	if g == nil {
@@ -55,7 +56,9 @@ func Untranslated(lang, text string) []string {
 			i++
 			continue
 		}
-		if j-i > len(low) {
+		if j-i > len(low) || (i > 0 && text[i-1] == '=') {
+			// Too long for the list, or a command's value as the engine
+			// reads it (generation=check, on=check): syntax, not a word.
 			i = j
 			continue
 		}

@@ -125,7 +125,10 @@ func (w *World) checkClock(c Command) error {
 }
 
 func (w *World) checkPolicy(c Command) error {
-	_, err := w.worker(c.A)
+	wk, err := w.worker(c.A)
+	if err == nil && c.RenewEvery && wk.spec.Renew.Every == 0 {
+		return refuse(RefusePolicy, fmt.Sprintf("policy: %s does not renew at a fixed period to change", c.A), c.A)
+	}
 	return err
 }
 
@@ -184,7 +187,7 @@ func (w *World) checkLink(c Command) error {
 	if c.Kind != CmdLink {
 		return nil
 	}
-	if !c.HasDelay && !c.HasLoss {
+	if !c.HasDelay && !c.HasLoss && c.HasParts == 0 {
 		return refuse(RefuseLinkWhat, "link: say delay=D and/or loss=P")
 	}
 	if c.Dur < 0 || c.Dur > Hour || c.LossPPM < 0 || c.LossPPM > 1_000_000 {

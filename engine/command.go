@@ -20,7 +20,7 @@ const (
 	CmdReset                            // reset
 	CmdLease                            // lease D
 	CmdJitter                           // jitter SHARE
-	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D
+	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off
 )
 
 // Command is one input to a world. A session is a scenario plus the list of
@@ -37,6 +37,10 @@ type Command struct {
 	HasDelay bool
 	HasLoss  bool
 	LossPPM  int64
+	// link: the named parts of a delay set (bit i: DelayParts[i]), each
+	// added to the link's delay: dns=D connect=D proxy=D
+	HasParts uint8
+	Parts    [3]Time
 
 	HasSkew, HasJump, HasRate bool
 	Skew, Jump                Time
@@ -44,13 +48,27 @@ type Command struct {
 
 	Replica int
 	Up      bool
-	// policy: Loops 1 or 2 renewal loops, or Gen GenCheck or GenIgnore;
-	// neither: publish-gap=Dur
-	Loops uint8
-	Gen   uint8
+	// policy: Loops 1 or 2 renewal loops, or Gen GenCheck or GenIgnore,
+	// or RenewEvery: renew=Dur; none of them: publish-gap=Dur
+	Loops      uint8
+	Gen        uint8
+	RenewEvery bool
+	Cancel     uint8 // policy cancel=on (CancelOn) or off (CancelOff)
 
 	Jitter int64 // jitter: the share of a renewal's wait, in thousandths
 }
+
+// DelayParts are the named parts of a link's delay a link command sets
+// (dns=D, connect=D, proxy=D): a name lookup, a connection set up, a wait
+// in a proxy's queue. Each adds to the link's delay.
+var DelayParts = [3]string{"dns", "connect", "proxy"}
+
+// A policy command's choice about work when the holder's own deadline
+// passes: drop the lease and stop (stop-at-expiry), or carry on.
+const (
+	CancelOn  = 1
+	CancelOff = 2
+)
 
 // A policy command's choice about answers' generations.
 const (

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -58,7 +59,7 @@ var commandTable = []commandSpec{
 		help:  []string{"heal [A [B]]              heal one link, all of A's links, or everything"},
 		parse: parseHeal, write: writeHeal, check: (*World).checkHeal},
 	{kind: CmdLink, words: []string{"link"},
-		help:  []string{"link A->B|A B [delay=D] [loss=P]  set a link's delay and loss (one way with ->)"},
+		help:  []string{"link A->B|A B [delay=D] [loss=P] [dns=D] [connect=D] [proxy=D]  set a link's delay and loss (one way with ->); dns, connect and proxy are named parts added to the delay"},
 		parse: parseLink, write: writeLink, check: (*World).checkLink},
 	{kind: CmdLease, words: []string{"lease"},
 		help:  []string{"lease DURATION            leases granted or renewed from now on last DURATION (0s: a lock that never expires)"},
@@ -67,7 +68,7 @@ var commandTable = []commandSpec{
 		help:  []string{"jitter SHARE              renewals from now on move by up to SHARE (0 to 1) of their wait, at random; 0 turns jitter off"},
 		parse: parseJitter, write: writeJitter, check: func(*World, Command) error { return nil }},
 	{kind: CmdPolicy, words: []string{"policy"},
-		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D  run a duplicate renewal loop (as after a restart), check answers' generations, or publish a renewed token D after its expiry (0s: atomically)"},
+		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off  run a duplicate renewal loop (as after a restart), check answers' generations, publish a renewed token D after its expiry (0s: atomically), renew every D, or cancel work at the holder's own deadline (stop-at-expiry)"},
 		parse: parsePolicy, write: writePolicy, check: (*World).checkPolicy},
 	{kind: CmdClock, words: []string{"clock"},
 		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},
@@ -358,6 +359,18 @@ func parseLink(word string, args []string) (Command, error) {
 // linkOption reads one of link's delay=D and loss=P into c.
 func (c *Command) linkOption(kv string) error {
 	k, v, _ := strings.Cut(kv, "=")
+	if i := slices.Index(DelayParts[:], k); i >= 0 {
+		d, err := duration("link "+k+"=", "link "+k+": ", v)
+		if err != nil {
+			return err
+		}
+		if d < 0 || d > Hour {
+			return refuse(RefuseLinkRange, "link "+k+" must be between 0 and 1h")
+		}
+		c.HasParts |= 1 << i
+		c.Parts[i] = d
+		return nil
+	}
 	switch k {
 	case "delay":
 		d, err := duration("link delay=", "link delay: ", v)
@@ -392,7 +405,7 @@ func parseLease(word string, args []string) (Command, error) {
 }
 
 func parsePolicy(word string, args []string) (Command, error) {
-	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore"); err != nil {
+	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off"); err != nil {
 		return Command{}, err
 	}
 	c := Command{Kind: CmdPolicy, A: args[0]}
@@ -409,8 +422,18 @@ func parsePolicy(word string, args []string) (Command, error) {
 			return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: publish-gap takes a duration from 0s to 1h", args[1]), args[1])
 		}
 		c.Dur = d
+	case k == "cancel" && v == "on":
+		c.Cancel = CancelOn
+	case k == "cancel" && v == "off":
+		c.Cancel = CancelOff
+	case k == "renew":
+		d, err := ParseTime(v)
+		if err != nil || d < 10*Millisecond || d > Hour {
+			return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: renew takes a duration from 10ms to 1h", args[1]), args[1])
+		}
+		c.RenewEvery, c.Dur = true, d
 	default:
-		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore or publish-gap=D", args[1]), args[1])
+		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D or cancel=on|off", args[1]), args[1])
 	}
 	return c, nil
 }
@@ -425,6 +448,15 @@ func writePolicy(b []byte, c Command) []byte {
 		return append(b, " generation=ignore"...)
 	case GenCheck:
 		return append(b, " generation=check"...)
+	}
+	switch c.Cancel {
+	case CancelOn:
+		return append(b, " cancel=on"...)
+	case CancelOff:
+		return append(b, " cancel=off"...)
+	}
+	if c.RenewEvery {
+		return append(append(b, " renew="...), c.Dur.String()...)
 	}
 	return append(append(b, " publish-gap="...), c.Dur.String()...)
 }
@@ -581,6 +613,11 @@ func writeLink(b []byte, c Command) []byte {
 	}
 	if c.HasLoss {
 		b = strconv.AppendFloat(append(b, " loss="...), float64(c.LossPPM)/1e6, 'f', -1, 64)
+	}
+	for i, name := range DelayParts {
+		if c.HasParts&(1<<i) != 0 {
+			b = c.Parts[i].AppendTo(append(append(append(b, ' '), name...), '='))
+		}
 	}
 	return b
 }

@@ -9,9 +9,9 @@ const (
 	sizeEvent        = 48
 	sizeItem         = 24
 	sizeMessage      = 64
-	sizeCommand      = 128
-	sizeWorker       = 392
-	sizeLink         = 32
+	sizeCommand      = 160
+	sizeWorker       = 408
+	sizeLink         = 48
 	sizeBeliefSpan   = 48
 	sizeFreezeSpan   = 24
 	sizeLease        = 96

@@ -81,7 +81,7 @@ func (w *World) planRenewal(wk *worker, now Time, loop int) {
 	if !wk.renews() || wk.believedEnd == Never {
 		return
 	}
-	next := now + p.Every
+	next := now + wk.renewEvery()
 	if p.Every == 0 {
 		next = max(now, wk.believedEnd-p.Margin)
 	}
@@ -126,6 +126,24 @@ func (wk *worker) publishGap() Time {
 	return wk.spec.Renew.SplitPublish
 }
 
+// stopsAtExpiry reports whether wk drops its lease and stops its work when
+// its own deadline passes: a policy command's choice, else its own.
+func (wk *worker) stopsAtExpiry() bool {
+	if wk.cancel >= 0 {
+		return wk.cancel == 1
+	}
+	return wk.spec.StopAtExpiry
+}
+
+// renewEvery is wk's renewal period: a policy command's, else its own (0:
+// it renews by a margin instead).
+func (wk *worker) renewEvery() Time {
+	if wk.every >= 0 {
+		return wk.every
+	}
+	return wk.spec.Renew.Every
+}
+
 // setPolicy carries out a policy command: a second renewal loop starts
 // half a period after the first's next renewal (a duplicate, as after a
 // restart), or stops; answers' generations are checked or not.
@@ -144,6 +162,24 @@ func (w *World) setPolicy(wk *worker, c Command) {
 		wk.anyGen = 1
 	case c.Gen == GenCheck:
 		wk.anyGen = 0
+	case c.Cancel == CancelOn:
+		// A holder that cancels from now on: its deadline timer is set,
+		// and one already past ends the lease at once.
+		wk.cancel = 1
+		if wk.holds && wk.believedEnd != Never {
+			w.setTimer(wk, slotDeadline, max(wk.believedEnd, wk.clk.local(w.now)))
+		}
+	case c.Cancel == CancelOff:
+		wk.cancel = 0
+		wk.clearTimer(slotDeadline)
+	case c.RenewEvery:
+		// From the next grant or success on; a renewal planned later than
+		// one period from now comes forward to it.
+		wk.every = c.Dur
+		now := wk.clk.local(w.now)
+		if t := wk.timers[slotRenew]; wk.holds && t.on && t.local > now+c.Dur {
+			w.setTimer(wk, slotRenew, now+c.Dur)
+		}
 	default:
 		wk.pubGap = c.Dur
 	}
@@ -157,8 +193,8 @@ func (wk *worker) attemptBudget() Time {
 		return p.Attempt
 	case wk.spec.Timeout > 0:
 		return wk.spec.Timeout
-	case p.Every > 0:
-		return p.Every
+	case wk.renewEvery() > 0:
+		return wk.renewEvery()
 	}
 	return p.Margin
 }
@@ -202,7 +238,7 @@ func (w *World) giveUp(wk *worker, why Reason) {
 		// ends, not when it stops trying: the deadline timer does it.
 		end += wk.spec.Grace
 	}
-	if wk.clk.local(w.now) >= end && wk.spec.StopAtExpiry {
+	if wk.clk.local(w.now) >= end && wk.stopsAtExpiry() {
 		w.lose(wk, ReasonDeadline)
 	}
 }
@@ -257,7 +293,7 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 		}
 		w.setTimer(wk, slotRenew+timerSlot(loop), now+d)
 	}
-	if p.PastDeadline && now >= wk.believedEnd && wk.spec.StopAtExpiry && r.gaveUp {
+	if p.PastDeadline && now >= wk.believedEnd && wk.stopsAtExpiry() && r.gaveUp {
 		w.lose(wk, ReasonDeadline)
 	}
 }
@@ -282,10 +318,7 @@ func (w *World) renewOK(wk *worker, m message) {
 		return
 	}
 	now := wk.clk.local(w.now)
-	base := l.sent
-	if wk.spec.Belief == FromReceive {
-		base = now
-	}
+	base := w.beliefBase(wk, m, l.sent, now)
 	prev := wk.believedEnd
 	remaining := prev - now
 	wk.jeopardy = false
@@ -308,7 +341,7 @@ func (w *World) renewOK(wk *worker, m message) {
 		b.Token, b.Local = wk.token, wk.believedEnd
 		b.Until = wk.clk.trueAt(wk.believedEnd, w.now)
 	}
-	if wk.spec.StopAtExpiry && wk.believedEnd != Never {
+	if wk.stopsAtExpiry() && wk.believedEnd != Never {
 		w.setTimer(wk, slotDeadline, wk.believedEnd)
 	}
 	w.observeBelief(wk)

@@ -109,6 +109,11 @@ const (
 	// FromReceive counts from when the answer arrived, as many real clients
 	// do; a slow answer makes the worker believe past the real expiry.
 	FromReceive
+	// FromStamp takes the expiry the coordinator states by its own clock
+	// (its clock when it answered, plus the lease) and compares it with
+	// the worker's clock: wall-clock timestamps compared across hosts, so
+	// any skew between the two clocks moves the belief.
+	FromStamp
 )
 
 // RenewPolicy says when a holder renews and how it retries.
@@ -534,8 +539,10 @@ func setBelief(ws *WorkerSpec, v string) error {
 		ws.Belief = FromSend
 	case "receive":
 		ws.Belief = FromReceive
+	case "stamp":
+		ws.Belief = FromStamp
 	default:
-		return fmt.Errorf("want send or receive")
+		return fmt.Errorf("want send, receive or stamp")
 	}
 	return nil
 }

@@ -140,6 +140,9 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 		h.bool(l.cut)
 		h.bool(l.hasDelay)
 		h.int(int64(l.delay))
+		h.int(int64(l.part[0]))
+		h.int(int64(l.part[1]))
+		h.int(int64(l.part[2]))
 		h.bool(l.hasLoss)
 		h.int(l.lossPPM)
 	}
@@ -224,6 +227,7 @@ func (w *World) hashWorker(h *hasher, wk *worker) {
 	h.int(int64(wk.freezeOn))
 	h.int(int64(wk.loops)<<8 | int64(uint8(wk.anyGen)))
 	h.int(int64(wk.pubGap))
+	h.int(int64(wk.every)<<8 | int64(uint8(wk.cancel)))
 	h.int(int64(wk.waiting))
 	for _, b := range [...]bool{wk.crashed, wk.frozen, wk.done, wk.holds, wk.acquiring, wk.jeopardy, wk.refused, wk.belief >= 0, wk.freeze >= 0} {
 		h.bool(b)

@@ -84,6 +84,8 @@ type worker struct {
 	loops  int8
 	anyGen int8
 	pubGap Time // -1: its own renew-publish-gap
+	every  Time // -1: its own renew period
+	cancel int8 // -1: its own stop-at-expiry; 0 off, 1 on
 
 	inc     uint32 // incarnation: bumped by crash, so old timers are ignored
 	thawID  uint32
@@ -375,13 +377,27 @@ func (w *World) retryAcquire(wk *worker) {
 	w.setTimer(wk, slotProgram, wk.clk.local(w.now)+d)
 }
 
+// beliefBase is the local time wk counts a granted lease from: when it
+// sent the request, when the answer m arrived (now), or the coordinator's
+// clock when it answered, read as if it were wk's own (FromStamp).
+func (w *World) beliefBase(wk *worker, m message, sent, now Time) Time {
+	switch wk.spec.Belief {
+	case FromReceive:
+		return now
+	case FromStamp:
+		at := w.now
+		if m.sent >= 0 && int(m.sent) < len(w.log) {
+			at = w.log[m.sent].T
+		}
+		return w.coord.clk.local(at)
+	}
+	return sent
+}
+
 func (w *World) acquired(wk *worker, m message) {
 	now := wk.clk.local(w.now)
-	base := wk.acqSent
+	base := w.beliefBase(wk, m, wk.acqSent, now)
 	wk.acquiring = false
-	if wk.spec.Belief == FromReceive {
-		base = now
-	}
 	wk.holds = true
 	wk.token = m.token
 	wk.seenVersion = 0
@@ -392,7 +408,7 @@ func (w *World) acquired(wk *worker, m message) {
 	w.beliefs = append(w.beliefs, BeliefSpan{Worker: wk.id, Token: wk.token, Start: w.now, Local: wk.believedEnd, Until: wk.clk.trueAt(wk.believedEnd, w.now), End: Never})
 	wk.belief = int32(len(w.beliefs) - 1)
 	w.observeBelief(wk)
-	if wk.spec.StopAtExpiry && wk.believedEnd != Never {
+	if wk.stopsAtExpiry() && wk.believedEnd != Never {
 		w.setTimer(wk, slotDeadline, wk.believedEnd)
 	}
 	w.startRenewals(wk, now)

@@ -45,9 +45,20 @@ type World struct {
 type link struct {
 	cut      bool
 	hasDelay bool
-	delay    Time
 	hasLoss  bool
+	delay    Time
 	lossPPM  int64
+	part     [3]Time // the named parts of the delay: dns, connect, proxy
+}
+
+// delayOf is the delay a message on l takes before jitter: the link's own
+// or the scenario's, and its named parts.
+func (w *World) delayOf(l *link) Time {
+	d := w.p.sc.Delay
+	if l.hasDelay {
+		d = l.delay
+	}
+	return d + l.part[0] + l.part[1] + l.part[2]
 }
 
 // New builds a world at time 0 from a scenario. The scenario is copied.
@@ -123,6 +134,8 @@ func (w *World) init() {
 			freeze:   -1,
 			anyGen:   -1,
 			pubGap:   -1,
+			every:    -1,
+			cancel:   -1,
 			deferred: wk.deferred[:0],
 		}
 		w.schedule(item{at: spec.Start, kind: itStart, node: wk.id})
@@ -433,10 +446,12 @@ func (w *World) setLink(a, b Node, c Command) {
 	if c.HasLoss {
 		l.hasLoss, l.lossPPM = true, c.LossPPM
 	}
-	d, loss := w.p.sc.Delay, w.p.sc.LossPPM
-	if l.hasDelay {
-		d = l.delay
+	for i := range l.part {
+		if c.HasParts&(1<<i) != 0 {
+			l.part[i] = c.Parts[i]
+		}
 	}
+	d, loss := w.delayOf(l), w.p.sc.LossPPM
 	if l.hasLoss {
 		loss = l.lossPPM
 	}
@@ -630,11 +645,7 @@ func (w *World) send(m message) {
 		w.emit(EventFields{Kind: KindDrop, Node: m.from, Peer: m.to, Msg: m.kind, Reason: ReasonLoss, Ref: m.sent, Ref2: -1})
 		return
 	}
-	d := w.p.sc.Delay
-	if l.hasDelay {
-		d = l.delay
-	}
-	d += Time(w.rnd.upTo(int64(w.p.sc.Jitter)))
+	d := w.delayOf(&l) + Time(w.rnd.upTo(int64(w.p.sc.Jitter)))
 	w.schedule(item{at: w.now + d, kind: itDeliver, node: m.to, id: w.post(m)})
 }
 

@@ -25,10 +25,41 @@ type Challenge struct {
 }
 
 // Param is one policy option of a challenge: a worker option name and the
-// value the lab starts from.
+// value the lab starts from. A survive-KIND param (survive-pause,
+// survive-partition, survive-spike, survive-drop) is not a worker option
+// but the tolerance the student states: the longest fault of that kind
+// the holder must keep its lease through. The challenge then plays
+// faults of that kind up to the stated length, and holds the policy to it.
 type Param struct {
 	Name    string
 	Default string
+}
+
+// stated names the fault limits a survive-KIND param sets.
+var stated = map[string]func(*engine.FaultLimits) *engine.Time{
+	"survive-pause":     func(l *engine.FaultLimits) *engine.Time { return &l.Pause },
+	"survive-partition": func(l *engine.FaultLimits) *engine.Time { return &l.Partition },
+	"survive-spike":     func(l *engine.FaultLimits) *engine.Time { return &l.Spike },
+	"survive-drop":      func(l *engine.FaultLimits) *engine.Time { return &l.Drop },
+}
+
+// maxStated is the longest tolerance a student may state: longer than any
+// lease in the course, so that "more than the lease" can be asked for and
+// be seen to fail.
+const maxStated = 30 * engine.Second
+
+// setStated applies a stated tolerance to spec: the holder must survive a
+// fault of that kind up to d, and the schedules reach d.
+func setStated(spec *engine.Challenge, name, v string) error {
+	d, err := engine.ParseTime(v)
+	if err != nil || d < 0 || d > maxStated {
+		return fmt.Errorf("%s: want a duration from 0s to %s", name, maxStated)
+	}
+	*stated[name](&spec.Survive) = d
+	if f := stated[name](&spec.Faults); *f < d {
+		*f = d
+	}
+	return nil
 }
 
 // ChallengeVerdict is the engine's judgement of one policy.
@@ -167,7 +198,28 @@ func (c *Challenge) withPolicy(values map[string]string) (engine.Challenge, stri
 		if len(v) > 32 {
 			return spec, "", &ValueError{Param: p.Name, Value: v[:32] + "…", Err: fmt.Errorf("%s: value too long", p.Name)}
 		}
+		if _, ok := stated[p.Name]; ok {
+			continue
+		}
 		if err := ws.Set(p.Name, v); err != nil {
+			return spec, "", &ValueError{Param: p.Name, Value: v, Err: err}
+		}
+		parts = append(parts, p.Name+"="+v)
+	}
+	// The stated tolerances hold with a preset too: they are what the
+	// policy is held to, not part of it.
+	for _, p := range c.Params {
+		if _, ok := stated[p.Name]; !ok {
+			continue
+		}
+		v := strings.TrimSpace(values[p.Name])
+		if v == "" {
+			v = p.Default
+		}
+		if len(v) > 32 {
+			return spec, "", &ValueError{Param: p.Name, Value: v[:32] + "…", Err: fmt.Errorf("%s: value too long", p.Name)}
+		}
+		if err := setStated(&spec, p.Name, v); err != nil {
 			return spec, "", &ValueError{Param: p.Name, Value: v, Err: err}
 		}
 		parts = append(parts, p.Name+"="+v)
@@ -252,6 +304,16 @@ func (c *Challenge) readPolicy(r *report, y ynode) bool {
 	good := true
 	for _, p := range pkvs {
 		v, _ := p.val.str(r, p.key)
+		if _, ok := stated[p.key]; ok {
+			probe := c.spec
+			if err := setStated(&probe, p.key, v); err != nil {
+				r.errorf(p.val.pos(), "policy: %v", err)
+				good = false
+				continue
+			}
+			c.Params = append(c.Params, Param{Name: p.key, Default: v})
+			continue
+		}
 		var probe engine.WorkerSpec
 		if err := probe.Set(p.key, v); err != nil {
 			at := p.val.pos()

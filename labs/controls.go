@@ -36,11 +36,16 @@ type Controls struct {
 }
 
 // LinkControl offers link W TO delay=D or loss=P for the listed values,
-// and back to the scenario's own delay and loss.
+// and back to the scenario's own delay and loss; From offers the way back
+// only, link FROM->W (the answers to W).
 type LinkControl struct {
 	To    []string      // coord, storage
+	From  []string      // coord, storage: the answers' way only
 	Delay []engine.Time // offered delays
 	Loss  []int64       // offered losses, per million
+	// Parts are the named parts of a delay offered (engine.DelayParts:
+	// dns, connect, proxy), each added to the link's delay; 0: not offered.
+	Parts [3]engine.Time
 }
 
 // ClockControl offers clock W skew=D, jump=D or rate=R for the listed
@@ -213,7 +218,9 @@ func offersLink(l *Lab, c *Controls, cmd engine.Command) string {
 	if lc == nil {
 		return "changing a link"
 	}
-	if other := l.farEnd(cmd); !slices.Contains(lc.To, other) {
+	other := l.farEnd(cmd)
+	answers := cmd.OneWay && cmd.A == other
+	if !slices.Contains(lc.To, other) && !(answers && slices.Contains(lc.From, other)) {
 		return "changing the link to " + other
 	}
 	if cmd.HasDelay && cmd.Dur != l.scenario.Delay && !slices.Contains(lc.Delay, cmd.Dur) {
@@ -221,6 +228,11 @@ func offersLink(l *Lab, c *Controls, cmd engine.Command) string {
 	}
 	if cmd.HasLoss && cmd.LossPPM != l.scenario.LossPPM && !slices.Contains(lc.Loss, cmd.LossPPM) {
 		return "that link loss"
+	}
+	for i, name := range engine.DelayParts {
+		if cmd.HasParts&(1<<i) != 0 && cmd.Parts[i] != 0 && cmd.Parts[i] != lc.Parts[i] {
+			return "that " + name + " delay"
+		}
 	}
 	return ""
 }
@@ -330,7 +342,7 @@ func commandWords(r *report, y ynode, what, prefix, want string, keep func(cmd e
 }
 
 func readPolicyControl(r *report, c *Controls, e kv) {
-	commandWords(r, e.val, "controls.policy", "policy W ", "loops=1, loops=2, generation=check, generation=ignore or publish-gap=D", func(_ engine.Command, word string) {
+	commandWords(r, e.val, "controls.policy", "policy W ", "loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D or cancel=on|off", func(_ engine.Command, word string) {
 		c.Policy = append(c.Policy, word)
 	})
 }
@@ -366,19 +378,25 @@ func readStorageControl(r *report, c *Controls, e kv) {
 func readLinkControl(r *report, c *Controls, e kv) {
 	c.Link = &LinkControl{}
 	f, _ := e.val.mapping(r, "controls.link")
-	knownKeys(r, f, "controls.link", "to", "delay", "loss")
+	knownKeys(r, f, "controls.link", "to", "from", "delay", "loss", "parts")
 	for _, fe := range f {
 		switch fe.key {
-		case "to":
-			for _, it := range words(r, fe.val, "controls.link.to") {
+		case "to", "from":
+			ends := &c.Link.To
+			if fe.key == "from" {
+				ends = &c.Link.From
+			}
+			for _, it := range words(r, fe.val, "controls.link."+fe.key) {
 				if it.s != CutCoord && it.s != CutStorage {
-					r.errorf(it.at, "controls.link.to: want coord or storage, not %q", it.s)
+					r.errorf(it.at, "controls.link.%s: want coord or storage, not %q", fe.key, it.s)
 					continue
 				}
-				c.Link.To = append(c.Link.To, it.s)
+				*ends = append(*ends, it.s)
 			}
 		case "delay":
 			c.Link.Delay = durations(r, fe.val, "controls.link.delay", false)
+		case "parts":
+			readDelayParts(r, c.Link, fe.val)
 		case "loss":
 			for _, it := range words(r, fe.val, "controls.link.loss") {
 				cmd, err := engine.ParseCommand("link W storage loss=" + it.s)
@@ -390,8 +408,28 @@ func readLinkControl(r *report, c *Controls, e kv) {
 			}
 		}
 	}
-	if len(c.Link.To) == 0 {
-		r.errorf(e.keyAt.pos(), "controls.link needs to: the links a student may change (coord, storage)")
+	if len(c.Link.To) == 0 && len(c.Link.From) == 0 {
+		r.errorf(e.keyAt.pos(), "controls.link needs to: or from: the links a student may change (coord, storage)")
+	}
+}
+
+// readDelayParts reads controls.link.parts: a duration for each named
+// part of a delay offered (dns, connect, proxy).
+func readDelayParts(r *report, lc *LinkControl, y ynode) {
+	kvs, _ := y.mapping(r, "controls.link.parts")
+	knownKeys(r, kvs, "controls.link.parts", engine.DelayParts[:]...)
+	for _, e := range kvs {
+		i := slices.Index(engine.DelayParts[:], e.key)
+		if i < 0 {
+			continue
+		}
+		s, _ := e.val.str(r, "controls.link.parts."+e.key)
+		d, err := engine.ParseTime(s)
+		if err != nil || d <= 0 || d > engine.Hour {
+			r.errorf(e.val.pos(), "controls.link.parts.%s: want a duration from 1ms to 1h, not %q", e.key, s)
+			continue
+		}
+		lc.Parts[i] = d
 	}
 }
 

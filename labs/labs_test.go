@@ -260,6 +260,11 @@ func TestPredicates(t *testing.T) {
 		{"W2 gets token 34 and not violation double-effect", false, true},
 		{"The report is sent twice", true, false},
 		{"W1’s write is accepted", true, false},
+		{"W2 acquires the lease within 1s after W1's lease expires", true, true},
+		{"W2's write is accepted within 1s after W1's lease expires", false, false},
+		{"W2's send is accepted within 30s after W1's lease expires", true, true},
+		{"W1's lease expires within 30s before W2's send is accepted", true, true},
+		{"W1 crashes", false, false},
 	}
 	for _, tt := range tests {
 		p, err := CompilePredicate(tt.pred, []string{"W1", "W2"})
@@ -296,6 +301,8 @@ func TestPredicateErrors(t *testing.T) {
 		{"W1 writes file W2", "W2", "unexpected \"W2\""},
 		{"", "", "empty predicate"},
 		{"W1's' write", "'", "apostrophe"},
+		{"W1 writes within 5s", "", "expected \"after\" or \"before\""},
+		{"W1 writes within soon after W2 writes", "soon", "expected a duration"},
 	}
 	for _, tt := range tests {
 		_, err := CompilePredicate(tt.pred, []string{"W1", "W2"})

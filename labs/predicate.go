@@ -17,7 +17,7 @@ import (
 // is documented in docs/authoring.md; in short:
 //
 //	predicate = clause { "and" clause | "or" clause }   ("and" binds tighter)
-//	clause    = "not" clause | "(" predicate ")" | fact [ ("after"|"before") fact ]
+//	clause    = "not" clause | "(" predicate ")" | fact [ ["within" D] ("after"|"before") fact ]
 //	fact      = W "'s" (write|send) [of KEY] [with token N] is (accepted|rejected) [because REASON]
 //	          | W "'s" check (passes|fails)
 //	          | W "'s" lease expires [with token N]
@@ -31,13 +31,17 @@ import (
 //	          | W (becomes uncertain|gives up) [because REASON]
 //	          | W (refuses work|drops a stale reply)
 //	          | W is denied the lease COUNT
-//	          | W freezes
+//	          | W (freezes|crashes)
 //	          | W renews (the|its) lease [with token N] [for (at least|at most) D]
 //	          | the KEY is (sent|written|accepted|rejected) COUNT
 //	          | violation NAME [by W]
 //	          | no violation [NAME]
 //	          | harm [by W] | no harm      (stale-write, lost-update, double-effect, split-brain, diverged)
 //	COUNT     = never | once | twice | N times | at least (once|twice|N times)
+//
+// "within D after" (or before) also bounds the gap: "L2 acquires the lease
+// within 6s after L1 crashes" holds when the acquisition comes at most 6 s
+// of virtual time after the crash.
 //
 // After "after" or "before", a bare "W's" repeats the left fact for W,
 // without its token or reason: "W1's write with token 7 is accepted after
@@ -254,12 +258,19 @@ func (p *pparser) clause(depth int) (pnode, error) {
 	if err != nil {
 		return nil, err
 	}
+	within, err := p.within()
+	if err != nil {
+		return nil, err
+	}
 	var before bool
 	switch {
 	case p.accept("after"):
 	case p.accept("before"):
 		before = true
 	default:
+		if within > 0 {
+			return nil, p.errf("after \"within %s\" expected \"after\" or \"before\", got GOT", within)
+		}
 		return left, nil
 	}
 	var right *fact
@@ -279,7 +290,23 @@ func (p *pparser) clause(depth int) (pnode, error) {
 			return nil, err
 		}
 	}
-	return &orderNode{left: left, right: right, before: before}, nil
+	return &orderNode{left: left, right: right, before: before, within: within}, nil
+}
+
+// within reads an optional "within D" before "after" or "before".
+func (p *pparser) within() (engine.Time, error) {
+	if !p.accept("within") {
+		return 0, nil
+	}
+	if p.done() {
+		return 0, p.errf("expected a duration such as 6s, got GOT")
+	}
+	d, err := engine.ParseTime(p.peek().text)
+	if err != nil || d <= 0 {
+		return 0, p.errf("expected a duration such as 6s, got GOT")
+	}
+	p.pos++
+	return d, nil
 }
 
 // ellipsis reads "W's" followed by the end, a conjunction or ")".
@@ -324,6 +351,7 @@ const (
 	factRefuses                        // W refuses work
 	factDenied                         // W is denied the lease COUNT
 	factFreezes                        // W freezes
+	factCrashes                        // W crashes
 )
 
 type fact struct {
@@ -389,7 +417,7 @@ func (p *pparser) worldFact() (*fact, error) {
 		return &fact{kind: factNoViolate, harm: true}, nil
 	case p.accept("no", "violation") || p.accept("no", "violations"):
 		f := &fact{kind: factNoViolate}
-		if !p.done() && !p.is("and") && !p.is("or") && !p.is(")") && !p.is("after") && !p.is("before") {
+		if !p.done() && !p.is("and") && !p.is("or") && !p.is(")") && !p.is("after") && !p.is("before") && !p.is("within") {
 			if err := p.violationName(f, true); err != nil {
 				return nil, err
 			}
@@ -409,7 +437,7 @@ func (p *pparser) workerFact(w string) (*fact, error) {
 		if p.toks[p.pos-1].text == "sends" {
 			f.effect = 2
 		}
-		if !p.done() && !p.is("with") && !p.is("and") && !p.is("or") && !p.is(")") && !p.is("after") && !p.is("before") {
+		if !p.done() && !p.is("with") && !p.is("and") && !p.is("or") && !p.is(")") && !p.is("after") && !p.is("before") && !p.is("within") {
 			f.key = p.peek().raw
 			p.pos++
 		}
@@ -447,6 +475,9 @@ func (p *pparser) workerFact(w string) (*fact, error) {
 	case p.accept("freezes"):
 		f.kind = factFreezes
 		return f, nil
+	case p.accept("crashes"):
+		f.kind = factCrashes
+		return f, nil
 	case p.accept("becomes", "uncertain"):
 		f.kind = factUncertain
 		return f, p.because(f)
@@ -463,7 +494,7 @@ func (p *pparser) workerFact(w string) (*fact, error) {
 		f.kind = factDenied
 		return f, p.howOften(f)
 	}
-	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\", \"is denied the lease\" or \"freezes\", got GOT", w)
+	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\", \"is denied the lease\", \"freezes\" or \"crashes\", got GOT", w)
 }
 
 func (p *pparser) possessive(w string) (*fact, error) {
@@ -665,6 +696,7 @@ type notNode struct{ x pnode }
 type orderNode struct {
 	left, right *fact
 	before      bool
+	within      engine.Time // 0: any gap
 }
 
 func (n *andNode) eval(ev []engine.Event, names engine.Names) (bool, []int) {
@@ -697,12 +729,24 @@ func (n *orderNode) eval(ev []engine.Event, names engine.Names) (bool, []int) {
 	ls, rs := n.left.matches(ev, names), n.right.matches(ev, names)
 	for _, l := range ls {
 		for _, r := range rs {
-			if (!n.before && l.main > r.main) || (n.before && l.main < r.main) {
+			if n.inOrder(ev, l.main, r.main) {
 				return true, append(append([]int(nil), l.evidence...), r.evidence...)
 			}
 		}
 	}
 	return false, nil
+}
+
+// inOrder reports whether the left fact's event l comes after (or before)
+// the right one's r, within the node's gap when it has one.
+func (n *orderNode) inOrder(ev []engine.Event, l, r int) bool {
+	if n.before {
+		l, r = r, l
+	}
+	if l <= r {
+		return false
+	}
+	return n.within == 0 || ev[l].T-ev[r].T <= n.within
 }
 
 func (f *fact) eval(ev []engine.Event, names engine.Names) (bool, []int) {
@@ -796,6 +840,10 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 		}
 	case factFreezes:
 		if e.Kind != engine.KindFreeze || !f.isWorker(e.Node) {
+			return match{}, false
+		}
+	case factCrashes:
+		if e.Kind != engine.KindCrash || !f.isWorker(e.Node) {
 			return match{}, false
 		}
 	case factRolledBack:

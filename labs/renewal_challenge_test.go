@@ -4,8 +4,55 @@ import (
 	"testing"
 
 	"leaselab/content"
+	"leaselab/engine"
 	"leaselab/labs"
 )
+
+// The renew-policy challenge holds a policy to the tolerance the student
+// states: the lesson's safe policy keeps its lease through the 1 s pause
+// and 2 s partition the lab starts from, and through a 3 s pause; stated
+// as 12 s, longer than the 10 s lease, the runs pause H that long and the
+// policy fails on a pause longer than the 3 s that passed (H, which does
+// not check before it writes, wakes and writes late).
+func TestRenewPolicyStatedTolerance(t *testing.T) {
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := course.Lab("renew-policy").Challenge()
+	safe := func(pause string) map[string]string {
+		return map[string]string{
+			"renew-margin": "6s", "renew-attempt": "2500ms", "renew-retry": "500ms", "renew-backoff": "1",
+			"renew-give-up": "9s", "belief": "send", "stop-at-expiry": "on", "retry-past-deadline": "off",
+			"survive-pause": pause,
+		}
+	}
+	for _, tc := range []struct {
+		pause string
+		pass  bool
+	}{{"1s", true}, {"3s", true}, {"12s", false}} {
+		v, err := ch.Judge(safe(tc.pause))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Pass != tc.pass {
+			t.Errorf("survive-pause=%s: pass=%v, want %v (%s; safety %d, liveness %d)", tc.pause, v.Pass, tc.pass, v.Policy, v.SafetyFailures, v.LivenessFailures)
+			continue
+		}
+		if !tc.pass {
+			long := false
+			for _, f := range v.Counterexample.Faults {
+				long = long || (f.Kind == engine.FaultPause && f.Size > 3*engine.Second)
+			}
+			if !long {
+				t.Errorf("survive-pause=%s: the counterexample has no pause longer than 3 s: %+v", tc.pause, v.Counterexample.Faults)
+			}
+		}
+	}
+	if _, err := ch.Judge(map[string]string{"survive-pause": "1h"}); err == nil {
+		t.Error("a stated pause of an hour is accepted")
+	}
+}
 
 // The renew-policy challenge holds outages longer than the lease, judged on
 // safety alone: a policy that retries past its deadline or does not stop at

@@ -87,18 +87,40 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 			r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: text, Label: T(lang, "ctl.partition") + " " + name + " " + T(lang, "ctl.cutfrom."+to)})
 		}
 		if l := c.Link; l != nil {
+			ways := make([][2]string, 0, len(l.To)+len(l.From))
 			for _, to := range l.To {
-				where := name + "→" + T(lang, "node."+to)
+				ways = append(ways, [2]string{name, to})
+			}
+			for _, from := range l.From {
+				ways = append(ways, [2]string{from, name})
+			}
+			for _, way := range ways {
+				a, to := way[0], way[1]
+				where := nodeText(lang, a) + "→" + nodeText(lang, to)
 				for _, d := range l.Delay {
-					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, Dur: d}
+					cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasDelay: true, Dur: d}
 					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " +" + catalog.TimeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + " " + catalog.TimeText(lang, d)})
 				}
 				for _, p := range l.Loss {
-					cmd := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasLoss: true, LossPPM: p}
+					cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasLoss: true, LossPPM: p}
 					pct := catalog.Number(lang, float64(p)/1e4) + "%"
 					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + pct, Label: T(lang, "ctl.loss") + " " + where + " " + pct})
 				}
-				undo := engine.Command{Kind: engine.CmdLink, A: name, B: to, OneWay: true, HasDelay: true, HasLoss: true}
+				for i, d := range l.Parts {
+					if d == 0 {
+						continue
+					}
+					cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasParts: 1 << i}
+					cmd.Parts[i] = d
+					part := T(lang, "ctl.part."+engine.DelayParts[i])
+					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + part + " +" + catalog.TimeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + ": " + part + " " + catalog.TimeText(lang, d)})
+				}
+				undo := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasDelay: true, HasLoss: true}
+				for i, d := range l.Parts {
+					if d != 0 {
+						undo.HasParts |= 1 << i
+					}
+				}
 				r.Buttons = append(r.Buttons, ctlButton{Cmd: undo.String(), Text: where + " " + T(lang, "ctl.linkok"), Label: T(lang, "ctl.linkok.long") + " " + where})
 			}
 		}
@@ -204,4 +226,13 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 func paramText(lang, name string) string {
 	s, _ := catalog.Lookup(lang, "param."+name)
 	return s
+}
+
+// nodeText is a link end as a button says it: a worker by its name, the
+// coordinator or the storage in lang's words.
+func nodeText(lang, n string) string {
+	if n == "coord" || n == "storage" {
+		return T(lang, "node."+n)
+	}
+	return n
 }

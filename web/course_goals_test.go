@@ -64,16 +64,23 @@ func TestCourseGoalsLive(t *testing.T) {
 		goals []string // every goal of the lab, so that a new one is not left untested
 	}{
 		{"lock-vs-lease", []string{"stuck-forever", "take-over"}},
-		{"leader-failover", []string{"failover"}},
+		{"leader-failover", []string{"fast-failover", "failover"}},
 		{"flapping", []string{"stop-flapping", "lose-leadership"}},
 		{"split-brain", []string{"two-leaders", "fenced"}},
 		{"quorum-loss", []string{"stop-at-deadline", "new-token"}},
 		{"storage-options", []string{"by-lease", "by-version", "by-key"}},
-		{"idempotent-work", []string{"thumb-twice", "report-twice"}},
+		{"idempotent-work", []string{"thumb-twice", "cleanup-twice", "report-twice"}},
 		{"clock-trouble", []string{"fool-w1", "fenced"}},
 		{"delayed-packet", []string{"late-overwrite"}},
+		// The margin covers a service's queue, the holder's pause, and
+		// named parts of a delay.
+		{"margin-budget", []string{"pause-in-queue", "named-parts"}},
+		// Wall-clock stamps compared across hosts, and answers slowed.
+		{"clock-stamp", []string{"stamp-skew", "late-answers"}},
 		// The jitter switch of the second lesson.
 		{"renew-load", []string{"spread"}},
+		// A long job cancelled, or refused at the resource, when the lease is lost.
+		{"long-job", []string{"cancelled", "revalidated"}},
 		// A request timeout longer than the lease left, beside a safe one.
 		{"request-timeout", []string{"unsafe-beside-safe"}},
 		// Duplicate renewal loops the student starts, and the generation check.
@@ -219,5 +226,39 @@ func TestBrowserCourseLabsIndonesian(t *testing.T) {
 				screenshot(t, ctx, fmt.Sprintf("course-%s-%s-verdict-id", w.lab, vp.name), false)
 			}
 		})
+	}
+}
+
+// TestStatedToleranceThroughTheForm: renew-policy's challenge form takes
+// the tolerance a student states, and the verdict holds the policy to it:
+// the lesson's safe policy passes with the 1 s pause the lab starts from
+// and fails when the student promises to survive a 12 s pause on a 10 s
+// lease. Only the page's own form fields are sent.
+func TestStatedToleranceThroughTheForm(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, Config{})
+	safe := url.Values{"challenge": {"1"}, "p.renew-margin": {"6s"}, "p.renew-attempt": {"2500ms"}, "p.renew-retry": {"500ms"},
+		"p.renew-give-up": {"9s"}, "p.stop-at-expiry": {"on"}, "p.retry-past-deadline": {"off"}}
+	page := idGet(t, ts.URL+"/id/labs/renew-policy")
+	if !strings.Contains(page, `name="p.survive-pause"`) || !strings.Contains(page, `name="p.survive-partition"`) {
+		t.Fatal("the challenge form has no field for the stated tolerance")
+	}
+	for _, tc := range []struct {
+		pause string
+		pass  bool
+	}{{"1s", true}, {"12s", false}} {
+		q := url.Values{}
+		for k, v := range safe {
+			q[k] = v
+		}
+		q.Set("p.survive-pause", tc.pause)
+		page := idGet(t, ts.URL+"/id/labs/renew-policy?"+q.Encode())
+		want := fmt.Sprintf(`data-correct="%t" data-challenge="1"`, tc.pass)
+		if !strings.Contains(page, want) {
+			t.Errorf("survive-pause=%s: the verdict is not %s", tc.pause, want)
+		}
+		if !strings.Contains(page, "survive-pause="+tc.pause) {
+			t.Errorf("survive-pause=%s: the verdict does not say the stated tolerance", tc.pause)
+		}
 	}
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // TestRunSpeaksIndonesian: `leaselab run LAB --lang id` of every lab,
-// to its horizon and through each question's run, holds no word
+// to its horizon, through each question's run and each goal's proof,
+// holds no word
 // catalog.Untranslated finds. The real-systems labs are held to it too:
 // the trace's sentences are the catalog's, not theirs.
 func TestRunSpeaksIndonesian(t *testing.T) {
@@ -21,6 +22,16 @@ func TestRunSpeaksIndonesian(t *testing.T) {
 		runs := [][]string{{"run", lab.ID, "--lang", "id"}}
 		for _, q := range lab.Questions {
 			runs = append(runs, []string{"run", lab.ID, "--lang", "id", "--question", q.ID})
+		}
+		// Each goal's proof: what the page's own controls make happen.
+		for _, g := range lab.Goals {
+			args := []string{"run", lab.ID, "--lang", "id"}
+			for _, c := range g.Proof() {
+				args = append(args, "--do", c)
+			}
+			if len(args) > 4 {
+				runs = append(runs, args)
+			}
 		}
 		for _, args := range runs {
 			code, out, errs := runCLI(args...)
