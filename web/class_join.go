@@ -103,11 +103,17 @@ func (s *Server) classVote(c echo.Context) error {
 		return classAnswer(c, classErr(lang, err, code))
 	}
 	if c.FormValue("bar") == "1" {
-		// The page's script: the bar that says the vote was kept.
-		if b, ok := s.bar(ctx, lang, code, id); ok {
-			b.Back = s.localBack(lang, c.FormValue("back"))
-			return render(c, http.StatusOK, classBarBlock(b))
+		// The page's script: the words that say the vote was kept; the
+		// rest of the bar is the class's and comes from its feed.
+		said := ""
+		if all, err := s.classes.Rounds(ctx, cl.ID); err == nil {
+			for _, t := range all {
+				if t.Round.ID == round {
+					said = voteSaid(lang, t.Round.Choices, c.FormValue("choice"))
+				}
+			}
 		}
+		return c.JSON(http.StatusOK, map[string]string{"said": said})
 	}
 	if wantsJSON(c) {
 		return c.NoContent(http.StatusNoContent)
@@ -173,11 +179,7 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 		if dirty {
 			alive()
 			if html, ok := render(); ok {
-				fmt.Fprint(w, "event: update\n")
-				for _, line := range strings.Split(html, "\n") {
-					fmt.Fprintf(w, "data: %s\n", line)
-				}
-				fmt.Fprint(w, "\n")
+				w.Write(eventBytes("update", html))
 			}
 			w.Flush()
 			last, dirty = time.Now(), false
@@ -211,45 +213,6 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 			return nil
 		}
 	}
-}
-
-// classEvents streams a student's class bar.
-func (s *Server) classEvents(c echo.Context) error {
-	lang, err := s.joinLang(c)
-	if err != nil {
-		return err
-	}
-	code, id, ok := studentOf(c.Request())
-	if !ok {
-		return c.NoContent(http.StatusNoContent) // EventSource stops on 204
-	}
-	b, ok := s.bar(c.Request().Context(), lang, code, id)
-	if !ok || b.Class.ID == "" {
-		return c.NoContent(http.StatusNoContent)
-	}
-	back := s.localBack(lang, c.QueryParam("back"))
-	counts := false // the bar shows the round's counts: a vote changes it
-	return s.stream(c, b.Class.ID, func() (string, bool) {
-		b, ok := s.bar(c.Request().Context(), lang, code, id)
-		if !ok {
-			return "", false
-		}
-		b.Back = back
-		counts = b.Round != nil && (b.Round.Round.Shown || b.Right != "")
-		html, err := renderString(classBarBlock(b))
-		return html, err == nil
-	}, func(ch class.Change) bool {
-		// A class voting at once must not wake every bar: a vote changes
-		// a bar only where it shows the counts (the voter's own bar comes
-		// back with the vote), and joins and steps change none.
-		switch ch.What {
-		case class.ChangedVote:
-			return counts
-		case class.ChangedJoin, class.ChangedProgress:
-			return false
-		}
-		return true
-	})
 }
 
 // teachEvents streams the live part of the dashboard or projector view.

@@ -182,6 +182,7 @@ type Server struct {
 	creates       createLimit
 	retentionDays int
 	progress      chan progressNote // class_progress.go
+	feeds         classFeeds        // class_feed.go
 }
 
 // New builds a server. It fails when the static assets cannot be read or
