@@ -158,10 +158,11 @@ const classWriteWait = 20 * time.Second
 // class voting at once costs one render, not one per vote.
 const classThrottle = 250 * time.Millisecond
 
-// stream sends render's HTML as the event "update" now and after every
-// change of the class that matters (nil: every change), until the client
-// leaves or the server closes.
-func (s *Server) stream(c echo.Context, classID string, render func() (string, bool), matters func(class.Change) bool) error {
+// stream sends render's HTML as the event "update" now and after the
+// class changes, at most once every classThrottle, until the client
+// leaves or the server closes. render learns what changed since it last
+// ran (nil: it runs for the first time).
+func (s *Server) stream(c echo.Context, classID string, render func(changed map[string]bool) (string, bool)) error {
 	changes, stop := s.classes.Subscribe(classID)
 	defer stop()
 	w := c.Response()
@@ -175,23 +176,22 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 	ping := time.NewTicker(classPing)
 	defer ping.Stop()
 	var last time.Time
+	var changed map[string]bool
 	for dirty := true; ; {
 		if dirty {
 			alive()
-			if html, ok := render(); ok {
+			if html, ok := render(changed); ok {
 				w.Write(eventBytes("update", html))
 			}
 			w.Flush()
-			last, dirty = time.Now(), false
+			last, dirty, changed = time.Now(), false, map[string]bool{}
 		}
 		select {
 		case ch, ok := <-changes:
 			if !ok {
 				return nil
 			}
-			if matters != nil && !matters(ch) {
-				continue
-			}
+			changed[ch.What] = true
 			if d := classThrottle - time.Since(last); d > 0 {
 				select {
 				case <-time.After(d):
@@ -200,7 +200,7 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 				}
 			}
 			for len(changes) > 0 {
-				<-changes
+				changed[(<-changes).What] = true
 			}
 			dirty = true
 		case <-ping.C:
@@ -222,16 +222,25 @@ func (s *Server) teachEvents(c echo.Context) error {
 		return err
 	}
 	projector := c.QueryParam("view") == "projector"
-	return s.stream(c, cl.ID, func() (string, bool) {
+	var old *teachView
+	return s.stream(c, cl.ID, func(changed map[string]bool) (string, bool) {
 		cl, err := s.classes.ByToken(c.Request().Context(), c.Param("token"))
 		if err != nil && !(errors.Is(err, class.ErrEnded) && cl.ID != "") {
 			return "", false
 		}
-		v, err := s.teachData(c, lang, cl, projector)
+		// A class voting at once changes only its counts: the students,
+		// where they are and their list are read again only when they
+		// may have changed.
+		keep := old
+		if changed == nil || changed[class.ChangedJoin] || changed[class.ChangedProgress] || changed[class.ChangedActivity] || changed[class.ChangedEnd] {
+			keep = nil
+		}
+		v, err := s.teachData(c, lang, cl, projector, false, keep)
 		if err != nil {
 			return "", false
 		}
+		old = v
 		html, err := renderString(teachLive(v))
 		return html, err == nil
-	}, nil)
+	})
 }

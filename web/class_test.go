@@ -16,6 +16,7 @@ import (
 
 	"leaselab/budget"
 	"leaselab/class"
+	"leaselab/draw"
 	"leaselab/live"
 )
 
@@ -302,6 +303,25 @@ func TestClassProgress(t *testing.T) {
 		if !strings.Contains(dash, want) {
 			t.Errorf("where the class is lacks %q:\n%s", want, clipText(dash[strings.Index(dash, `class="where"`):]))
 		}
+	}
+	// The list of students: four, none named, two who reached the goal,
+	// each with their last step in words.
+	i := strings.Index(dash, `id="roster"`)
+	if i < 0 {
+		t.Fatalf("the dashboard lists no students:\n%s", clipText(dash[strings.Index(dash, `id="teach-live"`):]))
+	}
+	roster := dash[i:]
+	if n := strings.Count(roster, `<td class="who">anonymous `); n != 4 {
+		t.Errorf("%d anonymous students listed, want 4", n)
+	}
+	if n := strings.Count(roster, `data-reached="1"`); n != 2 {
+		t.Errorf("%d students listed with a goal reached, want 2", n)
+	}
+	if !strings.Contains(roster, `<td class="last">`+draw.CommandText("en", "until 30s")+`</td>`) {
+		t.Errorf("the list lacks a student's last step %q:\n%s", draw.CommandText("en", "until 30s"), clipText(roster))
+	}
+	if _, proj := teacher.get(teach + "/projector"); strings.Contains(proj, `id="roster"`) {
+		t.Error("the projector view lists the students")
 	}
 }
 
