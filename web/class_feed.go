@@ -48,6 +48,11 @@ type classFeed struct {
 	socks         map[*live.Conn]string // lab sockets, by their page's language
 	streams       map[net.Conn]string   // taken-over event streams, by language
 	gone          bool                  // run has ended: a listener needs a new feed
+	// sends counts the bars sent, from 1; notices are the last ones sent
+	// to sockets, by language; kick asks run to send again.
+	sends   uint64
+	notices map[string]*live.Notice
+	kick    chan struct{}
 }
 
 // feedWriteWait bounds one write to an event stream: the feed writes to
@@ -67,7 +72,8 @@ func (s *Server) feed(classID, code string) *classFeed {
 	if s.feeds.m == nil {
 		s.feeds.m = map[string]*classFeed{}
 	}
-	f := &classFeed{s: s, classID: classID, code: code, socks: map[*live.Conn]string{}, streams: map[net.Conn]string{}}
+	f := &classFeed{s: s, classID: classID, code: code, socks: map[*live.Conn]string{}, streams: map[net.Conn]string{},
+		sends: 1, kick: make(chan struct{}, 1)}
 	s.feeds.m[classID] = f
 	changes, stop := s.classes.Subscribe(classID)
 	go f.run(changes, stop)
@@ -75,36 +81,52 @@ func (s *Server) feed(classID, code string) *classFeed {
 }
 
 // listenSocket makes a student's lab socket hear their class's bar until
-// the returned function is called.
+// the returned function is called. The page drew the bar when it was
+// loaded; the newest bar the feed sent, if any, comes at once, in case
+// the class changed since.
 func (s *Server) listenSocket(m *classmate, l *live.Conn, lang string) func() {
-	for {
-		f := s.feed(m.classID, m.code)
-		f.mu.Lock()
-		if !f.gone {
-			f.socks[l] = lang
-			f.mu.Unlock()
-			return func() {
-				f.mu.Lock()
-				delete(f.socks, l)
-				f.mu.Unlock()
-			}
+	f := s.listen(s.feed(m.classID, m.code), 0, func(f *classFeed) {
+		f.socks[l] = lang
+		if n := f.notices[lang]; n != nil {
+			l.Tell(n)
 		}
+	})
+	return func() {
+		f.mu.Lock()
+		delete(f.socks, l)
 		f.mu.Unlock()
 	}
 }
 
-// listenStream hands a taken-over event stream to its class's feed.
-func (s *Server) listenStream(classID, code string, conn net.Conn, lang string) {
+// listen adds a listener to a class's feed (add runs under the feed's
+// lock) and returns the feed. mark is the feed's count of sends before
+// the listener's own bar was drawn (0: unknown): when the feed sent since,
+// or the feed had to be started anew, it sends again, so that a change
+// between the listener's bar and its joining is not missed.
+func (s *Server) listen(f *classFeed, mark uint64, add func(*classFeed)) *classFeed {
 	for {
-		f := s.feed(classID, code)
 		f.mu.Lock()
 		if !f.gone {
-			f.streams[conn] = lang
+			add(f)
+			if mark != 0 && f.sends != mark {
+				select {
+				case f.kick <- struct{}{}:
+				default:
+				}
+			}
 			f.mu.Unlock()
-			return
+			return f
 		}
 		f.mu.Unlock()
+		f, mark = s.feed(f.classID, f.code), ^uint64(0)
 	}
+}
+
+// mark is the feed's count of sends (for listen), never 0.
+func (f *classFeed) mark() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sends
 }
 
 // barMatters says whether a change of the class changes its bar. A class
@@ -153,6 +175,12 @@ func (f *classFeed) run(changes <-chan class.Change, stop func()) {
 			}
 			counts = f.send()
 			last = time.Now()
+		case <-f.kick:
+			if d := classThrottle - time.Since(last); d > 0 {
+				time.Sleep(d)
+			}
+			counts = f.send()
+			last = time.Now()
 		case <-ping.C:
 			f.write(map[string][]byte{"": []byte(": ping\n\n")})
 			if f.idle() {
@@ -195,6 +223,8 @@ func (f *classFeed) send() (counts bool) {
 		events[lang] = eventBytes("update", html)
 	}
 	f.mu.Lock()
+	f.sends++
+	f.notices = notices
 	for l, lang := range f.socks {
 		if n := notices[lang]; n != nil {
 			l.Tell(n)
@@ -304,6 +334,14 @@ func (s *Server) classEvents(c echo.Context) error {
 	if !ok {
 		return c.NoContent(http.StatusNoContent) // EventSource stops on 204
 	}
+	// The feed hears the class before the student's own bar is drawn:
+	// a change meanwhile is sent again (listen).
+	cl, err := s.classes.ByCode(c.Request().Context(), code)
+	if err != nil {
+		return c.NoContent(http.StatusNoContent)
+	}
+	f := s.feed(cl.ID, cl.Code)
+	mark := f.mark()
 	b, ok := s.bar(c.Request().Context(), lang, code, id)
 	if !ok || b.Class.ID == "" || b.Class.Ended != nil {
 		return c.NoContent(http.StatusNoContent)
@@ -320,12 +358,16 @@ func (s *Server) classEvents(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	conn.SetDeadline(time.Time{}) // the server's page timeouts no longer apply
-	conn.SetWriteDeadline(time.Now().Add(feedWriteWait))
-	if _, err := conn.Write(append([]byte(streamHead), eventBytes("update", html)...)); err != nil {
-		conn.Close()
-		return nil
-	}
-	s.listenStream(b.Class.ID, b.Class.Code, conn, lang)
+	s.listen(f, mark, func(f *classFeed) {
+		// Under the feed's lock: the feed writes to the stream only after
+		// its first bytes.
+		conn.SetWriteDeadline(time.Now().Add(feedWriteWait))
+		if _, err := conn.Write(append([]byte(streamHead), eventBytes("update", html)...)); err != nil {
+			conn.Close()
+			return
+		}
+		f.streams[conn] = lang
+	})
 	return nil
 }
 
