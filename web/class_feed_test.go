@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"leaselab/live"
 )
 
 // dialAs opens a lab's socket with a client's cookies, as its page does.
@@ -152,4 +156,49 @@ func serving(t *testing.T) int {
 		}
 	}
 	return n
+}
+
+// TestClassFeedMemoryPerSocket: what a student's lab socket costs its
+// class beyond the live session: its place in the class's feed. 2,000
+// sockets (their sessions made first, not counted) join one class's
+// feed; the live Go heap grows by much less than 2 KB each.
+func TestClassFeedMemoryPerSocket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 sockets")
+	}
+	s, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	_, code := openClass(t, teacher, "en", "Memory")
+	cl, err := s.classes.ByCode(context.Background(), code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	lab := s.course.get().course.Lab("w1-w2")
+	conns := make([]*live.Conn, n)
+	for i := range conns {
+		conns[i] = live.New(&s.live, lab, "en", nil, nil, nil)
+	}
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	stops := make([]func(), n)
+	for i, l := range conns {
+		stops[i] = s.listenSocket(&classmate{classID: cl.ID, code: cl.Code, studentID: strconv.Itoa(i)}, l, []string{"en", "id"}[i%2])
+	}
+	after := heap()
+	per := (int64(after) - int64(before)) / n
+	t.Logf("a socket in its class's feed: %d bytes of heap (%d -> %d for %d)", per, before, after, n)
+	if per > 512 {
+		t.Errorf("a socket costs its class %d bytes, want at most 512 (the issue's budget is 2 KB a student)", per)
+	}
+	for _, stop := range stops {
+		stop()
+	}
+	runtime.KeepAlive(conns)
 }
