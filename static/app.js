@@ -599,12 +599,13 @@ function followClass() {
     const f = e.target.closest("form.cb-vote");
     if (!f) return;
     e.preventDefault();
-    const said = f.querySelector(".cb-said");
     const body = new URLSearchParams(new FormData(f));
     body.set("bar", "1");
     try {
       const r = await fetch(f.action, { method: "POST", body, headers: { Accept: "application/json" } });
       const j = await r.json().catch(() => ({}));
+      // The class's bar may have come meanwhile, in place of f.
+      const said = document.querySelector(`#classbar form.cb-vote[data-round="${CSS.escape(f.dataset.round)}"] .cb-said`);
       if (said) said.textContent = (r.ok ? j.said : j.error) || r.statusText;
     } catch {
       f.submit();
