@@ -115,6 +115,16 @@ type GoalProgress struct {
 	CommonLastStepN int
 }
 
+// RosterRow is one student as the instructor's dashboard lists them:
+// the anonymous id, the nickname if one was given, the goals of a lab
+// they reached (in the order reached) and their last command in it.
+type RosterRow struct {
+	ID       string
+	Nick     string
+	Reached  []string
+	LastStep string // "" if they sent none in the lab
+}
+
 // Change says that something in a class changed; a page that watches the
 // class reads again what it shows. What is one of the Changed constants;
 // Round is set for round and vote changes.

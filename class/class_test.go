@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -209,6 +210,22 @@ func TestProgress(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("Progress:\n got %+v\nwant %+v", got, want)
 		}
+		// The dashboard's list: each student, their goals and last step.
+		roster := must(s.Roster(ctx, c.ID, "w1-w2", 100))
+		wantRoster := []RosterRow{
+			{st[0].ID, "a", []string{"stale-write"}, "thaw W1"}, {st[1].ID, "b", nil, "freeze W1"},
+			{st[2].ID, "c", nil, "advance 5s"}, {st[3].ID, "d", []string{"stale-write"}, "freeze W1"}, {st[4].ID, "e", nil, ""},
+		}
+		// In the order they joined: here all in the same millisecond.
+		byID := func(a, b RosterRow) int { return strings.Compare(a.ID, b.ID) }
+		slices.SortFunc(roster, byID)
+		slices.SortFunc(wantRoster, byID)
+		if fmt.Sprint(roster) != fmt.Sprint(wantRoster) {
+			t.Errorf("Roster:\n got %+v\nwant %+v", roster, wantRoster)
+		}
+		if n := len(must(s.Roster(ctx, c.ID, "w1-w2", 2))); n != 2 {
+			t.Errorf("Roster with a limit of 2: %d rows", n)
+		}
 		// An ended class takes no more steps.
 		ok(t, s.End(ctx, c.ID))
 		ok(t, s.Step(ctx, c.ID, st[2].ID, "w1-w2", "freeze W1"))
@@ -359,9 +376,31 @@ func TestSubscribe(t *testing.T) {
 				t.Fatalf("no change %+v", want)
 			}
 		}
+		// Votes in quick succession are told at most once every
+		// voteTellEvery: the first at once, the rest together after.
+		start := time.Now()
+		for i := range 20 {
+			ok(t, s.Vote(ctx, c.ID, st[0].ID, r.ID, []string{"a", "b"}[i%2]))
+		}
+		told := 0
+		for quiet := time.After(time.Since(start) + 2*voteTellEvery); told < 20; {
+			select {
+			case got := <-changes:
+				told++
+				if got != (Change{c.ID, ChangedVote, r.ID}) {
+					t.Errorf("change %+v, want a vote", got)
+				}
+				continue
+			case <-quiet:
+			}
+			break
+		}
+		if limit := int(time.Since(start)/voteTellEvery) + 2; told < 1 || told > limit {
+			t.Errorf("20 votes in %v told %d times, want 1 to %d", time.Since(start), told, limit)
+		}
 		// Many changes and nobody reading: the newest is kept.
 		for range 3 * subscriberBuffer {
-			ok(t, s.Vote(ctx, c.ID, st[0].ID, r.ID, "b"))
+			ok(t, s.SetActivity(ctx, c.ID, Activity{Lab: "lab"}))
 		}
 		ok(t, s.Push(ctx, c.ID, "/en/labs/x"))
 		var last Change

@@ -141,6 +141,19 @@ func copyTallies(t []Tally) []Tally {
 func (h *hub) publish(c Change) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.touched(c)
+	h.tell(c)
+}
+
+// invalidate forgets what the change touched, and tells no one yet.
+func (h *hub) invalidate(c Change) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.touched(c)
+}
+
+// touched forgets what c touched. Called with h.mu held.
+func (h *hub) touched(c Change) {
 	switch c.What {
 	case ChangedRound, ChangedVote:
 		h.bumpRounds(c.Class)
@@ -152,6 +165,10 @@ func (h *hub) publish(c Change) {
 			delete(h.codeOf, c.Class)
 		}
 	}
+}
+
+// tell hands c to the class's watchers. Called with h.mu held.
+func (h *hub) tell(c Change) {
 	for sub := range h.subs[c.Class] {
 		select {
 		case sub.ch <- c:

@@ -521,6 +521,51 @@ func (s *Service) Progress(ctx context.Context, classID, lab string, goals []str
 	return out, nil
 }
 
+// Roster lists the students of a class in the order they joined, each
+// with the goals of lab they reached and their last command in it; at
+// most limit students.
+func (s *Service) Roster(ctx context.Context, classID, lab string, limit int) ([]RosterRow, error) {
+	if err := s.flushSteps(ctx, classID); err != nil {
+		return nil, err
+	}
+	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT s.id, s.nick, COALESCE(st.command, '') FROM students s
+		LEFT JOIN steps st ON st.class_id = s.class_id AND st.student_id = s.id AND st.lab = ?
+		WHERE s.class_id = ? ORDER BY s.joined, s.id LIMIT ?`), lab, classID, limit)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	var out []RosterRow
+	at := map[string]int{}
+	for rows.Next() {
+		var r RosterRow
+		if err := rows.Scan(&r.ID, &r.Nick, &r.LastStep); err != nil {
+			rows.Close()
+			return nil, s.fail(err)
+		}
+		at[r.ID] = len(out)
+		out = append(out, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(err)
+	}
+	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT student_id, goal FROM reached WHERE class_id = ? AND lab = ? ORDER BY at, goal"), classID, lab)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, goal string
+		if err := rows.Scan(&id, &goal); err != nil {
+			return nil, s.fail(err)
+		}
+		if i, ok := at[id]; ok {
+			out[i].Reached = append(out[i].Reached, goal)
+		}
+	}
+	return out, s.fail(rows.Err())
+}
+
 // Push puts a world (a permalink of the site, a path starting with "/")
 // on every student's screen as an invitation.
 func (s *Service) Push(ctx context.Context, classID, permalink string) error {

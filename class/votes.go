@@ -5,8 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Votes come in floods: a class answers in the same second. One writer
@@ -60,6 +64,7 @@ func (s *Service) stopVotes() {
 	}
 	s.votesMu.Unlock()
 	s.voting.Wait()
+	s.voteTold.stop(s)
 }
 
 // Vote records a student's answer in an open round; voting again changes
@@ -202,20 +207,17 @@ func (s *Service) writeVotes(batch []*voteReq) {
 			}
 		}
 		for _, i := range good {
-			k := roundKey{batch[i].classID, batch[i].round}
-			if !slices.Contains(changed, k) {
+			if k := (roundKey{batch[i].classID, batch[i].round}); !slices.Contains(changed, k) {
 				changed = append(changed, k)
-				if err := s.notify(ctx, tx, Change{Class: k.class, What: ChangedVote, Round: k.round}); err != nil {
-					return err
-				}
 			}
 		}
 		return nil
 	})
 	if err == nil {
 		for _, k := range changed {
-			s.hub.publish(Change{Class: k.class, What: ChangedVote, Round: k.round})
+			s.hub.invalidate(Change{Class: k.class, What: ChangedVote, Round: k.round})
 		}
+		s.voteTold.changed(s, changed)
 	}
 	for i, r := range batch {
 		if err != nil {
@@ -223,5 +225,114 @@ func (s *Service) writeVotes(batch []*voteReq) {
 		} else {
 			r.done <- errs[i]
 		}
+	}
+}
+
+// A class voting at once changes its counts many times a second; its
+// watchers (the dashboards, the class bars' feed, the other replicas over
+// NOTIFY) are told at most once every voteTellEvery: the first change at
+// once, the others together when the time has passed. What this process
+// keeps of the class's rounds is forgotten at every commit, so a read
+// never misses a vote; only the telling waits.
+const voteTellEvery = 250 * time.Millisecond
+
+// voteTelling is when each class's last vote change was told, and which
+// wait to be.
+type voteTelling struct {
+	mu      sync.Mutex
+	last    map[string]time.Time
+	pending map[string]int64 // class → the newest round changed
+	closed  bool             // the service closes: nothing waits any more
+}
+
+// stop tells what waits, at once; nothing waits after it.
+func (v *voteTelling) stop(s *Service) {
+	v.mu.Lock()
+	v.closed = true
+	var cs []Change
+	for c, r := range v.pending {
+		cs = append(cs, Change{Class: c, What: ChangedVote, Round: r})
+	}
+	v.pending = nil
+	v.mu.Unlock()
+	s.tellVotes(cs)
+}
+
+// changed tells the changes of rounds now, or once voteTellEvery has
+// passed since the class's last telling.
+func (v *voteTelling) changed(s *Service, rounds []roundKey) {
+	now := time.Now()
+	var now1 []Change
+	v.mu.Lock()
+	if v.last == nil {
+		v.last, v.pending = map[string]time.Time{}, map[string]int64{}
+	}
+	for _, k := range rounds {
+		if v.closed {
+			now1 = append(now1, Change{Class: k.class, What: ChangedVote, Round: k.round})
+			continue
+		}
+		if _, waits := v.pending[k.class]; waits {
+			v.pending[k.class] = max(v.pending[k.class], k.round)
+			continue
+		}
+		if wait := voteTellEvery - now.Sub(v.last[k.class]); wait > 0 {
+			v.pending[k.class] = k.round
+			class := k.class
+			time.AfterFunc(wait, func() { v.later(s, class) })
+			continue
+		}
+		v.last[k.class] = now
+		now1 = append(now1, Change{Class: k.class, What: ChangedVote, Round: k.round})
+	}
+	if len(v.last) > maxCached {
+		for c, at := range v.last {
+			if now.Sub(at) > voteTellEvery {
+				delete(v.last, c)
+			}
+		}
+	}
+	v.mu.Unlock()
+	s.tellVotes(now1)
+}
+
+// later tells a class's change that waited.
+func (v *voteTelling) later(s *Service, classID string) {
+	v.mu.Lock()
+	round, ok := v.pending[classID]
+	delete(v.pending, classID) // closed: nil, and stop told it
+	if ok {
+		v.last[classID] = time.Now()
+	}
+	v.mu.Unlock()
+	if ok {
+		s.tellVotes([]Change{{Class: classID, What: ChangedVote, Round: round}})
+	}
+}
+
+// tellVotes tells the other replicas (NOTIFY, one statement for all) and
+// this process's watchers.
+func (s *Service) tellVotes(cs []Change) {
+	if len(cs) == 0 {
+		return
+	}
+	if s.pg {
+		var q strings.Builder
+		args := []any{notifyChannel}
+		q.WriteString("SELECT ")
+		for i, c := range cs {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			args = append(args, s.origin+" "+c.Class+" "+c.What+" "+strconv.FormatInt(c.Round, 10))
+			fmt.Fprintf(&q, "pg_notify($1, $%d)", len(args))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := s.db.ExecContext(ctx, q.String(), args...)
+		cancel()
+		s.fail(err) // logged once a minute; a replica that missed it reads again when its listener comes back
+	}
+	for _, c := range cs {
+		s.hub.publish(c)
 	}
 }

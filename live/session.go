@@ -113,6 +113,11 @@ type Conn struct {
 	// view is what the page shows, kept while the session plays so that
 	// a frame sends only what changed (draw.LivePage).
 	view *draw.LivePage
+	// notice waits to be sent (Tell); telling is set while a goroutine
+	// waits for mu to send it; started once the first frame is queued.
+	notice  atomic.Pointer[Notice]
+	telling atomic.Bool
+	started bool
 }
 
 func (l *Conn) run() {
@@ -127,6 +132,8 @@ func (l *Conn) run() {
 	l.active, l.pingAt = start, start.Add(pingPeriod)
 	l.keeper = l.cfg.Clock.AfterFunc(min(pingPeriod, l.cfg.IdleTimeout), l.keep)
 	l.send(first)
+	l.started = true
+	l.tellPending()
 	l.rest()
 	l.mu.Unlock()
 	stop := context.AfterFunc(l.cfg.Done, func() {

@@ -83,12 +83,12 @@ func decodeClientMsg(data []byte) ClientMsg {
 // body (wire.go); appendMsg writes it as docs/protocol.md has it:
 //
 //	{"seq":1,"type":"frame","id":2,"ops":[...],"query":"...","now":"4s",
-//	 "playing":true,"error":"...","retry":1.5}
+//	 "playing":true,"error":"...","retry":1.5,"html":"..."}
 //
-// with id, ops, query, now, error and retry left out when empty.
+// with id, ops, query, now, error, retry and html left out when empty.
 type serverMsg struct {
 	Seq     int64
-	Type    string // frame, ack, error
+	Type    string // frame, ack, error; a notice's own (notice.go)
 	ID      int64
 	b       *msgBody // ops, query and now; nil: none
 	Playing bool
@@ -96,6 +96,8 @@ type serverMsg struct {
 	// Retry, on an error for work over the budget, is how many seconds
 	// until the session may ask again.
 	Retry float64
+	// html is a notice's markup, quoted (notice.go).
+	html []byte
 
 	at   time.Time // when the work it answers began
 	play bool      // a play-mode frame
@@ -160,7 +162,7 @@ func newOutMsg(m *serverMsg) *outMsg {
 // sizeGuess is about how long m is encoded: its texts, an eighth more for
 // the quotes in markup that JSON escapes, and each op's words.
 func (m *serverMsg) sizeGuess() int {
-	n := 128 + len(m.Error)
+	n := 128 + len(m.Error) + len(m.html)
 	if m.b != nil {
 		n += len(m.b.B) + len(m.b.B)/8 + 48*len(m.b.Ops)
 	}
@@ -267,6 +269,10 @@ func appendMsg(b []byte, m *serverMsg) []byte {
 	if r := m.Retry; r != 0 && !math.IsNaN(r) && !math.IsInf(r, 0) {
 		b = append(b, `,"retry":`...)
 		b = appendJSONFloat(b, r)
+	}
+	if len(m.html) > 0 {
+		b = append(b, `,"html":`...)
+		b = append(b, m.html...)
 	}
 	return append(b, "}\n"...)
 }

@@ -23,6 +23,7 @@ type wireMsg struct {
 	Playing bool     `json:"playing"`
 	Error   string   `json:"error,omitempty"`
 	Retry   float64  `json:"retry,omitempty"`
+	HTML    string   `json:"html,omitempty"`
 }
 
 type wireOp struct {
@@ -52,6 +53,9 @@ var opKinds = []draw.OpKind{draw.OpReplace, draw.OpAppend, draw.OpSwap, draw.OpR
 // its body. An op's name must be one the server sends.
 func msgOf(w *wireMsg) serverMsg {
 	m := serverMsg{Seq: w.Seq, Type: w.Type, ID: w.ID, Playing: w.Playing, Error: w.Error, Retry: w.Retry}
+	if w.HTML != "" {
+		m.html = NewNotice(w.Type, w.HTML).html
+	}
 	if len(w.Ops) == 0 && w.Query == "" && w.Now == "" {
 		return m
 	}
@@ -116,6 +120,7 @@ func TestAppendMsgIsEncodingJSON(t *testing.T) {
 		{Type: "frame", Error: "\x00\x01\x07\b\t\n\v\f\r\x1b\x1f", Now: "Ω → ≤ 日本 😀"},
 		{Type: "frame", Error: "line\u2028para\u2029end", Query: "\xff\xfe x \xc3 \xe2\x80 \xed\xa0\x80 \xf4\x90\x80\x80"},
 		{Type: "frame", Error: "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa"},
+		{Seq: 8, Type: "class", HTML: "<aside id=\"classbar\">A. \u2028 \xff \\ </aside>"},
 	} {
 		sameAsJSON(t, &w)
 	}

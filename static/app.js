@@ -163,6 +163,7 @@ function startLab(root) {
     const resumePlay = playing;
     ws.onopen = () => {
       retry = 500;
+      barStream(false); // the class bar comes over the socket now
       for (const id of [...pressed.keys()]) settle(id);
       setConn("on");
       if (resumePlay) send({ type: "play", speed: Number(speed.value) });
@@ -170,6 +171,7 @@ function startLab(root) {
     };
     ws.onclose = (ev) => {
       ws = null;
+      barStream(true); // until the socket is back
       if (ev.code === 4000) { // idle: back when the student is
         setConn("idle");
         const back = () => {
@@ -261,6 +263,9 @@ function startLab(root) {
     // after the paint, when reading its height costs no layout.
     if (events && events.closest("details")?.open !== false) setTimeout(() => showLatest(events), 0);
     for (const m of batch) answered(m);
+    const bar = batch.findLast((m) => m.type === "class");
+    const cur = bar && document.getElementById("classbar");
+    if (cur) replaceFrom(cur, bar.html);
   }
 
   function answered(m) {
@@ -523,39 +528,63 @@ keepShare();
 // ---- end of What if? ----
 
 // ---- Class mode (issue 27) ----
-// The class bar and the instructor's dashboard follow their class over a
-// stream of server-sent events: after each change the server sends the
-// part again, rendered. Without script both are plain pages and forms.
+// The class bar and the instructor's dashboard follow their class: after
+// each change the server sends the part again, rendered. A lab page's bar
+// comes over the lab's websocket (a "class" message); any other page's,
+// and a lab page's while its socket is closed, over a stream of
+// server-sent events. Without script both are plain pages and forms.
 
-// replaceFrom swaps el for the element the HTML holds; a choice the
-// student picked but did not send yet, and an open <details>, are kept.
+// replaceFrom swaps el for the element the HTML holds. The class's bar is
+// the same for each of its students: what is this student's own stays
+// from the old one (a choice picked but not sent yet, the words that say
+// a vote was kept, the key, where a vote returns), and an open <details>
+// stays open.
 function replaceFrom(el, html) {
   const t = document.createElement("template");
   t.innerHTML = html;
   const next = t.content.firstElementChild;
   if (!next) return;
   const form = el.querySelector("form.cb-vote");
-  const picked = form && form.querySelector("input[name=choice]:checked");
   const nf = next.querySelector("form.cb-vote");
-  if (picked && nf && nf.dataset.round === form.dataset.round) {
-    const i = nf.querySelector(`input[name=choice][value="${CSS.escape(picked.value)}"]`);
+  if (form && nf && nf.dataset.round === form.dataset.round) {
+    const picked = form.querySelector("input[name=choice]:checked");
+    const i = picked && nf.querySelector(`input[name=choice][value="${CSS.escape(picked.value)}"]`);
     if (i) i.checked = true;
+    const said = form.querySelector(".cb-said"), nsaid = nf.querySelector(".cb-said");
+    if (said && nsaid && !nsaid.textContent.trim()) nsaid.textContent = said.textContent;
   }
+  const back = el.querySelector("input[name=back]");
+  if (back) next.querySelectorAll("input[name=back]").forEach((b) => { if (!b.value) b.value = back.value; });
+  const more = el.querySelector(".cb-more");
+  if (more && !next.querySelector(".cb-more")) next.append(more);
+  if (el.dataset.events) next.dataset.events = el.dataset.events;
   const open = [...el.querySelectorAll("details")].map((d) => d.open);
   next.querySelectorAll("details").forEach((d, i) => { if (open[i]) d.open = true; });
   el.replaceWith(next);
   return next;
 }
 
-function followClass() {
+// barStream follows the class bar over server-sent events while on is
+// true: on a page without a live socket, and on a lab page while its
+// socket is closed.
+let barEvents = null;
+function barStream(on) {
   const bar = document.getElementById("classbar");
-  if (bar && bar.dataset.events) {
-    const es = new EventSource(bar.dataset.events);
-    es.addEventListener("update", (e) => {
-      const cur = document.getElementById("classbar");
-      if (cur) replaceFrom(cur, e.data);
-    });
+  if (!on || !bar || !bar.dataset.events || !window.EventSource) {
+    if (barEvents) barEvents.close();
+    barEvents = null;
+    return;
   }
+  if (barEvents) return;
+  barEvents = new EventSource(bar.dataset.events);
+  barEvents.addEventListener("update", (e) => {
+    const cur = document.getElementById("classbar");
+    if (cur) replaceFrom(cur, e.data);
+  });
+}
+
+function followClass() {
+  if (!document.getElementById("lab") && !document.getElementById("pair")) barStream(true);
   const teach = document.getElementById("teach");
   if (teach && teach.dataset.events) {
     const es = new EventSource(teach.dataset.events);
@@ -564,24 +593,20 @@ function followClass() {
       if (cur) fitAll(replaceFrom(cur, e.data) || document);
     });
   }
-  // A vote is sent without leaving the page; the answer is the bar that
-  // says it was saved, or why not.
+  // A vote is sent without leaving the page; the answer says it was
+  // kept, or why not.
   document.addEventListener("submit", async (e) => {
     const f = e.target.closest("form.cb-vote");
     if (!f) return;
     e.preventDefault();
-    const said = f.querySelector(".cb-said");
     const body = new URLSearchParams(new FormData(f));
     body.set("bar", "1");
     try {
       const r = await fetch(f.action, { method: "POST", body, headers: { Accept: "application/json" } });
-      if (r.ok) {
-        const cur = document.getElementById("classbar");
-        if (cur) replaceFrom(cur, await r.text());
-      } else {
-        const j = await r.json().catch(() => ({}));
-        if (said) said.textContent = j.error || r.statusText;
-      }
+      const j = await r.json().catch(() => ({}));
+      // The class's bar may have come meanwhile, in place of f.
+      const said = document.querySelector(`#classbar form.cb-vote[data-round="${CSS.escape(f.dataset.round)}"] .cb-said`);
+      if (said) said.textContent = (r.ok ? j.said : j.error) || r.statusText;
     } catch {
       f.submit();
     }

@@ -159,6 +159,7 @@ func TestBrowserClass(t *testing.T) {
 	vote(students[1], "rejected")
 	vote(students[2], "overwrites")
 	waitJS(t, teacher, "the dashboard counting the first vote", counts(teacher, 1, "rejected=1 overwrites=2 silent=0"))
+	waitJS(t, teacher, "the dashboard listing the three students", `[...document.querySelectorAll("#roster tbody td.who")].map(td => td.textContent).sort().join(" ") === "siswa1 siswa2 siswa3"`)
 	screenshot(t, students[0].ctx, "class-phone-vote-id", false)
 	screenshot(t, students[1].ctx, "class-laptop-vote-en", false)
 

@@ -193,49 +193,51 @@ func currentRounds(cl class.Class, all []class.Tally) []class.Tally {
 // bar reads what a student's class bar shows. ok is false when the
 // request carries no class, or one the store no longer knows.
 func (s *Server) bar(ctx context.Context, lang, code, id string) (*barView, bool) {
-	cl, err := s.classes.ByCode(ctx, code)
-	if errors.Is(err, class.ErrEnded) && cl.ID != "" {
-		err = nil // an ended class's students see that it ended
+	b, ok := s.classBarOf(ctx, lang, code)
+	if !ok || b.Class.ID == "" {
+		return b, ok
 	}
-	if err != nil {
-		if errors.Is(err, class.ErrUnavailable) {
-			b := &barView{page: s.newPage(lang, "/", "", "bar"), Down: true}
-			b.Class.Code = code
-			return b, true
-		}
-		return nil, false
-	}
-	st, err := s.classes.Student(ctx, cl.ID, id)
+	st, err := s.classes.Student(ctx, b.Class.ID, id)
 	if err != nil && !errors.Is(err, class.ErrUnavailable) {
 		return nil, false
 	}
-	b := &barView{page: s.newPage(lang, "/", "", "bar"), Class: cl, Student: st, Down: err != nil}
+	b.Student, b.Down = st, b.Down || err != nil
+	if b.Round != nil && !b.Down {
+		mine, err := s.classes.Votes(ctx, b.Class.ID, id)
+		if err != nil {
+			b.Down = true
+		}
+		b.Mine = mine[b.Round.Round.ID]
+	}
+	return b, true
+}
+
+// barOfClass is the bar of a class in lang, the same for each of its
+// students: what the class works on, its newest round and, once
+// revealed, the engine's answer.
+func (s *Server) barOfClass(ctx context.Context, lang string, cl class.Class) *barView {
+	b := &barView{page: s.newPage(lang, "/", "", "bar"), Class: cl}
 	if cur := s.course.get(); cur.course != nil && cl.Now.Lab != "" {
 		b.Lab = cur.course.Lab(cl.Now.Lab)
 	}
-	if b.Down || cl.Ended != nil {
-		return b, true
+	if cl.Ended != nil {
+		return b
 	}
 	all, err := s.classes.Rounds(ctx, cl.ID)
 	if err != nil {
 		b.Down = true
-		return b, true
+		return b
 	}
 	if rs := currentRounds(cl, all); len(rs) > 0 {
 		t := rs[len(rs)-1]
 		b.Round = &t
-		mine, err := s.classes.Votes(ctx, cl.ID, id)
-		if err != nil {
-			b.Down = true
-		}
-		b.Mine = mine[t.Round.ID]
 		if t.Round.State == class.RoundRevealed && b.Lab != nil {
 			if a, err := s.answer(b.Lab, t.Round.Question, t.Round.Choices[0], lang); err == nil {
 				b.Right = a.Verdict.Right
 			}
 		}
 	}
-	return b, true
+	return b
 }
 
 // classBar writes a student's class bar into the page in place of the

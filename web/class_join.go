@@ -103,11 +103,17 @@ func (s *Server) classVote(c echo.Context) error {
 		return classAnswer(c, classErr(lang, err, code))
 	}
 	if c.FormValue("bar") == "1" {
-		// The page's script: the bar that says the vote was kept.
-		if b, ok := s.bar(ctx, lang, code, id); ok {
-			b.Back = s.localBack(lang, c.FormValue("back"))
-			return render(c, http.StatusOK, classBarBlock(b))
+		// The page's script: the words that say the vote was kept; the
+		// rest of the bar is the class's and comes from its feed.
+		said := ""
+		if all, err := s.classes.Rounds(ctx, cl.ID); err == nil {
+			for _, t := range all {
+				if t.Round.ID == round {
+					said = voteSaid(lang, t.Round.Choices, c.FormValue("choice"))
+				}
+			}
 		}
+		return c.JSON(http.StatusOK, map[string]string{"said": said})
 	}
 	if wantsJSON(c) {
 		return c.NoContent(http.StatusNoContent)
@@ -152,10 +158,11 @@ const classWriteWait = 20 * time.Second
 // class voting at once costs one render, not one per vote.
 const classThrottle = 250 * time.Millisecond
 
-// stream sends render's HTML as the event "update" now and after every
-// change of the class that matters (nil: every change), until the client
-// leaves or the server closes.
-func (s *Server) stream(c echo.Context, classID string, render func() (string, bool), matters func(class.Change) bool) error {
+// stream sends render's HTML as the event "update" now and after the
+// class changes, at most once every classThrottle, until the client
+// leaves or the server closes. render learns what changed since it last
+// ran (nil: it runs for the first time).
+func (s *Server) stream(c echo.Context, classID string, render func(changed map[string]bool) (string, bool)) error {
 	changes, stop := s.classes.Subscribe(classID)
 	defer stop()
 	w := c.Response()
@@ -169,27 +176,22 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 	ping := time.NewTicker(classPing)
 	defer ping.Stop()
 	var last time.Time
+	var changed map[string]bool
 	for dirty := true; ; {
 		if dirty {
 			alive()
-			if html, ok := render(); ok {
-				fmt.Fprint(w, "event: update\n")
-				for _, line := range strings.Split(html, "\n") {
-					fmt.Fprintf(w, "data: %s\n", line)
-				}
-				fmt.Fprint(w, "\n")
+			if html, ok := render(changed); ok {
+				w.Write(eventBytes("update", html))
 			}
 			w.Flush()
-			last, dirty = time.Now(), false
+			last, dirty, changed = time.Now(), false, map[string]bool{}
 		}
 		select {
 		case ch, ok := <-changes:
 			if !ok {
 				return nil
 			}
-			if matters != nil && !matters(ch) {
-				continue
-			}
+			changed[ch.What] = true
 			if d := classThrottle - time.Since(last); d > 0 {
 				select {
 				case <-time.After(d):
@@ -198,7 +200,7 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 				}
 			}
 			for len(changes) > 0 {
-				<-changes
+				changed[(<-changes).What] = true
 			}
 			dirty = true
 		case <-ping.C:
@@ -213,45 +215,6 @@ func (s *Server) stream(c echo.Context, classID string, render func() (string, b
 	}
 }
 
-// classEvents streams a student's class bar.
-func (s *Server) classEvents(c echo.Context) error {
-	lang, err := s.joinLang(c)
-	if err != nil {
-		return err
-	}
-	code, id, ok := studentOf(c.Request())
-	if !ok {
-		return c.NoContent(http.StatusNoContent) // EventSource stops on 204
-	}
-	b, ok := s.bar(c.Request().Context(), lang, code, id)
-	if !ok || b.Class.ID == "" {
-		return c.NoContent(http.StatusNoContent)
-	}
-	back := s.localBack(lang, c.QueryParam("back"))
-	counts := false // the bar shows the round's counts: a vote changes it
-	return s.stream(c, b.Class.ID, func() (string, bool) {
-		b, ok := s.bar(c.Request().Context(), lang, code, id)
-		if !ok {
-			return "", false
-		}
-		b.Back = back
-		counts = b.Round != nil && (b.Round.Round.Shown || b.Right != "")
-		html, err := renderString(classBarBlock(b))
-		return html, err == nil
-	}, func(ch class.Change) bool {
-		// A class voting at once must not wake every bar: a vote changes
-		// a bar only where it shows the counts (the voter's own bar comes
-		// back with the vote), and joins and steps change none.
-		switch ch.What {
-		case class.ChangedVote:
-			return counts
-		case class.ChangedJoin, class.ChangedProgress:
-			return false
-		}
-		return true
-	})
-}
-
 // teachEvents streams the live part of the dashboard or projector view.
 func (s *Server) teachEvents(c echo.Context) error {
 	lang, cl, err := s.teachFor(c)
@@ -259,16 +222,25 @@ func (s *Server) teachEvents(c echo.Context) error {
 		return err
 	}
 	projector := c.QueryParam("view") == "projector"
-	return s.stream(c, cl.ID, func() (string, bool) {
+	var old *teachView
+	return s.stream(c, cl.ID, func(changed map[string]bool) (string, bool) {
 		cl, err := s.classes.ByToken(c.Request().Context(), c.Param("token"))
 		if err != nil && !(errors.Is(err, class.ErrEnded) && cl.ID != "") {
 			return "", false
 		}
-		v, err := s.teachData(c, lang, cl, projector)
+		// A class voting at once changes only its counts: the students,
+		// where they are and their list are read again only when they
+		// may have changed.
+		keep := old
+		if changed == nil || changed[class.ChangedJoin] || changed[class.ChangedProgress] || changed[class.ChangedActivity] || changed[class.ChangedEnd] {
+			keep = nil
+		}
+		v, err := s.teachData(c, lang, cl, projector, false, keep)
 		if err != nil {
 			return "", false
 		}
+		old = v
 		html, err := renderString(teachLive(v))
 		return html, err == nil
-	}, nil)
+	})
 }

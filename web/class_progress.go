@@ -26,7 +26,7 @@ const progressQueue = 4096
 
 // classmate is a student of a running class, as a request's cookie names
 // them; nil when the request carries none the store knows.
-type classmate struct{ classID, studentID string }
+type classmate struct{ classID, code, studentID string }
 
 // classmateOf reads the class cookie and finds its class.
 func (s *Server) classmateOf(r *http.Request) *classmate {
@@ -43,7 +43,7 @@ func (s *Server) classmateOf(r *http.Request) *classmate {
 	if err != nil {
 		return nil
 	}
-	return &classmate{classID: cl.ID, studentID: id}
+	return &classmate{classID: cl.ID, code: cl.Code, studentID: id}
 }
 
 // step notes a command of m's in lab.

@@ -86,7 +86,8 @@ type teachView struct {
 	Rounds    []class.Tally // the current question's, oldest first
 	Reveal    *answerView   // the engine's answer, once revealed
 	Progress  []class.GoalProgress
-	Retention int // days an ended class is kept
+	Roster    []class.RosterRow // the students, on the dashboard only
+	Retention int               // days an ended class is kept
 	Projector bool
 	Down      bool // the store could not be read in full
 }
@@ -137,8 +138,15 @@ func (s *Server) teachFor(c echo.Context) (string, class.Class, error) {
 	return lang, cl, nil
 }
 
-// teachData reads everything the dashboard shows.
-func (s *Server) teachData(c echo.Context, lang string, cl class.Class, projector bool) (*teachView, error) {
+// rosterLimit bounds the students the dashboard lists; the export has
+// them all.
+const rosterLimit = 500
+
+// teachData reads everything the dashboard shows. With old (a stream's
+// last view) the students, where the class is and the list are old's:
+// the caller says they did not change. The QR code is drawn for the
+// whole page only (whole).
+func (s *Server) teachData(c echo.Context, lang string, cl class.Class, projector, whole bool, old *teachView) (*teachView, error) {
 	_, course, err := s.courseFor(c)
 	if err != nil {
 		return nil, err
@@ -154,14 +162,13 @@ func (s *Server) teachData(c echo.Context, lang string, cl class.Class, projecto
 	v := &teachView{page: p, Course: course, Class: cl, Token: token, Projector: projector, Retention: s.retentionDays}
 	v.JoinURL = s.siteURL(c) + s.base + "/" + lang + "/join?code=" + url.QueryEscape(cl.Code)
 	v.TeachURL = s.siteURL(c) + v.THref("")
-	if v.QR, err = qrSVG(v.JoinURL, fmt.Sprintf(T(lang, "teach.qr"), cl.Code)); err != nil {
-		return nil, err
+	if whole {
+		if v.QR, err = qrSVG(v.JoinURL, fmt.Sprintf(T(lang, "teach.qr"), cl.Code)); err != nil {
+			return nil, err
+		}
 	}
 	if cl.Now.Lab != "" {
 		v.Lab = course.Lab(cl.Now.Lab)
-	}
-	if v.Students, err = s.classes.StudentCount(ctx, cl.ID); err != nil {
-		v.Down = true
 	}
 	all, err := s.classes.Rounds(ctx, cl.ID)
 	if err != nil {
@@ -175,12 +182,28 @@ func (s *Server) teachData(c echo.Context, lang string, cl class.Class, projecto
 			}
 		}
 	}
+	if old != nil && !old.Down {
+		v.Students, v.Progress, v.Roster = old.Students, old.Progress, old.Roster
+		return v, nil
+	}
+	if v.Students, err = s.classes.StudentCount(ctx, cl.ID); err != nil {
+		v.Down = true
+	}
 	if v.Lab != nil && len(v.Lab.Goals) > 0 {
 		goals := make([]string, len(v.Lab.Goals))
 		for i, g := range v.Lab.Goals {
 			goals[i] = g.ID
 		}
 		if v.Progress, err = s.classes.Progress(ctx, cl.ID, v.Lab.ID, goals); err != nil {
+			v.Down = true
+		}
+	}
+	if !projector {
+		lab := ""
+		if v.Lab != nil {
+			lab = v.Lab.ID
+		}
+		if v.Roster, err = s.classes.Roster(ctx, cl.ID, lab, rosterLimit); err != nil {
 			v.Down = true
 		}
 	}
@@ -200,7 +223,7 @@ func (s *Server) teachShow(c echo.Context) error {
 	default:
 		return notFound(lang)
 	}
-	v, err := s.teachData(c, lang, cl, c.Param("view") == "projector")
+	v, err := s.teachData(c, lang, cl, c.Param("view") == "projector", true, nil)
 	if err != nil {
 		return err
 	}

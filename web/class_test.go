@@ -16,6 +16,7 @@ import (
 
 	"leaselab/budget"
 	"leaselab/class"
+	"leaselab/draw"
 	"leaselab/live"
 )
 
@@ -162,8 +163,9 @@ func TestClassRound(t *testing.T) {
 	if _, p := phone.get("/id/"); !strings.Contains(p, "Jawabanmu tersimpan: B") {
 		t.Error("the other device does not have the student's answer")
 	}
-	// The page's script gets the bar back, saying what was kept.
-	if st, bar, _ := students[0].do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"overwrites"}, "bar": {"1"}}, "application/json"); st != http.StatusOK || !strings.HasPrefix(bar, `<aside id="classbar"`) || !strings.Contains(bar, "Jawabanmu tersimpan: B") {
+	// The page's script gets the words that say what was kept (the rest
+	// of the bar is the class's, from its feed).
+	if st, bar, _ := students[0].do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"overwrites"}, "bar": {"1"}}, "application/json"); st != http.StatusOK || !strings.HasPrefix(bar, `{"said":"Jawabanmu tersimpan: B.`) {
 		t.Errorf("a vote from the page's script: %d\n%s", st, clipText(bar))
 	}
 	st, body, _ := students[1].do(http.MethodPost, "/id/class/vote", url.Values{"round": {round}, "choice": {"nonsense"}}, "application/json")
@@ -301,6 +303,25 @@ func TestClassProgress(t *testing.T) {
 		if !strings.Contains(dash, want) {
 			t.Errorf("where the class is lacks %q:\n%s", want, clipText(dash[strings.Index(dash, `class="where"`):]))
 		}
+	}
+	// The list of students: four, none named, two who reached the goal,
+	// each with their last step in words.
+	i := strings.Index(dash, `id="roster"`)
+	if i < 0 {
+		t.Fatalf("the dashboard lists no students:\n%s", clipText(dash[strings.Index(dash, `id="teach-live"`):]))
+	}
+	roster := dash[i:]
+	if n := strings.Count(roster, `<td class="who">anonymous `); n != 4 {
+		t.Errorf("%d anonymous students listed, want 4", n)
+	}
+	if n := strings.Count(roster, `data-reached="1"`); n != 2 {
+		t.Errorf("%d students listed with a goal reached, want 2", n)
+	}
+	if !strings.Contains(roster, `<td class="last">`+draw.CommandText("en", "until 30s")+`</td>`) {
+		t.Errorf("the list lacks a student's last step %q:\n%s", draw.CommandText("en", "until 30s"), clipText(roster))
+	}
+	if _, proj := teacher.get(teach + "/projector"); strings.Contains(proj, `id="roster"`) {
+		t.Error("the projector view lists the students")
 	}
 }
 

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"html"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"leaselab/class"
+	"leaselab/draw"
 	"leaselab/labs"
 )
 
@@ -101,4 +104,38 @@ func goalText(v *teachView, id string) string {
 		return id
 	}
 	return plainText(string(v.Lab.Goal(id).Prompt(v.Lang)), 140)
+}
+
+// rosterName is how the dashboard names a student: the nickname, or the
+// start of the anonymous id (the export has it whole). The whole id is
+// not shown: with the join code it is what the student's browser holds.
+func rosterName(v *teachView, r class.RosterRow) string {
+	if r.Nick != "" {
+		return r.Nick
+	}
+	return fmt.Sprintf(v.T("teach.roster.anon"), r.ID[:min(6, len(r.ID))])
+}
+
+// reachedText is how many of the lab's goals a student reached, and
+// which, by their numbers: "2/3: 1, 3".
+func reachedText(v *teachView, r class.RosterRow) string {
+	var nums []string
+	for i, g := range v.Lab.Goals {
+		if slices.Contains(r.Reached, g.ID) {
+			nums = append(nums, strconv.Itoa(i+1))
+		}
+	}
+	t := fmt.Sprintf("%d/%d", len(nums), len(v.Lab.Goals))
+	if len(nums) > 0 {
+		t += ": " + strings.Join(nums, ", ")
+	}
+	return t
+}
+
+// lastStepText is a student's last command in words, "–" if none.
+func lastStepText(v *teachView, r class.RosterRow) string {
+	if r.LastStep == "" {
+		return "–"
+	}
+	return draw.CommandText(v.Lang, r.LastStep)
 }

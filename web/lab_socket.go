@@ -192,7 +192,8 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		return s.refuseLive(c, websocket.CloseTryAgainLater, errorText(lang, err))
 	}
 	l := live.New(&s.live, lab, lang, budget.New(s.sessionWork, sessionBurst), addr, hold)
-	if m := s.classmateOf(c.Request()); m != nil {
+	m := s.classmateOf(c.Request())
+	if m != nil {
 		l.Observe(&classObserver{s: s, m: m, lab: lab})
 	}
 	start := time.Now()
@@ -217,6 +218,10 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		defer s.metrics.sessionsOpen.Add(-weight)
 		defer s.clients.give(client)
 		defer hold.release()
+		if m != nil {
+			// The class bar comes over this socket (class_feed.go).
+			defer s.listenSocket(m, l, lang)()
+		}
 		defer func() {
 			// A panic that safely could not contain ends this session only.
 			if p := recover(); p != nil {

@@ -34,6 +34,7 @@ type wireMsg struct {
 	Playing bool     `json:"playing"`
 	Error   string   `json:"error,omitempty"`
 	Retry   float64  `json:"retry,omitempty"`
+	HTML    string   `json:"html,omitempty"` // a class message's bar
 }
 
 type wireOp struct {

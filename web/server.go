@@ -186,6 +186,7 @@ type Server struct {
 	creates       createLimit
 	retentionDays int
 	progress      chan progressNote // class_progress.go
+	feeds         classFeeds        // class_feed.go
 }
 
 // New builds a server. It fails when the static assets cannot be read or
@@ -326,10 +327,18 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(securityHeaders)
 	e.Use(s.markAuthor)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
+		// A form's answer (a vote, a dashboard's button) is a redirect, a
+		// status or a line: compressing gains nothing, and a class voting
+		// at once drained the compressors' pool, each new one about
+		// 800 KB of state (measured: gzip.NewWriterLevel, then Close).
 		Skipper: func(c echo.Context) bool {
-			p := c.Request().URL.Path
-			return strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || strings.HasSuffix(p, "/search") || strings.HasSuffix(p, "/events") || p == reloadPath
+			r := c.Request()
+			p := r.URL.Path
+			return (r.Method != http.MethodGet && r.Method != http.MethodHead) ||
+				strings.HasPrefix(p, staticPrefix) || strings.HasSuffix(p, "/ws") || strings.HasSuffix(p, "/search") || strings.HasSuffix(p, "/events") || p == reloadPath
 		},
+		// What fits in a packet or two goes as it is.
+		MinLength: 2048,
 	}))
 	e.Use(s.classBar) // inside gzip: it writes the bar into the page's HTML
 	// Every page and probe answers HEAD as it answers GET, without the
