@@ -165,7 +165,7 @@ function startLab(root) {
       retry = 500;
       for (const id of [...pressed.keys()]) settle(id);
       setConn("on");
-      if (resumePlay) send({ type: "play", speed: Number(speed.value) });
+      if (resumePlay) send({ type: "play", speed: Number(speed.value), every: asked });
       restoreVerdicts();
     };
     ws.onclose = (ev) => {
@@ -207,8 +207,19 @@ function startLab(root) {
   // main thread, and a fast one, resting a few ms, sees every frame.
   // Anything else (an answer to the student, a paused world's frame) goes
   // into the next animation frame.
+  // The server is asked for play frames as far apart as the page shows
+  // them (every, in seconds: 0.2 to 1, in steps of 0.2): frames that
+  // would only wait for the rest cost the phone their arrival and their
+  // bytes on the wire.
   const inbox = [];
-  let queued = false, restUntil = 0, restTimer = 0;
+  let queued = false, restUntil = 0, restTimer = 0, cost = 0, asked = 0.2;
+  function pace(took) {
+    cost = cost ? 0.7 * cost + 0.3 * took : took;
+    const every = Math.min(1, Math.max(0.2, Math.ceil(cost / 20) / 5));
+    if (every === asked) return;
+    asked = every;
+    if (playing) send({ type: "play", every });
+  }
   function later() {
     if (queued) return;
     const urgent = inbox.some((m) => m.type !== "frame" || !m.playing);
@@ -235,6 +246,7 @@ function startLab(root) {
     setTimeout(() => { // after this frame is painted
       const end = performance.now();
       restUntil = end + Math.min(1000, 9 * (end - start));
+      pace(end - start);
     }, 0);
     const ops = batch.flatMap((m) => m.ops || []);
     // The last replace, swap, text or attr of a target is the one that
@@ -299,9 +311,10 @@ function startLab(root) {
     for (const a of document.querySelectorAll("a[data-base]")) a.href = a.dataset.base + (query ? "?" + query : "");
     root.dispatchEvent(new CustomEvent("live:query", { bubbles: true }));
   }
-  // Before a link is followed or the page is left, the address is the
-  // session's.
-  addEventListener("pointerdown", flushQuery, true);
+  // Before a link is followed or copied, or the page is left, the address
+  // is the session's (not at every tap: a slow phone pays tens of ms for
+  // a change of address).
+  addEventListener("pointerdown", (e) => { if (e.target.closest?.("a[href], [data-share]")) flushQuery(); }, true);
   addEventListener("keydown", flushQuery, true);
   addEventListener("pagehide", flushQuery);
 
@@ -407,7 +420,7 @@ function startLab(root) {
     if (a && !e.ctrlKey && !e.metaKey && !e.shiftKey && doCmd(a.dataset.cmd)) e.preventDefault();
   });
   play.addEventListener("click", () => {
-    press(play, send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value) }));
+    press(play, send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value), every: asked }));
   });
   speed.addEventListener("change", () => {
     if (playing) send({ type: "play", speed: Number(speed.value) });
