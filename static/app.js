@@ -92,11 +92,19 @@ function fitBox(box) {
       left = Math.max(0, x - m.width + 56 + (fresh ? 0 : (m.width - names - 56) / 2));
     }
     left = Math.round(Math.min(m.room, left));
-    if (left !== m.left) box.scrollLeft = left;
   }
+  const scroll = left !== m.left;
   m.left = left;
   const t = `translate(${left / m.k},0)`;
-  if (lanes && lanes.getAttribute("transform") !== t) lanes.setAttribute("transform", t);
+  const write = () => {
+    if (scroll) box.scrollLeft = left;
+    if (lanes && lanes.getAttribute("transform") !== t) lanes.setAttribute("transform", t);
+  };
+  // Setting scrollLeft lays the page out first: after a frame's writes,
+  // the box scrolls (and its lane names follow) once that frame is
+  // painted, when the layout is clean.
+  if (scroll && !fresh) setTimeout(write, 0);
+  else write();
 }
 
 // fitLanes keeps the lane names at the left edge of a box the student
