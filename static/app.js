@@ -211,8 +211,9 @@ function startLab(root) {
   // so there a task does it.
   // A play frame also waits until the page has rested nine times as long
   // as the last batch kept it busy (script, style, layout and paint), at
-  // most a second: playing takes at most about a tenth of a slow phone's
-  // main thread, and a fast one, resting a few ms, sees every frame.
+  // most two seconds: playing takes about a tenth of a slow phone's main
+  // thread even when a batch costs it 200 ms, and a fast one, resting a
+  // few ms, sees every frame.
   // Anything else (an answer to the student, a paused world's frame) goes
   // into the next animation frame.
   // The server is asked for play frames as far apart as the page shows
@@ -253,7 +254,7 @@ function startLab(root) {
     const start = performance.now();
     setTimeout(() => { // after this frame is painted
       const end = performance.now();
-      restUntil = end + Math.min(1000, 9 * (end - start));
+      restUntil = end + Math.min(2000, 9 * (end - start));
       pace(end - start);
     }, 0);
     const ops = batch.flatMap((m) => m.ops || []);
