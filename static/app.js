@@ -302,6 +302,8 @@ function startLab(root) {
       if (m.type !== "frame") flushQuery();
       else if (!queryTimer) queryTimer = setTimeout(flushQuery, 5000);
     }
+    // Paused, the address is the session's at once.
+    if (!m.playing && queryTimer) flushQuery();
     setPlaying(m.playing);
   }
 
