@@ -164,3 +164,28 @@ func TestPlayersWaitForTheClock(t *testing.T) {
 		t.Fatal("the frame that fell due was not drawn")
 	}
 }
+
+// A page that asks for play frames further apart (the play message's
+// every) gets its next frame that much later, within playTick and
+// maxEvery; asking nothing keeps the last pace.
+func TestPlayFramesAsFarApartAsThePageAsks(t *testing.T) {
+	cfg := testConfig()
+	start := cfg.Clock.Now().Add(time.Hour) // no frame below is late
+	l := playingForTest(t, cfg, 1, start)
+	for _, c := range []struct {
+		every float64 // seconds, as the page sends it
+		want  time.Duration
+	}{{0.6, 600 * time.Millisecond}, {0.05, playTick}, {5, maxEvery}, {0, maxEvery}, {0.2, playTick}} {
+		l.pace(c.every)
+		cfg.Players.mu.Lock()
+		cfg.Players.q = nil
+		cfg.Players.mu.Unlock()
+		l.playFrame(playEntry{due: start, l: l, gen: l.playGen})
+		if n := cfg.Players.Queued(); n != 1 {
+			t.Fatalf("every=%g: %d frames queued, want 1", c.every, n)
+		}
+		if got := cfg.Players.q[0].due.Sub(start); got != c.want {
+			t.Errorf("every=%g: the next frame is due %s later, want %s", c.every, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"runtime/debug"
 	"sync"
@@ -30,6 +31,10 @@ const (
 	playTick = 200 * time.Millisecond
 	// maxSpeed bounds play speed: virtual seconds per real second.
 	maxSpeed = 20
+	// maxEvery is the longest a page may ask play frames to be apart
+	// (the play message's every): a slow phone that cannot show five
+	// frames a second takes fewer, but still sees time move each second.
+	maxEvery = time.Second
 	// maxRefused is how many messages over the rate, in a row, end the
 	// session: whoever sends them is not a person waiting for answers.
 	maxRefused = 100
@@ -101,6 +106,10 @@ type Conn struct {
 	// frame of another generation is stale (play.go).
 	playGen uint64
 	speed   float64
+	// every is how far apart in real time play frames are due (a
+	// time.Duration, at least playTick), as the page asked: atomic, since
+	// a player reads it before it takes mu.
+	every atomic.Int64
 	// lastDue is when the last play frame was due (or play started), and
 	// owed the virtual time play mode has not yet moved the world on.
 	lastDue time.Time
@@ -177,6 +186,7 @@ func (l *Conn) receive(m ClientMsg) {
 	switch m.kind {
 	case msgPlay:
 		l.refused = 0
+		l.pace(m.Every)
 		l.startPlay(m.at, m.Speed)
 		reply = serverMsg{Type: "ack", ID: m.ID}
 	case msgPause:
@@ -212,6 +222,21 @@ func (c *Conn) hold() {
 	}
 }
 
+// pace sets how far apart play frames are due, from a play message's
+// every (seconds): within playTick and maxEvery; 0 keeps the last.
+func (l *Conn) pace(every float64) {
+	if every <= 0 {
+		return
+	}
+	d := time.Duration(math.Ceil(every*1000)) * time.Millisecond
+	l.every.Store(int64(min(max(d, playTick), maxEvery)))
+}
+
+// interval is how far apart play frames are due.
+func (l *Conn) interval() time.Duration {
+	return max(time.Duration(l.every.Load()), playTick)
+}
+
 // startPlay starts play mode, or only changes its speed when the session
 // plays already. Called with l.mu held.
 func (l *Conn) startPlay(at time.Time, speed float64) {
@@ -224,7 +249,7 @@ func (l *Conn) startPlay(at time.Time, speed float64) {
 	l.playing = true
 	l.playGen++
 	l.lastDue, l.owed = at, 0
-	l.cfg.Players.add(playEntry{due: at.Add(playTick), l: l, gen: l.playGen})
+	l.cfg.Players.add(playEntry{due: at.Add(l.interval()), l: l, gen: l.playGen})
 }
 
 // stopPlay ends play mode: the frame queued for it is stale from now.
@@ -242,12 +267,13 @@ func (l *Conn) stopPlay() {
 // session's next one. A session busy with a student's message, or over
 // its work budget, lets the tick pass: its next frame advances the more.
 func (l *Conn) playFrame(e playEntry) {
-	// The next frame is due a tick after this one; ticks already past
-	// pass without a frame.
-	next := e.due.Add(playTick)
+	// The next frame is due an interval after this one; intervals
+	// already past pass without a frame.
+	every := l.interval()
+	next := e.due.Add(every)
 	if late := l.cfg.Clock.Now().Sub(next); late >= 0 {
-		n := late/playTick + 1
-		next = next.Add(n * playTick)
+		n := late/every + 1
+		next = next.Add(n * every)
 		l.cfg.Metrics.Skipped(int64(n))
 	}
 	again := playEntry{due: next, l: l, gen: e.gen}

@@ -51,10 +51,13 @@ func (k msgKind) costly() bool {
 
 // ClientMsg is one message from the browser; docs/protocol.md lists them.
 type ClientMsg struct {
-	ID       int64   `json:"id"`
-	Type     string  `json:"type"`
-	Cmd      string  `json:"cmd,omitempty"`
-	Speed    float64 `json:"speed,omitempty"`
+	ID    int64   `json:"id"`
+	Type  string  `json:"type"`
+	Cmd   string  `json:"cmd,omitempty"`
+	Speed float64 `json:"speed,omitempty"`
+	// Every, on play, is how far apart the page wants play frames, in
+	// seconds of real time (a slow phone asks for fewer).
+	Every    float64 `json:"every,omitempty"`
 	Question string  `json:"question,omitempty"`
 	Choice   string  `json:"choice,omitempty"`
 	Goal     string  `json:"goal,omitempty"`

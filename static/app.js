@@ -92,11 +92,19 @@ function fitBox(box) {
       left = Math.max(0, x - m.width + 56 + (fresh ? 0 : (m.width - names - 56) / 2));
     }
     left = Math.round(Math.min(m.room, left));
-    if (left !== m.left) box.scrollLeft = left;
   }
+  const scroll = left !== m.left;
   m.left = left;
   const t = `translate(${left / m.k},0)`;
-  if (lanes && lanes.getAttribute("transform") !== t) lanes.setAttribute("transform", t);
+  const write = () => {
+    if (scroll) box.scrollLeft = left;
+    if (lanes && lanes.getAttribute("transform") !== t) lanes.setAttribute("transform", t);
+  };
+  // Setting scrollLeft lays the page out first: after a frame's writes,
+  // the box scrolls (and its lane names follow) once that frame is
+  // painted, when the layout is clean.
+  if (scroll && !fresh) setTimeout(write, 0);
+  else write();
 }
 
 // fitLanes keeps the lane names at the left edge of a box the student
@@ -166,7 +174,7 @@ function startLab(root) {
       barStream(false); // the class bar comes over the socket now
       for (const id of [...pressed.keys()]) settle(id);
       setConn("on");
-      if (resumePlay) send({ type: "play", speed: Number(speed.value) });
+      if (resumePlay) send({ type: "play", speed: Number(speed.value), every: asked });
       restoreVerdicts();
     };
     ws.onclose = (ev) => {
@@ -205,12 +213,24 @@ function startLab(root) {
   // so there a task does it.
   // A play frame also waits until the page has rested nine times as long
   // as the last batch kept it busy (script, style, layout and paint), at
-  // most a second: playing takes at most about a tenth of a slow phone's
-  // main thread, and a fast one, resting a few ms, sees every frame.
+  // most two seconds: playing takes about a tenth of a slow phone's main
+  // thread even when a batch costs it 200 ms, and a fast one, resting a
+  // few ms, sees every frame.
   // Anything else (an answer to the student, a paused world's frame) goes
   // into the next animation frame.
+  // The server is asked for play frames as far apart as the page shows
+  // them (every, in seconds: 0.2 to 1, in steps of 0.2): frames that
+  // would only wait for the rest cost the phone their arrival and their
+  // bytes on the wire.
   const inbox = [];
-  let queued = false, restUntil = 0, restTimer = 0;
+  let queued = false, restUntil = 0, restTimer = 0, cost = 0, asked = 0.2;
+  function pace(took) {
+    cost = cost ? 0.7 * cost + 0.3 * took : took;
+    const every = Math.min(1, Math.max(0.2, Math.ceil(cost / 20) / 5));
+    if (every === asked) return;
+    asked = every;
+    if (playing) send({ type: "play", every });
+  }
   function later() {
     if (queued) return;
     const urgent = inbox.some((m) => m.type !== "frame" || !m.playing);
@@ -236,7 +256,8 @@ function startLab(root) {
     const start = performance.now();
     setTimeout(() => { // after this frame is painted
       const end = performance.now();
-      restUntil = end + Math.min(1000, 9 * (end - start));
+      restUntil = end + Math.min(2000, 9 * (end - start));
+      pace(end - start);
     }, 0);
     const ops = batch.flatMap((m) => m.ops || []);
     // The last replace, swap, text or attr of a target is the one that
@@ -286,6 +307,8 @@ function startLab(root) {
       if (m.type !== "frame") flushQuery();
       else if (!queryTimer) queryTimer = setTimeout(flushQuery, 5000);
     }
+    // Paused, the address is the session's at once.
+    if (!m.playing && queryTimer) flushQuery();
     setPlaying(m.playing);
   }
 
@@ -304,9 +327,10 @@ function startLab(root) {
     for (const a of document.querySelectorAll("a[data-base]")) a.href = a.dataset.base + (query ? "?" + query : "");
     root.dispatchEvent(new CustomEvent("live:query", { bubbles: true }));
   }
-  // Before a link is followed or the page is left, the address is the
-  // session's.
-  addEventListener("pointerdown", flushQuery, true);
+  // Before a link is followed or copied, or the page is left, the address
+  // is the session's (not at every tap: a slow phone pays tens of ms for
+  // a change of address).
+  addEventListener("pointerdown", (e) => { if (e.target.closest?.("a[href], [data-share]")) flushQuery(); }, true);
   addEventListener("keydown", flushQuery, true);
   addEventListener("pagehide", flushQuery);
 
@@ -412,7 +436,7 @@ function startLab(root) {
     if (a && !e.ctrlKey && !e.metaKey && !e.shiftKey && doCmd(a.dataset.cmd)) e.preventDefault();
   });
   play.addEventListener("click", () => {
-    press(play, send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value) }));
+    press(play, send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value), every: asked }));
   });
   speed.addEventListener("change", () => {
     if (playing) send({ type: "play", speed: Number(speed.value) });

@@ -160,13 +160,13 @@ func TestPhoneFigures(t *testing.T) {
 	}
 }
 
-// phoneBrowser opens a fresh phone-sized Chromium with the probe in every
-// page and the CPU slowed by slowdown.
-func phoneBrowser(t *testing.T, slowdown float64) context.Context {
+// phoneBrowser opens a fresh phone-sized tab with the probe in every
+// page and the CPU slowed by slowdown; closeTab closes it, so that a lab
+// measured after it shares the machine, the browser and the server's
+// budgets with no page still playing.
+func phoneBrowser(t *testing.T, slowdown float64) (ctx context.Context, closeTab func()) {
 	t.Helper()
-	ctx := browser(t, int(phone.width), int(phone.height))
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(cancel)
+	ctx, closeTab = openTab(t, int(phone.width), int(phone.height))
 	emulate(t, ctx, phone)
 	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: phoneProbe}); err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func phoneBrowser(t *testing.T, slowdown float64) context.Context {
 	if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: slowdown}); err != nil {
 		t.Fatal(err)
 	}
-	return ctx
+	return ctx, closeTab
 }
 
 func perfMetrics(t *testing.T, ctx context.Context) map[string]float64 {
@@ -194,7 +194,8 @@ func perfMetrics(t *testing.T, ctx context.Context) map[string]float64 {
 // times while it plays, filling r.
 func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slowdown float64) {
 	t.Helper()
-	ctx := phoneBrowser(t, slowdown)
+	ctx, closeTab := phoneBrowser(t, slowdown)
+	defer closeTab()
 	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
@@ -202,6 +203,9 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null && window.__phone.frames > 0`)
+	if evalBool(t, ctx, scrollsSideways) {
+		t.Errorf("%s scrolls sideways on a phone: a finger's tap lands off what it touched", r.lab)
+	}
 	tap(t, ctx, "#play")
 	waitJS(t, ctx, "playing", `document.getElementById("play").getAttribute("aria-pressed") === "true"`)
 	time.Sleep(time.Second) // past the first frames' start-up
@@ -293,7 +297,8 @@ func tap(t *testing.T, ctx context.Context, css string) {
 // live frame was painted, in ms.
 func firstFrameOnSlowNetwork(t *testing.T, u string) float64 {
 	t.Helper()
-	ctx := phoneBrowser(t, phoneSlowdown)
+	ctx, closeTab := phoneBrowser(t, phoneSlowdown)
+	defer closeTab()
 	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}

@@ -123,6 +123,15 @@ func closeChromium() {
 // 90 seconds to do its work.
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
+	ctx, _ := openTab(t, width, height)
+	return ctx
+}
+
+// openTab is browser with a way to close the tab (and its browser
+// context) before the test ends: a tab left open keeps its page running,
+// its sockets open and its work charged to the test server's budgets.
+func openTab(t *testing.T, width, height int) (context.Context, func()) {
+	t.Helper()
 	path := findChromium(t)
 	chromium.once.Do(func() { startChromium(path) })
 	if chromium.err != nil {
@@ -130,14 +139,15 @@ func browser(t *testing.T, width, height int) context.Context {
 	}
 	ctx, cancelC := chromedp.NewContext(chromium.ctx, chromedp.WithNewBrowserContext())
 	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() {
+	closeTab := func() {
 		cancelT()
 		cancelC()
-	})
+	}
+	t.Cleanup(closeTab)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatalf("open a tab: %v", err)
 	}
-	return ctx
+	return ctx, closeTab
 }
 
 // requests records every URL the page asks for, and every error the
@@ -243,6 +253,12 @@ func screenshot(t *testing.T, ctx context.Context, name string, full bool) {
 		t.Fatal(err)
 	}
 }
+
+// scrollsSideways is a script that is true when the page is wider than
+// the screen. A phone (mobile emulation) widens its layout viewport, and
+// with it innerWidth, to hold a page that overflows, so the measure is
+// the root's clientWidth, which stays the device's width.
+const scrollsSideways = `document.documentElement.scrollWidth > document.documentElement.clientWidth + 1`
 
 // waitJS waits until a JavaScript expression is true. A navigation in
 // between only makes it try again.
@@ -456,7 +472,7 @@ func TestBrowserPhone(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the live page", `document.querySelector("#conn.on") !== null`)
-	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](scrollsSideways))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestBrowserWhatif(t *testing.T) {
 		if err != nil || marks != "1,1" {
 			t.Errorf("%s: marks in A,B = %q, want one each (%v)", v.name, marks, err)
 		}
-		wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+		wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](scrollsSideways))
 		if err != nil || wide {
 			t.Errorf("%s: the pair page scrolls sideways (%v)", v.name, err)
 		}

@@ -198,7 +198,7 @@ func TestBrowserCourseLabsIndonesian(t *testing.T) {
 				}
 				waitJS(t, ctx, "the live page", `document.querySelector("#conn.on") !== null && document.documentElement.lang === "id"`)
 				waitJS(t, ctx, "the deciding event in Indonesian", eventsContain(w.event))
-				wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+				wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](scrollsSideways))
 				if err != nil {
 					t.Fatal(err)
 				}
