@@ -23,9 +23,16 @@ type restartable struct {
 	dir string
 	cur atomic.Pointer[Server]
 	svc *class.Service
+	// gate, while the server restarts, holds the requests that come
+	// (a stream's browser comes back after a second), as a load
+	// balancer in front of a redeploy does.
+	gate atomic.Pointer[chan struct{}]
 }
 
 func (r *restartable) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if g := r.gate.Load(); g != nil {
+		<-*g
+	}
 	r.cur.Load().ServeHTTP(w, req)
 }
 
@@ -40,9 +47,14 @@ func (r *restartable) start() {
 	}
 	r.svc = svc
 	r.cur.Store(s)
+	if g := r.gate.Swap(nil); g != nil {
+		close(*g)
+	}
 }
 
 func (r *restartable) stop() {
+	g := make(chan struct{})
+	r.gate.Store(&g)
 	r.cur.Load().Close()
 	if err := r.svc.Close(); err != nil {
 		r.t.Error(err)

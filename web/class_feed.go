@@ -211,8 +211,8 @@ func (f *classFeed) send() (counts bool) {
 	events := map[string][]byte{}
 	for lang := range langs {
 		b, ok := f.s.classBarOf(ctx, lang, f.code)
-		if !ok {
-			continue
+		if !ok || b.Class.ID != "" && b.Class.ID != f.classID {
+			continue // gone, or the code now names a newer class
 		}
 		counts = counts || b.Round != nil && (b.Round.Round.Shown || b.Right != "")
 		html, err := renderString(classBarBlock(b))
