@@ -67,71 +67,15 @@ func (s *Service) Export(ctx context.Context, classID string, w io.Writer, forma
 		return err
 	}
 	x := exportClass{Name: c.Name, Code: c.Code, Lang: c.Lang, Created: c.Created, Ended: c.Ended, Rounds: rounds}
-	at := map[string]int{}
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT id, nick, joined FROM students WHERE class_id = ? ORDER BY joined, id"), classID)
+	at, err := s.exportStudents(ctx, classID, &x)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
-	for rows.Next() {
-		var st exportStudent
-		var joined int64
-		if err := rows.Scan(&st.ID, &st.Nick, &joined); err != nil {
-			rows.Close()
-			return s.fail(err)
-		}
-		st.Joined = time.UnixMilli(joined).UTC()
-		st.Answers, st.Goals = []exportAnswer{}, []exportGoal{}
-		at[st.ID] = len(x.Students)
-		x.Students = append(x.Students, st)
+	if err := s.exportVotes(ctx, classID, &x, at); err != nil {
+		return err
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s.fail(err)
-	}
-	byRound := map[int64]Round{}
-	for _, t := range rounds {
-		byRound[t.Round.ID] = t.Round
-	}
-	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT round_id, student_id, choice, at FROM votes WHERE class_id = ? ORDER BY round_id, student_id"), classID)
-	if err != nil {
-		return s.fail(err)
-	}
-	for rows.Next() {
-		var id, ms int64
-		var sid, ch string
-		if err := rows.Scan(&id, &sid, &ch, &ms); err != nil {
-			rows.Close()
-			return s.fail(err)
-		}
-		r := byRound[id]
-		if i, ok := at[sid]; ok {
-			x.Students[i].Answers = append(x.Students[i].Answers, exportAnswer{Lab: r.Lab, Question: r.Question, Round: r.N, Choice: ch, At: time.UnixMilli(ms).UTC()})
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s.fail(err)
-	}
-	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT student_id, lab, goal, at FROM reached WHERE class_id = ? ORDER BY lab, goal, student_id"), classID)
-	if err != nil {
-		return s.fail(err)
-	}
-	for rows.Next() {
-		var sid string
-		var g exportGoal
-		var ms int64
-		if err := rows.Scan(&sid, &g.Lab, &g.Goal, &ms); err != nil {
-			rows.Close()
-			return s.fail(err)
-		}
-		g.At = time.UnixMilli(ms).UTC()
-		if i, ok := at[sid]; ok {
-			x.Students[i].Goals = append(x.Students[i].Goals, g)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s.fail(err)
+	if err := s.exportGoals(ctx, classID, &x, at); err != nil {
+		return err
 	}
 	if format == JSON {
 		enc := json.NewEncoder(w)
@@ -139,6 +83,85 @@ func (s *Service) Export(ctx context.Context, classID string, w io.Writer, forma
 		return enc.Encode(x)
 	}
 	return writeCSV(w, x)
+}
+
+// exportStudents adds the class's students to x, in the order they
+// joined; at is each one's place in x.Students, by id.
+func (s *Service) exportStudents(ctx context.Context, classID string, x *exportClass) (map[string]int, error) {
+	at := map[string]int{}
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT id, nick, joined FROM students WHERE class_id = ? ORDER BY joined, id"), classID)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st exportStudent
+		var joined int64
+		if err := rows.Scan(&st.ID, &st.Nick, &joined); err != nil {
+			return nil, s.fail(err)
+		}
+		st.Joined = time.UnixMilli(joined).UTC()
+		st.Answers, st.Goals = []exportAnswer{}, []exportGoal{}
+		at[st.ID] = len(x.Students)
+		x.Students = append(x.Students, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(err)
+	}
+	return at, nil
+}
+
+// exportVotes adds each student's votes, with their round's question.
+func (s *Service) exportVotes(ctx context.Context, classID string, x *exportClass, at map[string]int) error {
+	byRound := map[int64]Round{}
+	for _, t := range x.Rounds {
+		byRound[t.Round.ID] = t.Round
+	}
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT round_id, student_id, choice, at FROM votes WHERE class_id = ? ORDER BY round_id, student_id"), classID)
+	if err != nil {
+		return s.fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, ms int64
+		var sid, ch string
+		if err := rows.Scan(&id, &sid, &ch, &ms); err != nil {
+			return s.fail(err)
+		}
+		r := byRound[id]
+		if i, ok := at[sid]; ok {
+			x.Students[i].Answers = append(x.Students[i].Answers, exportAnswer{Lab: r.Lab, Question: r.Question, Round: r.N, Choice: ch, At: time.UnixMilli(ms).UTC()})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
+// exportGoals adds the goals each student reached.
+func (s *Service) exportGoals(ctx context.Context, classID string, x *exportClass, at map[string]int) error {
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT student_id, lab, goal, at FROM reached WHERE class_id = ? ORDER BY lab, goal, student_id"), classID)
+	if err != nil {
+		return s.fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sid string
+		var g exportGoal
+		var ms int64
+		if err := rows.Scan(&sid, &g.Lab, &g.Goal, &ms); err != nil {
+			return s.fail(err)
+		}
+		g.At = time.UnixMilli(ms).UTC()
+		if i, ok := at[sid]; ok {
+			x.Students[i].Goals = append(x.Students[i].Goals, g)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.fail(err)
+	}
+	return nil
 }
 
 // writeCSV lays the export out flat: student, nickname, joined; then for

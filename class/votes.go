@@ -102,109 +102,17 @@ func (s *Service) writeVotes(batch []*voteReq) {
 	var changed []roundKey
 	err := s.inTx(context.Background(), func(tx *sql.Tx) error {
 		ctx := context.Background()
-		type roundInfo struct {
-			err     error
-			choices []string
+		rounds, err := s.batchRounds(ctx, tx, batch)
+		if err != nil {
+			return err
 		}
-		rounds := map[roundKey]*roundInfo{}
-		members := map[string]map[string]bool{} // class → students of the batch who joined it
-		for _, r := range batch {
-			k := roundKey{r.classID, r.round}
-			if rounds[k] == nil {
-				ri := &roundInfo{}
-				var state, js string
-				var ended sql.NullInt64
-				err := tx.QueryRowContext(ctx, s.q(`SELECT c.ended, COALESCE(r.state, ''), COALESCE(r.choices, '')
-					FROM classes c LEFT JOIN rounds r ON r.class_id = c.id AND r.id = ? WHERE c.id = ?`),
-					r.round, r.classID).Scan(&ended, &state, &js)
-				switch {
-				case errors.Is(err, sql.ErrNoRows):
-					ri.err = ErrNoClass
-				case err != nil:
-					return err
-				case ended.Valid:
-					ri.err = ErrEnded
-				case state == "":
-					ri.err = ErrNoRound
-				case state != RoundOpen:
-					ri.err = ErrRoundClosed
-				default:
-					if err := json.Unmarshal([]byte(js), &ri.choices); err != nil {
-						return err
-					}
-				}
-				rounds[k] = ri
-			}
-			if members[r.classID] == nil {
-				members[r.classID] = map[string]bool{}
-			}
+		members, err := s.batchMembers(ctx, tx, batch)
+		if err != nil {
+			return err
 		}
-		for classID, joined := range members {
-			var ids []any
-			for _, r := range batch {
-				if r.classID == classID && validStudentID(r.studentID) {
-					ids = append(ids, r.studentID)
-				}
-			}
-			if len(ids) == 0 {
-				continue
-			}
-			rows, err := tx.QueryContext(ctx, s.q("SELECT id FROM students WHERE class_id = ? AND id IN (?"+strings.Repeat(", ?", len(ids)-1)+")"),
-				append([]any{classID}, ids...)...)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var id string
-				if err := rows.Scan(&id); err != nil {
-					rows.Close()
-					return err
-				}
-				joined[id] = true
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-		}
-		// The last vote of a student in a round wins, as if sent one by one.
-		type voteKey struct {
-			roundKey
-			student string
-		}
-		last := map[voteKey]int{}
-		for i, r := range batch {
-			ri := rounds[roundKey{r.classID, r.round}]
-			switch {
-			case ri.err != nil:
-				errs[i] = ri.err
-			case !slices.Contains(ri.choices, r.choice):
-				errs[i] = ErrBadChoice
-			case !members[r.classID][r.studentID]:
-				errs[i] = ErrNotJoined
-			default:
-				last[voteKey{roundKey{r.classID, r.round}, r.studentID}] = i
-			}
-		}
-		var good []int
-		for _, i := range last {
-			good = append(good, i)
-		}
-		slices.Sort(good)
-		now := s.ms()
-		for start := 0; start < len(good); start += 100 {
-			part := good[start:min(len(good), start+100)]
-			var args []any
-			for _, i := range part {
-				r := batch[i]
-				args = append(args, r.classID, r.round, r.studentID, r.choice, now)
-			}
-			_, err := tx.ExecContext(ctx, s.q("INSERT INTO votes (class_id, round_id, student_id, choice, at) VALUES (?, ?, ?, ?, ?)"+
-				strings.Repeat(", (?, ?, ?, ?, ?)", len(part)-1)+
-				" ON CONFLICT (class_id, round_id, student_id) DO UPDATE SET choice = excluded.choice, at = excluded.at"), args...)
-			if err != nil {
-				return err
-			}
+		good := judgeVotes(batch, rounds, members, errs)
+		if err := s.insertVotes(ctx, tx, batch, good); err != nil {
+			return err
 		}
 		for _, i := range good {
 			if k := (roundKey{batch[i].classID, batch[i].round}); !slices.Contains(changed, k) {
@@ -335,4 +243,136 @@ func (s *Service) tellVotes(cs []Change) {
 	for _, c := range cs {
 		s.hub.publish(c)
 	}
+}
+
+// batchRound is what a batch's votes need of their round: why none may
+// be cast in it, or the choices it offers.
+type batchRound struct {
+	err     error
+	choices []string
+}
+
+// batchRounds reads the round of each vote of the batch, once a round.
+func (s *Service) batchRounds(ctx context.Context, tx *sql.Tx, batch []*voteReq) (map[roundKey]*batchRound, error) {
+	rounds := map[roundKey]*batchRound{}
+	for _, r := range batch {
+		k := roundKey{r.classID, r.round}
+		if rounds[k] != nil {
+			continue
+		}
+		ri := &batchRound{}
+		var state, js string
+		var ended sql.NullInt64
+		err := tx.QueryRowContext(ctx, s.q(`SELECT c.ended, COALESCE(r.state, ''), COALESCE(r.choices, '')
+			FROM classes c LEFT JOIN rounds r ON r.class_id = c.id AND r.id = ? WHERE c.id = ?`),
+			r.round, r.classID).Scan(&ended, &state, &js)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			ri.err = ErrNoClass
+		case err != nil:
+			return nil, err
+		case ended.Valid:
+			ri.err = ErrEnded
+		case state == "":
+			ri.err = ErrNoRound
+		case state != RoundOpen:
+			ri.err = ErrRoundClosed
+		default:
+			if err := json.Unmarshal([]byte(js), &ri.choices); err != nil {
+				return nil, err
+			}
+		}
+		rounds[k] = ri
+	}
+	return rounds, nil
+}
+
+// batchMembers is, for each class of the batch, the students of the
+// batch who joined it.
+func (s *Service) batchMembers(ctx context.Context, tx *sql.Tx, batch []*voteReq) (map[string]map[string]bool, error) {
+	members := map[string]map[string]bool{}
+	for _, r := range batch {
+		if members[r.classID] == nil {
+			members[r.classID] = map[string]bool{}
+		}
+	}
+	for classID, joined := range members {
+		var ids []any
+		for _, r := range batch {
+			if r.classID == classID && validStudentID(r.studentID) {
+				ids = append(ids, r.studentID)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		rows, err := tx.QueryContext(ctx, s.q("SELECT id FROM students WHERE class_id = ? AND id IN (?"+strings.Repeat(", ?", len(ids)-1)+")"),
+			append([]any{classID}, ids...)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			joined[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return members, nil
+}
+
+// judgeVotes sets errs[i] for each vote refused, and returns the indexes
+// of the votes to store, in batch order: the last vote of a student in a
+// round wins, as if sent one by one.
+func judgeVotes(batch []*voteReq, rounds map[roundKey]*batchRound, members map[string]map[string]bool, errs []error) []int {
+	type voteKey struct {
+		roundKey
+		student string
+	}
+	last := map[voteKey]int{}
+	for i, r := range batch {
+		ri := rounds[roundKey{r.classID, r.round}]
+		switch {
+		case ri.err != nil:
+			errs[i] = ri.err
+		case !slices.Contains(ri.choices, r.choice):
+			errs[i] = ErrBadChoice
+		case !members[r.classID][r.studentID]:
+			errs[i] = ErrNotJoined
+		default:
+			last[voteKey{roundKey{r.classID, r.round}, r.studentID}] = i
+		}
+	}
+	var good []int
+	for _, i := range last {
+		good = append(good, i)
+	}
+	slices.Sort(good)
+	return good
+}
+
+// insertVotes stores the good votes, a hundred to a statement.
+func (s *Service) insertVotes(ctx context.Context, tx *sql.Tx, batch []*voteReq, good []int) error {
+	now := s.ms()
+	for start := 0; start < len(good); start += 100 {
+		part := good[start:min(len(good), start+100)]
+		var args []any
+		for _, i := range part {
+			r := batch[i]
+			args = append(args, r.classID, r.round, r.studentID, r.choice, now)
+		}
+		_, err := tx.ExecContext(ctx, s.q("INSERT INTO votes (class_id, round_id, student_id, choice, at) VALUES (?, ?, ?, ?, ?)"+
+			strings.Repeat(", (?, ?, ?, ?, ?)", len(part)-1)+
+			" ON CONFLICT (class_id, round_id, student_id) DO UPDATE SET choice = excluded.choice, at = excluded.at"), args...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -236,56 +236,34 @@ func (s Search) Ready() (Search, error) {
 			s.target = Node(i)
 		}
 	}
+	if err := s.readKinds(); err != nil {
+		return s, err
+	}
+	return s, s.runUnfaulted()
+}
+
+// readKinds checks the bounds' kinds of fault and makes their variants,
+// each with its commands, and the spans of those that last.
+func (s *Search) readKinds() error {
+	b := &s.Bounds
 	s.variants, s.spans = nil, nil
 	for _, k := range b.Kinds {
 		ki := slices.Index(SearchKindNames, k.Name)
 		if ki < 0 {
-			return s, fmt.Errorf("search: unknown kind of fault %q (want one of %s)", k.Name, strings.Join(SearchKindNames, ", "))
+			return fmt.Errorf("search: unknown kind of fault %q (want one of %s)", k.Name, strings.Join(SearchKindNames, ", "))
 		}
 		if k.Name != "replica" && s.target == NoNode {
-			return s, fmt.Errorf("search: a %s needs a target worker, and %q is not one (workers: %s)", k.Name, b.Target, strings.Join(p.names.Nodes, ", "))
+			return fmt.Errorf("search: a %s needs a target worker, and %q is not one (workers: %s)", k.Name, b.Target, strings.Join(s.p.names.Nodes, ", "))
 		}
-		if k.Name == "drift" {
-			if len(k.Rates) == 0 {
-				return s, fmt.Errorf("search: drift needs rates")
-			}
-			for _, r := range k.Rates {
-				if r < 1000 || r > 100_000_000 {
-					return s, fmt.Errorf("search: drift rate %d ppm out of range", r)
-				}
-				s.variants = append(s.variants, variant{kind: ki, rate: r})
-			}
-			continue
+		vs, err := kindVariants(k, ki, b)
+		if err != nil {
+			return err
 		}
-		if len(k.Sizes) == 0 {
-			return s, fmt.Errorf("search: %s needs sizes", k.Name)
-		}
-		for _, sz := range k.Sizes {
-			v := variant{kind: ki, size: sz}
-			switch k.Name {
-			case "jump":
-				if sz == 0 || sz > Hour || sz < -Hour {
-					return s, fmt.Errorf("search: a jump is not zero and at most an hour either way, not %s", sz)
-				}
-			case "pause-at-check":
-				if sz <= 0 || sz >= b.Horizon {
-					return s, fmt.Errorf("search: a pause lasts more than 0s and less than the horizon (%s), not %s", b.Horizon, sz)
-				}
-			case "spike":
-				if sz <= 0 || sz > Hour {
-					return s, fmt.Errorf("search: a spike's extra delay is more than 0s and at most an hour, not %s", sz)
-				}
-				v.span = b.SpikeHold
-			default:
-				if sz <= 0 || sz >= b.Horizon {
-					return s, fmt.Errorf("search: a %s lasts more than 0s and less than the horizon (%s), not %s", k.Name, b.Horizon, sz)
-				}
-				v.span = sz
-			}
+		for _, v := range vs {
 			s.variants = append(s.variants, v)
 			if v.span > 0 && !slices.Contains(s.spans, v.span) {
 				if len(s.spans) == 64 {
-					return s, fmt.Errorf("search: at most 64 different durations")
+					return fmt.Errorf("search: at most 64 different durations")
 				}
 				s.spans = append(s.spans, v.span)
 			}
@@ -295,16 +273,66 @@ func (s Search) Ready() (Search, error) {
 		s.variants[i].start, s.variants[i].end = s.commands(s.variants[i])
 	}
 	if len(s.variants) == 0 {
-		return s, fmt.Errorf("search: name at least one kind of fault")
+		return fmt.Errorf("search: name at least one kind of fault")
 	}
 	slices.Sort(s.spans)
+	return nil
+}
 
-	// The unfaulted run: its moments are where first faults land, and its
-	// states, with every fault still to place, outrank any later branch
-	// that reaches one of them.
+// kindVariants are the variants of one kind of fault (index ki in
+// SearchKindNames): a drift for each rate, any other kind for each size,
+// each size checked against the kind's range.
+func kindVariants(k SearchKind, ki int, b *SearchBounds) ([]variant, error) {
+	var vs []variant
+	if k.Name == "drift" {
+		if len(k.Rates) == 0 {
+			return nil, fmt.Errorf("search: drift needs rates")
+		}
+		for _, r := range k.Rates {
+			if r < 1000 || r > 100_000_000 {
+				return nil, fmt.Errorf("search: drift rate %d ppm out of range", r)
+			}
+			vs = append(vs, variant{kind: ki, rate: r})
+		}
+		return vs, nil
+	}
+	if len(k.Sizes) == 0 {
+		return nil, fmt.Errorf("search: %s needs sizes", k.Name)
+	}
+	for _, sz := range k.Sizes {
+		v := variant{kind: ki, size: sz}
+		switch k.Name {
+		case "jump":
+			if sz == 0 || sz > Hour || sz < -Hour {
+				return nil, fmt.Errorf("search: a jump is not zero and at most an hour either way, not %s", sz)
+			}
+		case "pause-at-check":
+			if sz <= 0 || sz >= b.Horizon {
+				return nil, fmt.Errorf("search: a pause lasts more than 0s and less than the horizon (%s), not %s", b.Horizon, sz)
+			}
+		case "spike":
+			if sz <= 0 || sz > Hour {
+				return nil, fmt.Errorf("search: a spike's extra delay is more than 0s and at most an hour, not %s", sz)
+			}
+			v.span = b.SpikeHold
+		default:
+			if sz <= 0 || sz >= b.Horizon {
+				return nil, fmt.Errorf("search: a %s lasts more than 0s and less than the horizon (%s), not %s", k.Name, b.Horizon, sz)
+			}
+			v.span = sz
+		}
+		vs = append(vs, v)
+	}
+	return vs, nil
+}
+
+// runUnfaulted runs the schedule without faults: its moments are where
+// first faults land, and its states, with every fault still to place,
+// outrank any later branch that reaches one of them.
+func (s *Search) runUnfaulted() error {
 	w0, err := s.newWorld()
 	if err != nil {
-		return s, err
+		return err
 	}
 	s.setupLen = len(w0.cmds)
 	root := &branch{w: w0, scanned: len(w0.log)}
@@ -317,23 +345,23 @@ func (s Search) Ready() (Search, error) {
 		s.advance(root, m.at)
 		if s.decide(root, &s.baseRun) {
 			s.roots = nil
-			return s, nil
+			return nil
 		}
 		s.base[s.hash(root, &scratch)] = struct{}{}
-		if len(s.base) > b.MaxStates {
+		if len(s.base) > s.Bounds.MaxStates {
 			s.baseRun.TooLarge = true
 			s.roots = nil
-			return s, nil
+			return nil
 		}
 	}
-	s.advance(root, b.Horizon)
+	s.advance(root, s.Bounds.Horizon)
 	if s.decide(root, &s.baseRun) {
 		s.roots = nil
 	} else {
 		s.baseRun.Schedules++
 	}
 	s.baseRun.States = len(s.base)
-	return s, nil
+	return nil
 }
 
 // Parts is how many parts the search is split into.

@@ -118,6 +118,23 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 	h.word(w.rnd.s)
 	h.int(int64(w.mode))
 	h.int(w.jitter)
+	w.hashQueue(&h, scratch)
+	w.hashLinks(&h)
+	w.hashCoord(&h)
+	w.hashStore(&h)
+	for i := range w.workers {
+		w.hashWorker(&h, &w.workers[i])
+	}
+	h.int(int64(len(w.splitSeen)))
+	for _, p := range w.splitSeen {
+		h.int(p[0])
+		h.int(p[1])
+	}
+	return h.sum()
+}
+
+// hashQueue hashes the queue in its order of events, sorted in scratch.
+func (w *World) hashQueue(h *hasher, scratch *[]item) {
 	q := append((*scratch)[:0], w.q...)
 	slices.SortFunc(q, func(a, b item) int {
 		if before(&a, &b) {
@@ -128,10 +145,14 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 	*scratch = q
 	h.int(int64(len(q)))
 	for i := range q {
-		w.hashItem(&h, &q[i])
+		w.hashItem(h, &q[i])
 	}
-	// Links as commands left them: one set back to the scenario's is as
-	// if never set (an empty table means every link is the scenario's).
+}
+
+// hashLinks hashes the links as commands left them: one set back to the
+// scenario's is as if never set (an empty table means every link is the
+// scenario's).
+func (w *World) hashLinks(h *hasher) {
 	for i, l := range w.links {
 		if l == (link{}) {
 			continue
@@ -146,6 +167,10 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 		h.bool(l.hasLoss)
 		h.int(l.lossPPM)
 	}
+}
+
+// hashCoord hashes the coordinator: its clocks, keys, replicas and leases.
+func (w *World) hashCoord(h *hasher) {
 	c := &w.coord
 	h.int(int64(c.ttl))
 	h.int(int64(c.clk.base))
@@ -188,6 +213,11 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 	for i := range w.workers {
 		h.bool(c.lastEnd[i] >= 0)
 	}
+}
+
+// hashStore hashes the storage: what it remembers of each key, its
+// copies and the writes between them.
+func (w *World) hashStore(h *hasher) {
 	h.int(w.store.highest)
 	h.int(w.store.version)
 	for _, k := range w.store.keys {
@@ -212,15 +242,6 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 		}
 		h.int(int64(len(c.held)))
 	}
-	for i := range w.workers {
-		w.hashWorker(&h, &w.workers[i])
-	}
-	h.int(int64(len(w.splitSeen)))
-	for _, p := range w.splitSeen {
-		h.int(p[0])
-		h.int(p[1])
-	}
-	return h.sum()
 }
 
 func (w *World) hashWorker(h *hasher, wk *worker) {

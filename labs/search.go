@@ -40,86 +40,24 @@ func parseSearch(r *report, l *Lab, y ynode) *SearchSpec {
 		return nil
 	}
 	knownKeys(r, kvs, "search", searchKeys...)
-	sp := &SearchSpec{at: y.pos(), Bounds: engine.SearchBounds{Faults: 1, Horizon: l.horizon}}
-	b := &sp.Bounds
-	good := true
-	bad := func(at pos, format string, args ...any) {
-		r.errorf(at, format, args...)
-		good = false
-	}
-	duration := func(e kv, lo, hi engine.Time) engine.Time {
-		s, _ := e.val.str(r, e.key)
-		d, err := engine.ParseTime(s)
-		if err != nil || d < lo || d > hi {
-			bad(e.val.pos(), "search %s %q: want a duration from %s to %s", e.key, s, lo, hi)
-		}
-		return d
-	}
+	p := &searchParse{r: r, l: l, good: true,
+		sp: &SearchSpec{at: y.pos(), Bounds: engine.SearchBounds{Faults: 1, Horizon: l.horizon}}}
 	for _, e := range kvs {
-		switch e.key {
-		case "target":
-			s, _ := e.val.str(r, "target")
-			if !slices.Contains(workerNames(l.scenario), s) {
-				bad(e.val.pos(), "search target %q is not a worker of the scenario (%s)", s, strings.Join(workerNames(l.scenario), ", "))
-			}
-			b.Target = s
-		case "faults":
-			s, _ := e.val.str(r, "faults")
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 || n > 3 {
-				bad(e.val.pos(), "search faults %q: want 1, 2 or 3 (the most faults a schedule has)", s)
-			}
-			b.Faults = n
-		case "horizon":
-			b.Horizon = duration(e, engine.Second, 10*engine.Minute)
-		case "spike-hold":
-			b.SpikeHold = duration(e, 100*engine.Millisecond, engine.Minute)
-		case "replica", "max-states":
-			s, _ := e.val.str(r, e.key)
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 || (e.key == "max-states" && n > 1<<24) {
-				bad(e.val.pos(), "search %s %q: want a whole number from 1%s", e.key, s, map[bool]string{true: " to 16777216", false: ""}[e.key == "max-states"])
-			}
-			if e.key == "replica" {
-				b.Replica = n
-			} else {
-				b.MaxStates = n
-			}
-		case "claim":
-			s, _ := e.val.str(r, "claim")
-			if s != "safe" && s != "breaks" {
-				bad(e.val.pos(), "search claim %q: want safe (no schedule within the bounds breaks it) or breaks (one does)", s)
-			}
-			sp.Claim = s
-		case "harm":
-			items, _ := e.val.seq(r, "search harm")
-			for _, it := range items {
-				s, _ := it.str(r, "a harm")
-				reason, ok := engine.ParseReason(s)
-				if !ok || !reason.IsViolation() {
-					bad(it.pos(), "search harm %q: want a violation (stale-write, double-effect, acted-after-expiry, split-brain, lost-update)", s)
-					continue
-				}
-				b.Harm = append(b.Harm, reason)
-			}
-		case "kinds":
-			kinds, ok := parseSearchKinds(r, e.val)
-			good = good && ok
-			b.Kinds = kinds
-		}
+		p.entry(e)
 	}
-	if len(b.Kinds) == 0 && good {
-		bad(sp.at, "search needs kinds: the faults to try and their sizes, such as pause: [1s, 2s]")
+	sp, b := p.sp, &p.sp.Bounds
+	if len(b.Kinds) == 0 && p.good {
+		p.bad(sp.at, "search needs kinds: the faults to try and their sizes, such as pause: [1s, 2s]")
 	}
-	if b.Target == "" && good {
+	if b.Target == "" && p.good {
 		for _, k := range b.Kinds {
 			if k.Name != "replica" {
-				bad(sp.at, "search needs target: the worker its faults hit")
+				p.bad(sp.at, "search needs target: the worker its faults hit")
 				break
 			}
 		}
 	}
-	if !good {
+	if !p.good {
 		return nil
 	}
 	if _, err := (engine.Search{Scenario: l.scenario, Bounds: *b}).Ready(); err != nil && l.prepErr == nil {
@@ -127,6 +65,86 @@ func parseSearch(r *report, l *Lab, y ynode) *SearchSpec {
 		return nil
 	}
 	return sp
+}
+
+// searchParse is a search: block being read; good stays true while no
+// error has been reported.
+type searchParse struct {
+	r    *report
+	l    *Lab
+	sp   *SearchSpec
+	good bool
+}
+
+func (p *searchParse) bad(at pos, format string, args ...any) {
+	p.r.errorf(at, format, args...)
+	p.good = false
+}
+
+// duration reads e's value as a duration from lo to hi.
+func (p *searchParse) duration(e kv, lo, hi engine.Time) engine.Time {
+	s, _ := e.val.str(p.r, e.key)
+	d, err := engine.ParseTime(s)
+	if err != nil || d < lo || d > hi {
+		p.bad(e.val.pos(), "search %s %q: want a duration from %s to %s", e.key, s, lo, hi)
+	}
+	return d
+}
+
+// entry reads one key of the block into the bounds or the claim.
+func (p *searchParse) entry(e kv) {
+	r, b := p.r, &p.sp.Bounds
+	switch e.key {
+	case "target":
+		s, _ := e.val.str(r, "target")
+		if !slices.Contains(workerNames(p.l.scenario), s) {
+			p.bad(e.val.pos(), "search target %q is not a worker of the scenario (%s)", s, strings.Join(workerNames(p.l.scenario), ", "))
+		}
+		b.Target = s
+	case "faults":
+		s, _ := e.val.str(r, "faults")
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 3 {
+			p.bad(e.val.pos(), "search faults %q: want 1, 2 or 3 (the most faults a schedule has)", s)
+		}
+		b.Faults = n
+	case "horizon":
+		b.Horizon = p.duration(e, engine.Second, 10*engine.Minute)
+	case "spike-hold":
+		b.SpikeHold = p.duration(e, 100*engine.Millisecond, engine.Minute)
+	case "replica", "max-states":
+		s, _ := e.val.str(r, e.key)
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || (e.key == "max-states" && n > 1<<24) {
+			p.bad(e.val.pos(), "search %s %q: want a whole number from 1%s", e.key, s, map[bool]string{true: " to 16777216", false: ""}[e.key == "max-states"])
+		}
+		if e.key == "replica" {
+			b.Replica = n
+		} else {
+			b.MaxStates = n
+		}
+	case "claim":
+		s, _ := e.val.str(r, "claim")
+		if s != "safe" && s != "breaks" {
+			p.bad(e.val.pos(), "search claim %q: want safe (no schedule within the bounds breaks it) or breaks (one does)", s)
+		}
+		p.sp.Claim = s
+	case "harm":
+		items, _ := e.val.seq(r, "search harm")
+		for _, it := range items {
+			s, _ := it.str(r, "a harm")
+			reason, ok := engine.ParseReason(s)
+			if !ok || !reason.IsViolation() {
+				p.bad(it.pos(), "search harm %q: want a violation (stale-write, double-effect, acted-after-expiry, split-brain, lost-update)", s)
+				continue
+			}
+			b.Harm = append(b.Harm, reason)
+		}
+	case "kinds":
+		kinds, ok := parseSearchKinds(r, e.val)
+		p.good = p.good && ok
+		b.Kinds = kinds
+	}
 }
 
 // parseSearchKinds reads kinds: a mapping of each kind to its sizes.

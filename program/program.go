@@ -358,8 +358,16 @@ func (c *Compiled) predeclared() starlark.StringDict {
 func (c *Compiled) thread(steps uint64) *starlark.Thread {
 	th := &starlark.Thread{Name: "worker", Print: func(*starlark.Thread, string) {}}
 	th.SetMaxExecutionSteps(steps)
+	th.OnMaxSteps = func(th *starlark.Thread) {
+		th.SetLocal(stepsOut, true)
+		th.Cancel("too many steps")
+	}
 	return th
 }
+
+// stepsOut is the thread-local a thread holds once it ran out of steps:
+// the interpreter says so only in its error's text.
+const stepsOut = "leaselab.stepsOut"
 
 // Start begins a run: an empty state and no steps taken.
 func (c *Compiled) Start() engine.Program {
@@ -673,7 +681,7 @@ func evalError(err error, th *starlark.Thread, lim Limits) *Error {
 		e.Code, e.Arg, e.Detail = ar.code, ar.arg, ""
 	case errors.Is(err, errTooBig):
 		e.Code, e.Arg, e.Detail = "size-value", fmt.Sprint(lim.Value), ""
-	case th.ExecutionSteps() >= lim.StepsPerCall || strings.Contains(err.Error(), "too many steps"):
+	case th.Local(stepsOut) == true:
 		e.Code, e.Arg, e.Detail = "steps-call", fmt.Sprint(lim.StepsPerCall), ""
 	}
 	return e

@@ -304,11 +304,12 @@ function startLab(root) {
       // change costs a slow phone tens of ms: the address follows play
       // frames every 5 s (and before a click, a key, leaving the page),
       // and an answer to the student as it is shown.
-      if (m.type !== "frame") flushQuery();
-      else if (!queryTimer) queryTimer = setTimeout(flushQuery, 5000);
+      if (m.type === "frame" && !queryTimer) queryTimer = setTimeout(flushQuery, 5000);
     }
-    // Paused, the address is the session's at once.
-    if (!m.playing && queryTimer) flushQuery();
+    // An answer flushes even when its query is the last play frame's (a
+    // pause's ack), and a pause puts the session in the address at once:
+    // else the address would lag the page for seconds.
+    if (m.type !== "frame" || (!m.playing && queryTimer)) flushQuery();
     setPlaying(m.playing);
   }
 

@@ -70,6 +70,7 @@ func (r *restartable) stop() {
 // SQLite folder and the class, its votes and the students' places are
 // still there.
 func TestBrowserClass(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	teacher := browser(t, 1920, 1080)
 	rs := &restartable{t: t, dir: t.TempDir()}
 	rs.start()
@@ -255,6 +256,7 @@ func TestBrowserClass(t *testing.T) {
 // with a revealed round and the projector view: on a phone and a
 // projector in light, on a laptop in dark.
 func TestBrowserClassAxe(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	findChromium(t)
 	axe := axeScript(t)
 	_, base, _ := newClassServer(t, t.TempDir())
@@ -271,27 +273,30 @@ func TestBrowserClassAxe(t *testing.T) {
 		viewport
 		dark bool
 	}{{phone, false}, {projector, false}, {laptop, true}} {
-		ctx := browser(t, int(v.width), int(v.height))
-		emulate(t, ctx, v.viewport)
-		scheme := colourScheme(t, ctx, v.dark)
-		withAxe(t, ctx, axe)
-		for _, p := range []string{"/en/join?code=" + code, "JOIN", "/id/", teach, teach + "/projector", revealed, revealed + "/projector"} {
-			if p == "JOIN" {
-				if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(".joinform input[name=code]"), "")); err != nil {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel() // a tab each, in the one browser
+			ctx := browser(t, int(v.width), int(v.height))
+			emulate(t, ctx, v.viewport)
+			scheme := colourScheme(t, ctx, v.dark)
+			withAxe(t, ctx, axe)
+			for _, p := range []string{"/en/join?code=" + code, "JOIN", "/id/", teach, teach + "/projector", revealed, revealed + "/projector"} {
+				if p == "JOIN" {
+					if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(".joinform input[name=code]"), "")); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(".joinform button"))); err != nil {
+						t.Fatal(err)
+					}
+					waitJS(t, ctx, "the lab page with the class bar", `!!document.querySelector("#classbar .cb-vote")`)
+					screenshot(t, ctx, "class-"+v.name+"-"+scheme+"-vote-en", false)
+				} else if _, err := chromedp.RunResponse(ctx, chromedp.Navigate(base+p)); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(".joinform button"))); err != nil {
-					t.Fatal(err)
+				waitJS(t, ctx, "the page", `document.readyState === "complete"`)
+				for _, x := range axeViolations(t, ctx, false) {
+					t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
 				}
-				waitJS(t, ctx, "the lab page with the class bar", `!!document.querySelector("#classbar .cb-vote")`)
-				screenshot(t, ctx, "class-"+v.name+"-"+scheme+"-vote-en", false)
-			} else if _, err := chromedp.RunResponse(ctx, chromedp.Navigate(base+p)); err != nil {
-				t.Fatal(err)
 			}
-			waitJS(t, ctx, "the page", `document.readyState === "complete"`)
-			for _, x := range axeViolations(t, ctx) {
-				t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
-			}
-		}
+		})
 	}
 }

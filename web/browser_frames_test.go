@@ -39,6 +39,7 @@ const samePageAsFresh = `(async () => {
 // plays, pauses, and finds the page the incremental frames built equal to
 // a fresh render of the same address.
 func TestBrowserFramesMatchAFreshPage(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	ctx := browser(t, int(laptop.width), int(laptop.height))
 	_, ts := newTestServer(t, Config{})
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/w1-w2")); err != nil {

@@ -33,11 +33,13 @@ func scrollTo(t *testing.T, ctx context.Context, css string) {
 // endless loop is stopped with words that say so; Run puts the program in
 // the live world and its link.
 func TestBrowserProgram(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	for _, vp := range []struct {
 		name          string
 		width, height int
 	}{{"phone", 390, 844}, {"laptop", 1366, 900}} {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := browser(t, vp.width, vp.height)
 			_, ts := newTestServer(t, Config{})
 			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/write-renewal")); err != nil {

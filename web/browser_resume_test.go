@@ -53,6 +53,7 @@ func evalString(t *testing.T, ctx context.Context, expr string) string {
 // permalink shows that world without script, its share button copies it,
 // and "continue live" goes on from it.
 func TestBrowserSurvivesServerRestart(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	ctx := browser(t, 1400, 1000)
 	addr, stop := serveAt(t, "127.0.0.1:0")
 	base := "http://" + addr

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -38,6 +39,15 @@ const (
 var browserSkipped atomic.Value
 
 func TestMain(m *testing.M) {
+	// Most of this package's tests wait — on Chromium, on play ticks, on
+	// sockets — rather than compute: unless -parallel says otherwise, four
+	// of its parallel tests run at once, not one a core.
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", "4")
+	}
 	code := m.Run()
 	closeChromium()
 	if msg, ok := browserSkipped.Load().(string); ok {
@@ -120,7 +130,9 @@ func closeChromium() {
 
 // browser is a tab of the shared Chromium in a browser context of its own
 // (its own cookies, storage and cache), its viewport width × height, and
-// 90 seconds to do its work.
+// three minutes to do its work (a stuck test fails; a slow one, on a
+// machine that runs the package's parallel tests beside other work, does
+// not).
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
 	ctx, _ := openTab(t, width, height)
@@ -138,7 +150,7 @@ func openTab(t *testing.T, width, height int) (context.Context, func()) {
 		t.Fatalf("start chromium: %v", chromium.err)
 	}
 	ctx, cancelC := chromedp.NewContext(chromium.ctx, chromedp.WithNewBrowserContext())
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
 	closeTab := func() {
 		cancelT()
 		cancelC()
@@ -310,6 +322,7 @@ func key(t *testing.T, ctx context.Context, keys string) {
 // TestBrowserJourney is a student's way through the w1-w2 lab, in
 // Indonesian and then in English.
 func TestBrowserJourney(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	ctx := browser(t, 1400, 1000)
 	_, ts := newTestServer(t, Config{})
 	host := strings.TrimPrefix(ts.URL, "http://")
@@ -463,6 +476,7 @@ func TestBrowserJourney(t *testing.T) {
 // TestBrowserPhone opens the lab on a phone-sized screen and checks that
 // the page itself never scrolls sideways (the diagram scrolls in its box).
 func TestBrowserPhone(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	ctx := browser(t, 390, 844)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
 		t.Fatal(err)
@@ -489,6 +503,7 @@ func TestBrowserPhone(t *testing.T) {
 // TestBrowserWithoutScript drives the lab with scripts disabled: every
 // control and answer is an ordinary form.
 func TestBrowserWithoutScript(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	ctx := browser(t, 1200, 900)
 	_, ts := newTestServer(t, Config{})
 	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
@@ -531,6 +546,7 @@ func TestBrowserWithoutScript(t *testing.T) {
 // when a file of the course changes: an edit shows, and so does a broken
 // edit's list of problems (to the author, on loopback).
 func TestBrowserReloadsOnEdit(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	ctx := browser(t, 1280, 800)
 	dir := copyContent(t)
 	_, ts := newTestServer(t, Config{Content: os.DirFS(dir), Watch: true, PollEvery: 20 * time.Millisecond})

@@ -152,6 +152,7 @@ func TestCourseGoalsLive(t *testing.T) {
 // the deciding event in Indonesian, fits the screen, and its goal check and
 // a predict question answer through the page's own forms.
 func TestBrowserCourseLabsIndonesian(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	all := courseGoals(t)
 	walks := []struct {
 		lab, goal, question string
@@ -166,6 +167,7 @@ func TestBrowserCourseLabsIndonesian(t *testing.T) {
 		mobile        bool
 	}{{"phone", 390, 844, true}, {"laptop", 1280, 800, false}} {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := browser(t, vp.width, vp.height)
 			if vp.mobile {
 				if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(vp.width), int64(vp.height), chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {

@@ -199,6 +199,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // it beside their own; on a laptop, "prove it within bounds" shows its
 // progress and can be cancelled.
 func TestBrowserSearch(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
 	ctx := browser(t, 390, 844)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
 		t.Fatal(err)

@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"leaselab/catalog"
 	"leaselab/class"
 )
 
@@ -115,8 +117,8 @@ func classCmd(args []string, stdout, stderr io.Writer) int {
 	if msg := o.check(); msg != "" {
 		return usageError(stderr, "class", "%s", msg)
 	}
-	if lang != "id" && lang != "en" {
-		return usageError(stderr, "class", "--lang: want id or en")
+	if !slices.Contains(catalog.Langs(), lang) {
+		return usageError(stderr, "class", "--lang: want one of %s", strings.Join(catalog.Langs(), ", "))
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

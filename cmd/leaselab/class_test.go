@@ -47,7 +47,7 @@ func TestClassNew(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"old"}, `the command is "leaselab class new [flags]"`},
-		{[]string{"new", "--data", dir, "--lang", "fr"}, "--lang: want id or en"},
+		{[]string{"new", "--data", dir, "--lang", "fr"}, "--lang: want one of en, id"},
 		{[]string{"new", "--data", dir, "--base-url", "leases.example.edu"}, "--base-url: want a URL"},
 		{[]string{"new", "--data", dir, "--name", "<b>x</b>"}, "--name:"},
 	} {
