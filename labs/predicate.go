@@ -826,16 +826,7 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 			return match{}, false
 		}
 	case factRenews:
-		if f.forMin > 0 || f.forMax > 0 {
-			// The coordinator's extension says how long the lease now runs.
-			d := e.At - e.T
-			if e.Kind != engine.KindExtend || !f.isWorker(e.Peer()) || !tokenOK || e.At == engine.Never ||
-				(f.forMin > 0 && d < f.forMin) || (f.forMax > 0 && d > f.forMax) {
-				return match{}, false
-			}
-			break
-		}
-		if e.Kind != engine.KindRenewed || !f.isWorker(e.Node) || !tokenOK {
+		if !f.renewsAt(e, tokenOK) {
 			return match{}, false
 		}
 	case factFreezes:
@@ -873,6 +864,17 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 		return match{}, false
 	}
 	return match{main: i, evidence: []int{i}}, true
+}
+
+// renewsAt says whether e is the worker's renewal: with a length asked
+// for, the coordinator's extension, which says how long the lease now runs.
+func (f *fact) renewsAt(e engine.Event, tokenOK bool) bool {
+	if f.forMin > 0 || f.forMax > 0 {
+		d := e.At - e.T
+		return e.Kind == engine.KindExtend && f.isWorker(e.Peer()) && tokenOK && e.At != engine.Never &&
+			(f.forMin <= 0 || d >= f.forMin) && (f.forMax <= 0 || d <= f.forMax)
+	}
+	return e.Kind == engine.KindRenewed && f.isWorker(e.Node) && tokenOK
 }
 
 // matchVerdict matches the storage's verdict on a write, with the write
