@@ -273,10 +273,12 @@ func screenshot(t *testing.T, ctx context.Context, name string, full bool) {
 const scrollsSideways = `document.documentElement.scrollWidth > document.documentElement.clientWidth + 1`
 
 // waitJS waits until a JavaScript expression is true. A navigation in
-// between only makes it try again.
+// between only makes it try again. Its 45 s are for a stuck page: a
+// search or a play on a machine shared by four parallel tests and more
+// took longer than 15 s to show progress.
 func waitJS(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(45 * time.Second)
 	var err error
 	for time.Now().Before(deadline) {
 		var ok bool
