@@ -52,6 +52,14 @@ const (
 	FaultOutage    FaultKind = "outage"    // a partition longer than any lease
 )
 
+// More kinds a schedule search places (SearchKind).
+const (
+	FaultPauseAtCheck FaultKind = "pause-at-check" // the holder freezes the moment its next check passes
+	FaultCut          FaultKind = "cut"            // the holder is cut off from everyone
+	FaultJump         FaultKind = "jump"           // the holder's clock jumps
+	FaultReplica      FaultKind = "replica"        // a coordinator replica is down
+)
+
 // Fault is one fault of a schedule.
 type Fault struct {
 	At    Time

@@ -98,20 +98,29 @@ type SearchKind struct {
 	// coordinator for SpikeHold), drop (its link to the coordinator loses
 	// everything), drift (its clock runs at another rate from then on),
 	// jump (its clock jumps) or replica (a coordinator replica is down).
-	Name string
+	Name FaultKind
 	// Sizes are durations (the extra delay for spike, a signed jump for
 	// jump); Rates are drift's clock rates in ppm (1_010_000 runs 1% fast).
 	Sizes []Time
 	Rates []int64
 }
 
+// SearchKindStrings are SearchKindNames as text, for lists and messages.
+func SearchKindStrings() []string {
+	out := make([]string, len(SearchKindNames))
+	for i, k := range SearchKindNames {
+		out[i] = string(k)
+	}
+	return out
+}
+
 // SearchKindNames lists the kinds of fault a search knows.
-var SearchKindNames = []string{"pause", "pause-at-check", "partition", "cut", "outage", "spike", "drop", "drift", "jump", "replica"}
+var SearchKindNames = []FaultKind{FaultPause, FaultPauseAtCheck, FaultPartition, FaultCut, FaultOutage, FaultSpike, FaultDrop, FaultDrift, FaultJump, FaultReplica}
 
 // SearchFault is one fault of a schedule.
 type SearchFault struct {
 	At   Time
-	Kind string
+	Kind FaultKind
 	Size Time  // duration, extra delay (spike) or jump
 	Rate int64 // drift: the clock's new rate in ppm
 }
@@ -119,11 +128,11 @@ type SearchFault struct {
 // String says the fault as a sentence fragment: "pause 6s at 14s".
 func (f SearchFault) String() string {
 	var b strings.Builder
-	b.WriteString(f.Kind)
+	b.WriteString(string(f.Kind))
 	switch f.Kind {
-	case "drift":
+	case FaultDrift:
 		fmt.Fprintf(&b, " %+dppm", f.Rate-1_000_000)
-	case "jump":
+	case FaultJump:
 		b.WriteString(" " + signed(f.Size))
 	default:
 		b.WriteString(" " + f.Size.String())
@@ -250,9 +259,9 @@ func (s *Search) readKinds() error {
 	for _, k := range b.Kinds {
 		ki := slices.Index(SearchKindNames, k.Name)
 		if ki < 0 {
-			return fmt.Errorf("search: unknown kind of fault %q (want one of %s)", k.Name, strings.Join(SearchKindNames, ", "))
+			return fmt.Errorf("search: unknown kind of fault %q (want one of %s)", k.Name, strings.Join(SearchKindStrings(), ", "))
 		}
-		if k.Name != "replica" && s.target == NoNode {
+		if k.Name != FaultReplica && s.target == NoNode {
 			return fmt.Errorf("search: a %s needs a target worker, and %q is not one (workers: %s)", k.Name, b.Target, strings.Join(s.p.names.Nodes, ", "))
 		}
 		vs, err := kindVariants(k, ki, b)
@@ -284,7 +293,7 @@ func (s *Search) readKinds() error {
 // each size checked against the kind's range.
 func kindVariants(k SearchKind, ki int, b *SearchBounds) ([]variant, error) {
 	var vs []variant
-	if k.Name == "drift" {
+	if k.Name == FaultDrift {
 		if len(k.Rates) == 0 {
 			return nil, fmt.Errorf("search: drift needs rates")
 		}
@@ -302,7 +311,7 @@ func kindVariants(k SearchKind, ki int, b *SearchBounds) ([]variant, error) {
 	for _, sz := range k.Sizes {
 		v := variant{kind: ki, size: sz}
 		switch k.Name {
-		case "jump":
+		case FaultJump:
 			if sz == 0 || sz > Hour || sz < -Hour {
 				return nil, fmt.Errorf("search: a jump is not zero and at most an hour either way, not %s", sz)
 			}
@@ -310,7 +319,7 @@ func kindVariants(k SearchKind, ki int, b *SearchBounds) ([]variant, error) {
 			if sz <= 0 || sz >= b.Horizon {
 				return nil, fmt.Errorf("search: a pause lasts more than 0s and less than the horizon (%s), not %s", b.Horizon, sz)
 			}
-		case "spike":
+		case FaultSpike:
 			if sz <= 0 || sz > Hour {
 				return nil, fmt.Errorf("search: a spike's extra delay is more than 0s and at most an hour, not %s", sz)
 			}
@@ -726,25 +735,25 @@ func (s *Search) commands(v variant) (start, end []Command) {
 	}
 	sc := &s.p.sc
 	switch SearchKindNames[v.kind] {
-	case "pause":
+	case FaultPause:
 		return []Command{{Kind: CmdFreeze, A: name, Dur: v.size}}, nil
-	case "pause-at-check":
+	case FaultPauseAtCheck:
 		return []Command{{Kind: CmdFreeze, A: name, Dur: v.size, On: KindCheck}}, nil
-	case "partition", "outage":
+	case FaultPartition, FaultOutage:
 		return []Command{{Kind: CmdPartition, A: name, B: "coord"}}, []Command{{Kind: CmdHeal, A: name, B: "coord"}}
-	case "cut":
+	case FaultCut:
 		return []Command{{Kind: CmdPartition, A: name}}, []Command{{Kind: CmdHeal, A: name}}
-	case "spike":
+	case FaultSpike:
 		return []Command{{Kind: CmdLink, A: name, B: "coord", HasDelay: true, Dur: sc.Delay + v.size}},
 			[]Command{{Kind: CmdLink, A: name, B: "coord", HasDelay: true, Dur: sc.Delay}}
-	case "drop":
+	case FaultDrop:
 		return []Command{{Kind: CmdLink, A: name, B: "coord", HasLoss: true, LossPPM: 1_000_000}},
 			[]Command{{Kind: CmdLink, A: name, B: "coord", HasLoss: true, LossPPM: sc.LossPPM}}
-	case "drift":
+	case FaultDrift:
 		return []Command{{Kind: CmdClock, A: name, HasRate: true, Rate: v.rate}}, nil
-	case "jump":
+	case FaultJump:
 		return []Command{{Kind: CmdClock, A: name, HasJump: true, Jump: v.size}}, nil
-	case "replica":
+	case FaultReplica:
 		return []Command{{Kind: CmdReplica, Replica: s.Bounds.Replica}}, []Command{{Kind: CmdReplica, Replica: s.Bounds.Replica, Up: true}}
 	}
 	return nil, nil

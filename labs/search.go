@@ -51,7 +51,7 @@ func parseSearch(r *report, l *Lab, y ynode) *SearchSpec {
 	}
 	if b.Target == "" && p.good {
 		for _, k := range b.Kinds {
-			if k.Name != "replica" {
+			if k.Name != engine.FaultReplica {
 				p.bad(sp.at, "search needs target: the worker its faults hit")
 				break
 			}
@@ -153,15 +153,16 @@ func parseSearchKinds(r *report, y ynode) ([]engine.SearchKind, bool) {
 	if !ok {
 		return nil, false
 	}
-	knownKeys(r, kvs, "search kinds", engine.SearchKindNames...)
+	knownKeys(r, kvs, "search kinds", engine.SearchKindStrings()...)
 	var out []engine.SearchKind
 	good := true
 	for _, e := range kvs {
-		if !slices.Contains(engine.SearchKindNames, e.key) {
+		kind := engine.FaultKind(e.key)
+		if !slices.Contains(engine.SearchKindNames, kind) {
 			good = false
 			continue
 		}
-		k := engine.SearchKind{Name: e.key}
+		k := engine.SearchKind{Name: kind}
 		items, ok := e.val.seq(r, "search kinds "+e.key)
 		if !ok || len(items) == 0 {
 			r.errorf(e.val.pos(), "search kinds %s: list its sizes, such as [1s, 2s]", e.key)
@@ -170,8 +171,8 @@ func parseSearchKinds(r *report, y ynode) ([]engine.SearchKind, bool) {
 		}
 		for _, it := range items {
 			s, _ := it.str(r, "a size")
-			switch e.key {
-			case "drift":
+			switch kind {
+			case engine.FaultDrift:
 				rate, err := parseDrift(s)
 				if err != nil {
 					r.errorf(it.pos(), "search kinds drift %q: %v", s, err)
@@ -180,8 +181,8 @@ func parseSearchKinds(r *report, y ynode) ([]engine.SearchKind, bool) {
 				k.Rates = append(k.Rates, rate)
 			default:
 				d, err := engine.ParseTime(s)
-				if err != nil || (e.key != "jump" && d <= 0) || d > engine.Hour || d < -engine.Hour {
-					r.errorf(it.pos(), "search kinds %s %q: want a duration such as 2s%s", e.key, s, map[bool]string{true: " (a jump may be negative: -3s)", false: ""}[e.key == "jump"])
+				if err != nil || (kind != engine.FaultJump && d <= 0) || d > engine.Hour || d < -engine.Hour {
+					r.errorf(it.pos(), "search kinds %s %q: want a duration such as 2s%s", e.key, s, map[bool]string{true: " (a jump may be negative: -3s)", false: ""}[kind == engine.FaultJump])
 					good = false
 				}
 				k.Sizes = append(k.Sizes, d)
@@ -553,14 +554,14 @@ func faultList(lang string, fs []engine.SearchFault) string {
 // FaultText says one fault of a schedule in lang's words: "pause 6 s at
 // 14 s", "jeda 6 dtk pada 14 dtk".
 func FaultText(lang string, f engine.SearchFault) string {
-	kind := catalog.T(lang, "search.kind."+f.Kind)
+	kind := catalog.T(lang, "search.kind."+string(f.Kind))
 	var size []byte
 	switch f.Kind {
-	case "drift":
+	case engine.FaultDrift:
 		size = append(size, '(')
 		size = catalog.AppendNumber(size, lang, fmt.Appendf(nil, "%+.2f", float64(f.Rate-1_000_000)/10_000))
 		size = append(size, "%)"...)
-	case "jump":
+	case engine.FaultJump:
 		if f.Size >= 0 {
 			size = append(size, '+')
 		} else {

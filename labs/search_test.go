@@ -91,8 +91,8 @@ func TestSearchBreaksWhatTheSamplePasses(t *testing.T) {
 	if br == nil {
 		t.Fatalf("the search proved the safe policy within %+v", res.SearchPart)
 	}
-	kinds := []string{br.Faults[0].Kind, br.Faults[len(br.Faults)-1].Kind}
-	if len(br.Faults) != 2 || !slices.Equal(kinds, []string{"outage", "pause"}) {
+	kinds := []engine.FaultKind{br.Faults[0].Kind, br.Faults[len(br.Faults)-1].Kind}
+	if len(br.Faults) != 2 || !slices.Equal(kinds, []engine.FaultKind{engine.FaultOutage, engine.FaultPause}) {
 		t.Errorf("shortest %v, want an outage then a pause", br.Faults)
 	}
 	t.Logf("%s breaks it: %s at %s", faultList("en", br.Faults), br.Harm.Reason(), br.Harm.T)

@@ -551,7 +551,7 @@ func (v *searchView) Bounds() string {
 	b := v.V.Bounds
 	var kinds []string
 	for _, k := range b.Kinds {
-		kinds = append(kinds, catalog.T(v.Lang, "search.kind."+k.Name))
+		kinds = append(kinds, catalog.T(v.Lang, "search.kind."+string(k.Name)))
 	}
 	return string(catalog.Append(nil, v.Lang, "search.bounds", catalog.Count(int64(b.Faults)), catalog.Str(strings.Join(kinds, ", ")), catalog.Time(b.Horizon)))
 }

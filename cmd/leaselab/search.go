@@ -85,7 +85,7 @@ in a process of its own, with --background (the lowest CPU priority) and
 		Seconds: elapsed.Seconds(), TooLarge: v.TooLarge,
 	}
 	for _, k := range v.Bounds.Kinds {
-		out.Kinds = append(out.Kinds, k.Name)
+		out.Kinds = append(out.Kinds, string(k.Name))
 	}
 	if br := v.Shortest; br != nil {
 		s := &searchBreak{Harm: br.Harm.Reason().String(), At: br.Harm.T.String(), Sentence: v.World.Names().Describe(br.Harm)}
