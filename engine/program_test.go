@@ -151,3 +151,42 @@ func TestProgramFaults(t *testing.T) {
 		t.Fatal("checking actions set timers")
 	}
 }
+
+// A written worker that takes a refusal of its token as a hiccup and
+// writes with it again fails its judgement at that second write: the
+// refusal told it the lease was gone. The first late write is not it.
+func TestProgramWroteAfterRejection(t *testing.T) {
+	w := goWorld(t, goLogic{})
+	for _, c := range []string{"storage fencing", "until 3s"} {
+		if err := w.Do(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if i := w.wroteAfterRejection(0); i >= 0 {
+		t.Fatalf("a write at %d judged as after a rejection before any rejection", i)
+	}
+	for _, c := range []string{"freeze W1 for=15s", "until 30s"} {
+		if err := w.Do(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := w.wroteAfterRejection(0)
+	if i < 0 {
+		t.Fatal("W1 wrote on with its refused token, and nothing says so")
+	}
+	evs := w.Events()
+	rejected := -1
+	for j := range i {
+		if e := evs[j]; e.Kind == KindReject && e.Peer() == 0 && e.Reason() == ReasonStaleToken {
+			rejected = j
+			break
+		}
+	}
+	if e := evs[i]; e.Kind != KindWrite || e.Node != 0 || rejected < 0 || e.Token > evs[rejected].Token {
+		t.Fatalf("decided by event %d %+v, the refusal at %d", i, e, rejected)
+	}
+	run := Run{Survive: false, Event: -1}
+	if !w.judgeProgram(0, &run) || run.Event != i {
+		t.Fatalf("judgeProgram: %+v, want event %d", run, i)
+	}
+}

@@ -29,7 +29,7 @@ type ProgramSpec struct {
 	spec      engine.Challenge
 }
 
-var programKeys = []string{"worker", "actions", "start", "reference", "runs", "seed", "horizon", "faults", "survive"}
+var programKeys = []string{"worker", "actions", "start", "reference", "harm", "runs", "seed", "horizon", "faults", "survive"}
 
 // Program returns the lab's written worker, or nil.
 func (l *Lab) Program() *ProgramSpec { return l.program }
@@ -48,7 +48,20 @@ type ProgramVerdict struct {
 	// Line and Col are the program's code that acted in the deciding
 	// event (0 when no line of the program caused it).
 	Line, Col int32
+	// Search is the bounded search's verdict on the program, when the lab
+	// has search: bounds; nil otherwise. When it found a breaking
+	// schedule, that schedule decides (World and Event are its replay):
+	// within the bounds it is the shortest there is.
+	Search *SearchVerdict
+	// Event is the deciding event's index in World, -1 on a pass.
+	Event int
+
+	worker string
 }
+
+// Searched reports whether the search's shortest schedule decided the
+// verdict (rather than one of the random schedules).
+func (v *ProgramVerdict) Searched() bool { return v.Search != nil && v.Search.Shortest != nil }
 
 func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
 	kvs, ok := y.mapping(r, "program")
@@ -89,6 +102,19 @@ func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
 				p.startFile = s
 			} else {
 				p.refFile = s
+			}
+		case "harm":
+			items, _ := e.val.seq(r, "program harm")
+			p.spec.Harm = []engine.Reason{}
+			for _, it := range items {
+				s, _ := it.str(r, "a harm")
+				reason, ok := engine.ParseReason(s)
+				if !ok || !reason.IsViolation() {
+					r.errorf(it.pos(), "program harm %q: want a violation (stale-write, double-effect, acted-after-expiry, split-brain, lost-update)", s)
+					good = false
+					continue
+				}
+				p.spec.Harm = append(p.spec.Harm, reason)
 			}
 		case "runs", "seed", "horizon", "faults", "survive":
 			good = readSchedules(r, l, e, &p.spec) && good
@@ -150,33 +176,59 @@ func (p *ProgramSpec) Scenario(c *program.Compiled) engine.Scenario {
 // compile gets a verdict that says why (Compile), not an error: errors are
 // the lab's own failures.
 func (p *ProgramSpec) Judge(src string, workers int) (*ProgramVerdict, error) {
+	return p.JudgeWith(src, SearchOptions{Workers: workers})
+}
+
+// JudgeWith is Judge with the search's options: its goroutines
+// (opt.Workers, which the random schedules use too), its context, and
+// the turn each of its parts takes in a server's pool (opt.Part).
+func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict, error) {
 	c, err := p.Compile(src)
 	if err != nil {
-		return &ProgramVerdict{Compile: err}, nil
+		return &ProgramVerdict{Compile: err, Event: -1}, nil
 	}
 	spec := p.spec
 	spec.Scenario = p.Scenario(c)
-	res, err := judge(spec, workers)
+	res, err := judge(spec, opt.Workers)
 	if err != nil {
 		return nil, err
 	}
-	v := &ProgramVerdict{Result: res}
-	if ce := res.Counterexample; ce != nil {
-		if v.World, err = spec.Play(ce); err != nil {
+	v := &ProgramVerdict{Result: res, Event: -1, worker: p.Worker}
+	if p.lab.search != nil {
+		if v.Search, err = p.search(c, opt); err != nil {
 			return nil, err
 		}
-		v.locate(ce)
+	}
+	switch {
+	case v.Searched():
+		v.Pass, v.World = false, v.Search.World
+		v.Event = slices.Index(v.World.Events(), v.Search.Shortest.Harm)
+		v.locate(v.Event)
+	case res.Counterexample != nil:
+		if v.World, err = spec.Play(res.Counterexample); err != nil {
+			return nil, err
+		}
+		v.Event = res.Counterexample.Event
+		v.locate(v.Event)
 	}
 	return v, nil
 }
 
-// locate finds the program's code behind the counterexample's deciding
-// event: the line of a failing handler, or the line whose action the
+// search runs the lab's bounded search against compiled program c.
+func (p *ProgramSpec) search(c *program.Compiled, opt SearchOptions) (*SearchVerdict, error) {
+	l := *p.lab
+	l.scenario = p.Scenario(c)
+	l.prepared, l.prepErr = engine.Prepare(l.scenario)
+	return l.RunSearch(opt)
+}
+
+// locate finds the program's code behind the deciding event (index ev
+// in World): the line of a failing handler, or the line whose action the
 // violation proves (its Ref).
-func (v *ProgramVerdict) locate(ce *engine.Run) {
+func (v *ProgramVerdict) locate(ev int) {
 	w := v.World
 	for i, f := range w.ProgramFaults() {
-		if int(f.Event) == ce.Event {
+		if int(f.Event) == ev {
 			v.Fault = &w.ProgramFaults()[i]
 			var pe *program.Error
 			var ae *engine.ActionError
@@ -192,7 +244,7 @@ func (v *ProgramVerdict) locate(ce *engine.Run) {
 	// Follow the proof back (a violation to the accept, the accept to
 	// the write) to the first event a line of the program caused.
 	evs := w.Events()
-	for ev, hops := ce.Event, 0; ev >= 0 && ev < len(evs) && hops < 4; hops++ {
+	for hops := 0; ev >= 0 && ev < len(evs) && hops < 4; hops++ {
 		if v.Line, v.Col = w.ProgramLine(ev); v.Line > 0 {
 			return
 		}
@@ -229,6 +281,9 @@ func verifyProgram(r *report, l *Lab) {
 		return
 	case ref.Compile != nil:
 		// verifyProgramCompiles said so
+	case ref.Searched():
+		h := ref.Search.Shortest
+		r.errorf(p.at, "program: the reference %s is broken within the search's bounds by %s (%s at %s)", p.refFile, faultList("en", h.Faults), h.Harm.Reason(), h.Harm.T)
 	case !ref.Pass:
 		ce := ref.Counterexample
 		r.errorf(p.at, "program: the reference %s fails run %d (%s at %s)", p.refFile, ce.Index, ce.Why.Kind, ce.Why.T)
@@ -280,4 +335,23 @@ func (p *ProgramSpec) useStart() {
 	l := p.lab
 	l.scenario = p.Scenario(c)
 	l.prepared, l.prepErr = engine.Prepare(l.scenario)
+}
+
+// Why is the deciding event of a failed verdict, and false on a pass.
+func (v *ProgramVerdict) Why() (engine.Event, bool) {
+	if v.World == nil || v.Event < 0 || v.Event >= len(v.World.Events()) {
+		return engine.Event{}, false
+	}
+	return v.World.Events()[v.Event], true
+}
+
+// WroteAfterRejection reports a verdict decided by a write with a token
+// the storage had refused.
+func (v *ProgramVerdict) WroteAfterRejection() bool {
+	e, ok := v.Why()
+	if !ok || e.Kind != engine.KindWrite {
+		return false
+	}
+	h, _ := v.World.Worker(v.worker)
+	return e.Node == h
 }

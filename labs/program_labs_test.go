@@ -1,0 +1,80 @@
+package labs_test
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+
+	"leaselab/content"
+	"leaselab/engine"
+	"leaselab/labs"
+)
+
+// programLab loads a program lab and its reference.
+func programLab(t testing.TB, id string) (*labs.ProgramSpec, string) {
+	t.Helper()
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := course.Lab(id)
+	if lab == nil || lab.Program() == nil {
+		t.Fatalf("no program lab %s", id)
+	}
+	ref, err := fs.ReadFile(content.FS, "labs/"+id+"/reference.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab.Program(), string(ref)
+}
+
+// Every written-worker lab: its reference passes the random schedules and
+// the bounded search; its starting program is broken by the search's
+// shortest schedule, and the verdict points at a line that writes.
+func TestProgramLabsProveAndBreak(t *testing.T) {
+	for _, id := range []string{"write-renewal", "write-fenced-writer", "write-one-loop"} {
+		t.Run(id, func(t *testing.T) {
+			p, ref := programLab(t, id)
+			good, err := p.Judge(ref, 1)
+			if err != nil || good.Compile != nil {
+				t.Fatalf("reference: %v %v", err, good.Compile)
+			}
+			if !good.Pass || good.Search == nil || good.Search.Schedules == 0 || good.Searched() {
+				t.Fatalf("reference: pass %v, search %+v", good.Pass, good.Search)
+			}
+			bad, err := p.Judge(p.Start, 1)
+			if err != nil || bad.Compile != nil {
+				t.Fatalf("start: %v %v", err, bad.Compile)
+			}
+			if bad.Pass || !bad.Searched() {
+				t.Fatalf("start: pass %v, searched %v", bad.Pass, bad.Searched())
+			}
+			why, ok := bad.Why()
+			if !ok || why.Kind != engine.KindViolation || why != bad.Search.Shortest.Harm {
+				t.Fatalf("start decided by %+v (%v), want the search's harm %+v", why, ok, bad.Search.Shortest.Harm)
+			}
+			line := strings.Split(p.Start, "\n")[bad.Line-1]
+			if !strings.Contains(line, "w.write(") {
+				t.Fatalf("the verdict points at line %d %q, want a write", bad.Line, line)
+			}
+			t.Logf("%s: start broken by %d fault(s), %s at %s, line %d; random: %d of %d runs fail",
+				id, len(bad.Search.Shortest.Faults), why.Reason(), why.T, bad.Line, bad.SafetyFailures+bad.LivenessFailures, bad.Runs)
+		})
+	}
+}
+
+// The fenced writer's starting program ignores a refusal and writes again
+// with the refused token: some random schedule is decided by that write,
+// which the storage refuses again (no violation: the rule decides it).
+func TestFencedWriterWroteAfterRejection(t *testing.T) {
+	p, _ := programLab(t, "write-fenced-writer")
+	v, err := p.Judge(p.Start, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce := v.Counterexample
+	if ce == nil {
+		t.Fatal("no random schedule breaks the starting program")
+	}
+	t.Logf("random counterexample: run %d, %s %s at %s", ce.Index, ce.Why.Kind, ce.Why.Reason(), ce.Why.T)
+}
