@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"path"
@@ -55,6 +56,10 @@ type ProgramVerdict struct {
 	Search *SearchVerdict
 	// Event is the deciding event's index in World, -1 on a pass.
 	Event int
+	// SearchCut reports a search stopped before its end: the program makes
+	// more moments than a judgement tries, and the random schedules alone
+	// decided.
+	SearchCut bool
 
 	worker string
 }
@@ -194,32 +199,108 @@ func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict,
 		return nil, err
 	}
 	v := &ProgramVerdict{Result: res, Event: -1, worker: p.Worker}
-	if p.lab.search != nil {
-		if v.Search, err = p.search(c, opt); err != nil {
+	if ce := res.Counterexample; ce != nil {
+		if v.World, err = spec.Play(ce); err != nil {
 			return nil, err
+		}
+		v.Event = ce.Event
+		v.locate(v.Event)
+	}
+	// A program that fails by itself (a runaway loop, an error) needs no
+	// search: no schedule says more than its own failure does.
+	if p.lab.search != nil && v.Fault == nil {
+		sv, err := p.search(src, c, opt)
+		switch {
+		case errors.Is(err, errSearchCut):
+			v.SearchCut = true
+		case err != nil:
+			return nil, err
+		default:
+			v.Search = sv
 		}
 	}
-	switch {
-	case v.Searched():
-		v.Pass, v.World = false, v.Search.World
+	if v.Searched() {
+		v.Pass, v.World, v.Fault, v.Line, v.Col = false, v.Search.World, nil, 0, 0
 		v.Event = slices.Index(v.World.Events(), v.Search.Shortest.Harm)
-		v.locate(v.Event)
-	case res.Counterexample != nil:
-		if v.World, err = spec.Play(res.Counterexample); err != nil {
-			return nil, err
-		}
-		v.Event = res.Counterexample.Event
 		v.locate(v.Event)
 	}
 	return v, nil
 }
 
-// search runs the lab's bounded search against compiled program c.
-func (p *ProgramSpec) search(c *program.Compiled, opt SearchOptions) (*SearchVerdict, error) {
+// SearchCalls is the most handler calls a program's unfaulted run may
+// make for the search to try it at every moment.
+const SearchCalls = programSearchCalls
+
+// programSearchSchedules bounds the schedules a program's search decides,
+// and programSearchCalls the handler calls its unfaulted run may make
+// within the search's horizon: each schedule replays most of them. The
+// course's references make 30 to 60 calls and need 16,000 to 40,000
+// schedules; a program that acts every millisecond would need millions of
+// schedules of thousands of calls, and is judged on the random schedules
+// alone (SearchCut).
+const (
+	programSearchSchedules = 150_000
+	programSearchCalls     = 300
+)
+
+var errSearchCut = errors.New("the search has more schedules than a program's judgement tries")
+
+// calls counts the handler calls the program (compiled afresh, so that
+// only this run counts) makes in the lab's world, unfaulted, until horizon.
+func (p *ProgramSpec) calls(src string, horizon engine.Time) (int64, error) {
+	own, err := p.Compile(src)
+	if err != nil {
+		return 0, err
+	}
+	w, err := engine.New(p.Scenario(own))
+	if err != nil {
+		return 0, err
+	}
+	for _, cmd := range p.lab.setup {
+		if err := w.Apply(cmd.cmd); err != nil {
+			return 0, err
+		}
+	}
+	_ = w.Apply(engine.Command{Kind: engine.CmdUntil, At: horizon}) // a refusal (the event budget) ends the count as well
+	return own.Calls(), nil
+}
+
+// search runs the lab's bounded search against program src (compiled:
+// c), and
+// stops it (errSearchCut) past programSearchSchedules.
+func (p *ProgramSpec) search(src string, c *program.Compiled, opt SearchOptions) (*SearchVerdict, error) {
+	if calls, err := p.calls(src, p.lab.search.Bounds.Horizon); err != nil {
+		return nil, err
+	} else if calls > programSearchCalls {
+		return nil, errSearchCut
+	}
 	l := *p.lab
 	l.scenario = p.Scenario(c)
 	l.prepared, l.prepErr = engine.Prepare(l.scenario)
-	return l.RunSearch(opt)
+	parent := opt.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	opt.Context = ctx
+	progress := opt.Progress
+	opt.Progress = func(sp SearchProgress) {
+		if sp.Schedules > programSearchSchedules {
+			cancel(errSearchCut)
+		}
+		if progress != nil {
+			progress(sp)
+		}
+	}
+	v, err := l.RunSearch(opt)
+	if err != nil && parent.Err() == nil && errors.Is(context.Cause(ctx), errSearchCut) {
+		return nil, errSearchCut
+	}
+	if err == nil && v.TooLarge {
+		return nil, errSearchCut
+	}
+	return v, err
 }
 
 // locate finds the program's code behind the deciding event (index ev

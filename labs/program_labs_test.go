@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+	"time"
 
 	"leaselab/content"
 	"leaselab/engine"
@@ -77,4 +78,21 @@ func TestFencedWriterWroteAfterRejection(t *testing.T) {
 		t.Fatal("no random schedule breaks the starting program")
 	}
 	t.Logf("random counterexample: run %d, %s %s at %s", ce.Index, ce.Why.Kind, ce.Why.Reason(), ce.Why.T)
+}
+
+// A program that acts every millisecond would take the search millions of
+// schedules of thousands of calls: the search is skipped, and the random
+// schedules judge it alone, in about the time they take for any program.
+func TestProgramSearchCutForTimerStorm(t *testing.T) {
+	p, _ := programLab(t, "write-renewal")
+	storm := "def on_start(w, ev):\n    w.acquire()\ndef on_granted(w, ev):\n    w.state['n'] = 0\n    w.set_timer('t', w.now + 1)\ndef on_timer(w, ev):\n    w.state['n'] = w.state['n'] + 1\n    if w.state['n'] < 1000:\n        w.write('data', 1)\n        w.set_timer('t', w.now + 1)\n"
+	start := time.Now()
+	v, err := p.Judge(storm, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.SearchCut || v.Search != nil || v.Runs != p.Runs() {
+		t.Fatalf("cut %v, search %v, %d runs", v.SearchCut, v.Search, v.Runs)
+	}
+	t.Logf("judged in %s", time.Since(start))
 }

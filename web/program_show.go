@@ -73,6 +73,9 @@ func (s *Server) programOf(lab *labs.Lab, progText, formText string, refused err
 
 func verdictOfProgram(v *labs.ProgramVerdict, src, worker, lang string) *programVerdict {
 	out := &programVerdict{Lang: lang, Pass: v.Pass}
+	if v.SearchCut {
+		out.Searched = fmt.Sprintf(T(lang, "program.verdict.cut"), labs.SearchCalls)
+	}
 	if v.Pass {
 		out.Summary = fmt.Sprintf(T(lang, "program.verdict.pass"), v.Runs)
 		if v.Search != nil {

@@ -51,6 +51,9 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.compile")+"\n", program.Describe(v.Compile, lang))
 		return 1
 	}
+	if v.SearchCut {
+		defer fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.cut")+"\n", labs.SearchCalls)
+	}
 	if v.Pass {
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.pass")+"\n", v.Runs)
 		if v.Search != nil {
