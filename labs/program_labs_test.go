@@ -3,6 +3,7 @@ package labs_test
 import (
 	"io/fs"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,4 +96,45 @@ func TestProgramSearchCutForTimerStorm(t *testing.T) {
 		t.Fatalf("cut %v, search %v, %d runs", v.SearchCut, v.Search, v.Runs)
 	}
 	t.Logf("judged in %s", time.Since(start))
+}
+
+// Judging a program as Submit does, on one core: the lab's 200 random
+// schedules and its bounded search, for each written-worker lab's
+// reference (which passes both, so every schedule is played to its end)
+// and starting program. The figures go in the closing note.
+//
+//	go test ./labs -run '^$' -bench JudgeProgramLabs -benchtime 3x
+func BenchmarkJudgeProgramLabs(b *testing.B) {
+	for _, id := range []string{"write-renewal", "write-fenced-writer", "write-one-loop"} {
+		p, ref := programLab(b, id)
+		for _, c := range []struct{ name, src string }{{"reference", ref}, {"start", p.Start}} {
+			b.Run(id+"/"+c.name, func(b *testing.B) {
+				schedules := 0
+				cpu0 := cpuTime()
+				for b.Loop() {
+					v, err := p.Judge(c.src, 1)
+					if err != nil {
+						b.Fatal(err)
+					}
+					schedules = v.Runs
+					if v.Search != nil {
+						schedules += v.Search.Schedules
+					}
+				}
+				b.ReportMetric(float64(schedules), "schedules")
+				// This machine's cores are shared: the process's CPU time says
+				// what a judgement costs better than the wall clock does.
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			})
+		}
+	}
+}
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -68,7 +68,7 @@ func TestHostileProgramsAreRefusedWithWords(t *testing.T) {
 			if !strings.Contains(body, `id="program-verdict"`) {
 				t.Fatalf("hostile program %d (submit %v): no verdict box", i, submit)
 			}
-			if took > 5*time.Second {
+			if took > 30*time.Second { // a hang, not a slow page on a shared machine
 				t.Errorf("hostile program %d (submit %v) took %s", i, submit, took)
 			}
 		}
