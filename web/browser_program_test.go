@@ -39,7 +39,7 @@ func TestBrowserProgram(t *testing.T) {
 	for _, vp := range []struct {
 		name          string
 		width, height int
-	}{{"phone", 390, 844}, {"laptop", 1366, 900}} {
+	}{{"phone", 390, 844}, {"laptop", 1280, 800}} {
 		t.Run(vp.name, func(t *testing.T) {
 			ctx := browser(t, vp.width, vp.height)
 			_, ts := newTestServer(t, Config{})
@@ -164,6 +164,7 @@ func hoverLine(t *testing.T, ctx context.Context, src string) {
 	if b.Write && !strings.Contains(lines[b.Line-1], "w.write(") {
 		t.Fatalf("a write event points at line %d %q", b.Line, lines[b.Line-1])
 	}
+	screenshot(t, ctx, "program-hover-phone-id", false)
 	if shown != b.Line {
 		t.Fatalf("pointing at an event of line %d, the editor highlights %d (0: nothing, -1: misplaced)", b.Line, shown)
 	}
