@@ -37,6 +37,12 @@ func init() {
 		"program.verdict.fault":     "Programmu gagal: %s",
 		"program.verdict.survive":   "Pekerjamu harus tetap bekerja melewati gangguan kecil ini, tetapi berhenti atau tidak menulis.",
 		"program.verdict.compile":   "Program belum bisa dijalankan: %s",
+		"program.verdict.search":    "Belum lulus: pencarian jadwal menemukan %d gangguan yang cukup untuk mematahkannya, pada %s. Tidak ada jadwal yang lebih pendek dalam batas lab ini.",
+		"program.verdict.searched":  "Lulus juga pencarian jadwal: %d jadwal dengan paling banyak %d gangguan, tidak ada yang mematahkannya.",
+		"program.verdict.rejected":  "%s menulis lagi dengan token %s setelah penyimpanan menolak token itu: penolakan berarti lease sudah hilang, hentikan pekerjaannya.",
+		"program.verdict.cut":       "Pencarian jadwal tidak dijalankan sampai habis: programmu bertindak terlalu sering (lebih dari %d panggilan handler tanpa gangguan) untuk dicoba di setiap momen, jadi hanya jadwal acak yang menilainya.",
+		"program.events.hint":       "Arahkan ke peristiwa (atau fokuskan dengan Tab) untuk menyorot baris kode yang menyebabkannya.",
+		"program.event.line":        "baris %d",
 	})
 	merge("en", map[string]string{
 		"program.title":             "Write %s's logic",
@@ -70,6 +76,12 @@ func init() {
 		"program.verdict.fault":     "Your program failed: %s",
 		"program.verdict.survive":   "Your worker must keep working through this small fault, but it stopped or did not write.",
 		"program.verdict.compile":   "The program cannot run yet: %s",
+		"program.verdict.search":    "Not yet: the schedule search found %d fault(s) enough to break it, at %s. No shorter schedule within this lab's bounds does.",
+		"program.verdict.searched":  "It passes the schedule search too: %d schedules of at most %d faults, none breaks it.",
+		"program.verdict.rejected":  "%s wrote again with token %s after the storage refused that token: a refusal means the lease is gone, so stop the job.",
+		"program.verdict.cut":       "The schedule search did not run to its end: your program acts too often (more than %d handler calls without faults) to be tried at every moment, so only the random schedules judged it.",
+		"program.events.hint":       "Point at an event (or focus it with Tab) to highlight the line of code that caused it.",
+		"program.event.line":        "line %d",
 	})
 }
 

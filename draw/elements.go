@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"slices"
 	"strconv"
 
 	"leaselab/catalog"
@@ -372,6 +373,11 @@ type Events struct {
 	Names     engine.Names
 	Highlight map[int]bool
 	Only      map[int]bool // when set, only these events
+	// Lines ties events to the line of a written worker's program that
+	// caused them (World.ProgramLines, in the order of the events): such
+	// an event says its line and can be focused, and the page highlights
+	// the line in the editor while it is pointed at or focused.
+	Lines []engine.EventLine
 }
 
 // eventRows writes the lines of an event list (a page's eventList). Network
@@ -405,13 +411,31 @@ func (w *Markup) eventRows(v *Events) {
 		w.i(idx)
 		w.s(`"`)
 		w.num("data-event", idx)
+		line := lineOf(v.Lines, idx)
+		if line > 0 {
+			w.num("data-line", int(line))
+			w.s(` tabindex="0"`)
+		}
 		w.s(`><span class="t">`)
 		w.B = catalog.AppendTime(w.B, v.Lang, e.T) // a time's text needs no escaping
 		w.s(`</span> <span class="txt">`)
 		w.tmp = labs.AppendEvent(w.tmp[:0], e, v.Names, v.Lang)
 		w.B = appendEsc(w.B, w.tmp)
+		if line > 0 {
+			w.s(`</span> <span class="ln">`)
+			w.B = catalog.Append(w.B, v.Lang, "program.event.line", catalog.Int(int64(line)))
+		}
 		w.s("</span></li>")
 	}
+}
+
+// lineOf is the program line that caused event i, or 0.
+func lineOf(lines []engine.EventLine, i int) int32 {
+	j, ok := slices.BinarySearchFunc(lines, int32(i), func(e engine.EventLine, t int32) int { return int(e.Event - t) })
+	if !ok {
+		return 0
+	}
+	return lines[j].Line
 }
 
 // EventRows is the lines of an event list (a page's eventList).

@@ -313,7 +313,7 @@ func EventEdits(out *Edits, lang string, w *engine.World, from int, whole bool) 
 	if from < len(events) || kind == OpReplace {
 		target := out.Str("events")
 		at := out.At()
-		out.eventRows(&Events{ID: "events", Lang: lang, From: from, Events: events[from:], Names: w.Names()})
+		out.eventRows(&Events{ID: "events", Lang: lang, From: from, Events: events[from:], Names: w.Names(), Lines: w.ProgramLines()})
 		out.Add(kind, target, out.Since(at))
 		// A write the list shows already turns out to have done harm.
 		for _, e := range events[from:] {
@@ -323,7 +323,7 @@ func EventEdits(out *Edits, lang string, w *engine.World, from int, whole bool) 
 				out.i(r)
 				target := out.Since(at)
 				at = out.At()
-				out.eventRows(&Events{ID: "events", Lang: lang, From: r, Events: events[r:], Names: w.Names(), Only: map[int]bool{r: true}})
+				out.eventRows(&Events{ID: "events", Lang: lang, From: r, Events: events[r:], Names: w.Names(), Only: map[int]bool{r: true}, Lines: w.ProgramLines()})
 				out.Add(OpSwap, target, out.Since(at))
 			}
 		}

@@ -18,6 +18,10 @@ type Challenge struct {
 	Horizon  Time   // how long each run lasts; default 2m
 	Faults   FaultLimits
 	Survive  FaultLimits // a schedule within these limits must not cost the lease
+	// Harm lists the violations that fail a run; nil: every violation.
+	// A lab whose storage fences late writes may judge only the harm that
+	// lands (stale-write, lost-update), not the late act itself.
+	Harm []Reason
 
 	prepared *Prepared // Scenario, prepared by Ready for every run
 }
@@ -272,7 +276,7 @@ func (c Challenge) PlayIn(w *World, run *Run) (*World, error) {
 		if e.Kind == KindViolation && e.Reason() == ViolationSplitBrain && e.Ref2() >= 0 {
 			other = evs[e.Ref2()].Node
 		}
-		if e.Kind == KindViolation && (e.Peer() == holder || other == holder) {
+		if e.Kind == KindViolation && (e.Peer() == holder || other == holder) && (c.Harm == nil || slices.Contains(c.Harm, e.Reason())) {
 			run.Failed, run.Safety, run.Event, run.Why = true, true, i, e
 			return w, nil
 		}

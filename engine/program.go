@@ -360,6 +360,10 @@ func (w *World) judgeProgram(holder Node, run *Run) bool {
 			return true
 		}
 	}
+	if i := w.wroteAfterRejection(holder); i >= 0 {
+		run.Failed, run.Event, run.Why = true, i, w.log[i]
+		return true
+	}
 	if !run.Survive {
 		return false
 	}
@@ -378,4 +382,23 @@ func (w *World) judgeProgram(holder Node, run *Run) bool {
 		return true
 	}
 	return false
+}
+
+// wroteAfterRejection is the first write of holder with a token the
+// storage had already refused as stale, absent or no longer current, or -1.
+// A rejection is the storage saying the lease is gone: a worker that
+// writes with that token again has not stopped the job.
+func (w *World) wroteAfterRejection(holder Node) int {
+	refused := int64(-1) // the highest token the storage refused
+	for i, e := range w.log {
+		switch {
+		case e.Kind == KindReject && e.Node == Storage && e.Peer() == holder:
+			if r := e.Reason(); r == ReasonStaleToken || r == ReasonNotCurrent || r == ReasonNoToken {
+				refused = max(refused, e.Token)
+			}
+		case e.Kind == KindWrite && e.Node == holder && e.Token <= refused:
+			return i
+		}
+	}
+	return -1
 }

@@ -151,3 +151,87 @@ func TestProgramFaults(t *testing.T) {
 		t.Fatal("checking actions set timers")
 	}
 }
+
+// A written worker that takes a refusal of its token as a hiccup and
+// writes with it again fails its judgement at that second write: the
+// refusal told it the lease was gone. The first late write is not it.
+func TestProgramWroteAfterRejection(t *testing.T) {
+	w := goWorld(t, goLogic{})
+	for _, c := range []string{"storage fencing", "until 3s"} {
+		if err := w.Do(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if i := w.wroteAfterRejection(0); i >= 0 {
+		t.Fatalf("a write at %d judged as after a rejection before any rejection", i)
+	}
+	for _, c := range []string{"freeze W1 for=15s", "until 30s"} {
+		if err := w.Do(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := w.wroteAfterRejection(0)
+	if i < 0 {
+		t.Fatal("W1 wrote on with its refused token, and nothing says so")
+	}
+	evs := w.Events()
+	rejected := -1
+	for j := range i {
+		if e := evs[j]; e.Kind == KindReject && e.Peer() == 0 && e.Reason() == ReasonStaleToken {
+			rejected = j
+			break
+		}
+	}
+	if e := evs[i]; e.Kind != KindWrite || e.Node != 0 || rejected < 0 || e.Token > evs[rejected].Token {
+		t.Fatalf("decided by event %d %+v, the refusal at %d", i, e, rejected)
+	}
+	run := Run{Survive: false, Event: -1}
+	if !w.judgeProgram(0, &run) || run.Event != i {
+		t.Fatalf("judgeProgram: %+v, want event %d", run, i)
+	}
+}
+
+// A challenge that names its harm fails a run only on that harm: the
+// written worker's late write (acted-after-expiry) fails it with every
+// violation counted, and not when only stale writes count and none landed.
+func TestChallengeHarm(t *testing.T) {
+	sc := Scenario{Seed: 5, TTL: 10 * Second, Delay: 100 * Millisecond, Storage: StorageFencing}
+	for _, line := range []string{"W1: acquire; write data", "S start=1s: acquire; write data; work 1s; repeat"} {
+		ws, err := ParseWorker(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Workers = append(sc.Workers, ws)
+	}
+	sc.Workers[0].Logic = goLogic{}
+	run := Run{Survive: false, Event: -1, Commands: []Command{
+		{Kind: CmdUntil, At: 3 * Second}, {Kind: CmdFreeze, A: "W1", Dur: 15 * Second}, {Kind: CmdUntil, At: 40 * Second},
+	}}
+	for _, c := range []struct {
+		harm []Reason
+		fail bool
+	}{{nil, true}, {[]Reason{ViolationActedAfterExpiry}, true}, {[]Reason{ViolationLostUpdate}, false}} {
+		ch := Challenge{Scenario: sc, Holder: "W1", Harm: c.harm}
+		r := run
+		w, err := ch.Play(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		late := false
+		for _, e := range w.Events() {
+			late = late || (e.Kind == KindViolation && e.Reason() == ViolationActedAfterExpiry)
+		}
+		if !late {
+			t.Fatal("the schedule made no late write to judge")
+		}
+		if r.Failed && r.Safety != c.fail {
+			t.Errorf("harm %v: failed on safety %v, want %v", c.harm, r.Safety, c.fail)
+		}
+		if !c.fail && r.Safety {
+			t.Errorf("harm %v: a late write failed the run", c.harm)
+		}
+		if c.fail && !r.Failed {
+			t.Errorf("harm %v: the late write passed", c.harm)
+		}
+	}
+}

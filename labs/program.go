@@ -1,6 +1,7 @@
 package labs
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"path"
@@ -29,7 +30,7 @@ type ProgramSpec struct {
 	spec      engine.Challenge
 }
 
-var programKeys = []string{"worker", "actions", "start", "reference", "runs", "seed", "horizon", "faults", "survive"}
+var programKeys = []string{"worker", "actions", "start", "reference", "harm", "runs", "seed", "horizon", "faults", "survive"}
 
 // Program returns the lab's written worker, or nil.
 func (l *Lab) Program() *ProgramSpec { return l.program }
@@ -48,7 +49,24 @@ type ProgramVerdict struct {
 	// Line and Col are the program's code that acted in the deciding
 	// event (0 when no line of the program caused it).
 	Line, Col int32
+	// Search is the bounded search's verdict on the program, when the lab
+	// has search: bounds; nil otherwise. When it found a breaking
+	// schedule, that schedule decides (World and Event are its replay):
+	// within the bounds it is the shortest there is.
+	Search *SearchVerdict
+	// Event is the deciding event's index in World, -1 on a pass.
+	Event int
+	// SearchCut reports a search stopped before its end: the program makes
+	// more moments than a judgement tries, and the random schedules alone
+	// decided.
+	SearchCut bool
+
+	worker string
 }
+
+// Searched reports whether the search's shortest schedule decided the
+// verdict (rather than one of the random schedules).
+func (v *ProgramVerdict) Searched() bool { return v.Search != nil && v.Search.Shortest != nil }
 
 func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
 	kvs, ok := y.mapping(r, "program")
@@ -89,6 +107,19 @@ func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
 				p.startFile = s
 			} else {
 				p.refFile = s
+			}
+		case "harm":
+			items, _ := e.val.seq(r, "program harm")
+			p.spec.Harm = []engine.Reason{}
+			for _, it := range items {
+				s, _ := it.str(r, "a harm")
+				reason, ok := engine.ParseReason(s)
+				if !ok || !reason.IsViolation() {
+					r.errorf(it.pos(), "program harm %q: want a violation (stale-write, double-effect, acted-after-expiry, split-brain, lost-update)", s)
+					good = false
+					continue
+				}
+				p.spec.Harm = append(p.spec.Harm, reason)
 			}
 		case "runs", "seed", "horizon", "faults", "survive":
 			good = readSchedules(r, l, e, &p.spec) && good
@@ -150,33 +181,135 @@ func (p *ProgramSpec) Scenario(c *program.Compiled) engine.Scenario {
 // compile gets a verdict that says why (Compile), not an error: errors are
 // the lab's own failures.
 func (p *ProgramSpec) Judge(src string, workers int) (*ProgramVerdict, error) {
+	return p.JudgeWith(src, SearchOptions{Workers: workers})
+}
+
+// JudgeWith is Judge with the search's options: its goroutines
+// (opt.Workers, which the random schedules use too), its context, and
+// the turn each of its parts takes in a server's pool (opt.Part).
+func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict, error) {
 	c, err := p.Compile(src)
 	if err != nil {
-		return &ProgramVerdict{Compile: err}, nil
+		return &ProgramVerdict{Compile: err, Event: -1}, nil
 	}
 	spec := p.spec
 	spec.Scenario = p.Scenario(c)
-	res, err := judge(spec, workers)
+	res, err := judge(spec, opt.Workers)
 	if err != nil {
 		return nil, err
 	}
-	v := &ProgramVerdict{Result: res}
+	v := &ProgramVerdict{Result: res, Event: -1, worker: p.Worker}
 	if ce := res.Counterexample; ce != nil {
 		if v.World, err = spec.Play(ce); err != nil {
 			return nil, err
 		}
-		v.locate(ce)
+		v.Event = ce.Event
+		v.locate(v.Event)
+	}
+	// A program that fails by itself (a runaway loop, an error) needs no
+	// search: no schedule says more than its own failure does.
+	if p.lab.search != nil && v.Fault == nil {
+		sv, err := p.search(src, c, opt)
+		switch {
+		case errors.Is(err, errSearchCut):
+			v.SearchCut = true
+		case err != nil:
+			return nil, err
+		default:
+			v.Search = sv
+		}
+	}
+	if v.Searched() {
+		v.Pass, v.World, v.Fault, v.Line, v.Col = false, v.Search.World, nil, 0, 0
+		v.Event = slices.Index(v.World.Events(), v.Search.Shortest.Harm)
+		v.locate(v.Event)
 	}
 	return v, nil
 }
 
-// locate finds the program's code behind the counterexample's deciding
-// event: the line of a failing handler, or the line whose action the
+// SearchCalls is the most handler calls a program's unfaulted run may
+// make for the search to try it at every moment.
+const SearchCalls = programSearchCalls
+
+// programSearchSchedules bounds the schedules a program's search decides,
+// and programSearchCalls the handler calls its unfaulted run may make
+// within the search's horizon: each schedule replays most of them. The
+// course's references make 30 to 60 calls and need 16,000 to 40,000
+// schedules; a program that acts every millisecond would need millions of
+// schedules of thousands of calls, and is judged on the random schedules
+// alone (SearchCut).
+const (
+	programSearchSchedules = 150_000
+	programSearchCalls     = 300
+)
+
+var errSearchCut = errors.New("the search has more schedules than a program's judgement tries")
+
+// calls counts the handler calls the program (compiled afresh, so that
+// only this run counts) makes in the lab's world, unfaulted, until horizon.
+func (p *ProgramSpec) calls(src string, horizon engine.Time) (int64, error) {
+	own, err := p.Compile(src)
+	if err != nil {
+		return 0, err
+	}
+	w, err := engine.New(p.Scenario(own))
+	if err != nil {
+		return 0, err
+	}
+	for _, cmd := range p.lab.setup {
+		if err := w.Apply(cmd.cmd); err != nil {
+			return 0, err
+		}
+	}
+	_ = w.Apply(engine.Command{Kind: engine.CmdUntil, At: horizon}) // a refusal (the event budget) ends the count as well
+	return own.Calls(), nil
+}
+
+// search runs the lab's bounded search against program src (compiled:
+// c), and
+// stops it (errSearchCut) past programSearchSchedules.
+func (p *ProgramSpec) search(src string, c *program.Compiled, opt SearchOptions) (*SearchVerdict, error) {
+	if calls, err := p.calls(src, p.lab.search.Bounds.Horizon); err != nil {
+		return nil, err
+	} else if calls > programSearchCalls {
+		return nil, errSearchCut
+	}
+	l := *p.lab
+	l.scenario = p.Scenario(c)
+	l.prepared, l.prepErr = engine.Prepare(l.scenario)
+	parent := opt.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	opt.Context = ctx
+	progress := opt.Progress
+	opt.Progress = func(sp SearchProgress) {
+		if sp.Schedules > programSearchSchedules {
+			cancel(errSearchCut)
+		}
+		if progress != nil {
+			progress(sp)
+		}
+	}
+	v, err := l.RunSearch(opt)
+	if err != nil && parent.Err() == nil && errors.Is(context.Cause(ctx), errSearchCut) {
+		return nil, errSearchCut
+	}
+	if err == nil && v.TooLarge {
+		return nil, errSearchCut
+	}
+	return v, err
+}
+
+// locate finds the program's code behind the deciding event (index ev
+// in World): the line of a failing handler, or the line whose action the
 // violation proves (its Ref).
-func (v *ProgramVerdict) locate(ce *engine.Run) {
+func (v *ProgramVerdict) locate(ev int) {
 	w := v.World
 	for i, f := range w.ProgramFaults() {
-		if int(f.Event) == ce.Event {
+		if int(f.Event) == ev {
 			v.Fault = &w.ProgramFaults()[i]
 			var pe *program.Error
 			var ae *engine.ActionError
@@ -192,7 +325,7 @@ func (v *ProgramVerdict) locate(ce *engine.Run) {
 	// Follow the proof back (a violation to the accept, the accept to
 	// the write) to the first event a line of the program caused.
 	evs := w.Events()
-	for ev, hops := ce.Event, 0; ev >= 0 && ev < len(evs) && hops < 4; hops++ {
+	for hops := 0; ev >= 0 && ev < len(evs) && hops < 4; hops++ {
 		if v.Line, v.Col = w.ProgramLine(ev); v.Line > 0 {
 			return
 		}
@@ -229,6 +362,9 @@ func verifyProgram(r *report, l *Lab) {
 		return
 	case ref.Compile != nil:
 		// verifyProgramCompiles said so
+	case ref.Searched():
+		h := ref.Search.Shortest
+		r.errorf(p.at, "program: the reference %s is broken within the search's bounds by %s (%s at %s)", p.refFile, faultList("en", h.Faults), h.Harm.Reason(), h.Harm.T)
 	case !ref.Pass:
 		ce := ref.Counterexample
 		r.errorf(p.at, "program: the reference %s fails run %d (%s at %s)", p.refFile, ce.Index, ce.Why.Kind, ce.Why.T)
@@ -280,4 +416,23 @@ func (p *ProgramSpec) useStart() {
 	l := p.lab
 	l.scenario = p.Scenario(c)
 	l.prepared, l.prepErr = engine.Prepare(l.scenario)
+}
+
+// Why is the deciding event of a failed verdict, and false on a pass.
+func (v *ProgramVerdict) Why() (engine.Event, bool) {
+	if v.World == nil || v.Event < 0 || v.Event >= len(v.World.Events()) {
+		return engine.Event{}, false
+	}
+	return v.World.Events()[v.Event], true
+}
+
+// WroteAfterRejection reports a verdict decided by a write with a token
+// the storage had refused.
+func (v *ProgramVerdict) WroteAfterRejection() bool {
+	e, ok := v.Why()
+	if !ok || e.Kind != engine.KindWrite {
+		return false
+	}
+	h, _ := v.World.Worker(v.worker)
+	return e.Node == h
 }

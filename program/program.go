@@ -35,6 +35,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -56,6 +57,13 @@ type Limits struct {
 // DefaultLimits are the limits a lab gets unless it says otherwise.
 var DefaultLimits = Limits{Source: 16 << 10, StepsPerCall: 10_000, StepsPerRun: 100_000, Value: 4096, State: 16 << 10, IntBits: 128}
 
+// CallSteps is the least a handler call counts against its run's steps,
+// and ActionSteps what each action it asks for adds.
+const (
+	CallSteps   = 25
+	ActionSteps = 25
+)
+
 // Filename is the name errors give the student's program.
 const Filename = "worker.star"
 
@@ -67,7 +75,12 @@ type Compiled struct {
 	handlers [8]*starlark.Function
 	allowed  map[engine.ActionKind]bool
 	lim      Limits
+	calls    atomic.Int64 // handler calls of every run, all together
 }
+
+// Calls counts the handler calls of every run of the program so far: a
+// judge measures what one run costs on a program compiled for that alone.
+func (c *Compiled) Calls() int64 { return c.calls.Load() }
 
 // Compile checks a program's text and runs its top level (definitions).
 // allowed lists the actions the lab lets it take (by name); nil allows
@@ -388,6 +401,7 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	if fn == nil {
 		return nil, nil
 	}
+	r.c.calls.Add(1)
 	left := r.c.lim.StepsPerRun - min(r.steps, r.c.lim.StepsPerRun)
 	if left == 0 {
 		return nil, &Error{Code: "steps-run", Arg: fmt.Sprint(r.c.lim.StepsPerRun)}
@@ -417,7 +431,11 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		}
 		return nil, e
 	}
-	r.steps += steps
+	// A call and each action it asks for cost the world work beyond the
+	// program's own steps (a thread, a copy of the state, events): the run's
+	// budget counts them too, so a program that fires a timer every
+	// millisecond runs out of it in a few thousand calls, not a million.
+	r.steps += max(steps, CallSteps) + ActionSteps*uint64(len(w.acts))
 	r.state = w.state
 	return w.acts, nil
 }

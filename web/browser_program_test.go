@@ -2,10 +2,13 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"leaselab/content"
@@ -37,7 +40,7 @@ func TestBrowserProgram(t *testing.T) {
 	for _, vp := range []struct {
 		name          string
 		width, height int
-	}{{"phone", 390, 844}, {"laptop", 1366, 900}} {
+	}{{"phone", 390, 844}, {"laptop", 1280, 800}} {
 		t.Run(vp.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := browser(t, vp.width, vp.height)
@@ -93,6 +96,89 @@ func TestBrowserProgram(t *testing.T) {
 			if !strings.Contains(loc, "program=") {
 				t.Errorf("Run left the program out of the address: %s", loc)
 			}
+
+			// Every event the program caused says its line; pointing at
+			// one, or focusing it with the keyboard, highlights that line
+			// in the editor.
+			page, _, _ := strings.Cut(loc, "#")
+			if err := chromedp.Do(ctx, chromedp.Navigate(page+"&do=until+12s")); err != nil {
+				t.Fatal(err)
+			}
+			waitJS(t, ctx, "an event the program caused", `document.querySelector("#conn.on") !== null && document.querySelector('#events li[data-line]') !== null`)
+			hoverLine(t, ctx, string(ref))
 		})
 	}
+}
+
+// hoverLine points at an event the program caused and then focuses
+// another: each time the editor's highlight bar stands on the event's line
+// (its data-line, and its place: that many line heights down), and
+// leaving the event takes the bar away.
+func hoverLine(t *testing.T, ctx context.Context, src string) {
+	t.Helper()
+	type box struct {
+		Line  int     `json:"line"`
+		X     float64 `json:"x"`
+		Y     float64 `json:"y"`
+		Count int     `json:"count"`
+		Write bool    `json:"write"`
+	}
+	// The first write event of W1 the program caused: its line must be a
+	// w.write( line of the program. The live page may move under the
+	// pointer (a frame, a scroll), so the pointer is moved onto the event
+	// again until its line shows.
+	find := `(() => {
+		const all = [...document.querySelectorAll('#events li[data-line]')];
+		const el = all.find(e => e.classList.contains('k-write')) || all[0];
+		const box = el.closest("details");
+		if (box && !box.open) box.open = true; // the phone folds the event list
+		let r = el.getBoundingClientRect();
+		if (document.elementFromPoint(r.left + 5, r.top + r.height / 2) !== el && !el.contains(document.elementFromPoint(r.left + 5, r.top + r.height / 2))) {
+			el.scrollIntoView({block: "center", behavior: "instant"});
+			r = el.getBoundingClientRect();
+		}
+		return {line: +el.dataset.line, x: r.left + 5, y: r.top + r.height / 2, count: all.length, write: el.classList.contains('k-write')};
+	})()`
+	bar := `(() => { const b = document.querySelector('#program .line-hl'); const t = document.getElementById('program-text');
+		if (!b || b.hidden) return 0;
+		const cs = getComputedStyle(t);
+		const want = t.offsetTop + parseFloat(cs.paddingTop) + (b.dataset.line - 1) * parseFloat(cs.lineHeight);
+		return Math.abs(parseFloat(b.style.top) - want) < 1 ? +b.dataset.line : -1; })()`
+	var b box
+	shown := 0
+	for try := 0; try < 40 && shown == 0; try++ {
+		var err error
+		if b, err = chromedp.Run(ctx, chromedp.Evaluate[box](find)); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, b.X, b.Y)); err != nil {
+			t.Fatal(err)
+		}
+		if shown, err = chromedp.Run(ctx, chromedp.Evaluate[int](bar)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	lines := strings.Split(src, "\n")
+	if b.Line < 1 || b.Line > len(lines) {
+		t.Fatalf("event's line %d is outside the program", b.Line)
+	}
+	if b.Write && !strings.Contains(lines[b.Line-1], "w.write(") {
+		t.Fatalf("a write event points at line %d %q", b.Line, lines[b.Line-1])
+	}
+	screenshot(t, ctx, "program-hover-phone-id", false)
+	if shown != b.Line {
+		t.Fatalf("pointing at an event of line %d, the editor highlights %d (0: nothing, -1: misplaced)", b.Line, shown)
+	}
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the highlight gone when the pointer leaves", bar+` === 0`)
+
+	// The keyboard: focus the last such event.
+	want, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => { const all = document.querySelectorAll('#events li[data-line]'); const el = all[all.length - 1]; el.focus(); return +el.dataset.line; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the focused event's line highlighted", fmt.Sprintf(`%s === %d`, bar, want))
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"leaselab/catalog"
@@ -21,16 +22,22 @@ type programView struct {
 	Judged *programVerdict
 }
 
-// programVerdict is a judged program: the challenge's words for the
-// counterexample (its faults, the deciding event, its diagram) and the
-// line of the program that acted.
+// programVerdict is a judged program in the student's words: the
+// deciding schedule's faults (the search's shortest, else the first random
+// schedule that failed), the deciding event, its diagram, and the line of
+// the program that acted.
 type programVerdict struct {
-	*challengeView
+	Lang     string
 	Pass     bool
 	Summary  string
-	Fault    string // the program's own failure, when that decided
+	Searched string   // on a pass: what the search tried as well
+	Faults   []string // the deciding schedule's faults
+	Why      string   // the deciding event, with its time
+	Fault    string   // the program's own failure, when that decided
+	Rule     string   // a write with a refused token, when that decided
 	Line     int32
 	LineText string
+	Diagram  *draw.Diagram
 }
 
 // programOf fills the editor from the session (the program its link
@@ -56,7 +63,7 @@ func (s *Server) programOf(lab *labs.Lab, progText, formText string, refused err
 		if err != nil {
 			return pv, err
 		}
-		pv.Judged = verdictOfProgram(v, pv.Text, lang)
+		pv.Judged = verdictOfProgram(v, pv.Text, p.Worker, lang)
 		if v.Compile != nil {
 			pv.Error, pv.Judged = program.Describe(v.Compile, lang), nil
 		}
@@ -64,21 +71,39 @@ func (s *Server) programOf(lab *labs.Lab, progText, formText string, refused err
 	return pv, nil
 }
 
-func verdictOfProgram(v *labs.ProgramVerdict, src, lang string) *programVerdict {
-	cv := &challengeView{Lang: lang, Verdict: &labs.ChallengeVerdict{Result: v.Result, World: v.World}}
-	out := &programVerdict{challengeView: cv, Pass: v.Pass}
+func verdictOfProgram(v *labs.ProgramVerdict, src, worker, lang string) *programVerdict {
+	out := &programVerdict{Lang: lang, Pass: v.Pass}
+	if v.SearchCut {
+		out.Searched = fmt.Sprintf(T(lang, "program.verdict.cut"), labs.SearchCalls)
+	}
 	if v.Pass {
 		out.Summary = fmt.Sprintf(T(lang, "program.verdict.pass"), v.Runs)
+		if v.Search != nil {
+			out.Searched = fmt.Sprintf(T(lang, "program.verdict.searched"), v.Search.Schedules, v.Search.Bounds.Faults)
+		}
 		return out
 	}
-	ce := v.Counterexample
-	out.Summary = fmt.Sprintf(T(lang, "program.verdict.fail"), ce.Index+1, catalog.TimeText(lang, ce.Why.T))
-	if v.World != nil {
-		hl := map[int]bool{ce.Event: true}
-		cv.Diagram = draw.ZoomedDiagram("program", v.World, lang, hl)
+	why, _ := v.Why()
+	if v.Searched() {
+		sh := v.Search.Shortest
+		out.Summary = fmt.Sprintf(T(lang, "program.verdict.search"), len(sh.Faults), catalog.TimeText(lang, why.T))
+		for _, f := range sh.Faults {
+			out.Faults = append(out.Faults, labs.FaultText(lang, f))
+		}
+	} else {
+		ce := v.Counterexample
+		out.Summary = fmt.Sprintf(T(lang, "program.verdict.fail"), ce.Index+1, catalog.TimeText(lang, why.T))
+		out.Faults = (&challengeView{Lang: lang, Verdict: &labs.ChallengeVerdict{Result: v.Result}}).Faults()
 	}
-	if v.Fault != nil {
+	if v.World != nil {
+		out.Why = catalog.TimeText(lang, why.T) + ": " + labs.DescribeEvent(why, v.World.Names(), lang)
+		out.Diagram = draw.ZoomedDiagram("program", v.World, lang, map[int]bool{v.Event: true})
+	}
+	switch {
+	case v.Fault != nil:
 		out.Fault = fmt.Sprintf(T(lang, "program.verdict.fault"), program.Describe(v.Fault.Err, lang))
+	case v.WroteAfterRejection():
+		out.Rule = fmt.Sprintf(T(lang, "program.verdict.rejected"), worker, strconv.FormatInt(why.Token, 10))
 	}
 	if v.Line > 0 {
 		out.Line = v.Line

@@ -51,21 +51,38 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.compile")+"\n", program.Describe(v.Compile, lang))
 		return 1
 	}
+	if v.SearchCut {
+		defer fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.cut")+"\n", labs.SearchCalls)
+	}
 	if v.Pass {
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.pass")+"\n", v.Runs)
+		if v.Search != nil {
+			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.searched")+"\n", v.Search.Schedules, v.Search.Bounds.Faults)
+		}
 		fmt.Fprintf(stderr, "(%s)\n", took.Round(time.Millisecond))
 		return 0
 	}
-	ce := v.Counterexample
-	fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.TimeText(lang, ce.Why.T))
-	for _, f := range ce.Faults {
-		fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.TimeText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
+	why, _ := v.Why()
+	if v.Searched() {
+		sh := v.Search.Shortest
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.search")+"\n", len(sh.Faults), catalog.TimeText(lang, why.T))
+		for _, f := range sh.Faults {
+			fmt.Fprintf(stdout, "  %s\n", labs.FaultText(lang, f))
+		}
+	} else {
+		ce := v.Counterexample
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.TimeText(lang, why.T))
+		for _, f := range ce.Faults {
+			fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.TimeText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
+		}
 	}
 	switch {
 	case v.Fault != nil:
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fault")+"\n", program.Describe(v.Fault.Err, lang))
-	case ce.Why.Kind == engine.KindViolation:
-		fmt.Fprintf(stdout, catalog.T(lang, "violation."+ce.Why.Reason().String())+"\n", lab.Program().Worker, fmt.Sprint(ce.Why.Token))
+	case why.Kind == engine.KindViolation:
+		fmt.Fprintf(stdout, catalog.T(lang, "violation."+why.Reason().String())+"\n", lab.Program().Worker, fmt.Sprint(why.Token))
+	case v.WroteAfterRejection():
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.rejected")+"\n", lab.Program().Worker, fmt.Sprint(why.Token))
 	default:
 		fmt.Fprintln(stdout, catalog.T(lang, "program.verdict.survive"))
 	}

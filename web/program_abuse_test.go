@@ -1,0 +1,136 @@
+package web
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// hostilePrograms are written workers meant to hurt: endless loops, deep
+// nesting, huge strings and lists, every builtin, a timer storm that
+// burns its run's steps, a handler that never finishes on every moment.
+var hostilePrograms = []string{
+	"def on_start(w, ev):\n    for i in range(4000):\n        for j in range(4000):\n            pass\n",
+	"def on_start(w, ev):\n    x = " + strings.Repeat("[", 300) + "1" + strings.Repeat("]", 300) + "\n",
+	"def on_start(w, ev):\n    s = 'x'\n    for i in range(64):\n        s = s + s\n",
+	"def on_start(w, ev):\n    l = [0]\n    for i in range(64):\n        l = l * 2\n",
+	"def on_start(w, ev):\n    d = {}\n    for i in range(4096):\n        d[i] = str(i) * 4\n    w.state['d'] = d\n",
+	"def on_start(w, ev):\n    print(dir(w), dir(ev), type(w), hash('x'), repr(w), sorted([3, 1]), enumerate([1]), zip([1], [2]), reversed([1]), any([1]), all([1]), getattr(w, 'now'), hasattr(w, 'x'), len('x'), list('ab'.elems()), min(1, 2), max(1, 2), abs(-1), bool(1), float(1), int('1'), str(1), tuple([1]), dict(a=1))\n",
+	"def on_start(w, ev):\n    w.acquire()\n    w.set_timer('t', w.now)\ndef on_timer(w, ev):\n    for i in range(900):\n        pass\n    w.set_timer('t', w.now)\n",
+	"def on_start(w, ev):\n    w.acquire()\ndef on_granted(w, ev):\n    w.set_timer('t', w.now + 1)\ndef on_timer(w, ev):\n    w.write('data', 1)\n    w.set_timer('t', w.now + 1)\n",
+	"def on_start(w, ev):\n    x = 1 << 62\n    x = x * x * x\n",
+	"def on_start(w, ev):\n    w.state['x'] = w.state\n",
+	"def on_start(w, ev):\n" + strings.Repeat("    x = 1\n", 1800),
+	"load('x', 'y')\n",
+}
+
+// submitHostile sends one hostile program to Submit (or Run), from the
+// client whose dialer is tr, and returns the status.
+func submitHostile(t testing.TB, client *http.Client, base, src string, submit bool) (int, string) {
+	q := url.Values{"program": {src}}
+	if submit {
+		q.Set("submit", "1")
+	}
+	resp, err := client.Get(base + "/id/labs/write-renewal?" + q.Encode())
+	if err != nil {
+		t.Fatalf("the server went away: %v", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func clientFrom(from string) *http.Client {
+	return &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{DialContext: dialFrom(from)}}
+}
+
+// TestHostileProgramsAreRefusedWithWords: each hostile program, submitted
+// and run, gets a page (never a 500, never a hang) that says what is wrong
+// in Indonesian, with the line where the program can be placed; the
+// server stays up for the next.
+func TestHostileProgramsAreRefusedWithWords(t *testing.T) {
+	_, ts := newTestServer(t, Config{})
+	client := clientFrom("127.0.0.1")
+	for i, src := range hostilePrograms {
+		for _, submit := range []bool{true, false} {
+			start := time.Now()
+			status, body := submitHostile(t, client, ts.URL, src, submit)
+			took := time.Since(start)
+			if status != http.StatusOK {
+				t.Fatalf("hostile program %d (submit %v): status %d", i, submit, status)
+			}
+			if !strings.Contains(body, `id="program-verdict"`) {
+				t.Fatalf("hostile program %d (submit %v): no verdict box", i, submit)
+			}
+			if took > 30*time.Second { // a hang, not a slow page on a shared machine
+				t.Errorf("hostile program %d (submit %v) took %s", i, submit, took)
+			}
+		}
+	}
+	if status, _ := submitHostile(t, client, ts.URL, "def on_start(w, ev):\n    w.acquire()\n", true); status != http.StatusOK {
+		t.Fatalf("after the hostile programs: status %d", status)
+	}
+}
+
+// BenchmarkBystanderUnderProgramAttack measures what four clients
+// submitting hostile programs back to back (Submit: 200 schedules and the
+// search, each handler up to 10,000 steps) do to a student playing w1-w2
+// from another address, with the server's default work budgets: the
+// student's command-to-frame p99, quiet and under attack. It reports the
+// ratio (issue 30's bar is 2), the attack's verdicts and its refusals
+// (429: the address's budget held).
+//
+//	go test ./web -run '^$' -bench BystanderUnderProgramAttack -benchtime 1x
+func BenchmarkBystanderUnderProgramAttack(b *testing.B) {
+	_, ts := newTestServer(b, Config{SessionWork: defaultSessionWork, AddrWork: benchAddrWork()})
+	u, _ := url.Parse(ts.URL)
+	const samples = 300
+	for b.Loop() {
+		quiet := bystander(b, u.Host, samples)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		var judged, refused atomic.Int64
+		for who := range 4 {
+			wg.Go(func() {
+				client := clientFrom("127.0.0.1")
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					// A different text each time: nothing is answered from a cache.
+					src := hostilePrograms[(who+i)%len(hostilePrograms)] + fmt.Sprintf("# %d %d\n", who, i)
+					switch status, _ := submitHostile(b, client, ts.URL, src, i%2 == 0); status {
+					case http.StatusOK:
+						judged.Add(1)
+					case http.StatusTooManyRequests:
+						refused.Add(1)
+						time.Sleep(200 * time.Millisecond)
+					default:
+						b.Errorf("a hostile program: status %d", status)
+						return
+					}
+				}
+			})
+		}
+		time.Sleep(2 * time.Second) // the attackers spend their bursts
+		loaded := bystander(b, u.Host, samples)
+		close(stop)
+		wg.Wait()
+		q99, l99 := percentile(quiet, 99), percentile(loaded, 99)
+		b.ReportMetric(ms(percentile(quiet, 50)), "quiet-p50-ms")
+		b.ReportMetric(ms(q99), "quiet-p99-ms")
+		b.ReportMetric(ms(percentile(loaded, 50)), "attack-p50-ms")
+		b.ReportMetric(ms(l99), "attack-p99-ms")
+		b.ReportMetric(float64(l99)/float64(q99), "p99-ratio")
+		b.ReportMetric(float64(judged.Load()), "attack-pages")
+		b.ReportMetric(float64(refused.Load()), "attack-429s")
+	}
+}
