@@ -247,6 +247,7 @@ func init() {
 		"error.title":                      "Something went wrong",
 		"event.accept":                     "the storage accepts %s from %s with token %s: the same content as already there, so nothing is harmed",
 		"event.accept.2":                   "the storage accepts %s from %s with token %s (highest: %d)",
+		"event.accept.3":                   "the storage accepts %s from %s without a token",
 		"event.acquired":                   "%s learns it holds the lease with token %s and believes it lasts until %s (its own clock)",
 		"event.check":                      "%s checks its lease: still valid as far as it knows (until %s)",
 		"event.check.2":                    "%s checks its lease: it has run out (until %s)",

@@ -247,6 +247,7 @@ func init() {
 		"error.title":                      "Ada yang salah",
 		"event.accept":                     "penyimpanan menerima %s dari %s dengan token %s: isinya sama dengan yang sudah ada, jadi tidak ada yang rusak",
 		"event.accept.2":                   "penyimpanan menerima %s dari %s dengan token %s (tertinggi: %d)",
+		"event.accept.3":                   "penyimpanan menerima %s dari %s tanpa token",
 		"event.acquired":                   "%s tahu ia memegang lease dengan token %s dan mengira berlaku sampai %s (jamnya sendiri)",
 		"event.check":                      "%s memeriksa lease-nya: masih berlaku menurutnya (sampai %s)",
 		"event.check.2":                    "%s memeriksa lease-nya: sudah kedaluwarsa (sampai %s)",
