@@ -521,6 +521,8 @@ func init() {
 		"object.orders":                    "orders",
 		"object.state":                     "state",
 		"object.cache":                     "cache",
+		"object.result":                    "result",
+		"object.region":                    "region",
 		"signals.event.renewed":            "renewed",
 		"signals.event.error":              "error",
 		"signals.event.stale":              "stale",

@@ -521,6 +521,8 @@ func init() {
 		"object.orders":                    "pesanan",
 		"object.state":                     "keadaan",
 		"object.cache":                     "cache",
+		"object.result":                    "hasil",
+		"object.region":                    "wilayah",
 		"signals.event.renewed":            "diperpanjang",
 		"signals.event.error":              "gagal",
 		"signals.event.stale":              "usang",
