@@ -148,6 +148,7 @@ func init() {
 		"ctl.run":                          "Run",
 		"ctl.skew":                         "Skew clock",
 		"ctl.speed":                        "Speed",
+		"ctl.speed.half":                   "0.5×",
 		"ctl.step":                         "Step",
 		"ctl.thaw":                         "Thaw",
 		"ctl.time":                         "Time",

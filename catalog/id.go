@@ -148,6 +148,7 @@ func init() {
 		"ctl.run":                          "Simulasi",
 		"ctl.skew":                         "Geser jam",
 		"ctl.speed":                        "Kecepatan",
+		"ctl.speed.half":                   "0,5×",
 		"ctl.step":                         "Langkah",
 		"ctl.thaw":                         "Cairkan",
 		"ctl.time":                         "Waktu",
