@@ -523,7 +523,6 @@ func init() {
 		"object.state":                     "state",
 		"object.cache":                     "cache",
 		"object.result":                    "result",
-		"object.region":                    "region",
 		"signals.event.renewed":            "renewed",
 		"signals.event.error":              "error",
 		"signals.event.stale":              "stale",

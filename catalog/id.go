@@ -523,7 +523,6 @@ func init() {
 		"object.state":                     "keadaan",
 		"object.cache":                     "cache",
 		"object.result":                    "hasil",
-		"object.region":                    "wilayah",
 		"signals.event.renewed":            "diperpanjang",
 		"signals.event.error":              "gagal",
 		"signals.event.stale":              "usang",
