@@ -49,7 +49,7 @@ type LinkControl struct {
 	// Workers are the workers whose links are offered; none: every
 	// worker's. A lab whose story is one worker's path keeps the other
 	// rows free of buttons that change nothing it asks about.
-	Workers []string
+	Workers   []string
 	workersAt pos // where workers: was read, for the check against the scenario
 }
 
