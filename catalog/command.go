@@ -145,6 +145,13 @@ func sayLink(b []byte, lang string, c engine.Command) []byte {
 	if c.HasLoss {
 		parts = append(parts, words(lang, "cmd.loss", Str(Number(lang, float64(c.LossPPM)/1e4)+"%")))
 	}
+	for i, name := range engine.DelayParts {
+		if c.HasParts&(1<<i) != 0 && c.Parts[i] != 0 {
+			// A named part of the delay: "DNS +400 ms". Its undo (0) goes
+			// with the delay's own reset, which says it.
+			parts = append(parts, T(lang, "ctl.part."+name)+" +"+TimeText(lang, c.Parts[i]))
+		}
+	}
 	sep := "—"
 	if c.OneWay {
 		sep = "→"

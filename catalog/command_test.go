@@ -57,3 +57,17 @@ func TestEveryRefusalHasText(t *testing.T) {
 		t.Fatalf("found %d refusals in engine/errors.go; the test no longer reads them", n)
 	}
 }
+
+// A link change names the parts of the delay it adds, in each language's
+// own units: a what-if list once read "jalur H→koordinator:" and stopped.
+func TestLinkPartsHaveWords(t *testing.T) {
+	for _, tt := range []struct{ lang, cmd, want string }{
+		{"id", "link H->coord dns=400ms", "jalur H→koordinator: DNS +400 ms"},
+		{"id", "link H->coord proxy=1500ms", "jalur H→koordinator: antrean proxy +1,5 dtk"},
+		{"en", "link H->coord connect=300ms", "connect"},
+	} {
+		if got := CommandText(tt.lang, tt.cmd); !strings.Contains(got, tt.want) {
+			t.Errorf("%s %q: %q, want %q in it", tt.lang, tt.cmd, got, tt.want)
+		}
+	}
+}

@@ -10,7 +10,7 @@ import "strings"
 // (content/lessons/glosarium) lists those.
 var untranslated = map[string]*giveaways{
 	"id": newGiveaways(
-		"never renew renews renewed renewal lost error errors deadline report request requests timeout timed_out transient definitive thumb orders state the and with until stale expired write writes frozen play check freeze",
+		"never renew renews renewed renewal lost error errors deadline report request requests timeout timed_out transient definitive thumb orders state the and with until stale expired write writes frozen play check freeze result",
 		"lease gen prev left class why current"),
 }
 

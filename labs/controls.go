@@ -46,6 +46,11 @@ type LinkControl struct {
 	// Parts are the named parts of a delay offered (engine.DelayParts:
 	// dns, connect, proxy), each added to the link's delay; 0: not offered.
 	Parts [3]engine.Time
+	// Workers are the workers whose links are offered; none: every
+	// worker's. A lab whose story is one worker's path keeps the other
+	// rows free of buttons that change nothing it asks about.
+	Workers   []string
+	workersAt pos // where workers: was read, for the check against the scenario
 }
 
 // ClockControl offers clock W skew=D, jump=D or rate=R for the listed
@@ -220,6 +225,13 @@ func offersLink(l *Lab, c *Controls, cmd engine.Command) string {
 	}
 	other := l.farEnd(cmd)
 	answers := cmd.OneWay && cmd.A == other
+	worker := cmd.A
+	if answers {
+		worker = cmd.B
+	}
+	if len(lc.Workers) > 0 && !slices.Contains(lc.Workers, worker) {
+		return "changing " + worker + "'s link"
+	}
 	if !slices.Contains(lc.To, other) && !(answers && slices.Contains(lc.From, other)) {
 		return "changing the link to " + other
 	}
@@ -378,7 +390,7 @@ func readStorageControl(r *report, c *Controls, e kv) {
 func readLinkControl(r *report, c *Controls, e kv) {
 	c.Link = &LinkControl{}
 	f, _ := e.val.mapping(r, "controls.link")
-	knownKeys(r, f, "controls.link", "to", "from", "delay", "loss", "parts")
+	knownKeys(r, f, "controls.link", "to", "from", "delay", "loss", "parts", "workers")
 	for _, fe := range f {
 		switch fe.key {
 		case "to", "from":
@@ -397,6 +409,11 @@ func readLinkControl(r *report, c *Controls, e kv) {
 			c.Link.Delay = durations(r, fe.val, "controls.link.delay", false)
 		case "parts":
 			readDelayParts(r, c.Link, fe.val)
+		case "workers":
+			c.Link.workersAt = fe.val.pos()
+			for _, it := range words(r, fe.val, "controls.link.workers") {
+				c.Link.Workers = append(c.Link.Workers, it.s)
+			}
 		case "loss":
 			for _, it := range words(r, fe.val, "controls.link.loss") {
 				cmd, err := engine.ParseCommand("link W storage loss=" + it.s)

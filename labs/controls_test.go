@@ -54,6 +54,31 @@ controls:
 	}
 }
 
+// TestLinkControlWorkers: a link control that names its workers offers
+// their links only, both ways, and nobody else's.
+func TestLinkControlWorkers(t *testing.T) {
+	c, err := Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := c.Lab("margin-budget")
+	for _, tt := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"link H->coord dns=400ms", true}, {"link H->coord proxy=600ms", true},
+		{"link A->coord dns=400ms", false}, {"link S->coord connect=300ms", false},
+	} {
+		cmd, err := engine.ParseCommand(tt.cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.cmd, err)
+		}
+		if got := lab.Allows(cmd); got != tt.want {
+			t.Errorf("Allows(%q) = %v, want %v (%v)", tt.cmd, got, tt.want, lab.Refusal(cmd))
+		}
+	}
+}
+
 // TestDefaultControls: a lab without controls: offers what the page always did.
 func TestDefaultControls(t *testing.T) {
 	c, err := Load(content.FS)
@@ -84,6 +109,7 @@ func TestControlsErrors(t *testing.T) {
 		{"controls:\n  storage: [paper]\n", `labs/w1-w2/lab.yaml:16:13: controls.storage:`},
 		{"controls:\n  link: {delay: [1s]}\n", `controls.link needs to:`},
 		{"controls:\n  clock: {rate: [fast]}\n", `controls.clock.rate:`},
+		{"controls:\n  link: {to: [coord], delay: [1s], workers: [W9]}\n", `controls.link.workers: "W9" is not a worker of the scenario (W1, W2)`},
 		{"controls:\n  lease: [soon]\n", `controls.lease: "soon": want a duration`},
 		{"controls:\n  lease: [2h]\n", `controls.lease: 2h: lease: a lease lasts at most an hour (0s: a lock that never expires)`},
 		// The goal's proof needs fencing on and a 25 s freeze: a page with

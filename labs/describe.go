@@ -180,6 +180,11 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 		if e.Reason() == engine.ReasonSameValue {
 			return s.copyNamed(s.f("event.accept", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok)), true
 		}
+		if e.Token == 0 && e.Value == 0 {
+			// A write that carried no token (the storage checks none): the
+			// sentence says so, as the writer's did, not "token 0".
+			return s.copyNamed(s.f("event.accept.3", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p)), true
+		}
 		return s.copyNamed(s.f("event.accept.2", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, catalog.Int(e.Value))), true
 	case engine.KindReject:
 		// Why, in s.words of its own, goes into the sentence: written into

@@ -101,6 +101,9 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		if e.Reason() == engine.ReasonSameValue {
 			return fmt.Sprintf(pick("event.accept"), key(e.Key), p, tok) + copyFmt(e, lang)
 		}
+		if e.Token == 0 && e.Value == 0 {
+			return fmt.Sprintf(pick("event.accept.3"), key(e.Key), p) + copyFmt(e, lang)
+		}
 		return fmt.Sprintf(pick("event.accept.2"), key(e.Key), p, tok, e.Value) + copyFmt(e, lang)
 	case engine.KindReject:
 		why := reason

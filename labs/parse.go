@@ -86,6 +86,7 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if v, ok := fields["controls"]; ok {
 		l.controls = parseControls(r, v)
 		l.checkLeaseControls(r, v)
+		l.checkLinkWorkers(r)
 	}
 	l.panels = parsePanels(r, fields["panels"])
 	if v, ok := fields["questions"]; ok {
@@ -138,6 +139,20 @@ func (l *Lab) checkLeaseControls(r *report, v ynode) {
 		}
 		if err := w.Apply(engine.Command{Kind: engine.CmdLease, Dur: d}); err != nil {
 			r.errorf(v.pos(), "controls.lease: %s: %v", d, err)
+		}
+	}
+}
+
+// checkLinkWorkers checks that the workers controls.link names are the
+// scenario's.
+func (l *Lab) checkLinkWorkers(r *report) {
+	if l.controls == nil || l.controls.Link == nil {
+		return
+	}
+	lc := l.controls.Link
+	for _, w := range lc.Workers {
+		if !slices.Contains(workerNames(l.scenario), w) {
+			r.errorf(lc.workersAt, "controls.link.workers: %q is not a worker of the scenario (%s)", w, strings.Join(workerNames(l.scenario), ", "))
 		}
 	}
 }

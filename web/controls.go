@@ -86,7 +86,7 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 			}
 			r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: text, Label: T(lang, "ctl.partition") + " " + name + " " + T(lang, "ctl.cutfrom."+to)})
 		}
-		if l := c.Link; l != nil {
+		if l := c.Link; l != nil && (len(l.Workers) == 0 || slices.Contains(l.Workers, name)) {
 			ways := make([][2]string, 0, len(l.To)+len(l.From))
 			for _, to := range l.To {
 				ways = append(ways, [2]string{name, to})

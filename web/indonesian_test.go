@@ -236,3 +236,32 @@ func TestStripTagsIsTheExpression(t *testing.T) {
 		}
 	}
 }
+
+// idGloss is an English term given in brackets beside its Indonesian
+// one, "batas waktu sesi (*session timeout*)", or a source's title in
+// quotes: the original named on purpose, as the glossary does.
+var idGloss = regexp.MustCompile(`(?:\(|&quot;|“)<em>[^<]*</em>`)
+
+// TestIndonesianLessons: every lesson's /id/ page holds no word
+// catalog.Untranslated finds, outside quoted code and bracketed English
+// glosses.
+func TestIndonesianLessons(t *testing.T) {
+	t.Parallel()
+	s, err := New(Config{SessionWork: 1000, AddrWork: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range course.Lessons {
+		page := idGet(t, ts.URL+"/id/lessons/"+l.ID)
+		text := idVisibleText(idGloss.ReplaceAllString(page, "("))
+		if words := catalog.Untranslated("id", text); len(words) > 0 {
+			t.Errorf("lesson %s: the /id/ page has English: %q", l.ID, idContext(text, words))
+		}
+	}
+}
