@@ -23,13 +23,10 @@ import (
 // failed. None today; a lab goes here only while its words are rewritten.
 var notYetIndonesian = map[string]bool{}
 
-// TestIndonesianEverywhere: every lab's /id/ page, and the frames of its
-// live world played with the controls that page offers (each button
-// pressed, time let run, every question answered and every goal
-// checked), hold no word catalog.Untranslated finds. Only the HTTP server
-// and the socket are used, as a student's browser would.
-func TestIndonesianEverywhere(t *testing.T) {
-	t.Parallel()
+// idServer is a server with budgets no test here reaches, and the course
+// it serves.
+func idServer(t *testing.T) (*httptest.Server, *labs.Course) {
+	t.Helper()
 	s, err := New(Config{SessionWork: 1000, AddrWork: 1000})
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +37,17 @@ func TestIndonesianEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ts, course
+}
+
+// TestIndonesianEverywhere: every lab's /id/ page, and the frames of its
+// live world played with the controls that page offers (each button
+// pressed, time let run, every question answered and every goal
+// checked), hold no word catalog.Untranslated finds. Only the HTTP server
+// and the socket are used, as a student's browser would.
+func TestIndonesianEverywhere(t *testing.T) {
+	t.Parallel()
+	ts, course := idServer(t)
 	for _, lab := range course.Labs {
 		t.Run(lab.ID, func(t *testing.T) {
 			report := t.Errorf
@@ -247,16 +255,7 @@ var idGloss = regexp.MustCompile(`(?:\(|&quot;|“)<em>[^<]*</em>`)
 // glosses.
 func TestIndonesianLessons(t *testing.T) {
 	t.Parallel()
-	s, err := New(Config{SessionWork: 1000, AddrWork: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s)
-	t.Cleanup(func() { s.Close(); ts.Close() })
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts, course := idServer(t)
 	for _, l := range course.Lessons {
 		page := idGet(t, ts.URL+"/id/lessons/"+l.ID)
 		text := idVisibleText(idGloss.ReplaceAllString(page, "("))
