@@ -83,6 +83,8 @@ type Conn struct {
 	mem Memory
 	// obs hears the student's commands and goal checks; nil for most.
 	obs Observer
+	// voter takes the page's class votes; nil outside a class.
+	voter Voter
 
 	// work is this session's budget; addr its client address's, shared.
 	work, addr *budget.Work
@@ -193,6 +195,10 @@ func (l *Conn) receive(m ClientMsg) {
 		l.refused = 0
 		l.stopPlay()
 		reply = serverMsg{Type: "ack", ID: m.ID}
+	case msgVote:
+		l.refused = 0
+		l.vote(m)
+		return
 	default:
 		reply = l.costly(m)
 	}
