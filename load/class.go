@@ -56,6 +56,10 @@ type ClassConfig struct {
 	// opened and joined before); the memory per student is then not
 	// measured, since other work runs beside.
 	VoteAt <-chan struct{}
+	// Until, if set, keeps the classes (their dashboards, sockets and
+	// streams) open after the vote until it is closed, as a class stays
+	// while its students play: the run returns then, not before.
+	Until <-chan struct{}
 }
 
 // ClassResult is what a class run measured.
@@ -198,6 +202,12 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		return nil, err
 	}
 	defer func() {
+		if cfg.Until != nil {
+			select {
+			case <-cfg.Until:
+			case <-ctx.Done():
+			}
+		}
 		for _, c := range classes {
 			c.stop()
 		}

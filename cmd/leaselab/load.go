@@ -69,14 +69,18 @@ With --sessions given too, the classes vote while the sessions play.`)
 		if !fl.given("sessions") {
 			return classLoad(ctx, cc, stdout, stderr)
 		}
-		// The classes open and join while the sessions open, and vote a
-		// third into the hold, while the sessions play.
-		vote := make(chan struct{})
-		cc.VoteAt = vote
+		// The classes open and join while the sessions open, vote a third
+		// into the hold, while the sessions play, and stay until the
+		// sessions have played (students do not all leave at once).
+		vote, until := make(chan struct{}), make(chan struct{})
+		cc.VoteAt, cc.Until = vote, until
 		cfg.Holding = func() { time.AfterFunc(cfg.Hold/3, func() { close(vote) }) }
 		done := make(chan int, 1)
 		go func() { done <- classLoad(ctx, cc, stdout, stderr) }()
-		defer func() { <-done }()
+		defer func() {
+			close(until)
+			<-done
+		}()
 	}
 	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
 	if cfg.Idle > 0 {
