@@ -83,8 +83,6 @@ type Conn struct {
 	mem Memory
 	// obs hears the student's commands and goal checks; nil for most.
 	obs Observer
-	// voter takes the page's class votes; nil outside a class.
-	voter Voter
 
 	// work is this session's budget; addr its client address's, shared.
 	work, addr *budget.Work
@@ -116,6 +114,10 @@ type Conn struct {
 	// owed the virtual time play mode has not yet moved the world on.
 	lastDue time.Time
 	owed    engine.Time
+	// voter takes the page's class votes (nil outside a class); voting
+	// are those waiting for the store (vote.go).
+	voter   Voter
+	voting  int
 	refused int       // messages over the rate in a row
 	active  time.Time // the last message
 	pingAt  time.Time // when the next ping is due
@@ -196,7 +198,6 @@ func (l *Conn) receive(m ClientMsg) {
 		l.stopPlay()
 		reply = serverMsg{Type: "ack", ID: m.ID}
 	case msgVote:
-		l.refused = 0
 		l.vote(m)
 		return
 	default:

@@ -1,8 +1,11 @@
 package live
 
 import (
+	"errors"
 	"html"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"leaselab/budget"
 	"leaselab/catalog"
@@ -18,10 +21,17 @@ import (
 // form is charged, web/guard.go).
 const voteCharge = 2 * time.Millisecond
 
+// maxVoting is how many votes of one session may wait for the store at
+// once: a page sends one a click, so more is a script, which must not
+// make the server hold a goroutine for each of its messages.
+const maxVoting = 2
+
 // errNoClass refuses a vote from a page whose student is in no class;
-// errVoteBug is a vote a bug ended (the log says which).
+// errVoting one sent while maxVoting wait; errVoteBug is a vote a bug
+// ended (the log says which).
 var (
 	errNoClass = &wireError{"class.notjoined", nil, "not a student of a running class"}
+	errVoting  = &wireError{"class.voting", nil, "a vote is still being saved"}
 	errVoteBug = &wireError{"err.internal.vote", nil, "internal error: the vote was not kept"}
 )
 
@@ -30,11 +40,34 @@ var (
 // words that say so or an error, is queued when the vote is stored.
 // Called with l.mu held.
 func (l *Conn) vote(m ClientMsg) {
-	if l.voter == nil {
+	if err := budget.Wait(l.work, l.addr); err != nil {
+		// Over budget, as a costly message would be: "busy", with when
+		// to ask again; a client that keeps asking is not a person.
+		l.cfg.Metrics.Error(ErrBudget)
 		budget.ChargeFixed(budget.RefuseCost, l.work, l.addr)
-		l.send(serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, errNoClass), at: m.at})
+		if l.refused++; l.refused > maxRefused {
+			l.close(websocket.ClosePolicyViolation, "too many messages")
+			return
+		}
+		var be *budget.Busy
+		errors.As(err, &be)
+		l.send(serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, err), Retry: be.Retry.Seconds(), at: m.at})
 		return
 	}
+	l.refused = 0
+	var refuse error
+	switch {
+	case l.voter == nil:
+		refuse = errNoClass
+	case l.voting >= maxVoting:
+		refuse = errVoting
+	}
+	if refuse != nil {
+		budget.ChargeFixed(budget.RefuseCost, l.work, l.addr)
+		l.send(serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, refuse), at: m.at})
+		return
+	}
+	l.voting++
 	l.tasks.Add(1)
 	go func() {
 		defer l.tasks.Done()
@@ -47,6 +80,7 @@ func (l *Conn) vote(m ClientMsg) {
 		}
 		l.mu.Lock()
 		defer l.mu.Unlock()
+		l.voting--
 		if !l.ended {
 			l.send(reply)
 		}

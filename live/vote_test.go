@@ -95,3 +95,48 @@ func TestVoteOverTheSocket(t *testing.T) {
 		t.Errorf("a vote from a page in no class: %v", got)
 	}
 }
+
+// TestVotesWaitingAndOverBudget: a session has at most maxVoting votes
+// waiting for the store, the next is refused in the page's language
+// (a script must not hold a goroutine a message); a session over its
+// work budget is told when to ask again, as for a command.
+func TestVotesWaitingAndOverBudget(t *testing.T) {
+	release := make(chan struct{})
+	l := votingForTest(t, voterFunc(func(int64, string) (string, error) {
+		<-release
+		return "kept", nil
+	}))
+	send := func(id int64) {
+		l.mu.Lock()
+		l.receive(ClientMsg{ID: id, Type: "vote", kind: msgVote, Round: 1, Choice: "a", at: time.Now()})
+		l.mu.Unlock()
+	}
+	for id := int64(1); id <= maxVoting+1; id++ {
+		send(id)
+	}
+	o := <-l.out
+	var got map[string]any
+	json.Unmarshal(o.b, &got)
+	if got["type"] != "error" || got["id"] != float64(maxVoting+1) || got["error"] != "Suaramu yang tadi masih disimpan; tunggu sebentar, lalu kirim lagi." {
+		t.Errorf("vote %d while %d wait: %v", maxVoting+1, maxVoting, got)
+	}
+	close(release)
+	l.tasks.Wait()
+	for range maxVoting {
+		o := <-l.out
+		json.Unmarshal(o.b, &got)
+		if got["type"] != "voted" {
+			t.Errorf("a waiting vote was answered %v", got)
+		}
+	}
+
+	broke := votingForTest(t, voterFunc(func(int64, string) (string, error) {
+		t.Error("a vote over budget reached the voter")
+		return "", nil
+	}))
+	broke.work = budget.New(0.25, time.Second)
+	budget.ChargeFixed(10*time.Second, broke.work)
+	if got := broke.answerForTest(t, ClientMsg{ID: 1, Type: "vote", Round: 1, Choice: "a"}); got["type"] != "error" || got["retry"] == nil {
+		t.Errorf("a vote over budget: %v, want an error with retry", got)
+	}
+}
