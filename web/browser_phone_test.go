@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
@@ -291,6 +292,16 @@ func tap(t *testing.T, ctx context.Context, css string) {
 	}
 }
 
+// emulateNetwork is Network.emulateNetworkConditionsByRule as Chromium
+// 148 takes it: with "offline" beside the rules. The protocol package's
+// parameters leave it out, and Chromium refuses them as invalid.
+var emulateNetwork = cdp.Command[emulateNetworkParams, struct{}]{Method: network.CommandEmulateNetworkConditionsByRule}
+
+type emulateNetworkParams struct {
+	Offline                  bool                  `json:"offline"`
+	MatchedNetworkConditions []*network.Conditions `json:"matchedNetworkConditions"`
+}
+
 // firstFrameOnSlowNetwork opens u in a fresh browser (nothing cached) on
 // a slow mobile network — 150 ms round trip, 1.6 Mbit/s down, 750 kbit/s
 // up — with the CPU slowed, and says how long after navigation the first
@@ -302,13 +313,13 @@ func firstFrameOnSlowNetwork(t *testing.T, u string) float64 {
 	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+	if _, err := chromedp.Call(ctx, emulateNetwork, emulateNetworkParams{
 		MatchedNetworkConditions: []*network.Conditions{{Latency: 150, DownloadThroughput: 1.6e6 / 8, UploadThroughput: 750e3 / 8}},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	// The shared browser's network would stay slow for the tabs after.
-	defer chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+	defer chromedp.Call(ctx, emulateNetwork, emulateNetworkParams{
 		MatchedNetworkConditions: []*network.Conditions{{DownloadThroughput: -1, UploadThroughput: -1}},
 	})
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
