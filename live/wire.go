@@ -86,9 +86,10 @@ func decodeClientMsg(data []byte) ClientMsg {
 // body (wire.go); appendMsg writes it as docs/protocol.md has it:
 //
 //	{"seq":1,"type":"frame","id":2,"ops":[...],"query":"...","now":"4s",
-//	 "playing":true,"error":"...","retry":1.5,"html":"..."}
+//	 "at":"4 s","x":120,"playing":true,"error":"...","retry":1.5,"html":"..."}
 //
-// with id, ops, query, now, error, retry and html left out when empty.
+// with id, ops, query, now, at, x, error, retry and html left out when
+// empty (x when the "now" line did not move).
 type serverMsg struct {
 	Seq     int64
 	Type    string // frame, ack, error; a notice's own (notice.go)
@@ -259,6 +260,14 @@ func appendMsg(b []byte, m *serverMsg) []byte {
 	if now := body.Text(body.clock); len(now) > 0 {
 		b = append(b, `,"now":`...)
 		b = appendJSONString(b, now)
+	}
+	if at := body.Text(body.Clock); len(at) > 0 {
+		b = append(b, `,"at":`...)
+		b = appendJSONString(b, at)
+	}
+	if body.Moved {
+		b = append(b, `,"x":`...)
+		b = strconv.AppendInt(b, int64(body.NowX), 10)
 	}
 	b = append(b, `,"playing":`...)
 	b = strconv.AppendBool(b, m.Playing)

@@ -20,6 +20,8 @@ type wireMsg struct {
 	Ops     []wireOp `json:"ops,omitempty"`
 	Query   string   `json:"query,omitempty"`
 	Now     string   `json:"now,omitempty"`
+	At      string   `json:"at,omitempty"`
+	X       *int     `json:"x,omitempty"`
 	Playing bool     `json:"playing"`
 	Error   string   `json:"error,omitempty"`
 	Retry   float64  `json:"retry,omitempty"`
@@ -56,7 +58,7 @@ func msgOf(w *wireMsg) serverMsg {
 	if w.HTML != "" {
 		m.html = NewNotice(w.Type, w.HTML).html
 	}
-	if len(w.Ops) == 0 && w.Query == "" && w.Now == "" {
+	if len(w.Ops) == 0 && w.Query == "" && w.Now == "" && w.At == "" && w.X == nil {
 		return m
 	}
 	b := m.body()
@@ -75,6 +77,10 @@ func msgOf(w *wireMsg) serverMsg {
 	}
 	b.query = b.Str(w.Query)
 	b.clock = b.Str(w.Now)
+	b.Clock = b.Str(w.At)
+	if w.X != nil {
+		b.NowX, b.Moved = *w.X, true
+	}
 	return m
 }
 
@@ -120,6 +126,9 @@ func TestAppendMsgIsEncodingJSON(t *testing.T) {
 		{Type: "frame", Error: "\x00\x01\x07\b\t\n\v\f\r\x1b\x1f", Now: "Ω → ≤ 日本 😀"},
 		{Type: "frame", Error: "line\u2028para\u2029end", Query: "\xff\xfe x \xc3 \xe2\x80 \xed\xa0\x80 \xf4\x90\x80\x80"},
 		{Type: "frame", Error: "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa"},
+		{Seq: 9, Type: "frame", Now: "5.2s", At: "5,2 dtk", X: new(254), Playing: true},
+		{Seq: 10, Type: "frame", At: "1 m 5 s", X: new(0)},
+		{Seq: 11, Type: "frame", X: new(-3)},
 		{Seq: 8, Type: "class", HTML: "<aside id=\"classbar\">A. \u2028 \xff \\ </aside>"},
 	} {
 		sameAsJSON(t, &w)
@@ -136,7 +145,10 @@ func FuzzAppendMsg(f *testing.F) {
 		if math.IsNaN(retry) || math.IsInf(retry, 0) {
 			return // encoding/json refuses them; appendMsg leaves them out
 		}
-		w := wireMsg{Seq: seq, Type: typ, ID: id, Query: query, Now: now, Playing: playing, Error: errText, Retry: retry}
+		w := wireMsg{Seq: seq, Type: typ, ID: id, Query: query, Now: now, At: now, Playing: playing, Error: errText, Retry: retry}
+		if playing {
+			w.X = new(int(seq))
+		}
 		if opName != "" {
 			w.Ops = []wireOp{{Op: opKinds[len(opName)%len(opKinds)].String(), Target: target, Attr: attr, HTML: html}, {Op: "remove", Target: html}}
 		}

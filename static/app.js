@@ -128,6 +128,19 @@ function applyOp(el, o) {
   }
 }
 
+// clockOps are a message's ops, after those its time and its "now" line's
+// place stand for (at and x, docs/protocol.md): a play frame that only
+// moves time sends those two instead of four ops.
+function clockOps(m) {
+  const ops = [];
+  if (m.x !== undefined) {
+    ops.push({ op: "attr", target: "live-nowline", attr: "transform", html: `translate(${m.x},0)` },
+      { op: "attr", target: "live-box", attr: "data-focus", html: String(m.x) });
+  }
+  if (m.at !== undefined) ops.push({ op: "text", target: "now", html: m.at }, { op: "text", target: "live-nowat", html: m.at });
+  return m.ops ? ops.concat(m.ops) : ops;
+}
+
 function showLatest(list) { list.scrollTop = list.scrollHeight; }
 
 function fitAll(root) { root.querySelectorAll(".diagram-box").forEach(fitBox); }
@@ -259,7 +272,7 @@ function startLab(root) {
       restUntil = end + Math.min(2000, 9 * (end - start));
       pace(end - start);
     }, 0);
-    const ops = batch.flatMap((m) => m.ops || []);
+    const ops = batch.flatMap(clockOps);
     // The last replace, swap, text or attr of a target is the one that
     // shows.
     const last = new Map();
