@@ -7,7 +7,9 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -123,7 +125,10 @@ type phoneRow struct {
 // performance metrics, taps "+5 dtk" while playing, counts the bytes the
 // server sends, and opens each lab afresh on a slow mobile network. It
 // prints the figures and asserts nothing about them: a shared machine's
-// timings are not a test's business. LEASELAB_PHONE_FIGURES=1 runs it.
+// timings are not a test's business. LEASELAB_PHONE_FIGURES=1 runs it;
+// LEASELAB_PHONE_FIGURES=w1-w2 (labs, split by commas) measures those labs,
+// and LEASELAB_PHONE_TRACE=DIR writes where the slowed main thread spent
+// its time while playing into DIR/LAB.txt (mainTrace).
 func TestPhoneFigures(t *testing.T) {
 	if os.Getenv(phoneFiguresEnv) == "" {
 		t.Skip(phoneFiguresEnv + "=1 runs the phone figures (about 90 s)")
@@ -142,7 +147,11 @@ func TestPhoneFigures(t *testing.T) {
 	})
 
 	var rows []phoneRow
-	for _, lab := range []string{"w1-w2", "renew-load"} {
+	labs := []string{"w1-w2", "renew-load"}
+	if only := os.Getenv(phoneFiguresEnv); only != "1" {
+		labs = strings.Split(only, ",") // LEASELAB_PHONE_FIGURES=w1-w2: that lab alone
+	}
+	for _, lab := range labs {
 		r := phoneRow{lab: lab}
 		playOnPhone(t, ts.URL, &r, &out, phoneSlowdown)
 		plain := phoneRow{lab: lab}
@@ -213,9 +222,16 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 
 	frames0 := evalAs[int](t, ctx, `window.__phone.frames`)
 	text0 := evalAs[int](t, ctx, `window.__phone.text`)
+	var tr *mainTrace
+	if dir := os.Getenv(phoneTraceEnv); dir != "" && slowdown > 1 {
+		tr = startMainTrace(t, ctx)
+	}
 	m0, out0, wall0 := perfMetrics(t, ctx), out.Load(), time.Now()
 	time.Sleep(10 * time.Second)
 	m1, out1, wall := perfMetrics(t, ctx), out.Load(), time.Since(wall0).Seconds()
+	if tr != nil {
+		tr.stop(t, ctx, filepath.Join(os.Getenv(phoneTraceEnv), r.lab+".txt"))
+	}
 	r.frames = evalAs[int](t, ctx, `window.__phone.frames`) - frames0
 	text := evalAs[int](t, ctx, `window.__phone.text`) - text0
 
