@@ -3,6 +3,7 @@ package live
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"leaselab/draw"
 	"math"
 	"slices"
@@ -28,11 +29,38 @@ type wireMsg struct {
 	HTML    string   `json:"html,omitempty"`
 }
 
+// wireOp is an op; on the wire an array: ["op","target","html","attr"],
+// the attribute only on attr, the html left out of a remove.
 type wireOp struct {
-	Op     string `json:"op"`
-	Target string `json:"target"`
-	Attr   string `json:"attr,omitempty"`
-	HTML   string `json:"html"`
+	Op, Target, Attr, HTML string
+}
+
+func (o wireOp) MarshalJSON() ([]byte, error) {
+	a := []string{o.Op, o.Target}
+	if o.HTML != "" || o.Attr != "" || o.Op != "remove" {
+		a = append(a, o.HTML)
+	}
+	if o.Attr != "" {
+		a = append(a, o.Attr)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(a)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+}
+
+func (o *wireOp) UnmarshalJSON(data []byte) error {
+	var a []string
+	if err := json.Unmarshal(data, &a); err != nil {
+		return err
+	}
+	if len(a) < 2 || len(a) > 4 {
+		return fmt.Errorf("an op of %d parts: %s", len(a), data)
+	}
+	a = append(a, "", "")
+	*o = wireOp{Op: a[0], Target: a[1], HTML: a[2], Attr: a[3]}
+	return nil
 }
 
 // jsonOf is w as encoding/json encodes it, HTML unescaped: the bytes the
@@ -217,5 +245,20 @@ func TestSentMessagesKeepBoundedRoom(t *testing.T) {
 	o.free()
 	if o := newOutMsg(big); cap(o.b) < big.sizeGuess() || cap(o.b) > largeMsg {
 		t.Errorf("the kept large buffer has %d bytes", cap(o.b))
+	}
+}
+
+// An op goes as an array (docs/protocol.md): what it does, its target,
+// its markup or text, and only on attr the attribute; a remove is two.
+func TestOpsAreArrays(t *testing.T) {
+	m := msgOf(&wireMsg{Seq: 3, Type: "frame", At: "5,2 dtk", X: new(254), Playing: true, Ops: []wireOp{
+		{Op: "text", Target: "cmd-0", HTML: "maju 5,2 dtk"},
+		{Op: "attr", Target: "live-plot", Attr: "transform", HTML: "translate(-12,0)"},
+		{Op: "remove", Target: "live-g12"},
+		{Op: "append", Target: "live-marks", HTML: `<g class="mk"></g>`},
+	}})
+	want := `{"seq":3,"type":"frame","ops":[["text","cmd-0","maju 5,2 dtk"],["attr","live-plot","translate(-12,0)","transform"],["remove","live-g12"],["append","live-marks","<g class=\"mk\"></g>"]],"at":"5,2 dtk","x":254,"playing":true}` + "\n"
+	if got := string(appendMsg(nil, &m)); got != want {
+		t.Errorf("encoded\n%s\nwant\n%s", got, want)
 	}
 }

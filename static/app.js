@@ -138,7 +138,10 @@ function clockOps(m) {
       { op: "attr", target: "live-box", attr: "data-focus", html: String(m.x) });
   }
   if (m.at !== undefined) ops.push({ op: "text", target: "now", html: m.at }, { op: "text", target: "live-nowat", html: m.at });
-  return m.ops ? ops.concat(m.ops) : ops;
+  // On the wire an op is an array: what it does, its target, its html
+  // (none on a remove), the attribute (only on attr).
+  for (const [op, target, html = "", attr] of m.ops || []) ops.push({ op, target, html, attr });
+  return ops;
 }
 
 function showLatest(list) { list.scrollTop = list.scrollHeight; }
