@@ -351,10 +351,14 @@ function startLab(root) {
   addEventListener("keydown", flushQuery, true);
   addEventListener("pagehide", flushQuery);
 
+  // setPlaying shows whether the world plays. Every play frame says so:
+  // the button is written only when that changed (a new text or
+  // attribute would cost a slow phone a style and layout pass a frame).
   function setPlaying(on) {
     playing = !!on;
-    play.setAttribute("aria-pressed", String(playing));
-    play.textContent = (playing ? "⏸ " + play.dataset.pause : "▶ " + play.dataset.play);
+    const pressed = String(playing), words = playing ? "⏸ " + play.dataset.pause : "▶ " + play.dataset.play;
+    if (play.getAttribute("aria-pressed") !== pressed) play.setAttribute("aria-pressed", pressed);
+    if (play.textContent !== words) play.textContent = words;
   }
 
   // send returns false when there is no connection, so the caller lets the
