@@ -232,6 +232,12 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 	if tr != nil {
 		tr.stop(t, ctx, filepath.Join(os.Getenv(phoneTraceEnv), r.lab+".txt"))
 	}
+	if os.Getenv(screenshotsEnv) != "" {
+		// The picture mid-play, at the top of the screen.
+		evalAs[bool](t, ctx, `(document.getElementById("diagram").scrollIntoView({block: "start"}), true)`)
+		time.Sleep(300 * time.Millisecond)
+		screenshot(t, ctx, fmt.Sprintf("phone-%s-%gx-playing", r.lab, slowdown), false)
+	}
 	r.frames = evalAs[int](t, ctx, `window.__phone.frames`) - frames0
 	text := evalAs[int](t, ctx, `window.__phone.text`) - text0
 

@@ -57,7 +57,8 @@ func startMainTrace(t *testing.T, ctx context.Context) *mainTrace {
 type traceEvent struct {
 	Name string  `json:"name"`
 	Ph   string  `json:"ph"`
-	Dur  float64 `json:"dur"` // µs
+	Dur  float64 `json:"dur"`  // µs, wall time
+	TDur float64 `json:"tdur"` // µs, the thread's CPU time: a loaded machine's waits left out
 	Tid  int     `json:"tid"`
 	Pid  int     `json:"pid"`
 	Args struct {
@@ -69,8 +70,9 @@ type traceEvent struct {
 }
 
 // stop ends the trace and writes into file the main thread's time by
-// kind of work (nested kinds count in each: RunTask holds them all) and
-// what invalidated style and layout, most first.
+// kind of work, wall and CPU (nested kinds count in each: RunTask holds
+// them all; on a loaded machine the CPU time is the steadier), and what
+// invalidated style and layout, most first, and what was painted.
 func (r *mainTrace) stop(t *testing.T, ctx context.Context, file string) {
 	t.Helper()
 	if _, err := chromedp.Call(ctx, tracing.End, struct{}{}); err != nil {
@@ -91,11 +93,15 @@ func (r *mainTrace) stop(t *testing.T, ctx context.Context, file string) {
 		}
 		events = append(events, e)
 	}
-	ms, n, why := map[string]float64{}, map[string]int{}, map[string]int{}
+	ms, cpu, n, why, painted := map[string]float64{}, map[string]float64{}, map[string]int{}, map[string]int{}, map[string]float64{}
 	for _, e := range events {
 		switch {
 		case e.Ph == "X" && main[[2]int{e.Pid, e.Tid}]:
+			if e.Name == "Paint" {
+				painted["Paint: "+e.Args.Data.NodeName] += e.TDur / 1000
+			}
 			ms[e.Name] += e.Dur / 1000
+			cpu[e.Name] += e.TDur / 1000
 			n[e.Name]++
 		case strings.HasSuffix(e.Name, "InvalidationTracking"):
 			why[strings.TrimSuffix(e.Name, "InvalidationTracking")+": "+e.Args.Data.NodeName+": "+e.Args.Data.Reason]++
@@ -104,7 +110,11 @@ func (r *mainTrace) stop(t *testing.T, ctx context.Context, file string) {
 	var b strings.Builder
 	kinds := sortedKeys(ms, func(k string) float64 { return ms[k] })
 	for _, k := range kinds[:min(40, len(kinds))] {
-		fmt.Fprintf(&b, "%-55s %8.1f ms %6d\n", k, ms[k], n[k])
+		fmt.Fprintf(&b, "%-55s %8.1f ms %8.1f ms CPU %6d\n", k, ms[k], cpu[k], n[k])
+	}
+	b.WriteString("\npainted (ms CPU, a layer's paint holds those inside it):\n")
+	for _, k := range sortedKeys(painted, func(k string) float64 { return painted[k] })[:min(12, len(painted))] {
+		fmt.Fprintf(&b, "%8.1f %s\n", painted[k], k)
 	}
 	b.WriteString("\ninvalidated:\n")
 	reasons := sortedKeys(why, func(k string) float64 { return float64(why[k]) })
