@@ -504,10 +504,15 @@ func (w *Markup) now(d *Diagram) {
 }
 
 // nowText writes the "now" label's words.
+// The time is a tspan of its own (id-nowat), which a live frame changes
+// alone.
 func (w *Markup) nowText(d *Diagram) {
 	w.esc(catalog.T(d.Lang, "diagram.now"))
-	w.s(" ")
+	w.s(` <tspan id="`)
+	w.esc(d.ID)
+	w.s(`-nowat">`)
 	w.B = catalog.AppendTime(w.B, d.Lang, d.Now.At) // a time's text needs no escaping
+	w.s("</tspan>")
 }
 
 // sessionCmd writes command i of a session's list, in words.
