@@ -155,7 +155,7 @@ function startLab(root) {
   const play = document.getElementById("play");
   const speed = document.getElementById("speed");
   let query = root.dataset.query;
-  let ws = null, seq = 0, nextID = 1, retry = 500, playing = false, fresh = true;
+  let ws = null, seq = 0, nextID = 1, retry = 500, playing = false, fresh = true, pausing = 0;
 
   saveVerdicts(labID, document);
   fitAll(document);
@@ -195,6 +195,7 @@ function startLab(root) {
     };
     ws.onclose = (ev) => {
       ws = null;
+      pausing = 0; // its ack will not come; the replay's first frame says where play is
       barStream(true); // until the socket is back
       if (ev.code === 4000) { // idle: back when the student is
         setConn("idle");
@@ -245,7 +246,7 @@ function startLab(root) {
     const every = Math.min(1, Math.max(0.2, Math.ceil(cost / 20) / 5));
     if (every === asked) return;
     asked = every;
-    if (playing) send({ type: "play", every });
+    if (playing && !pausing) send({ type: "play", every });
   }
   function later() {
     if (queued) return;
@@ -318,6 +319,7 @@ function startLab(root) {
     if (m.id) {
       sent.delete(m.id);
       settle(m.id);
+      if (m.id === pausing) pausing = 0;
     }
     if (m.query !== undefined && m.query !== query) {
       query = m.query;
@@ -464,11 +466,17 @@ function startLab(root) {
     const a = e.target.closest("a[data-cmd]");
     if (a && !e.ctrlKey && !e.metaKey && !e.shiftKey && doCmd(a.dataset.cmd)) e.preventDefault();
   });
+  // pausing is the id of a pause not yet answered: until its ack, frames
+  // sent before it still say "playing", and a change of pace or speed
+  // (a play message) would start the world again after the pause.
   play.addEventListener("click", () => {
-    press(play, send(playing ? { type: "pause" } : { type: "play", speed: Number(speed.value), every: asked }));
+    const pause = playing && !pausing;
+    const ok = send(pause ? { type: "pause" } : { type: "play", speed: Number(speed.value), every: asked });
+    pausing = pause && ok ? nextID - 1 : 0;
+    press(play, ok);
   });
   speed.addEventListener("change", () => {
-    if (playing) send({ type: "play", speed: Number(speed.value) });
+    if (playing && !pausing) send({ type: "play", speed: Number(speed.value) });
   });
 
   // Shortcuts never act while a form field has the keys, and the arrows
