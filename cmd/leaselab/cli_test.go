@@ -94,10 +94,13 @@ func TestUsageErrors(t *testing.T) {
 }
 
 // TestFlagsAfterArguments: flags may come before or after the positional
-// arguments, with the same result.
+// arguments, with the same result. check reads a copy of the course
+// without its program labs (smallCourse): the flags are parsed the same
+// for any folder.
 func TestFlagsAfterArguments(t *testing.T) {
+	course := smallCourse(t)
 	for _, pair := range [][2][]string{
-		{{"check", "-v", "-lang", "en", "../../content"}, {"check", "../../content", "-v", "-lang", "en"}},
+		{{"check", "-v", "-lang", "en", course}, {"check", course, "-v", "-lang", "en"}},
 		{{"run", "--format", "json", "--seed", "3", "w1-w2"}, {"run", "w1-w2", "--format", "json", "--seed", "3"}},
 		{{"run", "--lang", "en", "w1-w2", "--do", "until 9s"}, {"run", "w1-w2", "--do", "until 9s", "--lang", "en"}},
 		{{"schema", "course"}, {"schema", "--", "course"}},
@@ -109,7 +112,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 		}
 	}
 	// -v after the folder really is -v: it prints the answers.
-	if _, out, _ := runCLI("check", "../../content", "-v"); !strings.Contains(out, "w1-w2 storage-checks: rejected holds") {
+	if _, out, _ := runCLI("check", course, "-v"); !strings.Contains(out, "w1-w2 storage-checks: rejected holds") {
 		t.Errorf("check DIR -v printed:\n%s", out)
 	}
 }
@@ -202,10 +205,11 @@ func TestNewLabAndLessonPassCheck(t *testing.T) {
 		t.Errorf("course.yaml:\n%s", course)
 	}
 
-	// In a copy of the real course: under the first lesson, its labs
-	// rewritten as a block list with a comment, and under a lesson with
-	// no labs: key at all.
-	real := copyContent(t)
+	// In a copy of the real course (without its program labs, which
+	// check takes seconds to prove: smallCourse): under the first lesson,
+	// its labs rewritten as a block list with a comment, and under a
+	// lesson with no labs: key at all.
+	real := smallCourse(t)
 	c, err := readCourse(mustRead(t, filepath.Join(real, "course.yaml")))
 	if err != nil || len(c.Lessons) < 2 || len(c.Lessons[0].Labs) < 2 {
 		t.Fatalf("the course: %+v %v", c, err)
@@ -260,8 +264,10 @@ func TestSchemaCommand(t *testing.T) {
 
 // TestCheckSuggestsARunThatWorks: when no choice holds, the command check
 // suggests runs the question, in a course folder and in the embedded one.
+// The course is copied without its program labs (smallCourse): w1-w2 is
+// not one.
 func TestCheckSuggestsARunThatWorks(t *testing.T) {
-	dir := copyContent(t)
+	dir := smallCourse(t)
 	edit(t, filepath.Join(dir, "labs", "w1-w2", "lab.yaml"), "holds: W1's write with token 7 is rejected", "holds: W1's write with token 9 is rejected")
 	_, _, problems := runCLI("check", dir)
 	_, cmdline, ok := strings.Cut(problems, "See the run: ")
