@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"leaselab/content"
@@ -20,7 +21,25 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// embeddedCheck is "leaselab check" of the embedded course, run once for
+// the tests that read its report (TestCheckContent,
+// TestExportChecksLikeTheEmbeddedCourse): the same command gives the same
+// report, and each run spends seconds proving the program labs.
+var embeddedCheck struct {
+	once      sync.Once
+	code      int
+	out, errs string
+}
+
+func checkEmbedded() (code int, stdout, stderr string) {
+	embeddedCheck.once.Do(func() {
+		embeddedCheck.code, embeddedCheck.out, embeddedCheck.errs = runCLI("check")
+	})
+	return embeddedCheck.code, embeddedCheck.out, embeddedCheck.errs
+}
+
 func TestCheckContent(t *testing.T) {
+	t.Parallel()
 	c, err := labs.Load(content.FS)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +50,13 @@ func TestCheckContent(t *testing.T) {
 	}
 	want := fmt.Sprintf("ok: %d lessons, %d labs, %d questions run", len(c.Lessons), len(c.Labs), questions)
 	for _, args := range [][]string{{"check"}, {"check", "../../content"}} {
-		code, out, errs := runCLI(args...)
+		var code int
+		var out, errs string
+		if len(args) == 1 {
+			code, out, errs = checkEmbedded()
+		} else {
+			code, out, errs = runCLI(args...)
+		}
 		if code != 0 || errs != "" || !strings.Contains(out, want) {
 			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errs)
 		}
@@ -40,6 +65,7 @@ func TestCheckContent(t *testing.T) {
 
 // TestGoRunCheckContent is the command as a reader types it.
 func TestGoRunCheckContent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -56,9 +82,12 @@ func TestGoRunCheckContent(t *testing.T) {
 }
 
 // TestCheckAnswersW1W2 checks the first seed's exercise through the CLI:
-// -v prints the choice the engine's run makes true and its evidence.
+// -v prints the choice the engine's run makes true and its evidence. It
+// reads the course's own w1-w2 and monthly-report from a copy without the
+// program labs (smallCourse), which check would spend seconds proving.
 func TestCheckAnswersW1W2(t *testing.T) {
-	code, out, errs := runCLI("check", "-v", "-lang", "en")
+	t.Parallel()
+	code, out, errs := runCLI("check", "-v", "-lang", "en", smallCourse(t))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
