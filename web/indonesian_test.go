@@ -14,7 +14,6 @@ import (
 	"github.com/gorilla/websocket"
 
 	"leaselab/catalog"
-	"leaselab/content"
 	"leaselab/labs"
 )
 
@@ -27,16 +26,13 @@ var notYetIndonesian = map[string]bool{}
 // it serves.
 func idServer(t *testing.T) (*httptest.Server, *labs.Course) {
 	t.Helper()
-	s, err := New(Config{SessionWork: 1000, AddrWork: 1000})
+	s, err := New(sharedCourse(Config{SessionWork: 1000, AddrWork: 1000}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(func() { s.Close(); ts.Close() })
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := embeddedCourse(t)
 	return ts, course
 }
 

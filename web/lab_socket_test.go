@@ -8,7 +8,6 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"leaselab/content"
 	"leaselab/labs"
 	"leaselab/live"
 )
@@ -228,10 +227,7 @@ func TestLiveLabEndsOnClose(t *testing.T) {
 // policy, which fails, and against nonsense, which is an error.
 func TestLiveChallenge(t *testing.T) {
 	t.Parallel()
-	c0, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c0 := embeddedCourse(t)
 	var lab *labs.Lab
 	for _, l := range c0.Labs {
 		if l.Challenge() != nil {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/xml"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"leaselab/catalog"
@@ -34,7 +36,7 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server) {
 	if cfg.AddrWork == 0 {
 		cfg.AddrWork = 1000
 	}
-	s, err := New(cfg)
+	s, err := New(sharedCourse(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +46,65 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server) {
 		ts.Close()
 	})
 	return s, ts
+}
+
+// embeddedLoads holds the embedded course loaded once per base path (its
+// links name the base) for the package's tests: a load runs every
+// question and goal in the engine, a tenth of a second of two cores, and
+// a hundred servers start here. A course is only read once loaded, by
+// any number of sessions, as one server's sessions share it.
+var embeddedLoads struct {
+	mu     sync.Mutex
+	byBase map[string]*embeddedLoad
+}
+
+type embeddedLoad struct {
+	once sync.Once
+	c    *labs.Course
+	err  error
+}
+
+// sharedCourse is cfg with its server reading the shared load of the
+// embedded course when cfg serves it; a content folder loads as usual.
+func sharedCourse(cfg Config) Config {
+	if cfg.Content != nil || cfg.load != nil {
+		return cfg
+	}
+	base := cfg.BasePath
+	cfg.load = func(fsys fs.FS, opt labs.Options) (*labs.Course, error) {
+		if fsys != content.FS {
+			return labs.LoadWith(fsys, opt)
+		}
+		return loadEmbedded(base, opt)
+	}
+	return cfg
+}
+
+func loadEmbedded(base string, opt labs.Options) (*labs.Course, error) {
+	embeddedLoads.mu.Lock()
+	if embeddedLoads.byBase == nil {
+		embeddedLoads.byBase = map[string]*embeddedLoad{}
+	}
+	l := embeddedLoads.byBase[base]
+	if l == nil {
+		l = &embeddedLoad{}
+		embeddedLoads.byBase[base] = l
+	}
+	embeddedLoads.mu.Unlock()
+	l.once.Do(func() { l.c, l.err = labs.LoadWith(content.FS, opt) })
+	return l.c, l.err
+}
+
+// embeddedCourse is labs.Load(content.FS), loaded once for the tests that
+// read the course (the shared load of the servers without a base path,
+// whose links are labs.DefaultLink's).
+func embeddedCourse(t testing.TB) *labs.Course {
+	t.Helper()
+	c, err := loadEmbedded("", labs.Options{})
+	if err != nil {
+		t.Fatalf("embedded course: %v", err)
+	}
+	return c
 }
 
 func get(t testing.TB, u string) (int, string, http.Header) {
@@ -94,10 +155,7 @@ var hrefRE = regexp.MustCompile(`(?:href|src|action)="([^"]*)"`)
 // pageURLs is every page of the embedded course: home, lessons, labs, each
 // lab with each answer and goal checked, in every language.
 func pageURLs(t *testing.T) []string {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatalf("embedded course: %v", err)
-	}
+	c := embeddedCourse(t)
 	// A missing translation falls back to Indonesian, which keeps the page
 	// working but is still a hole in the English site.
 	for _, p := range c.Problems {
@@ -397,7 +455,7 @@ func TestRenderDiagramSVG(t *testing.T) {
 }
 
 func BenchmarkLabPage(b *testing.B) {
-	s, err := New(Config{})
+	s, err := New(sharedCourse(Config{}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -428,10 +486,7 @@ func BenchmarkLabPage(b *testing.B) {
 // TestErrorTextSpeaksTheLanguage: a refused command reads in the page's
 // language, with no English from the engine on an Indonesian page.
 func TestErrorTextSpeaksTheLanguage(t *testing.T) {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := embeddedCourse(t)
 	lab := c.Lab("w1-w2")
 	sess, err := labsession.New(lab, 1)
 	if err != nil {
