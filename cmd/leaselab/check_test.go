@@ -21,15 +21,33 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// embeddedCheck is "leaselab check" of the embedded course, run once for
-// the tests that read its report (TestCheckContent,
-// TestExportChecksLikeTheEmbeddedCourse): the same command gives the same
-// report, and each run spends seconds proving the program labs.
-var embeddedCheck struct {
-	once      sync.Once
+// cliRun is what one command printed and its exit code.
+type cliRun struct {
 	code      int
 	out, errs string
 }
+
+// The whole course's two checks the tests share, each run once: a check
+// of the course proves the program labs by search, seconds of work, and
+// the same command over the same files prints the same report.
+var (
+	// embeddedCheck is "leaselab check" of the embedded course
+	// (TestCheckContent, TestExportChecksLikeTheEmbeddedCourse).
+	embeddedCheck struct {
+		once sync.Once
+		cliRun
+	}
+	// exported is "leaselab export" of the embedded course into a new
+	// folder, which TestMain removes, and "leaselab check" of that folder
+	// (TestExportChecksLikeTheEmbeddedCourse, TestCheckContent).
+	exported struct {
+		once   sync.Once
+		root   string // removed by TestMain
+		dir    string
+		export cliRun
+		check  cliRun
+	}
+)
 
 func checkEmbedded() (code int, stdout, stderr string) {
 	embeddedCheck.once.Do(func() {
@@ -38,6 +56,34 @@ func checkEmbedded() (code int, stdout, stderr string) {
 	return embeddedCheck.code, embeddedCheck.out, embeddedCheck.errs
 }
 
+// exportedCourse exports the embedded course once and checks the folder
+// once; a test that could not make the folder fails.
+func exportedCourse(t *testing.T) (dir string, export, check cliRun) {
+	t.Helper()
+	exported.once.Do(func() {
+		root, err := os.MkdirTemp("", "leaselab-export-")
+		if err != nil {
+			exported.export = cliRun{code: -1, errs: err.Error()}
+			return
+		}
+		exported.root, exported.dir = root, filepath.Join(root, "course")
+		r := &exported.export
+		r.code, r.out, r.errs = runCLI("export", exported.dir)
+		if r.code == 0 {
+			c := &exported.check
+			c.code, c.out, c.errs = runCLI("check", exported.dir)
+		}
+	})
+	if exported.dir == "" {
+		t.Fatalf("no folder to export into: %s", exported.export.errs)
+	}
+	return exported.dir, exported.export, exported.check
+}
+
+// TestCheckContent: check passes the course, embedded and as a folder.
+// The folder is the course exported (TestExportChecksLikeTheEmbeddedCourse
+// holds it to content.FS file for file), whose check that test reads too;
+// the course's own source folder is checked by TestGoRunCheckContent.
 func TestCheckContent(t *testing.T) {
 	t.Parallel()
 	c, err := labs.Load(content.FS)
@@ -49,17 +95,13 @@ func TestCheckContent(t *testing.T) {
 		questions += len(l.Questions)
 	}
 	want := fmt.Sprintf("ok: %d lessons, %d labs, %d questions run", len(c.Lessons), len(c.Labs), questions)
-	for _, args := range [][]string{{"check"}, {"check", "../../content"}} {
-		var code int
-		var out, errs string
-		if len(args) == 1 {
-			code, out, errs = checkEmbedded()
-		} else {
-			code, out, errs = runCLI(args...)
-		}
-		if code != 0 || errs != "" || !strings.Contains(out, want) {
-			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errs)
-		}
+	code, out, errs := checkEmbedded()
+	if code != 0 || errs != "" || !strings.Contains(out, want) {
+		t.Errorf("check: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	dir, _, folder := exportedCourse(t)
+	if folder.code != 0 || folder.errs != "" || !strings.Contains(folder.out, want) {
+		t.Errorf("check %s: exit %d\nstdout:\n%s\nstderr:\n%s", dir, folder.code, folder.out, folder.errs)
 	}
 }
 

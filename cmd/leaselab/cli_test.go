@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
 
+	"leaselab/content"
 	"leaselab/web"
 )
 
@@ -144,38 +147,42 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// checkOutput is what check prints for a course, with the folder's own
-// path taken out of the file names so that two folders compare; with no
-// arguments, the embedded course's report (checkEmbedded).
-func checkOutput(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	if len(args) == 0 {
-		code, out, errs := checkEmbedded()
-		return code, out + errs
-	}
-	code, out, errs := runCLI(append([]string{"check"}, args...)...)
-	out = strings.ReplaceAll(out, args[0]+string(filepath.Separator), "")
-	return code, out + errs
-}
-
 // TestExportChecksLikeTheEmbeddedCourse: the exported folder is the
-// embedded course, file for file: check says exactly the same of both.
+// embedded course, file for file, and check says exactly the same of both
+// (with the folder's own path taken out of the file names). The export
+// and both checks are the ones TestCheckContent reads (exportedCourse,
+// checkEmbedded).
 func TestExportChecksLikeTheEmbeddedCourse(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "course")
-	code, out, errs := runCLI("export", dir)
-	if code != 0 || !strings.Contains(out, "wrote ") {
-		t.Fatalf("export: exit %d %s %s", code, out, errs)
+	dir, export, folder := exportedCourse(t)
+	if export.code != 0 || !strings.Contains(export.out, "wrote ") {
+		t.Fatalf("export: exit %d %s %s", export.code, export.out, export.errs)
 	}
 	for _, f := range []string{"course.yaml", "course.schema.json", "lab.schema.json", "labs/w1-w2/lab.yaml", "lessons/leases/en.md"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("export lacks %s", f)
 		}
 	}
-	c1, o1 := checkOutput(t)
-	c2, o2 := checkOutput(t, dir)
-	if c1 != 0 || c2 != 0 || o1 != o2 {
-		t.Errorf("embedded: exit %d\n%s\nexported: exit %d\n%s", c1, o1, c2, o2)
+	files := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(dir, p)
+		want, err := fs.ReadFile(content.FS, filepath.ToSlash(rel))
+		if got := mustRead(t, p); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("exported %s is not the embedded course's file (%v)", rel, err)
+		}
+		return nil
+	})
+	if err != nil || !strings.Contains(export.out, fmt.Sprintf("wrote %d files", files)) {
+		t.Errorf("export said %q; the folder holds %d files (%v)", export.out, files, err)
+	}
+	c1, o1, e1 := checkEmbedded()
+	o2 := strings.ReplaceAll(folder.out, dir+string(filepath.Separator), "")
+	if c1 != 0 || folder.code != 0 || o1+e1 != o2+folder.errs {
+		t.Errorf("embedded: exit %d\n%s%s\nexported: exit %d\n%s%s", c1, o1, e1, folder.code, o2, folder.errs)
 	}
 	// Not over an existing course.
 	if code, _, errs := runCLI("export", dir); code != 1 || !strings.Contains(errs, "not empty") {
