@@ -207,6 +207,7 @@ func TestLiveLabResumesByReplay(t *testing.T) {
 }
 
 func TestLiveLabEndsOnClose(t *testing.T) {
+	t.Parallel()
 	s, ts := newTestServer(t, Config{})
 	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
 	done := make(chan struct{})
