@@ -28,6 +28,8 @@ type voteReq struct {
 	round              int64
 	choice             string
 	done               chan error
+	// choices are the round's, set before done for a vote stored.
+	choices []string
 }
 
 // startVotes starts the writer; Close stops it.
@@ -71,20 +73,31 @@ func (s *Service) stopVotes() {
 // the answer (one vote per student and round). It returns once the vote
 // is stored, or with why it was not.
 func (s *Service) Vote(ctx context.Context, classID, studentID string, roundID int64, choice string) error {
+	_, err := s.Cast(ctx, classID, studentID, roundID, choice)
+	return err
+}
+
+// Cast is Vote that also returns the round's choices once the vote is
+// stored, so that the caller can say which one was kept without asking
+// the store again.
+func (s *Service) Cast(ctx context.Context, classID, studentID string, roundID int64, choice string) ([]string, error) {
 	r := &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice, done: make(chan error, 1)}
 	s.votesMu.RLock()
 	if s.votesClosed {
 		s.votesMu.RUnlock()
-		return s.fail(errors.New("the class service is closed"))
+		return nil, s.fail(errors.New("the class service is closed"))
 	}
 	select {
 	case s.votes <- r:
 	case <-ctx.Done():
 		s.votesMu.RUnlock()
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 	s.votesMu.RUnlock()
-	return <-r.done
+	if err := <-r.done; err != nil {
+		return nil, err
+	}
+	return r.choices, nil
 }
 
 // roundKey is a round of a class.
@@ -100,9 +113,11 @@ type roundKey struct {
 func (s *Service) writeVotes(batch []*voteReq) {
 	errs := make([]error, len(batch))
 	var changed []roundKey
+	var rounds map[roundKey]*batchRound
 	err := s.inTx(context.Background(), func(tx *sql.Tx) error {
 		ctx := context.Background()
-		rounds, err := s.batchRounds(ctx, tx, batch)
+		var err error
+		rounds, err = s.batchRounds(ctx, tx, batch)
 		if err != nil {
 			return err
 		}
@@ -128,10 +143,14 @@ func (s *Service) writeVotes(batch []*voteReq) {
 		s.voteTold.changed(s, changed)
 	}
 	for i, r := range batch {
-		if err != nil {
+		switch {
+		case err != nil:
 			r.done <- err
-		} else {
+		case errs[i] != nil:
 			r.done <- errs[i]
+		default:
+			r.choices = rounds[roundKey{r.classID, r.round}].choices
+			r.done <- nil
 		}
 	}
 }

@@ -87,7 +87,7 @@ func (c *Chart) renewals() int {
 }
 
 // The chart's geometry: one panel per run.
-const chartPanelW, chartH, chartLeft, chartRight, chartTop, chartBottom = 460, 260, 56, 16, 34, 40
+const chartPanelW, chartH, chartLeft, chartRight, chartTop, chartBottom = 460, 260, 56, 24, 34, 40
 
 // newChartPanel is panel i's frame, for span of time and a vertical scale
 // up to ymax.
@@ -240,7 +240,7 @@ func (w *Markup) chartPanel(c *Chart, i int) {
 		w.B = catalog.AppendTime(w.B, c.Lang, v) // a time's text needs no escaping
 		w.s("</text> ")
 	}
-	step := tickStep(p.span)
+	step := tickStepIn(p.span, p.X1-p.X0)
 	for t := engine.Time(0); t <= p.span; t += step {
 		w.s(`<text class="tick"`)
 		w.num("x", p.x(t))

@@ -413,6 +413,10 @@ func (d *Diagram) layScale(now engine.Time, events []engine.Event, highlight map
 		from, span = liveScale(now, events, opts.Window)
 	}
 	step := tickStep(span)
+	if d.Zoomed {
+		// An answer's picture is narrower: fewer ticks, labels apart.
+		step = tickStepIn(span, d.PlotX1-d.PlotX0)
+	}
 	from = from / step * step
 	span = (span + step - 1) / step * step
 	sc := dScale{from: from, span: span, end: from + span, plotW: d.PlotX1 - d.PlotX0}
@@ -805,9 +809,27 @@ func violationSentence(v engine.Event, events []engine.Event, names engine.Names
 }
 
 // tickStep picks a round tick interval that gives at most a dozen ticks.
-func tickStep(span engine.Time) engine.Time {
-	for _, s := range []engine.Time{engine.Second, 2 * engine.Second, 5 * engine.Second, 10 * engine.Second, 15 * engine.Second, 30 * engine.Second, engine.Minute, 2 * engine.Minute, 5 * engine.Minute, 10 * engine.Minute, 30 * engine.Minute, engine.Hour} {
-		if span/s <= 12 {
+func tickStep(span engine.Time) engine.Time { return tickStepN(span, 12) }
+
+// tickGap is the least room a time axis's label gets, in the picture's
+// units (a pixel at its natural size): "16 dtk" in 12–13 px type is about
+// 42 wide, so labels closer than this run into each other.
+const tickGap = 50
+
+// tickStepIn picks a round tick interval for an axis plotW units wide:
+// at most a dozen ticks, and no more than their labels have room for.
+func tickStepIn(span engine.Time, plotW int) engine.Time {
+	return tickStepN(span, engine.Time(max(2, min(12, plotW/tickGap))))
+}
+
+// tickSteps are the round intervals a time axis is ticked at.
+var tickSteps = []engine.Time{engine.Second, 2 * engine.Second, 5 * engine.Second, 10 * engine.Second, 15 * engine.Second, 30 * engine.Second,
+	engine.Minute, 2 * engine.Minute, 5 * engine.Minute, 10 * engine.Minute, 30 * engine.Minute, engine.Hour}
+
+// tickStepN picks the shortest round interval that gives at most n ticks.
+func tickStepN(span, n engine.Time) engine.Time {
+	for _, s := range tickSteps {
+		if span/s <= n {
 			return s
 		}
 	}

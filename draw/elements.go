@@ -548,6 +548,9 @@ func (w *Markup) labHref(base, lang, lab, path string) {
 	w.esc(path)
 }
 
+// tickHalf is half the width of a time label ("30 dtk" in 12 px type).
+const tickHalf = 22
+
 // ticks writes a picture's time axis: a grid line and a label a tick.
 func (w *Markup) ticks(d *Diagram) {
 	for _, t := range d.Ticks {
@@ -557,9 +560,17 @@ func (w *Markup) ticks(d *Diagram) {
 		w.num("y1", d.Lanes[0].Y)
 		w.num("y2", d.AxisY)
 		w.s(`></line> <text class="tick"`) // templ wrote a space between them
-		w.num("x", t.X)
-		w.num("y", d.AxisY+16)
-		w.s(` text-anchor="middle">`)
+		if t.X+tickHalf > d.Width {
+			// The last label, centred, would run past the picture's edge
+			// ("30 dtk" cut to "30 dt"): it ends at the edge instead.
+			w.num("x", d.Width-2)
+			w.num("y", d.AxisY+16)
+			w.s(` text-anchor="end">`)
+		} else {
+			w.num("x", t.X)
+			w.num("y", d.AxisY+16)
+			w.s(` text-anchor="middle">`)
+		}
 		w.B = catalog.AppendTime(w.B, d.Lang, t.At) // a time's text needs no escaping
 		w.s("</text>")
 	}

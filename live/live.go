@@ -91,6 +91,16 @@ type Observer interface {
 	Goal(goal string, w *engine.World)
 }
 
+// Voter takes a class vote sent from the lab page (class mode): a lecture
+// room votes over the sockets its pages hold open, not over as many new
+// connections. The server fills it for a student of a class. Vote may
+// wait for the store (votes are written together); the session calls it
+// off its lock. said is what tells the student their vote was kept; an
+// error is Readable (catalog.Error), or says why in general words.
+type Voter interface {
+	Vote(round int64, choice string) (said string, err error)
+}
+
 // Memory is a session's entry in the server's memory ledger: it says how
 // many bytes the session holds now.
 type Memory interface{ Set(n int) }
@@ -124,6 +134,10 @@ func (c *Conn) Have() { c.have = true }
 
 // Observe makes o hear c's commands and goal checks; call it before Run.
 func (c *Conn) Observe(o Observer) { c.obs = o }
+
+// Votes makes v take the class votes the page sends; call it before Run.
+// Without one a vote is refused: the student is in no class.
+func (c *Conn) Votes(v Voter) { c.voter = v }
 
 // Pair makes c drive a what-if pair.
 func (c *Conn) Pair(p *labsession.Pair) { c.runs, c.sess = &pairRun{Pair: p}, p.Session() }

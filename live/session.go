@@ -114,6 +114,10 @@ type Conn struct {
 	// owed the virtual time play mode has not yet moved the world on.
 	lastDue time.Time
 	owed    engine.Time
+	// voter takes the page's class votes (nil outside a class); voting
+	// are those waiting for the store (vote.go).
+	voter   Voter
+	voting  int
 	refused int       // messages over the rate in a row
 	active  time.Time // the last message
 	pingAt  time.Time // when the next ping is due
@@ -193,6 +197,9 @@ func (l *Conn) receive(m ClientMsg) {
 		l.refused = 0
 		l.stopPlay()
 		reply = serverMsg{Type: "ack", ID: m.ID}
+	case msgVote:
+		l.vote(m)
+		return
 	default:
 		reply = l.costly(m)
 	}

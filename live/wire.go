@@ -27,6 +27,7 @@ const (
 	msgAnswer                   // judge a predict question's choice
 	msgChallenge                // judge a design challenge's policy
 	msgGoal                     // judge a goal on the student's world
+	msgVote                     // a class vote (class mode), for the Voter
 
 	// Kinds the reader gives a message itself; a client cannot send them.
 	msgRefused // over the message rate
@@ -37,6 +38,7 @@ const (
 var clientKinds = map[string]msgKind{
 	"do": msgDo, "replay": msgReplay, "play": msgPlay, "pause": msgPause,
 	"answer": msgAnswer, "challenge": msgChallenge, "goal": msgGoal,
+	"vote": msgVote,
 }
 
 // costly reports whether a kind runs the engine or renders a frame: those
@@ -61,6 +63,8 @@ type ClientMsg struct {
 	Question string  `json:"question,omitempty"`
 	Choice   string  `json:"choice,omitempty"`
 	Goal     string  `json:"goal,omitempty"`
+	// Round is a class vote's round (class mode); Choice its answer.
+	Round int64 `json:"round,omitempty"`
 	// Values are a design challenge's policy options, by name.
 	Values map[string]string `json:"values,omitempty"`
 
@@ -91,7 +95,7 @@ func decodeClientMsg(data []byte) ClientMsg {
 // with id, ops, query, now, error, retry and html left out when empty.
 type serverMsg struct {
 	Seq     int64
-	Type    string // frame, ack, error; a notice's own (notice.go)
+	Type    string // frame, ack, error, voted; a notice's own (notice.go)
 	ID      int64
 	b       *msgBody // ops, query and now; nil: none
 	Playing bool
@@ -99,7 +103,8 @@ type serverMsg struct {
 	// Retry, on an error for work over the budget, is how many seconds
 	// until the session may ask again.
 	Retry float64
-	// html is a notice's markup, quoted (notice.go).
+	// html is a notice's markup, quoted (notice.go), or a voted
+	// message's words, as markup, quoted (vote.go).
 	html []byte
 
 	at   time.Time // when the work it answers began

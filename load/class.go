@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 // MaxClassStudents bounds one class of a run; MaxClasses the classes.
@@ -39,13 +42,24 @@ type ClassConfig struct {
 	Classes    int
 	Students   int // per class
 	Wait       time.Duration
+	// Sockets: every student is on the class's lab page, as in a class
+	// working on a lab: each keeps the lab's socket open, hears the class
+	// bar over it and votes over it (a "vote" message). Without it a
+	// student votes with the form (a request each), as a page without a
+	// live world does.
+	Sockets bool
 	// Bars opens each student's class bar stream (/{lang}/class/events)
-	// and keeps it open, as a student's page does.
+	// and keeps it open, as a page without a live world does; not with
+	// Sockets, whose bar comes over the socket.
 	Bars bool
 	// VoteAt, if set, holds the vote until it is closed (the classes are
 	// opened and joined before); the memory per student is then not
 	// measured, since other work runs beside.
 	VoteAt <-chan struct{}
+	// Until, if set, keeps the classes (their dashboards, sockets and
+	// streams) open after the vote until it is closed, as a class stays
+	// while its students play: the run returns then, not before.
+	Until <-chan struct{}
 }
 
 // ClassResult is what a class run measured.
@@ -62,6 +76,9 @@ type ClassResult struct {
 	// every student joined (with their bars open, if asked).
 	MemBefore, MemJoined GoMem
 	Students             int
+	// Sockets: every student held a lab socket, whose live session the
+	// memory per student includes.
+	Sockets bool
 	// CPU is the server's CPU time from the first vote until every
 	// dashboard counted them all (0 when /metrics did not tell).
 	CPU time.Duration
@@ -99,8 +116,12 @@ func (r *ClassResult) Report(w io.Writer) {
 		fmt.Fprintf(w, "server CPU for the votes:   %.0f ms (%.2f ms a vote, rendering the dashboards and bars included)\n", msf(r.CPU), msf(r.CPU)/float64(max(1, r.Sent)))
 	}
 	if n := r.PerStudent(); n != 0 {
-		fmt.Fprintf(w, "server memory per student:  %.1f KB (live heap %+.1f MB, stacks %+.1f MB for %d students)\n", float64(n)/1024,
-			mb(r.MemJoined.Heap-r.MemBefore.Heap), mb(r.MemJoined.Stacks-r.MemBefore.Stacks), r.Students)
+		what := "the class alone: bars over event streams"
+		if r.Sockets {
+			what = "a lab socket each, its live session included"
+		}
+		fmt.Fprintf(w, "server memory per student:  %.1f KB (%s; live heap %+.1f MB, stacks %+.1f MB for %d students)\n", float64(n)/1024,
+			what, mb(r.MemJoined.Heap-r.MemBefore.Heap), mb(r.MemJoined.Stacks-r.MemBefore.Stacks), r.Students)
 	}
 	keys := make([]string, 0, len(r.Errors))
 	for k := range r.Errors {
@@ -151,7 +172,7 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 	transport := &http.Transport{MaxIdleConnsPerHost: 512, MaxConnsPerHost: 0}
 	defer transport.CloseIdleConnections()
 
-	res := &ClassResult{Errors: map[string]int{}, Students: cfg.Classes * cfg.Students}
+	res := &ClassResult{Errors: map[string]int{}, Students: cfg.Classes * cfg.Students, Sockets: cfg.Sockets}
 	if cfg.VoteAt == nil {
 		res.MemBefore = settledMem(ctx, base)
 	}
@@ -181,12 +202,22 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		return nil, err
 	}
 	defer func() {
+		if cfg.Until != nil {
+			select {
+			case <-cfg.Until:
+			case <-ctx.Done():
+			}
+		}
 		for _, c := range classes {
 			c.stop()
 		}
 	}()
 
-	if cfg.Bars {
+	if cfg.Sockets {
+		if err := openSockets(ctx, classes, sroot+"/labs/"+url.PathEscape(cfg.Lab)+"/ws"); err != nil {
+			return nil, err
+		}
+	} else if cfg.Bars {
 		for _, c := range classes {
 			for _, st := range c.students {
 				st.bar(c, sroot+"/class/events")
@@ -214,7 +245,13 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 				<-start
 				choice := cfg.Choices[i%len(cfg.Choices)]
 				sent := time.Now()
-				status, text := st.post(ctx, sroot+"/class/vote", url.Values{"round": {"1"}, "choice": {choice}})
+				var status int
+				var text string
+				if st.ws != nil {
+					status, text = st.voteOver(ctx, 1, choice)
+				} else {
+					status, text = st.post(ctx, sroot+"/class/vote", url.Values{"round": {"1"}, "choice": {choice}})
+				}
 				done := time.Now()
 				mu.Lock()
 				defer mu.Unlock()
@@ -357,10 +394,121 @@ func (c *loadClass) latencies() []time.Duration {
 	return out
 }
 
-// student is one browser: its own cookies and its own address.
+// student is one browser: its own cookies and its own address, and the
+// lab page's socket when it keeps one (ClassConfig.Sockets).
 type student struct {
 	client *http.Client
 	addr   string
+	ws     *websocket.Conn
+	voted  chan head // the answer to the socket's vote (id voteID)
+}
+
+// voteID is the id of a student's vote message on its socket.
+const voteID = 1
+
+// openSockets opens every student's lab socket with its cookies, a few
+// at a time, and reads each until its class's run ends.
+func openSockets(ctx context.Context, classes []*loadClass, u string) error {
+	u = "ws" + strings.TrimPrefix(u, "http")
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	errs := make(chan error, 1)
+	for _, c := range classes {
+		for _, st := range c.students {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				if err := st.dial(c.ctx, u); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return fmt.Errorf("a student's lab socket: %w", err)
+	default:
+		return ctx.Err()
+	}
+}
+
+// dial opens the student's lab socket and reads it until ctx ends: the
+// frames and class bars are discarded, the vote's answer is kept.
+func (s *student) dial(ctx context.Context, u string) error {
+	d := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 1024, EnableCompression: true, Jar: s.client.Jar}
+	conn, resp, err := d.DialContext(ctx, u, http.Header{"X-Forwarded-For": {s.addr}})
+	if err != nil {
+		if resp != nil {
+			return fmt.Errorf("%w: %s", err, resp.Status)
+		}
+		return err
+	}
+	s.ws, s.voted = conn, make(chan head, 1)
+	context.AfterFunc(ctx, func() { conn.Close() })
+	go func() {
+		var b [64]byte
+		for {
+			_, r, err := conn.NextReader()
+			if err != nil {
+				close(s.voted)
+				return
+			}
+			n, _ := io.ReadFull(r, b[:])
+			h := parseHead(b[:n])
+			if h.id == voteID {
+				if h.typ == "error" {
+					rest, _ := io.ReadAll(io.LimitReader(r, 4096))
+					h.err = errorText(append(b[:n:n], rest...))
+				}
+				select {
+				case s.voted <- h:
+				default:
+				}
+			}
+			io.Copy(io.Discard, r)
+		}
+	}()
+	return nil
+}
+
+// voteOver sends the student's vote over its socket and waits for the
+// answer: 204 for "voted", as the form's answer, else 0 and why.
+func (s *student) voteOver(ctx context.Context, round int64, choice string) (int, string) {
+	msg := fmt.Sprintf(`{"id":%d,"type":"vote","round":%d,"choice":%q}`, voteID, round, choice)
+	s.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if err := s.ws.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
+		return 0, err.Error()
+	}
+	select {
+	case h, ok := <-s.voted:
+		switch {
+		case !ok:
+			return 0, "the socket closed"
+		case h.typ == "voted":
+			return http.StatusNoContent, ""
+		default:
+			return 0, h.typ + " " + h.err
+		}
+	case <-ctx.Done():
+		return 0, ctx.Err().Error()
+	case <-time.After(30 * time.Second):
+		return 0, "no answer in 30 s"
+	}
+}
+
+// errorText is an error message's text.
+func errorText(b []byte) string {
+	var m struct {
+		Error string `json:"error"`
+	}
+	json.Unmarshal(b, &m)
+	return m.Error
 }
 
 func newStudent(t *http.Transport) *student {

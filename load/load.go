@@ -613,6 +613,7 @@ func (s *session) close() {
 type head struct {
 	typ string
 	id  int64
+	err string // an error's text, where it was read (class votes)
 }
 
 func parseHead(b []byte) head {

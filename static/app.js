@@ -290,6 +290,11 @@ function startLab(root) {
   }
 
   function answered(m) {
+    const vote = m.id && sent.get(m.id)?.msg;
+    if (vote?.type === "vote" && !(m.type === "error" && m.retry > 0)) {
+      sent.delete(m.id);
+      return saidVote(vote.round, m.type === "voted" ? fromHTML(m.html) : m.error);
+    }
     if (m.type === "error" && m.retry > 0 && resend(m)) {
       // Over the work budget: the server says when to ask again.
     } else if (m.type === "error") errBox.textContent = m.error;
@@ -362,6 +367,9 @@ function startLab(root) {
   }
 
   function doCmd(cmd) { return send({ type: "do", cmd }); }
+  // A class vote goes over this socket while it is open (class mode): the
+  // answer, "voted" or an error, comes back with the vote's id.
+  labVote = (round, choice) => send({ type: "vote", round: Number(round), choice });
 
   // A control shows at once that it was pressed, before the server's
   // answer comes (on a slow network or a busy phone, a while later); the
@@ -608,6 +616,24 @@ function barStream(on) {
   });
 }
 
+// labVote sends a class vote over the lab's socket; it returns false
+// when there is none (a page without a live world, a socket closed).
+let labVote = () => false;
+
+// saidVote shows what the answer to a vote says: kept, or why not. The
+// class's bar may have come meanwhile, in place of the form sent.
+function saidVote(round, text) {
+  const said = document.querySelector(`#classbar form.cb-vote[data-round="${CSS.escape(String(round))}"] .cb-said`);
+  if (said) said.textContent = text;
+}
+
+// fromHTML is the text that markup shows.
+function fromHTML(html) {
+  const t = document.createElement("template");
+  t.innerHTML = html || "";
+  return t.content.textContent;
+}
+
 function followClass() {
   if (!document.getElementById("lab") && !document.getElementById("pair")) barStream(true);
   const teach = document.getElementById("teach");
@@ -625,13 +651,13 @@ function followClass() {
     if (!f) return;
     e.preventDefault();
     const body = new URLSearchParams(new FormData(f));
+    // On a lab page the vote goes over its socket, already open.
+    if (body.get("choice") && labVote(body.get("round"), body.get("choice"))) return;
     body.set("bar", "1");
     try {
       const r = await fetch(f.action, { method: "POST", body, headers: { Accept: "application/json" } });
       const j = await r.json().catch(() => ({}));
-      // The class's bar may have come meanwhile, in place of f.
-      const said = document.querySelector(`#classbar form.cb-vote[data-round="${CSS.escape(f.dataset.round)}"] .cb-said`);
-      if (said) said.textContent = (r.ok ? j.said : j.error) || r.statusText;
+      saidVote(f.dataset.round, (r.ok ? j.said : j.error) || r.statusText);
     } catch {
       f.submit();
     }

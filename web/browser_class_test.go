@@ -156,13 +156,21 @@ func TestBrowserClass(t *testing.T) {
 	}
 	vote := func(s student, choice string) {
 		t.Helper()
+		// A lab page votes over its socket: the form is never posted.
+		if _, err := chromedp.Run(s.ctx, chromedp.Evaluate[int](`window.votePosts = 0; if (!window.countedFetch) { window.countedFetch = fetch; window.fetch = (u, o) => { if (String(u).includes("/class/vote")) window.votePosts++; return window.countedFetch(u, o); }; } 0`)); err != nil {
+			t.Fatal(err)
+		}
 		if err := chromedp.Do(s.ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#classbar input[name=choice][value=%q]`, choice)))); err != nil {
 			t.Fatal(err)
 		}
 		if err := chromedp.Do(s.ctx, chromedp.Click(chromedp.CSS(`#classbar form.cb-vote button`))); err != nil {
 			t.Fatal(err)
 		}
-		waitJS(t, s.ctx, "the bar saying the vote was saved", `document.querySelector("#classbar .cb-said").textContent.trim() !== ""`)
+		letter := map[string]string{"rejected": "A", "overwrites": "B"}[choice]
+		waitJS(t, s.ctx, "the bar saying which choice was saved", fmt.Sprintf(`document.querySelector("#classbar .cb-said").textContent.includes(": %s.")`, letter))
+		if posts, err := chromedp.Run(s.ctx, chromedp.Evaluate[int](`window.votePosts`)); err != nil || posts != 0 {
+			t.Errorf("a vote from the lab page posted the form %d times (%v), want it over the socket", posts, err)
+		}
 	}
 	counts := func(ctx context.Context, n int, want string) string {
 		return fmt.Sprintf(`[...document.querySelectorAll('#teach-live .dist[data-n="%d"] .tally-row')].map(r => r.dataset.choice + "=" + r.dataset.count).join(" ") === %q`, n, want)

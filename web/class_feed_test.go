@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
@@ -201,4 +202,54 @@ func TestClassFeedMemoryPerSocket(t *testing.T) {
 		stop()
 	}
 	runtime.KeepAlive(conns)
+}
+
+// TestClassVoteOverSocket: a lab page votes over the socket it holds
+// open (a "vote" message): the answer, "voted", says in the page's
+// language which choice was kept, and the dashboard counts it; a choice
+// that is not one, a closed round and a page in no class are refused in
+// the page's language; the socket still plays its lab.
+func TestClassVoteOverSocket(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "id", "Soket")
+	openVote(teacher, teach, "w1-w2", "storage-checks")
+	student := newClient(t, base)
+	student.post("/id/join", url.Values{"code": {code}})
+	_, page := student.get("/id/labs/w1-w2")
+	m := regexp.MustCompile(`name="round" value="(\d+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no open vote in the bar")
+	}
+	round, _ := strconv.ParseInt(m[1], 10, 64)
+	ws := dialAs(t, student, "/id/labs/w1-w2/ws")
+
+	r := ws.call(live.ClientMsg{Type: "vote", Round: round, Choice: "overwrites"})
+	if r.Type != "voted" || !strings.HasPrefix(r.HTML, "Jawabanmu tersimpan: B.") {
+		t.Fatalf("a vote over the socket: %s %q %q", r.Type, r.HTML, r.Error)
+	}
+	if _, dash := teacher.get(teach); !strings.Contains(dash, `data-choice="overwrites" data-count="1"`) {
+		t.Errorf("the dashboard does not count the socket's vote:\n%s", clipText(dash[strings.Index(dash, `id="teach-live"`):]))
+	}
+	// Voting again changes the answer: still one voter.
+	if r := ws.call(live.ClientMsg{Type: "vote", Round: round, Choice: "rejected"}); r.Type != "voted" || !strings.Contains(r.HTML, ": A.") {
+		t.Errorf("a second vote: %s %q %q", r.Type, r.HTML, r.Error)
+	}
+	if _, dash := teacher.get(teach); !strings.Contains(dash, `data-choice="rejected" data-count="1"`) || !strings.Contains(dash, `data-choice="overwrites" data-count="0"`) {
+		t.Error("the dashboard does not show the changed answer")
+	}
+	if r := ws.call(live.ClientMsg{Type: "vote", Round: round, Choice: "nonsense"}); r.Type != "error" || !strings.Contains(r.Error, "Pilihan itu tidak ada") {
+		t.Errorf("a choice that is not one: %s %q", r.Type, r.Error)
+	}
+	if r := ws.call(live.ClientMsg{Type: "vote", Round: round + 100, Choice: "rejected"}); r.Type != "error" || !strings.Contains(r.Error, "sudah ditutup") {
+		t.Errorf("a round that is not one: %s %q", r.Type, r.Error)
+	}
+	// A page in no class.
+	outsider := dialLab(t, base, "/en/labs/w1-w2/ws")
+	if r := outsider.call(live.ClientMsg{Type: "vote", Round: round, Choice: "rejected"}); r.Type != "error" || r.Error != "You have not joined this class." {
+		t.Errorf("a vote from a page in no class: %s %q", r.Type, r.Error)
+	}
+	if r := ws.do("until 4s"); r.Type != "ack" {
+		t.Fatal(r.Type)
+	}
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -95,9 +96,10 @@ func (s *Server) classVote(c echo.Context) error {
 	if err != nil {
 		return classAnswer(c, classErr(lang, class.ErrNoRound, code))
 	}
+	var choices []string
 	cl, err := s.classes.ByCode(ctx, code)
 	if err == nil {
-		err = s.classes.Vote(ctx, cl.ID, id, round, c.FormValue("choice"))
+		choices, err = s.classes.Cast(ctx, cl.ID, id, round, c.FormValue("choice"))
 	}
 	if err != nil {
 		return classAnswer(c, classErr(lang, err, code))
@@ -105,20 +107,38 @@ func (s *Server) classVote(c echo.Context) error {
 	if c.FormValue("bar") == "1" {
 		// The page's script: the words that say the vote was kept; the
 		// rest of the bar is the class's and comes from its feed.
-		said := ""
-		if all, err := s.classes.Rounds(ctx, cl.ID); err == nil {
-			for _, t := range all {
-				if t.Round.ID == round {
-					said = voteSaid(lang, t.Round.Choices, c.FormValue("choice"))
-				}
-			}
-		}
-		return c.JSON(http.StatusOK, map[string]string{"said": said})
+		return c.JSON(http.StatusOK, map[string]string{"said": voteSaid(lang, choices, c.FormValue("choice"))})
 	}
 	if wantsJSON(c) {
 		return c.NoContent(http.StatusNoContent)
 	}
 	return c.Redirect(http.StatusSeeOther, s.localBack(lang, c.FormValue("back")))
+}
+
+// classVoter takes the votes a student's lab page sends over its socket
+// (live.Voter): a lecture room's votes come over the connections its
+// pages hold, not as a request each. The class is the one the student was
+// in when the socket opened; a class ended since refuses the vote.
+type classVoter struct {
+	s    *Server
+	m    *classmate
+	lang string
+}
+
+// voteWait bounds how long a socket's vote waits for the store.
+const voteWait = 10 * time.Second
+
+func (v *classVoter) Vote(round int64, choice string) (string, error) {
+	ctx, cancel := context.WithTimeout(v.s.ctx, voteWait)
+	defer cancel()
+	choices, err := v.s.classes.Cast(ctx, v.m.classID, v.m.studentID, round, choice)
+	if err != nil {
+		if e := classErr(v.lang, err, v.m.code); e != err {
+			return "", e
+		}
+		return "", &pageError{status: http.StatusServiceUnavailable, lang: v.lang, key: "class.unavailable"}
+	}
+	return voteSaid(v.lang, choices, choice), nil
 }
 
 // wantsJSON: the page's script (or a load generator) sent the form and

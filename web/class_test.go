@@ -346,6 +346,14 @@ func TestClassStoreDown(t *testing.T) {
 	if st != http.StatusServiceUnavailable || !strings.Contains(body, "tidak bisa disimpan") {
 		t.Errorf("a vote with the store down: %d %s", st, body)
 	}
+	// From the lab page's socket: the same words, and the lab plays on.
+	ws := dialAs(t, s, "/id/labs/w1-w2/ws")
+	if r := ws.call(live.ClientMsg{Type: "vote", Round: 1, Choice: "rejected"}); r.Type != "error" || !strings.Contains(r.Error, "tidak bisa disimpan") {
+		t.Errorf("a vote over the socket with the store down: %s %q", r.Type, r.Error)
+	}
+	if r := ws.do("until 6s"); r.Type != "ack" {
+		t.Errorf("the lab after the vote: %s", r.Type)
+	}
 }
 
 // TestClassCreateLimit: one client address opens at most classesPerHour

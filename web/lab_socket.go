@@ -195,6 +195,7 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 	m := s.classmateOf(c.Request())
 	if m != nil {
 		l.Observe(&classObserver{s: s, m: m, lab: lab})
+		l.Votes(&classVoter{s: s, m: m, lang: lang})
 	}
 	start := time.Now()
 	err := open(l)

@@ -521,6 +521,11 @@ func (e *pageError) Error() string {
 	return T(e.lang, e.key)
 }
 
+// Key and Args make a pageError Readable (catalog.Error): a live socket
+// says it in the page's language as a page would.
+func (e *pageError) Key() string { return e.key }
+func (e *pageError) Args() []any { return e.args }
+
 func notFound(lang string) error {
 	return &pageError{status: http.StatusNotFound, lang: lang, key: "error.notfound"}
 }

@@ -29,8 +29,9 @@ connection cap.
 
 With --class-students N it runs class mode instead: --classes classes of N
 students, each class with its dashboard's event stream open and a vote
-opened on the first question of --lab, every student voting in the same
-second; it prints the votes recorded and the vote-to-dashboard latency.
+opened on the first question of --lab, every student on the lab's page
+(its socket open) voting in the same second; it prints the votes recorded
+and the vote-to-dashboard latency.
 With --sessions given too, the classes vote while the sessions play.`)
 	var cfg load.Config
 	fl.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server, on a loopback address")
@@ -48,7 +49,8 @@ With --sessions given too, the classes vote while the sessions play.`)
 	var cc load.ClassConfig
 	fl.IntVar(&cc.Students, "class-students", 0, fmt.Sprintf("students per class in a run of class mode (at most %d)", load.MaxClassStudents))
 	fl.StringVar(&cc.StudentURL, "student-url", "", "in a run of class mode, another replica (on the same --database) where the students join and vote, the dashboards staying on --url")
-	fl.BoolVar(&cc.Bars, "class-bars", true, "in a run of class mode, every student keeps the class bar's stream open, as their pages do")
+	fl.BoolVar(&cc.Sockets, "class-sockets", true, "in a run of class mode, every student is on the class's lab page: keeps its socket open, hears the class bar and votes over it; false: votes with the form, as a page without a live world does")
+	fl.BoolVar(&cc.Bars, "class-bars", true, "in a run of class mode with --class-sockets=false, every student keeps the class bar's stream open, as such a page does")
 	fl.IntVar(&cc.Classes, "classes", 1, fmt.Sprintf("classes in a run of class mode (at most %d)", load.MaxClasses))
 	pos, code, ok := fl.parse(args, stdout, stderr)
 	if !ok {
@@ -67,14 +69,18 @@ With --sessions given too, the classes vote while the sessions play.`)
 		if !fl.given("sessions") {
 			return classLoad(ctx, cc, stdout, stderr)
 		}
-		// The classes open and join while the sessions open, and vote a
-		// third into the hold, while the sessions play.
-		vote := make(chan struct{})
-		cc.VoteAt = vote
+		// The classes open and join while the sessions open, vote a third
+		// into the hold, while the sessions play, and stay until the
+		// sessions have played (students do not all leave at once).
+		vote, until := make(chan struct{}), make(chan struct{})
+		cc.VoteAt, cc.Until = vote, until
 		cfg.Holding = func() { time.AfterFunc(cfg.Hold/3, func() { close(vote) }) }
 		done := make(chan int, 1)
 		go func() { done <- classLoad(ctx, cc, stdout, stderr) }()
-		defer func() { <-done }()
+		defer func() {
+			close(until)
+			<-done
+		}()
 	}
 	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
 	if cfg.Idle > 0 {
