@@ -3,6 +3,7 @@ package draw
 import (
 	"context"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -65,6 +66,7 @@ type Diagram struct {
 
 	// What a live frame needs to lay out only what is new (layout).
 	inPlace bool          // the marks and messages were prev's, kept in place
+	tmp     []byte        // room for a mark's words, to measure them
 	changes layoutChanges // then, what changed among them
 	world   *engine.World
 	scale   dScale
@@ -119,6 +121,28 @@ type dMark struct {
 	X, Y      int32
 	Look      markLook
 	Highlight bool
+	// LabelW is how wide the mark's words are drawn, in pairs of units
+	// (0: it has none; a byte keeps a mark in 16 bytes); Hidden, that they
+	// are left out (hideLabels). The mark's title still says it all.
+	LabelW uint8
+	Hidden bool
+}
+
+// labelW is how wide the mark's words are drawn.
+func (m dMark) labelW() int32 { return 2 * int32(m.LabelW) }
+
+// labelGap is the least room between two marks' words in one row.
+const labelGap = 8
+
+// labelX is where a mark's words begin, from the mark's x.
+func (m dMark) labelX() int32 {
+	switch m.Shape() {
+	case "grant":
+		return m.X + 8
+	case "write":
+		return m.X + 7
+	}
+	return m.X + 10
 }
 
 // markLook is a mark's shape and class.
@@ -530,10 +554,74 @@ func (d *Diagram) layEvents(events []engine.Event, first int, prev *Diagram, nw 
 			d.Marks = append(d.Marks, mk)
 		}
 	}
+	d.hideLabels()
 	d.drawn = len(events)
 	if len(events) > 0 {
 		d.lastEv = events[len(events)-1]
 	}
+}
+
+// hideLabels leaves out the words of a mark that would run into those of
+// the mark before it in its row, or over the next mark of its row (twelve
+// grants at once in renew-load's coordinator row read "1234…", H's
+// writes in margin-budget "da■a 4"): such words are only in the mark's
+// title. The story's words stand whatever is near: a deciding event
+// (highlighted), a write that did harm, one the storage blocked. A mark's
+// words depend on the marks of its row around it, which a whole layout
+// and a frame's have alike; a kept mark whose words come or go (a mark
+// came after it, or one before it slid out) is drawn again.
+func (d *Diagram) hideLabels() {
+	type row struct{ y, end int32 }
+	var rows [16]row
+	n := 0
+	ch := &d.changes
+	for j := range d.Marks {
+		m := &d.Marks[j]
+		if m.LabelW == 0 {
+			continue
+		}
+		r := -1
+		for k := range n {
+			if rows[k].y == m.Y {
+				r = k
+				break
+			}
+		}
+		if r < 0 && n < len(rows) {
+			r, n = n, n+1
+			rows[r] = row{y: m.Y, end: -1 << 30}
+		}
+		end := m.labelX() + m.labelW()
+		key := m.Highlight || m.Look == lookHarm || m.Look == lookBlocked
+		hide := r >= 0 && !key && (m.labelX() < rows[r].end+labelGap || d.covers(j, end+2))
+		if !hide && r >= 0 {
+			rows[r].end = end
+		}
+		if hide != m.Hidden {
+			m.Hidden = hide
+			if d.inPlace && j < ch.newMarks && !slices.Contains(ch.swapped, j) {
+				ch.swapped = append(ch.swapped, j)
+			}
+		}
+	}
+}
+
+// covers reports whether words of mark j reaching to x would lie over a
+// later mark of its row: one right of it, whose shape (reaching 7 to its
+// left) words would hide; a tick, a thin line, shows through them, and a
+// mark at the same time is under the mark, not its words. Marks are in
+// time order, so the search ends at x.
+func (d *Diagram) covers(j int, x int32) bool {
+	m := d.Marks[j]
+	for _, o := range d.Marks[j+1:] {
+		if o.X-7 >= x {
+			return false
+		}
+		if o.Y == m.Y && o.X > m.X+3 && o.Shape() != "tick" {
+			return true
+		}
+	}
+	return false
 }
 
 // keepPrev takes over prev's marks and messages in place, not copied: a
@@ -739,6 +827,10 @@ func (d *Diagram) markOf(i int, events []engine.Event, harm map[int]bool, nw int
 	mk.Y = int32(d.Lanes[li].Mid)
 	if e.Node >= 0 && e.Kind != engine.KindViolation {
 		mk.Y = int32(d.Lanes[li].Y + d.Lanes[li].H - 12) // under the two lease rows
+	}
+	if hasLabel(mk.Shape()) {
+		d.tmp = appendMarkLabel(d.tmp[:0], d, mk, e)
+		mk.LabelW = uint8(min((labelWidth(d.tmp)+1)/2, 255))
 	}
 	return mk, true
 }

@@ -224,29 +224,66 @@ func (w *Markup) labelAt(x, y int) {
 
 func (w *Markup) labelEnd() { w.s("</text>") }
 
-// markLabel writes the words of mark m, of event e, at x, y: a token, and
-// what became of a write.
+// markLabel writes the words of mark m, of event e, at x, y, unless they
+// are hidden (hideLabels).
 func (w *Markup) markLabel(d *Diagram, m dMark, e engine.Event, x, y int) {
+	if m.Hidden {
+		return
+	}
 	w.labelAt(x, y)
+	w.B = appendMarkLabel(w.B, d, m, e)
+	w.labelEnd()
+}
+
+// hasLabel says whether a mark of this shape has words beside it.
+func hasLabel(shape string) bool {
+	switch shape {
+	case "ok", "blocked", "harm", "grant", "write":
+		return true
+	}
+	return false
+}
+
+// appendMarkLabel appends the words of mark m, of event e, escaped: a
+// token, and what became of a write.
+func appendMarkLabel(b []byte, d *Diagram, m dMark, e engine.Event) []byte {
 	switch m.Look {
 	case lookWrite:
-		w.esc(labs.ObjectName(d.world.Names(), e.Key, d.Lang))
-		w.s(" ")
+		b = appendEsc(b, labs.ObjectName(d.world.Names(), e.Key, d.Lang))
+		b = append(b, ' ')
 	}
-	w.B = strconv.AppendInt(w.B, e.Token, 10)
+	b = strconv.AppendInt(b, e.Token, 10)
 	switch m.Look {
 	case lookHarm:
-		w.s(" ")
-		w.esc(catalog.T(d.Lang, "diagram.harm"))
+		b = append(b, ' ')
+		b = appendEsc(b, catalog.T(d.Lang, "diagram.harm"))
 	case lookBlocked:
 		if e.Reason() == engine.ReasonStaleToken {
-			w.s("&lt;")
-			w.B = strconv.AppendInt(w.B, e.Value, 10)
+			b = append(b, "&lt;"...)
+			b = strconv.AppendInt(b, e.Value, 10)
 		}
-		w.s(" ")
-		w.esc(catalog.T(d.Lang, "diagram.blocked"))
+		b = append(b, ' ')
+		b = appendEsc(b, catalog.T(d.Lang, "diagram.blocked"))
 	}
-	w.labelEnd()
+	return b
+}
+
+// labelWidth is about how wide escaped words are drawn in a mark's type
+// (.mlabel, 14 px bold): 8 a character, an entity one.
+func labelWidth(b []byte) int {
+	n := 0
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '&':
+			for i < len(b) && b[i] != ';' {
+				i++
+			}
+			n++
+		case c < 0x80 || c >= 0xC0: // a rune's first byte
+			n++
+		}
+	}
+	return 8 * n
 }
 
 // path appends a path whose d is "M x,y" and the rest.
@@ -467,10 +504,15 @@ func (w *Markup) now(d *Diagram) {
 }
 
 // nowText writes the "now" label's words.
+// The time is a tspan of its own (id-nowat), which a live frame changes
+// alone.
 func (w *Markup) nowText(d *Diagram) {
 	w.esc(catalog.T(d.Lang, "diagram.now"))
-	w.s(" ")
+	w.s(` <tspan id="`)
+	w.esc(d.ID)
+	w.s(`-nowat">`)
 	w.B = catalog.AppendTime(w.B, d.Lang, d.Now.At) // a time's text needs no escaping
+	w.s("</tspan>")
 }
 
 // sessionCmd writes command i of a session's list, in words.

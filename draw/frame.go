@@ -31,6 +31,20 @@ import (
 type Edits struct {
 	Markup // the texts
 	Ops    []Op
+
+	// Clock, when it spans text, is the world's time as the page writes
+	// it: the page puts it into the status's clock (#now) and the live
+	// picture's "now" label (#live-nowat) itself, and the edits hold no
+	// text op for either. ClockAt is the time it says.
+	Clock   Span
+	ClockAt engine.Time
+	// NowX, when Moved, is where the live picture's "now" line went: the
+	// page moves the line (#live-nowline) and the box's focus (#live-box)
+	// there itself, with no attr op for either. Most play frames change
+	// nothing else but the last command's words, so a frame on the wire is
+	// a few dozen bytes of these instead of four ops.
+	NowX  int
+	Moved bool
 }
 
 // MaxPooled is the largest buffer kept for another picture or frame: a
@@ -80,6 +94,7 @@ func (e *Edits) Reset() {
 		e.Markup = Markup{}
 	}
 	e.B, e.tmp, e.Ops = e.B[:0], e.tmp[:0], e.Ops[:0]
+	e.Clock, e.ClockAt, e.NowX, e.Moved = Span{}, 0, 0, false
 }
 
 // At is where the next text begins.
@@ -239,6 +254,11 @@ func (p *LivePage) Next(out *Edits, v *Live) error {
 	events := w.Events()
 	seen := p.d.drawn // events the page's picture has
 
+	// The time, which the page writes where it shows it.
+	at := out.At()
+	out.B = catalog.AppendTime(out.B, v.Lang, w.Now())
+	out.Clock, out.ClockAt = out.Since(at), w.Now()
+
 	// The picture: laid out anew into a pooled one, which the page's
 	// picture then goes back to.
 	d := LivePicture("live", w, v.Lang, p.d)
@@ -256,11 +276,7 @@ func (p *LivePage) Next(out *Edits, v *Live) error {
 	workers := w.AppendWorkers((*wsp)[:0])
 	*wsp = workers
 	if p.status.sameBut(w, d.outcome, workers) {
-		target := out.Str("now")
-		at := out.At()
-		out.B = catalog.AppendTime(out.B, v.Lang, w.Now())
-		out.Add(OpText, target, out.Since(at))
-		// A worker that acquired, lost, froze or thawed: its row.
+		// Its clock is out.Clock. A worker that acquired, lost, froze or thawed: its row.
 		for i := range workers {
 			if shown := &p.status.Workers[i]; !sameRow(shown, &workers[i]) {
 				at := out.At()
@@ -463,7 +479,8 @@ func Diff(out *Edits, a, b *Diagram) error {
 	if a.Now != b.Now {
 		nowOps(out, a, b)
 	}
-	if fx := b.FocusX(); fx != a.FocusX() {
+	// A page that moves the "now" line puts the box's focus on it.
+	if fx := b.FocusX(); fx != a.FocusX() && !(out.Moved && fx == out.NowX) || out.Moved && fx != out.NowX {
 		box := out.part(b, "box")
 		at := out.At()
 		out.i(fx)
@@ -499,7 +516,9 @@ func nowOps(out *Edits, a, b *Diagram) {
 		out.Add(OpReplace, target, out.Since(at))
 		return
 	}
-	if a.Now.X != b.Now.X {
+	if a.Now.X != b.Now.X && b.ID == "live" {
+		out.NowX, out.Moved = b.Now.X, true
+	} else if a.Now.X != b.Now.X {
 		target := out.part(b, "nowline")
 		at := out.At()
 		out.s("translate(")
@@ -507,10 +526,10 @@ func nowOps(out *Edits, a, b *Diagram) {
 		out.s(",0)")
 		out.SetAttr(target, "transform", out.Since(at))
 	}
-	if a.Now.At != b.Now.At {
-		target := out.part(b, "nowtext")
+	if a.Now.At != b.Now.At && !(b.ID == "live" && out.Clock.To > out.Clock.From && out.ClockAt == b.Now.At) {
+		target := out.part(b, "nowat")
 		at := out.At()
-		out.nowText(b)
+		out.B = catalog.AppendTime(out.B, b.Lang, b.Now.At)
 		out.Add(OpText, target, out.Since(at))
 	}
 }

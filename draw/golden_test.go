@@ -192,6 +192,12 @@ func golden(t *testing.T, course *labs.Course, c goldenCase) string {
 // writeEdits writes one frame's edits, an op a line.
 func writeEdits(b *strings.Builder, title string, e *Edits) {
 	fmt.Fprintf(b, "# %s\n", title)
+	if e.Moved {
+		fmt.Fprintf(b, "x %d\n", e.NowX)
+	}
+	if e.Clock.To > e.Clock.From {
+		fmt.Fprintf(b, "at %s\n", e.Text(e.Clock))
+	}
 	for _, o := range e.Ops {
 		fmt.Fprintf(b, "%s #%s", o.Kind, e.Text(o.Target))
 		if o.Kind == OpAttr {

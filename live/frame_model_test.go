@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,7 +67,18 @@ func (p *pageModel) apply(sent serverMsg) {
 	if m.Type == "error" {
 		t.Fatalf("frame error: %s", m.Error)
 	}
-	for _, o := range m.Ops {
+	// The time and the "now" line's place, which the page writes itself
+	// (static/app.js, clockOps), before the message's ops.
+	var ops []wireOp
+	if m.X != nil {
+		x := strconv.Itoa(*m.X)
+		ops = append(ops, wireOp{Op: "attr", Target: "live-nowline", Attr: "transform", HTML: "translate(" + x + ",0)"},
+			wireOp{Op: "attr", Target: "live-box", Attr: "data-focus", HTML: x})
+	}
+	if m.At != "" {
+		ops = append(ops, wireOp{Op: "text", Target: "now", HTML: m.At}, wireOp{Op: "text", Target: "live-nowat", HTML: m.At})
+	}
+	for _, o := range append(ops, m.Ops...) {
 		el := p.byID(o.Target)
 		if el == nil && o.Op == "replace" {
 			// A target the page has but this model has not seen yet.

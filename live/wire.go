@@ -90,9 +90,10 @@ func decodeClientMsg(data []byte) ClientMsg {
 // body (wire.go); appendMsg writes it as docs/protocol.md has it:
 //
 //	{"seq":1,"type":"frame","id":2,"ops":[...],"query":"...","now":"4s",
-//	 "playing":true,"error":"...","retry":1.5,"html":"..."}
+//	 "at":"4 s","x":120,"playing":true,"error":"...","retry":1.5,"html":"..."}
 //
-// with id, ops, query, now, error, retry and html left out when empty.
+// with id, ops, query, now, at, x, error, retry and html left out when
+// empty (x when the "now" line did not move).
 type serverMsg struct {
 	Seq     int64
 	Type    string // frame, ack, error, voted; a notice's own (notice.go)
@@ -114,10 +115,10 @@ type serverMsg struct {
 // A server message is encoded by hand, not through encoding/json: a play
 // frame is mostly markup, and reflection over serverMsg and op, with a
 // pass to escape each string, cost about a tenth of a loaded server's CPU.
-// The bytes are those encoding/json wrote with SetEscapeHTML(false), the
-// fields in serverMsg's order, its newline at the end included
-// (TestAppendMsgIsEncodingJSON and FuzzAppendMsg hold the two together),
-// so the wire format (docs/protocol.md) is unchanged.
+// The bytes are those encoding/json writes with SetEscapeHTML(false), the
+// fields in serverMsg's order and each op an array of strings, its
+// newline at the end included (TestAppendMsgIsEncodingJSON and
+// FuzzAppendMsg hold the two together), as docs/protocol.md has them.
 
 // outMsg is a message queued for the writer: encoded once, under the
 // session's lock, when its sequence number and play state are known
@@ -243,17 +244,7 @@ func appendMsg(b []byte, m *serverMsg) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"op":"`...)
-			b = append(b, o.Kind.String()...)
-			b = append(b, `","target":`...)
-			b = appendJSONString(b, body.Text(o.Target))
-			if o.Attr.To > o.Attr.From {
-				b = append(b, `,"attr":`...)
-				b = appendJSONString(b, body.Text(o.Attr))
-			}
-			b = append(b, `,"html":`...)
-			b = appendJSONString(b, body.Text(o.HTML))
-			b = append(b, '}')
+			b = appendOp(b, &body.Edits, o)
 		}
 		b = append(b, ']')
 	}
@@ -264,6 +255,14 @@ func appendMsg(b []byte, m *serverMsg) []byte {
 	if now := body.Text(body.clock); len(now) > 0 {
 		b = append(b, `,"now":`...)
 		b = appendJSONString(b, now)
+	}
+	if at := body.Text(body.Clock); len(at) > 0 {
+		b = append(b, `,"at":`...)
+		b = appendJSONString(b, at)
+	}
+	if body.Moved {
+		b = append(b, `,"x":`...)
+		b = strconv.AppendInt(b, int64(body.NowX), 10)
 	}
 	b = append(b, `,"playing":`...)
 	b = strconv.AppendBool(b, m.Playing)
@@ -283,6 +282,25 @@ func appendMsg(b []byte, m *serverMsg) []byte {
 		b = append(b, m.html...)
 	}
 	return append(b, "}\n"...)
+}
+
+// appendOp appends one op as an array, ["op","target","html","attr"]:
+// the attribute only on attr, the html left out of remove (and of a
+// swap to nothing). Named fields cost a play frame a fifth of its bytes.
+func appendOp(b []byte, e *draw.Edits, o draw.Op) []byte {
+	b = append(b, `["`...)
+	b = append(b, o.Kind.String()...)
+	b = append(b, `",`...)
+	b = appendJSONString(b, e.Text(o.Target))
+	if o.HTML.To > o.HTML.From || o.Attr.To > o.Attr.From || o.Kind != draw.OpRemove {
+		b = append(b, ',')
+		b = appendJSONString(b, e.Text(o.HTML))
+	}
+	if o.Attr.To > o.Attr.From {
+		b = append(b, ',')
+		b = appendJSONString(b, e.Text(o.Attr))
+	}
+	return append(b, ']')
 }
 
 // noBody is the body of a message without one: no ops, no query, no time.

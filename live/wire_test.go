@@ -3,6 +3,7 @@ package live
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"leaselab/draw"
 	"math"
 	"slices"
@@ -20,17 +21,46 @@ type wireMsg struct {
 	Ops     []wireOp `json:"ops,omitempty"`
 	Query   string   `json:"query,omitempty"`
 	Now     string   `json:"now,omitempty"`
+	At      string   `json:"at,omitempty"`
+	X       *int     `json:"x,omitempty"`
 	Playing bool     `json:"playing"`
 	Error   string   `json:"error,omitempty"`
 	Retry   float64  `json:"retry,omitempty"`
 	HTML    string   `json:"html,omitempty"`
 }
 
+// wireOp is an op; on the wire an array: ["op","target","html","attr"],
+// the attribute only on attr, the html left out of a remove.
 type wireOp struct {
-	Op     string `json:"op"`
-	Target string `json:"target"`
-	Attr   string `json:"attr,omitempty"`
-	HTML   string `json:"html"`
+	Op, Target, Attr, HTML string
+}
+
+func (o wireOp) MarshalJSON() ([]byte, error) {
+	a := []string{o.Op, o.Target}
+	if o.HTML != "" || o.Attr != "" || o.Op != "remove" {
+		a = append(a, o.HTML)
+	}
+	if o.Attr != "" {
+		a = append(a, o.Attr)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(a)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+}
+
+func (o *wireOp) UnmarshalJSON(data []byte) error {
+	var a []string
+	if err := json.Unmarshal(data, &a); err != nil {
+		return err
+	}
+	if len(a) < 2 || len(a) > 4 {
+		return fmt.Errorf("an op of %d parts: %s", len(a), data)
+	}
+	a = append(a, "", "")
+	*o = wireOp{Op: a[0], Target: a[1], HTML: a[2], Attr: a[3]}
+	return nil
 }
 
 // jsonOf is w as encoding/json encodes it, HTML unescaped: the bytes the
@@ -56,7 +86,7 @@ func msgOf(w *wireMsg) serverMsg {
 	if w.HTML != "" {
 		m.html = NewNotice(w.Type, w.HTML).html
 	}
-	if len(w.Ops) == 0 && w.Query == "" && w.Now == "" {
+	if len(w.Ops) == 0 && w.Query == "" && w.Now == "" && w.At == "" && w.X == nil {
 		return m
 	}
 	b := m.body()
@@ -75,6 +105,10 @@ func msgOf(w *wireMsg) serverMsg {
 	}
 	b.query = b.Str(w.Query)
 	b.clock = b.Str(w.Now)
+	b.Clock = b.Str(w.At)
+	if w.X != nil {
+		b.NowX, b.Moved = *w.X, true
+	}
 	return m
 }
 
@@ -120,6 +154,9 @@ func TestAppendMsgIsEncodingJSON(t *testing.T) {
 		{Type: "frame", Error: "\x00\x01\x07\b\t\n\v\f\r\x1b\x1f", Now: "Ω → ≤ 日本 😀"},
 		{Type: "frame", Error: "line\u2028para\u2029end", Query: "\xff\xfe x \xc3 \xe2\x80 \xed\xa0\x80 \xf4\x90\x80\x80"},
 		{Type: "frame", Error: "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa"},
+		{Seq: 9, Type: "frame", Now: "5.2s", At: "5,2 dtk", X: new(254), Playing: true},
+		{Seq: 10, Type: "frame", At: "1 m 5 s", X: new(0)},
+		{Seq: 11, Type: "frame", X: new(-3)},
 		{Seq: 8, Type: "class", HTML: "<aside id=\"classbar\">A. \u2028 \xff \\ </aside>"},
 	} {
 		sameAsJSON(t, &w)
@@ -136,7 +173,10 @@ func FuzzAppendMsg(f *testing.F) {
 		if math.IsNaN(retry) || math.IsInf(retry, 0) {
 			return // encoding/json refuses them; appendMsg leaves them out
 		}
-		w := wireMsg{Seq: seq, Type: typ, ID: id, Query: query, Now: now, Playing: playing, Error: errText, Retry: retry}
+		w := wireMsg{Seq: seq, Type: typ, ID: id, Query: query, Now: now, At: now, Playing: playing, Error: errText, Retry: retry}
+		if playing {
+			w.X = new(int(seq))
+		}
 		if opName != "" {
 			w.Ops = []wireOp{{Op: opKinds[len(opName)%len(opKinds)].String(), Target: target, Attr: attr, HTML: html}, {Op: "remove", Target: html}}
 		}
@@ -205,5 +245,20 @@ func TestSentMessagesKeepBoundedRoom(t *testing.T) {
 	o.free()
 	if o := newOutMsg(big); cap(o.b) < big.sizeGuess() || cap(o.b) > largeMsg {
 		t.Errorf("the kept large buffer has %d bytes", cap(o.b))
+	}
+}
+
+// An op goes as an array (docs/protocol.md): what it does, its target,
+// its markup or text, and only on attr the attribute; a remove is two.
+func TestOpsAreArrays(t *testing.T) {
+	m := msgOf(&wireMsg{Seq: 3, Type: "frame", At: "5,2 dtk", X: new(254), Playing: true, Ops: []wireOp{
+		{Op: "text", Target: "cmd-0", HTML: "maju 5,2 dtk"},
+		{Op: "attr", Target: "live-plot", Attr: "transform", HTML: "translate(-12,0)"},
+		{Op: "remove", Target: "live-g12"},
+		{Op: "append", Target: "live-marks", HTML: `<g class="mk"></g>`},
+	}})
+	want := `{"seq":3,"type":"frame","ops":[["text","cmd-0","maju 5,2 dtk"],["attr","live-plot","translate(-12,0)","transform"],["remove","live-g12"],["append","live-marks","<g class=\"mk\"></g>"]],"at":"5,2 dtk","x":254,"playing":true}` + "\n"
+	if got := string(appendMsg(nil, &m)); got != want {
+		t.Errorf("encoded\n%s\nwant\n%s", got, want)
 	}
 }

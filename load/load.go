@@ -211,14 +211,15 @@ var workerAttr = regexp.MustCompile(`data-worker="([^"]+)"`)
 // workers a frame names (its one worker twice when it has one).
 func labControls(frame []byte) []string {
 	var m struct {
-		Ops []struct {
-			HTML string `json:"html"`
-		} `json:"ops"`
+		Ops [][]string `json:"ops"` // ["op","target","html","attr"]
 	}
 	var workers []string
 	if json.Unmarshal(frame, &m) == nil {
 		for _, o := range m.Ops {
-			for _, w := range workerAttr.FindAllStringSubmatch(o.HTML, -1) {
+			if len(o) < 3 {
+				continue
+			}
+			for _, w := range workerAttr.FindAllStringSubmatch(o[2], -1) {
 				if !slices.Contains(workers, w[1]) {
 					workers = append(workers, w[1])
 				}

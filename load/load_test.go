@@ -104,9 +104,9 @@ func TestParseStatCPU(t *testing.T) {
 
 func TestParseHead(t *testing.T) {
 	for in, want := range map[string]head{
-		`{"seq":3,"type":"ack","id":17,"ops":[{"op":"replace"`: {typ: "ack", id: 17},
-		`{"seq":4,"type":"frame","ops":[`:                      {typ: "frame"},
-		`{"seq":5,"type":"error","id":2,"error":"x"}`:          {typ: "error", id: 2},
+		`{"seq":3,"type":"ack","id":17,"ops":[["replace"`: {typ: "ack", id: 17},
+		`{"seq":4,"type":"frame","ops":[`:                 {typ: "frame"},
+		`{"seq":5,"type":"error","id":2,"error":"x"}`:     {typ: "error", id: 2},
 	} {
 		if got := parseHead([]byte(in)); got != want {
 			t.Errorf("%s: %+v, want %+v", in, got, want)
@@ -115,7 +115,7 @@ func TestParseHead(t *testing.T) {
 }
 
 func TestLabControlsNameTheLabsWorkers(t *testing.T) {
-	frame := []byte(`{"seq":1,"type":"frame","ops":[{"op":"replace","target":"status","html":"<div data-worker=\"A\" data-frozen=\"false\"></div><div data-worker=\"B\"></div><div data-worker=\"C\"></div>"}]}`)
+	frame := []byte(`{"seq":1,"type":"frame","ops":[["replace","status","<div data-worker=\"A\" data-frozen=\"false\"></div><div data-worker=\"B\"></div><div data-worker=\"C\"></div>"]]}`)
 	got := strings.Join(labControls(frame), "|")
 	for _, want := range []string{"freeze A for=5s", "thaw A", "crash B", "restart B"} {
 		if !strings.Contains(got, want) {
@@ -125,7 +125,7 @@ func TestLabControlsNameTheLabsWorkers(t *testing.T) {
 	if strings.Contains(got, "W1") || strings.Contains(got, "W2") {
 		t.Errorf("controls %q still name W1 or W2", got)
 	}
-	one := strings.Join(labControls([]byte(`{"ops":[{"html":"<div data-worker=\"H\">"}]}`)), "|")
+	one := strings.Join(labControls([]byte(`{"ops":[["replace","status","<div data-worker=\"H\">"]]}`)), "|")
 	if !strings.Contains(one, "crash H") || !strings.Contains(one, "freeze H") {
 		t.Errorf("one worker: %q", one)
 	}

@@ -128,6 +128,22 @@ function applyOp(el, o) {
   }
 }
 
+// clockOps are a message's ops, after those its time and its "now" line's
+// place stand for (at and x, docs/protocol.md): a play frame that only
+// moves time sends those two instead of four ops.
+function clockOps(m) {
+  const ops = [];
+  if (m.x !== undefined) {
+    ops.push({ op: "attr", target: "live-nowline", attr: "transform", html: `translate(${m.x},0)` },
+      { op: "attr", target: "live-box", attr: "data-focus", html: String(m.x) });
+  }
+  if (m.at !== undefined) ops.push({ op: "text", target: "now", html: m.at }, { op: "text", target: "live-nowat", html: m.at });
+  // On the wire an op is an array: what it does, its target, its html
+  // (none on a remove), the attribute (only on attr).
+  for (const [op, target, html = "", attr] of m.ops || []) ops.push({ op, target, html, attr });
+  return ops;
+}
+
 function showLatest(list) { list.scrollTop = list.scrollHeight; }
 
 function fitAll(root) { root.querySelectorAll(".diagram-box").forEach(fitBox); }
@@ -259,7 +275,7 @@ function startLab(root) {
       restUntil = end + Math.min(2000, 9 * (end - start));
       pace(end - start);
     }, 0);
-    const ops = batch.flatMap((m) => m.ops || []);
+    const ops = batch.flatMap(clockOps);
     // The last replace, swap, text or attr of a target is the one that
     // shows.
     const last = new Map();
@@ -340,10 +356,14 @@ function startLab(root) {
   addEventListener("keydown", flushQuery, true);
   addEventListener("pagehide", flushQuery);
 
+  // setPlaying shows whether the world plays. Every play frame says so:
+  // the button is written only when that changed (a new text or
+  // attribute would cost a slow phone a style and layout pass a frame).
   function setPlaying(on) {
     playing = !!on;
-    play.setAttribute("aria-pressed", String(playing));
-    play.textContent = (playing ? "⏸ " + play.dataset.pause : "▶ " + play.dataset.play);
+    const pressed = String(playing), words = playing ? "⏸ " + play.dataset.pause : "▶ " + play.dataset.play;
+    if (play.getAttribute("aria-pressed") !== pressed) play.setAttribute("aria-pressed", pressed);
+    if (play.textContent !== words) play.textContent = words;
   }
 
   // send returns false when there is no connection, so the caller lets the

@@ -7,11 +7,14 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
@@ -122,7 +125,10 @@ type phoneRow struct {
 // performance metrics, taps "+5 dtk" while playing, counts the bytes the
 // server sends, and opens each lab afresh on a slow mobile network. It
 // prints the figures and asserts nothing about them: a shared machine's
-// timings are not a test's business. LEASELAB_PHONE_FIGURES=1 runs it.
+// timings are not a test's business. LEASELAB_PHONE_FIGURES=1 runs it;
+// LEASELAB_PHONE_FIGURES=w1-w2 (labs, split by commas) measures those labs,
+// and LEASELAB_PHONE_TRACE=DIR writes where the slowed main thread spent
+// its time while playing into DIR/LAB.txt (mainTrace).
 func TestPhoneFigures(t *testing.T) {
 	if os.Getenv(phoneFiguresEnv) == "" {
 		t.Skip(phoneFiguresEnv + "=1 runs the phone figures (about 90 s)")
@@ -141,7 +147,11 @@ func TestPhoneFigures(t *testing.T) {
 	})
 
 	var rows []phoneRow
-	for _, lab := range []string{"w1-w2", "renew-load"} {
+	labs := []string{"w1-w2", "renew-load"}
+	if only := os.Getenv(phoneFiguresEnv); only != "1" {
+		labs = strings.Split(only, ",") // LEASELAB_PHONE_FIGURES=w1-w2: that lab alone
+	}
+	for _, lab := range labs {
 		r := phoneRow{lab: lab}
 		playOnPhone(t, ts.URL, &r, &out, phoneSlowdown)
 		plain := phoneRow{lab: lab}
@@ -212,9 +222,22 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 
 	frames0 := evalAs[int](t, ctx, `window.__phone.frames`)
 	text0 := evalAs[int](t, ctx, `window.__phone.text`)
+	var tr *mainTrace
+	if dir := os.Getenv(phoneTraceEnv); dir != "" && slowdown > 1 {
+		tr = startMainTrace(t, ctx)
+	}
 	m0, out0, wall0 := perfMetrics(t, ctx), out.Load(), time.Now()
 	time.Sleep(10 * time.Second)
 	m1, out1, wall := perfMetrics(t, ctx), out.Load(), time.Since(wall0).Seconds()
+	if tr != nil {
+		tr.stop(t, ctx, filepath.Join(os.Getenv(phoneTraceEnv), r.lab+".txt"))
+	}
+	if os.Getenv(screenshotsEnv) != "" {
+		// The picture mid-play, at the top of the screen.
+		evalAs[bool](t, ctx, `(document.getElementById("diagram").scrollIntoView({block: "start"}), true)`)
+		time.Sleep(300 * time.Millisecond)
+		screenshot(t, ctx, fmt.Sprintf("phone-%s-%gx-playing", r.lab, slowdown), false)
+	}
 	r.frames = evalAs[int](t, ctx, `window.__phone.frames`) - frames0
 	text := evalAs[int](t, ctx, `window.__phone.text`) - text0
 
@@ -291,6 +314,16 @@ func tap(t *testing.T, ctx context.Context, css string) {
 	}
 }
 
+// emulateNetwork is Network.emulateNetworkConditionsByRule as Chromium
+// 148 takes it: with "offline" beside the rules. The protocol package's
+// parameters leave it out, and Chromium refuses them as invalid.
+var emulateNetwork = cdp.Command[emulateNetworkParams, struct{}]{Method: network.CommandEmulateNetworkConditionsByRule}
+
+type emulateNetworkParams struct {
+	Offline                  bool                  `json:"offline"`
+	MatchedNetworkConditions []*network.Conditions `json:"matchedNetworkConditions"`
+}
+
 // firstFrameOnSlowNetwork opens u in a fresh browser (nothing cached) on
 // a slow mobile network — 150 ms round trip, 1.6 Mbit/s down, 750 kbit/s
 // up — with the CPU slowed, and says how long after navigation the first
@@ -302,13 +335,13 @@ func firstFrameOnSlowNetwork(t *testing.T, u string) float64 {
 	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+	if _, err := chromedp.Call(ctx, emulateNetwork, emulateNetworkParams{
 		MatchedNetworkConditions: []*network.Conditions{{Latency: 150, DownloadThroughput: 1.6e6 / 8, UploadThroughput: 750e3 / 8}},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	// The shared browser's network would stay slow for the tabs after.
-	defer chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+	defer chromedp.Call(ctx, emulateNetwork, emulateNetworkParams{
 		MatchedNetworkConditions: []*network.Conditions{{DownloadThroughput: -1, UploadThroughput: -1}},
 	})
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {

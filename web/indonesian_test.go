@@ -96,12 +96,10 @@ func idPlay(t *testing.T, base string, lab *labs.Lab, cmds []string) string {
 		for {
 			conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 			var r struct {
-				Type  string `json:"type"`
-				ID    int64  `json:"id"`
-				Error string `json:"error"`
-				Ops   []struct {
-					HTML string `json:"html"`
-				} `json:"ops"`
+				Type  string   `json:"type"`
+				ID    int64    `json:"id"`
+				Error string   `json:"error"`
+				Ops   []wireOp `json:"ops"`
 			}
 			if err := conn.ReadJSON(&r); err != nil {
 				t.Fatalf("read: %v", err)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -36,11 +37,22 @@ type wireMsg struct {
 	HTML    string   `json:"html,omitempty"` // a class message's bar
 }
 
+// wireOp is an op; on the wire an array: ["op","target","html","attr"].
 type wireOp struct {
-	Op     string `json:"op"`
-	Target string `json:"target"`
-	Attr   string `json:"attr,omitempty"`
-	HTML   string `json:"html"`
+	Op, Target, Attr, HTML string
+}
+
+func (o *wireOp) UnmarshalJSON(data []byte) error {
+	var a []string
+	if err := json.Unmarshal(data, &a); err != nil {
+		return err
+	}
+	if len(a) < 2 || len(a) > 4 {
+		return fmt.Errorf("an op of %d parts: %s", len(a), data)
+	}
+	a = append(a, "", "")
+	*o = wireOp{Op: a[0], Target: a[1], HTML: a[2], Attr: a[3]}
+	return nil
 }
 
 func dialLab(t *testing.T, base, path string) *wsClient {
