@@ -10,10 +10,7 @@ import (
 
 func renewPolicy(t *testing.T) *Challenge {
 	t.Helper()
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := SharedCourse(t)
 	l := c.Lab("renew-policy")
 	if l == nil || l.Challenge() == nil {
 		t.Fatal("the course has no renew-policy challenge")

@@ -62,6 +62,7 @@ func TestCheckStripsBOM(t *testing.T) {
 // named, with the keyword meant, and what it would have held missing is
 // listed after it, not before.
 func TestCheckNamesMisspeltHeadings(t *testing.T) {
+	t.Parallel()
 	const id, en = "labs/w1-w2/id.md", "labs/w1-w2/en.md"
 	for _, tc := range []struct {
 		file, old, new string

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"leaselab/content"
 	"leaselab/engine"
 )
 
@@ -57,10 +56,7 @@ controls:
 // TestLinkControlWorkers: a link control that names its workers offers
 // their links only, both ways, and nobody else's.
 func TestLinkControlWorkers(t *testing.T) {
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := SharedCourse(t)
 	lab := c.Lab("margin-budget")
 	for _, tt := range []struct {
 		cmd  string
@@ -81,10 +77,7 @@ func TestLinkControlWorkers(t *testing.T) {
 
 // TestDefaultControls: a lab without controls: offers what the page always did.
 func TestDefaultControls(t *testing.T) {
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := SharedCourse(t)
 	lab := c.Lab("renew-policy")
 	if lab.controls != nil {
 		t.Skip("renew-policy declares its controls now")
@@ -102,6 +95,7 @@ func TestDefaultControls(t *testing.T) {
 // TestControlsErrors: bad controls and unreachable goals are content errors
 // at file:line:col.
 func TestControlsErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ controls, want string }{
 		{"controls:\n  fly:\n", `labs/w1-w2/lab.yaml:16:3: unknown key "fly" in controls`},
 		{"controls:\n  cut: [sideways]\n", `labs/w1-w2/lab.yaml:16:9: controls.cut: want everyone, coord, storage or copies, not "sideways"`},

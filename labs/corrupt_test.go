@@ -10,6 +10,7 @@ import (
 // time and checks that Load names the right file and line and says what
 // is wrong.
 func TestCorruptContent(t *testing.T) {
+	t.Parallel()
 	const (
 		w1w2    = "labs/w1-w2/lab.yaml"
 		w1w2id  = "labs/w1-w2/id.md"

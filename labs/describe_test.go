@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"leaselab/catalog"
-	"leaselab/content"
 	"leaselab/engine"
 )
 
@@ -234,10 +233,8 @@ var describeLangs = append(append([]string(nil), Langs...), "xx")
 // horizon on a few seeds) and for every kind with every reason, in every
 // language, AppendEvent writes what fmt wrote.
 func TestAppendEventIsTheSentence(t *testing.T) {
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	c := SharedCourse(t)
 	events := 0
 	check := func(w *engine.World) {
 		for _, e := range w.Events() {
@@ -339,10 +336,7 @@ func describeDifferenceFmt(p *engine.Pair, d engine.Difference, found bool, lang
 // in every language, AppendDifference writes what fmt wrote; so do the
 // sides that ended and the runs that have not parted.
 func TestAppendDifferenceIsTheSentence(t *testing.T) {
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := SharedCourse(t)
 	changes := []string{"fencing on", "fencing off", "freeze W1 for=10s", "freeze W1", "crash W1", "crash W2", "restart W1",
 		"partition W1 coord", "partition W1", "lease 30s", "storage versioned", "clock W1 skew=2s", "link W1 coord delay=1s"}
 	sentences, parted := 0, 0

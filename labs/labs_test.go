@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -29,6 +30,27 @@ func courseCopy(t testing.TB) fstest.MapFS {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// sharedCourse is the embedded course, loaded once for the tests that
+// only read it: a load runs every question and goal in the engine.
+// TestContentLoads loads it itself.
+var sharedCourse struct {
+	once sync.Once
+	c    *Course
+	err  error
+}
+
+// SharedCourse is Load(content.FS) for this package's tests, the
+// external ones (package labs_test) too; it is loaded once, and a Course
+// is only read once loaded.
+func SharedCourse(t testing.TB) *Course {
+	t.Helper()
+	sharedCourse.once.Do(func() { sharedCourse.c, sharedCourse.err = Load(content.FS) })
+	if sharedCourse.err != nil {
+		t.Fatalf("the embedded course: %v", sharedCourse.err)
+	}
+	return sharedCourse.c
 }
 
 func TestContentLoads(t *testing.T) {
@@ -64,10 +86,7 @@ func TestContentLoads(t *testing.T) {
 // through the API: which choice the engine's run makes true, and that the
 // verdict quotes the events that decided it.
 func TestW1W2Answers(t *testing.T) {
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := SharedCourse(t)
 	lab := c.Lab("w1-w2")
 	tests := []struct {
 		question, right string
@@ -163,10 +182,7 @@ func replaceIn(t testing.TB, m fstest.MapFS, file, old, new string) {
 }
 
 func TestGoal(t *testing.T) {
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := SharedCourse(t)
 	lab := c.Lab("monthly-report")
 	w, err := lab.NewWorld(1)
 	if err != nil {

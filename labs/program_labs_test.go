@@ -15,10 +15,7 @@ import (
 // programLab loads a program lab and its reference.
 func programLab(t testing.TB, id string) (*labs.ProgramSpec, string) {
 	t.Helper()
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := labs.SharedCourse(t)
 	lab := course.Lab(id)
 	if lab == nil || lab.Program() == nil {
 		t.Fatalf("no program lab %s", id)
@@ -34,8 +31,10 @@ func programLab(t testing.TB, id string) (*labs.ProgramSpec, string) {
 // the bounded search; its starting program is broken by the search's
 // shortest schedule, and the verdict points at a line that writes.
 func TestProgramLabsProveAndBreak(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{"write-renewal", "write-fenced-writer", "write-one-loop"} {
 		t.Run(id, func(t *testing.T) {
+			t.Parallel()
 			p, ref := programLab(t, id)
 			good, err := p.Judge(ref, 1)
 			if err != nil || good.Compile != nil {
@@ -69,6 +68,7 @@ func TestProgramLabsProveAndBreak(t *testing.T) {
 // with the refused token: some random schedule is decided by that write,
 // which the storage refuses again (no violation: the rule decides it).
 func TestFencedWriterWroteAfterRejection(t *testing.T) {
+	t.Parallel()
 	p, _ := programLab(t, "write-fenced-writer")
 	v, err := p.Judge(p.Start, 1)
 	if err != nil {
@@ -85,6 +85,7 @@ func TestFencedWriterWroteAfterRejection(t *testing.T) {
 // schedules of thousands of calls: the search is skipped, and the random
 // schedules judge it alone, in about the time they take for any program.
 func TestProgramSearchCutForTimerStorm(t *testing.T) {
+	t.Parallel()
 	p, _ := programLab(t, "write-renewal")
 	storm := "def on_start(w, ev):\n    w.acquire()\ndef on_granted(w, ev):\n    w.state['n'] = 0\n    w.set_timer('t', w.now + 1)\ndef on_timer(w, ev):\n    w.state['n'] = w.state['n'] + 1\n    if w.state['n'] < 1000:\n        w.write('data', 1)\n        w.set_timer('t', w.now + 1)\n"
 	start := time.Now()

@@ -12,10 +12,7 @@ import (
 
 func writeRenewal(t *testing.T) (*labs.ProgramSpec, string) {
 	t.Helper()
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := labs.SharedCourse(t)
 	lab := course.Lab("write-renewal")
 	if lab == nil || lab.Program() == nil {
 		t.Fatal("no write-renewal program lab")
@@ -31,6 +28,7 @@ func writeRenewal(t *testing.T) (*labs.ProgramSpec, string) {
 // through the ones it must survive; the starting program is broken, and
 // the verdict points at its line that wrote too late.
 func TestWriteRenewalReferenceAndStart(t *testing.T) {
+	t.Parallel()
 	p, ref := writeRenewal(t)
 	good, err := p.Judge(ref, 1)
 	if err != nil || good.Compile != nil {

@@ -3,7 +3,6 @@ package labs_test
 import (
 	"testing"
 
-	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -15,10 +14,7 @@ import (
 // policy fails on a pause longer than the 3 s that passed (H, which does
 // not check before it writes, wakes and writes late).
 func TestRenewPolicyStatedTolerance(t *testing.T) {
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := labs.SharedCourse(t)
 	ch := course.Lab("renew-policy").Challenge()
 	safe := func(pause string) map[string]string {
 		return map[string]string{
@@ -58,10 +54,7 @@ func TestRenewPolicyStatedTolerance(t *testing.T) {
 // safety alone: a policy that retries past its deadline or does not stop at
 // expiry fails there, and the safe policy the renewal lessons quote passes.
 func TestRenewPolicyChallengeJudgesStopping(t *testing.T) {
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := labs.SharedCourse(t)
 	lab := course.Lab("renew-policy")
 	if lab == nil || lab.Challenge() == nil {
 		t.Fatal("no renew-policy challenge")

@@ -7,16 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"leaselab/content"
 	"leaselab/engine"
 )
 
 func courseLab(t *testing.T, id string) *Lab {
 	t.Helper()
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := SharedCourse(t)
 	l := c.Lab(id)
 	if l == nil {
 		t.Fatalf("no lab %s", id)
@@ -27,10 +23,7 @@ func courseLab(t *testing.T, id string) *Lab {
 // The verdict and every count are the same on one goroutine and on two:
 // parts are fixed by the search, not by the cores.
 func TestSearchSameOnAnyNumberOfCores(t *testing.T) {
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := SharedCourse(t)
 	for _, tc := range []struct {
 		lab    string
 		faults int

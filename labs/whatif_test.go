@@ -4,18 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"leaselab/content"
 )
 
 // TestCompareInExplanation: {{compare fencing on at 4s}} in W1/W2's
 // storage-blind explanation tells, in each language, where the question's
 // run and its fenced twin part: W1's write at 29 s.
 func TestCompareInExplanation(t *testing.T) {
-	c, err := Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := SharedCourse(t)
 	q := c.Lab("w1-w2").Question("storage-blind")
 	for lang, want := range map[string]string{
 		"id": "Pada 29 dtk kedua simulasi mulai berbeda: di simulasi soal ini, penyimpanan menerima file dari W1 dengan token 7",

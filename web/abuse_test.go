@@ -259,7 +259,7 @@ func TestIdleConnectionsCannotStarveStudents(t *testing.T) {
 		n = room
 		t.Logf("the file limit is %d: opening %d idle connections instead of %d", rl.Cur, n, want)
 	}
-	s, err := New(Config{})
+	s, err := New(sharedCourse(Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestIdleConnectionsCannotStarveStudents(t *testing.T) {
 // the server is full, in both languages, and its held connections still
 // work; another address is not affected.
 func TestConnectionCapPage(t *testing.T) {
-	s, err := New(Config{})
+	s, err := New(sharedCourse(Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

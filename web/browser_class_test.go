@@ -41,7 +41,7 @@ func (r *restartable) start() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	s, err := New(Config{Classes: svc, SessionWork: 1000, AddrWork: 1000})
+	s, err := New(sharedCourse(Config{Classes: svc, SessionWork: 1000, AddrWork: 1000}))
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -15,9 +15,6 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-
-	"leaselab/content"
-	"leaselab/labs"
 )
 
 // viewport is a screen the lab page is held to.
@@ -203,10 +200,7 @@ func TestBrowserLabTeaches(t *testing.T) {
 				waitJS(t, ctx, "the goal kept", `!document.querySelector("#goal-reject-stale .kept").hidden`)
 			}
 			waitJS(t, ctx, "the English verdict", `document.querySelector("#verdict-storage-checks .summary").textContent.startsWith("Right")`)
-			c, err := labs.Load(content.FS)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := embeddedCourse(t)
 			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/lessons/"+c.Lab("w1-w2").Lesson)); err != nil {
 				t.Fatal(err)
 			}

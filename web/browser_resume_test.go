@@ -15,7 +15,7 @@ import (
 // returns it with a function that stops it.
 func serveAt(t *testing.T, addr string) (string, func()) {
 	t.Helper()
-	s, err := New(Config{})
+	s, err := New(sharedCourse(Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

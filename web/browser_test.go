@@ -22,7 +22,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"leaselab/content"
 	"leaselab/labs"
 )
 
@@ -448,7 +447,7 @@ func TestBrowserJourney(t *testing.T) {
 	screenshot(t, ctx, "home-en", true)
 
 	// A design challenge: the engine judges the starting policy.
-	if c, err := labs.Load(content.FS); err == nil {
+	if c, err := loadEmbedded("", labs.Options{}); err == nil {
 		for _, lab := range c.Labs {
 			if lab.Challenge() == nil {
 				continue

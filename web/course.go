@@ -28,6 +28,7 @@ type loaded struct {
 // shows its errors in the page.
 type courseHolder struct {
 	fsys fs.FS
+	load func(fs.FS, labs.Options) (*labs.Course, error)
 	opt  labs.Options
 	cur  atomic.Pointer[loaded]
 	sig  string
@@ -37,8 +38,8 @@ type courseHolder struct {
 	changed chan struct{} // closed at the next load, then replaced
 }
 
-func newCourseHolder(fsys fs.FS, log *slog.Logger, opt labs.Options) *courseHolder {
-	h := &courseHolder{fsys: fsys, log: log, opt: opt, changed: make(chan struct{})}
+func newCourseHolder(fsys fs.FS, load func(fs.FS, labs.Options) (*labs.Course, error), log *slog.Logger, opt labs.Options) *courseHolder {
+	h := &courseHolder{fsys: fsys, load: load, log: log, opt: opt, changed: make(chan struct{})}
 	h.cur.Store(&loaded{})
 	h.reload()
 	return h
@@ -67,7 +68,7 @@ func (h *courseHolder) reload() bool {
 	h.sig = signature(h.fsys)
 	sum := sha256.Sum256([]byte(h.sig))
 	version := hex.EncodeToString(sum[:8])
-	c, err := labs.LoadWith(h.fsys, h.opt)
+	c, err := h.load(h.fsys, h.opt)
 	prev := h.cur.Load()
 	if err != nil {
 		next := &loaded{course: prev.course, problems: problemLines(err), err: err, version: version}

@@ -14,7 +14,6 @@ import (
 	"github.com/gorilla/websocket"
 
 	"leaselab/catalog"
-	"leaselab/content"
 	"leaselab/labs"
 )
 
@@ -27,16 +26,13 @@ var notYetIndonesian = map[string]bool{}
 // it serves.
 func idServer(t *testing.T) (*httptest.Server, *labs.Course) {
 	t.Helper()
-	s, err := New(Config{SessionWork: 1000, AddrWork: 1000})
+	s, err := New(sharedCourse(Config{SessionWork: 1000, AddrWork: 1000}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(func() { s.Close(); ts.Close() })
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := embeddedCourse(t)
 	return ts, course
 }
 
@@ -158,7 +154,8 @@ var (
 	// A written worker's program, in its editor and in a verdict's line,
 	// is code too: the student's own (issue 30).
 	idProgram = regexp.MustCompile(`(?s)<textarea[^>]*>.*?</textarea>|<pre class="acted-line"[^>]*>.*?</pre>`)
-	idLabels  = regexp.MustCompile(`(?:title|aria-label|alt|placeholder)="([^"]*)"`)
+	// The labels a screen reader says (attrValues).
+	idLabelAttrs = []string{"title", "aria-label", "alt", "placeholder"}
 )
 
 // idVisibleText is what a student reads in markup: its text and the
@@ -180,8 +177,8 @@ func idVisibleText(markup string) string {
 	}
 	var b strings.Builder
 	if strings.Contains(s, `title="`) || strings.Contains(s, `aria-label="`) || strings.Contains(s, `alt="`) || strings.Contains(s, `placeholder="`) {
-		for _, m := range idLabels.FindAllStringSubmatch(s, -1) {
-			b.WriteString(html.UnescapeString(m[1]) + "\n")
+		for _, v := range attrValues(s, idLabelAttrs...) {
+			b.WriteString(html.UnescapeString(v) + "\n")
 		}
 	}
 	b.WriteString(html.UnescapeString(idStripTags(s)))

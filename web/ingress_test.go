@@ -177,7 +177,7 @@ func TestTrustedProxyIsNotCappedPerAddress(t *testing.T) {
 		if trusted {
 			cfg.TrustedProxies = LoopbackProxies
 		}
-		s, err := New(cfg)
+		s, err := New(sharedCourse(cfg))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -104,7 +104,7 @@ func TestLiveLabSurvivesDroppedSocket(t *testing.T) {
 func TestLiveLabSurvivesServerRestart(t *testing.T) {
 	t.Parallel()
 	want := reference(t)
-	first, err := New(Config{})
+	first, err := New(sharedCourse(Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

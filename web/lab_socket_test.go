@@ -9,7 +9,6 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"leaselab/content"
 	"leaselab/labs"
 	"leaselab/live"
 )
@@ -220,6 +219,7 @@ func TestLiveLabResumesByReplay(t *testing.T) {
 }
 
 func TestLiveLabEndsOnClose(t *testing.T) {
+	t.Parallel()
 	s, ts := newTestServer(t, Config{})
 	c := dialLab(t, ts.URL, "/en/labs/w1-w2/ws")
 	done := make(chan struct{})
@@ -240,10 +240,7 @@ func TestLiveLabEndsOnClose(t *testing.T) {
 // policy, which fails, and against nonsense, which is an error.
 func TestLiveChallenge(t *testing.T) {
 	t.Parallel()
-	c0, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c0 := embeddedCourse(t)
 	var lab *labs.Lab
 	for _, l := range c0.Labs {
 		if l.Challenge() != nil {

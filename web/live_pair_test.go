@@ -9,9 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"leaselab/content"
 	"leaselab/draw"
-	"leaselab/labs"
 	"leaselab/labsession"
 	"leaselab/live"
 )
@@ -39,10 +37,7 @@ func pairLiveOf(t *testing.T, base, lang, query string) string {
 // openPairOf is the pair a query names, built by the engine here.
 func openPairOf(t *testing.T, query string) *labsession.Pair {
 	t.Helper()
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := embeddedCourse(t)
 	q, err := url.ParseQuery(query)
 	if err != nil {
 		t.Fatal(err)
@@ -178,10 +173,7 @@ func TestPairFramesDrawTheirPage(t *testing.T) {
 func TestPairPicturesFollowTheDifference(t *testing.T) {
 	t.Parallel()
 	srv, _ := newTestServer(t, Config{})
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := embeddedCourse(t)
 	q, _ := url.ParseQuery("do=until+8s&vs=crash+W1&vs-at=2s")
 	p, _, err := labsession.OpenPair(course.Lab("w1-w2"), q)
 	if err != nil {

@@ -186,6 +186,9 @@ func TestMaxMemoryRefusesCleanly(t *testing.T) {
 // to the address, whose budget then holds it to its half core (plus its
 // burst): the server's own accounting says so.
 func TestOneAddressStaysWithinItsShare(t *testing.T) {
+	// In parallel: the work it counts is its own server's accounting of
+	// its own address, whatever else the process runs.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs an attack for seconds")
 	}

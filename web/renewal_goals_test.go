@@ -4,9 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"leaselab/content"
 	"leaselab/engine"
-	"leaselab/labs"
 	"leaselab/live"
 )
 
@@ -16,10 +14,7 @@ import (
 // before the proof, or does after it, fails.
 func TestRenewalGoalsLive(t *testing.T) {
 	t.Parallel()
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := embeddedCourse(t)
 	_, ts := newTestServer(t, Config{})
 	for _, id := range []string{"renew-status", "renew-state", "retry-past-deadline", "renewal-signals", "clock-assumptions"} {
 		lab := course.Lab(id)

@@ -139,6 +139,7 @@ func TestSearchProveWithoutScript(t *testing.T) {
 // the stopped one's end. One address runs at most maxSearchesPerAddr
 // searches; the pool never runs more parts at once than it has places.
 func TestSearchProgressCancelAndLimits(t *testing.T) {
+	t.Parallel()
 	s, ts := newTestServer(t, Config{})
 	prove := func(margin string) string {
 		return ts.URL + "/en/labs/renew-policy/search?prove=1&p.renew-margin=" + margin

@@ -107,6 +107,10 @@ type Config struct {
 	// ClassRetention is how long an ended class is kept, as its
 	// instructor is told; default class.DefaultRetention.
 	ClassRetention time.Duration
+
+	// load reads Content (labs.LoadWith when nil): the package's tests
+	// share one load of the embedded course among their servers.
+	load func(fs.FS, labs.Options) (*labs.Course, error)
 }
 
 // BuildInfo is what a binary knows of its own build.
@@ -283,7 +287,10 @@ func New(cfg Config) (*Server, error) {
 		},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.course = newCourseHolder(cfg.Content, cfg.Logger, labs.Options{Link: func(lang, kind, id string) string {
+	if cfg.load == nil {
+		cfg.load = labs.LoadWith
+	}
+	s.course = newCourseHolder(cfg.Content, cfg.load, cfg.Logger, labs.Options{Link: func(lang, kind, id string) string {
 		return base + labs.DefaultLink(lang, kind, id)
 	}})
 	if cur := s.course.get(); cur.course == nil {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/xml"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"leaselab/catalog"
@@ -34,7 +36,7 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server) {
 	if cfg.AddrWork == 0 {
 		cfg.AddrWork = 1000
 	}
-	s, err := New(cfg)
+	s, err := New(sharedCourse(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +46,65 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server) {
 		ts.Close()
 	})
 	return s, ts
+}
+
+// embeddedLoads holds the embedded course loaded once per base path (its
+// links name the base) for the package's tests: a load runs every
+// question and goal in the engine, a tenth of a second of two cores, and
+// a hundred servers start here. A course is only read once loaded, by
+// any number of sessions, as one server's sessions share it.
+var embeddedLoads struct {
+	mu     sync.Mutex
+	byBase map[string]*embeddedLoad
+}
+
+type embeddedLoad struct {
+	once sync.Once
+	c    *labs.Course
+	err  error
+}
+
+// sharedCourse is cfg with its server reading the shared load of the
+// embedded course when cfg serves it; a content folder loads as usual.
+func sharedCourse(cfg Config) Config {
+	if cfg.Content != nil || cfg.load != nil {
+		return cfg
+	}
+	base := cfg.BasePath
+	cfg.load = func(fsys fs.FS, opt labs.Options) (*labs.Course, error) {
+		if fsys != content.FS {
+			return labs.LoadWith(fsys, opt)
+		}
+		return loadEmbedded(base, opt)
+	}
+	return cfg
+}
+
+func loadEmbedded(base string, opt labs.Options) (*labs.Course, error) {
+	embeddedLoads.mu.Lock()
+	if embeddedLoads.byBase == nil {
+		embeddedLoads.byBase = map[string]*embeddedLoad{}
+	}
+	l := embeddedLoads.byBase[base]
+	if l == nil {
+		l = &embeddedLoad{}
+		embeddedLoads.byBase[base] = l
+	}
+	embeddedLoads.mu.Unlock()
+	l.once.Do(func() { l.c, l.err = labs.LoadWith(content.FS, opt) })
+	return l.c, l.err
+}
+
+// embeddedCourse is labs.Load(content.FS), loaded once for the tests that
+// read the course (the shared load of the servers without a base path,
+// whose links are labs.DefaultLink's).
+func embeddedCourse(t testing.TB) *labs.Course {
+	t.Helper()
+	c, err := loadEmbedded("", labs.Options{})
+	if err != nil {
+		t.Fatalf("embedded course: %v", err)
+	}
+	return c
 }
 
 func get(t testing.TB, u string) (int, string, http.Header) {
@@ -89,15 +150,73 @@ func TestMessagesForEngineNames(t *testing.T) {
 	}
 }
 
-var hrefRE = regexp.MustCompile(`(?:href|src|action)="([^"]*)"`)
+// linkAttrs are the attributes whose values TestEveryPage follows:
+// attrValues(page, linkAttrs...) is what the expression
+// (?:href|src|action)="([^"]*)" captures.
+var linkAttrs = []string{"href", "src", "action"}
+
+// attrValues is the value of every attribute named one of names in s, in
+// order: what the expression (?:NAME|NAME...)="([^"]*)" captures (no word
+// boundary before the name, as in the expression), found without it: Go's
+// expressions took a tenth of the package's CPU on the long pages and
+// frames (TestAttrValuesIsTheExpression).
+func attrValues(s string, names ...string) []string {
+	var out []string
+	for i := 0; ; {
+		j := strings.Index(s[i:], `="`)
+		if j < 0 {
+			return out
+		}
+		j += i
+		end := strings.IndexByte(s[j+2:], '"')
+		if end < 0 {
+			return out // no later =" can close either
+		}
+		named := false
+		for _, n := range names {
+			if j-len(n) >= i && s[j-len(n):j] == n {
+				named = true
+				break
+			}
+		}
+		if !named {
+			i = j + 1
+			continue
+		}
+		out = append(out, s[j+2:j+2+end])
+		i = j + 2 + end + 1
+	}
+}
+
+// TestAttrValuesIsTheExpression: attrValues captures what the expression
+// does, on made-up markup and on the site's own pages.
+func TestAttrValuesIsTheExpression(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, Config{})
+	inputs := []string{"", `href=""`, `href="a`, `a href="x" src="y"`, `xhref="1"`, `="x" href="2"`, `href=="3"`, `href="a"="b"`, `href="src="x"`, `title="alt="y"`,
+		`<a title="t" aria-label="l" alt="a" placeholder="p" label="n">`, `ahref="1"src="2"action="3"`, `href="a` + "\n" + `b"`, `é href="ſ"`}
+	for _, u := range []string{"/id/", "/en/labs/w1-w2", "/id/labs/write-renewal", "/id/lessons/leases"} {
+		_, body, _ := get(t, ts.URL+u)
+		inputs = append(inputs, body)
+	}
+	for _, names := range [][]string{linkAttrs, idLabelAttrs} {
+		re := regexp.MustCompile(`(?:` + strings.Join(names, "|") + `)="([^"]*)"`)
+		for _, s := range inputs {
+			var want []string
+			for _, m := range re.FindAllStringSubmatch(s, -1) {
+				want = append(want, m[1])
+			}
+			if got := attrValues(s, names...); !slices.Equal(got, want) {
+				t.Errorf("%v in %.200q: %q, the expression %q", names, s, got, want)
+			}
+		}
+	}
+}
 
 // pageURLs is every page of the embedded course: home, lessons, labs, each
 // lab with each answer and goal checked, in every language.
 func pageURLs(t *testing.T) []string {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatalf("embedded course: %v", err)
-	}
+	c := embeddedCourse(t)
 	// A missing translation falls back to Indonesian, which keeps the page
 	// working but is still a hole in the English site.
 	for _, p := range c.Problems {
@@ -177,8 +296,8 @@ func TestEveryPage(t *testing.T) {
 		if !strings.Contains(body, `<html lang="`+lang+`"`) {
 			t.Errorf("GET %s: page not marked as %s", u, lang)
 		}
-		for _, m := range hrefRE.FindAllStringSubmatch(body, -1) {
-			link := htmlUnescape(m[1])
+		for _, v := range attrValues(body, linkAttrs...) {
+			link := htmlUnescape(v)
 			if strings.HasPrefix(link, "#") || strings.HasPrefix(link, "data:") {
 				continue
 			}
@@ -397,7 +516,7 @@ func TestRenderDiagramSVG(t *testing.T) {
 }
 
 func BenchmarkLabPage(b *testing.B) {
-	s, err := New(Config{})
+	s, err := New(sharedCourse(Config{}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -428,10 +547,7 @@ func BenchmarkLabPage(b *testing.B) {
 // TestErrorTextSpeaksTheLanguage: a refused command reads in the page's
 // language, with no English from the engine on an Indonesian page.
 func TestErrorTextSpeaksTheLanguage(t *testing.T) {
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := embeddedCourse(t)
 	lab := c.Lab("w1-w2")
 	sess, err := labsession.New(lab, 1)
 	if err != nil {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"html"
-	"leaselab/content"
 	"leaselab/labsession"
 	"net/http"
 	"net/url"
@@ -88,10 +87,7 @@ func TestWhatifForm(t *testing.T) {
 	form := body[i:]
 	form = form[:strings.Index(form, "</form>")]
 	// An earlier moment the engine's run passed through is offered.
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := embeddedCourse(t)
 	sess, _, err := labsession.FromQuery(course.Lab("w1-w2"), url.Values{"do": {"until 10s"}})
 	if err != nil || len(sess.World().Events()) == 0 {
 		t.Fatal("no run", err)
@@ -112,10 +108,7 @@ func TestWhatifForm(t *testing.T) {
 // checks the difference is W1's write at 29s.
 func w1w2Pair(t *testing.T) string {
 	t.Helper()
-	course, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course := embeddedCourse(t)
 	lab := course.Lab("w1-w2")
 	sess, refused, err := labsession.FromQuery(lab, url.Values{"do": {"until 4s", "freeze W1 for=25s", "until 30s"}})
 	if err != nil || refused != nil {
@@ -161,10 +154,7 @@ func TestWhatifLeaseLength(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("pair page: %d: %.300s", code, body)
 	}
-	c, err := labs.Load(content.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := embeddedCourse(t)
 	lab := c.Lab("split-brain")
 	p, err := lab.NewPair(1, engine.Fork{Change: engine.Command{Kind: engine.CmdLease, Dur: 30 * engine.Second}})
 	if err != nil {

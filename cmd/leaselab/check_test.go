@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"leaselab/content"
@@ -20,7 +21,71 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// cliRun is what one command printed and its exit code.
+type cliRun struct {
+	code      int
+	out, errs string
+}
+
+// The whole course's two checks the tests share, each run once: a check
+// of the course proves the program labs by search, seconds of work, and
+// the same command over the same files prints the same report.
+var (
+	// embeddedCheck is "leaselab check" of the embedded course
+	// (TestCheckContent, TestExportChecksLikeTheEmbeddedCourse).
+	embeddedCheck struct {
+		once sync.Once
+		cliRun
+	}
+	// exported is "leaselab export" of the embedded course into a new
+	// folder, which TestMain removes, and "leaselab check" of that folder
+	// (TestExportChecksLikeTheEmbeddedCourse, TestCheckContent).
+	exported struct {
+		once   sync.Once
+		root   string // removed by TestMain
+		dir    string
+		export cliRun
+		check  cliRun
+	}
+)
+
+func checkEmbedded() (code int, stdout, stderr string) {
+	embeddedCheck.once.Do(func() {
+		embeddedCheck.code, embeddedCheck.out, embeddedCheck.errs = runCLI("check")
+	})
+	return embeddedCheck.code, embeddedCheck.out, embeddedCheck.errs
+}
+
+// exportedCourse exports the embedded course once and checks the folder
+// once; a test that could not make the folder fails.
+func exportedCourse(t *testing.T) (dir string, export, check cliRun) {
+	t.Helper()
+	exported.once.Do(func() {
+		root, err := os.MkdirTemp("", "leaselab-export-")
+		if err != nil {
+			exported.export = cliRun{code: -1, errs: err.Error()}
+			return
+		}
+		exported.root, exported.dir = root, filepath.Join(root, "course")
+		r := &exported.export
+		r.code, r.out, r.errs = runCLI("export", exported.dir)
+		if r.code == 0 {
+			c := &exported.check
+			c.code, c.out, c.errs = runCLI("check", exported.dir)
+		}
+	})
+	if exported.dir == "" {
+		t.Fatalf("no folder to export into: %s", exported.export.errs)
+	}
+	return exported.dir, exported.export, exported.check
+}
+
+// TestCheckContent: check passes the course, embedded and as a folder.
+// The folder is the course exported (TestExportChecksLikeTheEmbeddedCourse
+// holds it to content.FS file for file), whose check that test reads too;
+// the course's own source folder is checked by TestGoRunCheckContent.
 func TestCheckContent(t *testing.T) {
+	t.Parallel()
 	c, err := labs.Load(content.FS)
 	if err != nil {
 		t.Fatal(err)
@@ -30,16 +95,19 @@ func TestCheckContent(t *testing.T) {
 		questions += len(l.Questions)
 	}
 	want := fmt.Sprintf("ok: %d lessons, %d labs, %d questions run", len(c.Lessons), len(c.Labs), questions)
-	for _, args := range [][]string{{"check"}, {"check", "../../content"}} {
-		code, out, errs := runCLI(args...)
-		if code != 0 || errs != "" || !strings.Contains(out, want) {
-			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errs)
-		}
+	code, out, errs := checkEmbedded()
+	if code != 0 || errs != "" || !strings.Contains(out, want) {
+		t.Errorf("check: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	dir, _, folder := exportedCourse(t)
+	if folder.code != 0 || folder.errs != "" || !strings.Contains(folder.out, want) {
+		t.Errorf("check %s: exit %d\nstdout:\n%s\nstderr:\n%s", dir, folder.code, folder.out, folder.errs)
 	}
 }
 
 // TestGoRunCheckContent is the command as a reader types it.
 func TestGoRunCheckContent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -56,9 +124,12 @@ func TestGoRunCheckContent(t *testing.T) {
 }
 
 // TestCheckAnswersW1W2 checks the first seed's exercise through the CLI:
-// -v prints the choice the engine's run makes true and its evidence.
+// -v prints the choice the engine's run makes true and its evidence. It
+// reads the course's own w1-w2 and monthly-report from a copy without the
+// program labs (smallCourse), which check would spend seconds proving.
 func TestCheckAnswersW1W2(t *testing.T) {
-	code, out, errs := runCLI("check", "-v", "-lang", "en")
+	t.Parallel()
+	code, out, errs := runCLI("check", "-v", "-lang", "en", smallCourse(t))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -102,6 +173,55 @@ func copyContent(t *testing.T) string {
 	return dir
 }
 
+// smallCourse is copyContent without the course's program labs (those
+// with a reference.star): check proves each of them by searching every
+// schedule of its reference and its starting program, seconds of work
+// apiece, which tests of check's flags, reports and suggestions do not
+// need. Every other lab, lesson and file is the embedded course's own, and
+// course.yaml is the course's own file with those labs taken out of its
+// lists.
+func smallCourse(t *testing.T) string {
+	t.Helper()
+	dir := copyContent(t)
+	programs, err := fs.Glob(content.FS, "labs/*/reference.star")
+	if err != nil || len(programs) == 0 {
+		t.Fatalf("no program labs in the course (%v): smallCourse has nothing to leave out", err)
+	}
+	drop := map[string]bool{}
+	for _, p := range programs {
+		id := strings.Split(p, "/")[1]
+		drop[id] = true
+		if err := os.RemoveAll(filepath.Join(dir, "labs", id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "course.yaml")
+	lines := strings.Split(string(mustRead(t, file)), "\n")
+	removed := 0
+	for i, line := range lines {
+		head, list, ok := strings.Cut(line, "labs: [")
+		if !ok || strings.TrimSpace(head) != "" || !strings.HasSuffix(list, "]") {
+			continue
+		}
+		var keep []string
+		for _, id := range strings.Split(strings.TrimSuffix(list, "]"), ", ") {
+			if drop[id] {
+				removed++
+			} else {
+				keep = append(keep, id)
+			}
+		}
+		lines[i] = head + "labs: [" + strings.Join(keep, ", ") + "]"
+	}
+	if removed != len(drop) {
+		t.Fatalf("course.yaml lists %d of the %d program labs in one-line lists", removed, len(drop))
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func edit(t *testing.T, file, old, new string) {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -116,8 +236,10 @@ func edit(t *testing.T, file, old, new string) {
 	}
 }
 
+// TestCheckReportsProblems, on the course without its program labs
+// (smallCourse): the labs it breaks are not program labs.
 func TestCheckReportsProblems(t *testing.T) {
-	dir := copyContent(t)
+	dir := smallCourse(t)
 	lab := filepath.Join(dir, "labs", "w1-w2", "lab.yaml")
 	edit(t, lab, "holds: not W1 writes file", "holds: W1 writes file")            // two choices hold
 	edit(t, lab, "holds: W1's write is rejected", "holds: W1's write is rejectd") // bad predicate
@@ -144,7 +266,7 @@ func TestCheckReportsProblems(t *testing.T) {
 	}
 
 	// Warnings alone pass.
-	dir = copyContent(t)
+	dir = smallCourse(t)
 	if err := os.Remove(filepath.Join(dir, "lessons", "renewal", "en.md")); err != nil {
 		t.Fatal(err)
 	}

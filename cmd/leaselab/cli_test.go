@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
 
+	"leaselab/content"
 	"leaselab/web"
 )
 
@@ -94,10 +97,13 @@ func TestUsageErrors(t *testing.T) {
 }
 
 // TestFlagsAfterArguments: flags may come before or after the positional
-// arguments, with the same result.
+// arguments, with the same result. check reads a copy of the course
+// without its program labs (smallCourse): the flags are parsed the same
+// for any folder.
 func TestFlagsAfterArguments(t *testing.T) {
+	course := smallCourse(t)
 	for _, pair := range [][2][]string{
-		{{"check", "-v", "-lang", "en", "../../content"}, {"check", "../../content", "-v", "-lang", "en"}},
+		{{"check", "-v", "-lang", "en", course}, {"check", course, "-v", "-lang", "en"}},
 		{{"run", "--format", "json", "--seed", "3", "w1-w2"}, {"run", "w1-w2", "--format", "json", "--seed", "3"}},
 		{{"run", "--lang", "en", "w1-w2", "--do", "until 9s"}, {"run", "w1-w2", "--do", "until 9s", "--lang", "en"}},
 		{{"schema", "course"}, {"schema", "--", "course"}},
@@ -109,7 +115,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 		}
 	}
 	// -v after the folder really is -v: it prints the answers.
-	if _, out, _ := runCLI("check", "../../content", "-v"); !strings.Contains(out, "w1-w2 storage-checks: rejected holds") {
+	if _, out, _ := runCLI("check", course, "-v"); !strings.Contains(out, "w1-w2 storage-checks: rejected holds") {
 		t.Errorf("check DIR -v printed:\n%s", out)
 	}
 }
@@ -141,34 +147,42 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// checkOutput is what check prints for a course, with the folder's own
-// path taken out of the file names so that two folders compare.
-func checkOutput(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	code, out, errs := runCLI(append([]string{"check"}, args...)...)
-	if len(args) > 0 {
-		out = strings.ReplaceAll(out, args[0]+string(filepath.Separator), "")
-	}
-	return code, out + errs
-}
-
 // TestExportChecksLikeTheEmbeddedCourse: the exported folder is the
-// embedded course, file for file: check says exactly the same of both.
+// embedded course, file for file, and check says exactly the same of both
+// (with the folder's own path taken out of the file names). The export
+// and both checks are the ones TestCheckContent reads (exportedCourse,
+// checkEmbedded).
 func TestExportChecksLikeTheEmbeddedCourse(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "course")
-	code, out, errs := runCLI("export", dir)
-	if code != 0 || !strings.Contains(out, "wrote ") {
-		t.Fatalf("export: exit %d %s %s", code, out, errs)
+	t.Parallel()
+	dir, export, folder := exportedCourse(t)
+	if export.code != 0 || !strings.Contains(export.out, "wrote ") {
+		t.Fatalf("export: exit %d %s %s", export.code, export.out, export.errs)
 	}
 	for _, f := range []string{"course.yaml", "course.schema.json", "lab.schema.json", "labs/w1-w2/lab.yaml", "lessons/leases/en.md"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("export lacks %s", f)
 		}
 	}
-	c1, o1 := checkOutput(t)
-	c2, o2 := checkOutput(t, dir)
-	if c1 != 0 || c2 != 0 || o1 != o2 {
-		t.Errorf("embedded: exit %d\n%s\nexported: exit %d\n%s", c1, o1, c2, o2)
+	files := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(dir, p)
+		want, err := fs.ReadFile(content.FS, filepath.ToSlash(rel))
+		if got := mustRead(t, p); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("exported %s is not the embedded course's file (%v)", rel, err)
+		}
+		return nil
+	})
+	if err != nil || !strings.Contains(export.out, fmt.Sprintf("wrote %d files", files)) {
+		t.Errorf("export said %q; the folder holds %d files (%v)", export.out, files, err)
+	}
+	c1, o1, e1 := checkEmbedded()
+	o2 := strings.ReplaceAll(folder.out, dir+string(filepath.Separator), "")
+	if c1 != 0 || folder.code != 0 || o1+e1 != o2+folder.errs {
+		t.Errorf("embedded: exit %d\n%s%s\nexported: exit %d\n%s%s", c1, o1, e1, folder.code, o2, folder.errs)
 	}
 	// Not over an existing course.
 	if code, _, errs := runCLI("export", dir); code != 1 || !strings.Contains(errs, "not empty") {
@@ -202,10 +216,11 @@ func TestNewLabAndLessonPassCheck(t *testing.T) {
 		t.Errorf("course.yaml:\n%s", course)
 	}
 
-	// In a copy of the real course: under the first lesson, its labs
-	// rewritten as a block list with a comment, and under a lesson with
-	// no labs: key at all.
-	real := copyContent(t)
+	// In a copy of the real course (without its program labs, which
+	// check takes seconds to prove: smallCourse): under the first lesson,
+	// its labs rewritten as a block list with a comment, and under a
+	// lesson with no labs: key at all.
+	real := smallCourse(t)
 	c, err := readCourse(mustRead(t, filepath.Join(real, "course.yaml")))
 	if err != nil || len(c.Lessons) < 2 || len(c.Lessons[0].Labs) < 2 {
 		t.Fatalf("the course: %+v %v", c, err)
@@ -260,8 +275,10 @@ func TestSchemaCommand(t *testing.T) {
 
 // TestCheckSuggestsARunThatWorks: when no choice holds, the command check
 // suggests runs the question, in a course folder and in the embedded one.
+// The course is copied without its program labs (smallCourse): w1-w2 is
+// not one.
 func TestCheckSuggestsARunThatWorks(t *testing.T) {
-	dir := copyContent(t)
+	dir := smallCourse(t)
 	edit(t, filepath.Join(dir, "labs", "w1-w2", "lab.yaml"), "holds: W1's write with token 7 is rejected", "holds: W1's write with token 9 is rejected")
 	_, _, problems := runCLI("check", dir)
 	_, cmdline, ok := strings.Cut(problems, "See the run: ")

@@ -42,6 +42,7 @@ func TestRunJudgesAProgram(t *testing.T) {
 // leaselab new lab ID --kind program writes a program lab that check
 // passes as it stands: its reference proved, its start broken.
 func TestNewProgramLabPassesCheck(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "mine")
 	for _, args := range [][]string{
 		{"new", "lesson", "intro", dir},
