@@ -30,6 +30,25 @@ type voteReq struct {
 	done               chan error
 	// choices are the round's, set before done for a vote stored.
 	choices []string
+	// then, for a vote cast with CastThen, is called instead of done.
+	then func(choices []string, err error)
+}
+
+// finish tells the vote's caller its outcome.
+func (r *voteReq) finish(s *Service, choices []string, err error) {
+	if r.then == nil {
+		r.choices = choices
+		r.done <- err
+		return
+	}
+	defer func() {
+		// A bug in a caller's function fails that vote only: the writer
+		// goes on with the others.
+		if p := recover(); p != nil {
+			s.logf("class: a vote's callback panicked: %v", p)
+		}
+	}()
+	r.then(choices, err)
 }
 
 // startVotes starts the writer; Close stops it.
@@ -100,6 +119,26 @@ func (s *Service) Cast(ctx context.Context, classID, studentID string, roundID i
 	return r.choices, nil
 }
 
+// CastThen is Cast without waiting: then gets the outcome, on the
+// store's writer once the vote's transaction is done, or at once when the
+// vote cannot wait (the service closed, too many waiting). A lecture
+// room's votes then hold no goroutine each while the store writes. then
+// must be quick and must not block.
+func (s *Service) CastThen(classID, studentID string, roundID int64, choice string, then func(choices []string, err error)) {
+	r := &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice, then: then}
+	s.votesMu.RLock()
+	defer s.votesMu.RUnlock()
+	if s.votesClosed {
+		r.finish(s, nil, s.fail(errors.New("the class service is closed")))
+		return
+	}
+	select {
+	case s.votes <- r:
+	default:
+		r.finish(s, nil, s.fail(errors.New("too many votes waiting for the store")))
+	}
+}
+
 // roundKey is a round of a class.
 type roundKey struct {
 	class string
@@ -145,12 +184,11 @@ func (s *Service) writeVotes(batch []*voteReq) {
 	for i, r := range batch {
 		switch {
 		case err != nil:
-			r.done <- err
+			r.finish(s, nil, err)
 		case errs[i] != nil:
-			r.done <- errs[i]
+			r.finish(s, nil, errs[i])
 		default:
-			r.choices = rounds[roundKey{r.classID, r.round}].choices
-			r.done <- nil
+			r.finish(s, rounds[roundKey{r.classID, r.round}].choices, nil)
 		}
 	}
 }

@@ -93,12 +93,14 @@ type Observer interface {
 
 // Voter takes a class vote sent from the lab page (class mode): a lecture
 // room votes over the sockets its pages hold open, not over as many new
-// connections. The server fills it for a student of a class. Vote may
-// wait for the store (votes are written together); the session calls it
-// off its lock. said is what tells the student their vote was kept; an
-// error is Readable (catalog.Error), or says why in general words.
+// connections. The server fills it for a student of a class. Vote must
+// not wait for the store: it calls then once the vote is stored (votes
+// are written together), from another goroutine or at once, so that a
+// class voting in one second holds no goroutine a vote. said is what
+// tells the student their vote was kept; an error is Readable
+// (catalog.Error), or says why in general words.
 type Voter interface {
-	Vote(round int64, choice string) (said string, err error)
+	Vote(round int64, choice string, then func(said string, err error))
 }
 
 // Memory is a session's entry in the server's memory ledger: it says how

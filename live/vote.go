@@ -3,6 +3,7 @@ package live
 import (
 	"errors"
 	"html"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -35,10 +36,9 @@ var (
 	errVoteBug = &wireError{"err.internal.vote", nil, "internal error: the vote was not kept"}
 )
 
-// vote hands m to the voter on a goroutine of its own, so that the
-// session plays on while the store writes; the answer, "voted" with the
-// words that say so or an error, is queued when the vote is stored.
-// Called with l.mu held.
+// vote hands m to the voter, which answers when the store has written
+// it (then), while the session plays on; the answer, "voted" with the
+// words that say so or an error, is queued then. Called with l.mu held.
 func (l *Conn) vote(m ClientMsg) {
 	if err := budget.Wait(l.work, l.addr); err != nil {
 		// Over budget, as a costly message would be: "busy", with when
@@ -68,33 +68,49 @@ func (l *Conn) vote(m ClientMsg) {
 		return
 	}
 	l.voting++
-	l.tasks.Add(1)
-	go func() {
-		defer l.tasks.Done()
-		start := time.Now()
-		said, err := l.voteSafely(m)
-		budget.ChargeFixed(min(time.Since(start), voteCharge), l.work, l.addr)
-		reply := serverMsg{Type: "voted", ID: m.ID, html: appendJSONString(nil, html.EscapeString(said))}
-		if err != nil {
-			reply = serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, err)}
-		}
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.voting--
-		if !l.ended {
-			l.send(reply)
-		}
-	}()
-}
-
-// voteSafely calls the voter; a panic in it fails this vote only.
-func (l *Conn) voteSafely(m ClientMsg) (said string, err error) {
+	start := time.Now()
+	var once sync.Once
+	then := func(said string, err error) {
+		once.Do(func() {
+			budget.ChargeFixed(min(time.Since(start), voteCharge), l.work, l.addr)
+			reply := serverMsg{Type: "voted", ID: m.ID, html: appendJSONString(nil, html.EscapeString(said))}
+			if err != nil {
+				reply = serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, err)}
+			}
+			l.voted(reply)
+		})
+	}
 	defer func() {
+		// A panic in the voter fails this vote only.
 		if p := recover(); p != nil {
 			l.cfg.Metrics.Error(ErrPanic)
 			l.cfg.Log.Error("a class vote ended by a panic", "lab", l.lab.ID, "panic", p)
-			said, err = "", errVoteBug
+			then("", errVoteBug)
 		}
 	}()
-	return l.voter.Vote(m.Round, m.Choice)
+	l.voter.Vote(m.Round, m.Choice, then)
+}
+
+// voted queues a vote's answer: at once when the session is free, else
+// (it is busy, or the voter answered within vote, under its lock) from a
+// goroutine that waits for it.
+func (l *Conn) voted(reply serverMsg) {
+	if l.mu.TryLock() {
+		l.sendVoted(reply)
+		l.mu.Unlock()
+		return
+	}
+	go func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.sendVoted(reply)
+	}()
+}
+
+// sendVoted queues a vote's answer. Called with l.mu held.
+func (l *Conn) sendVoted(reply serverMsg) {
+	l.voting--
+	if !l.ended {
+		l.send(reply)
+	}
 }

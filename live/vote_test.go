@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,10 +10,24 @@ import (
 	"leaselab/labsession"
 )
 
-// voterFunc is a Voter made of a function.
+// voterFunc is a Voter made of a function that answers at once, from
+// another goroutine, as the store's writer does.
 type voterFunc func(round int64, choice string) (string, error)
 
-func (f voterFunc) Vote(round int64, choice string) (string, error) { return f(round, choice) }
+func (f voterFunc) Vote(round int64, choice string, then func(string, error)) {
+	said, err := f(round, choice)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		then(said, err)
+	}()
+	<-done
+}
+
+// laterVoter keeps each vote's then until the test answers it.
+type laterVoter struct{ thens chan func(string, error) }
+
+func (v laterVoter) Vote(_ int64, _ string, then func(string, error)) { v.thens <- then }
 
 // votingForTest is a session whose answers stay in its queue (no socket).
 func votingForTest(t *testing.T, v Voter) *Conn {
@@ -27,8 +42,8 @@ func votingForTest(t *testing.T, v Voter) *Conn {
 	return l
 }
 
-// answer sends m as the reader does and returns the message queued for it
-// once the vote's goroutine is done.
+// answerForTest sends m as the reader does and returns the message
+// queued for it.
 func (l *Conn) answerForTest(t *testing.T, m ClientMsg) map[string]any {
 	t.Helper()
 	m.kind = clientKinds[m.Type]
@@ -36,7 +51,6 @@ func (l *Conn) answerForTest(t *testing.T, m ClientMsg) map[string]any {
 	l.mu.Lock()
 	l.receive(m)
 	l.mu.Unlock()
-	l.tasks.Wait()
 	select {
 	case o := <-l.out:
 		var got map[string]any
@@ -44,7 +58,7 @@ func (l *Conn) answerForTest(t *testing.T, m ClientMsg) map[string]any {
 			t.Fatalf("%s: %v", o.b, err)
 		}
 		return got
-	default:
+	case <-time.After(10 * time.Second):
 		t.Fatalf("no answer to %+v", m)
 		return nil
 	}
@@ -59,11 +73,6 @@ func TestVoteOverTheSocket(t *testing.T) {
 	var gotChoice string
 	var l *Conn
 	l = votingForTest(t, voterFunc(func(round int64, choice string) (string, error) {
-		if !l.mu.TryLock() {
-			t.Error("the voter runs under the session's lock")
-		} else {
-			l.mu.Unlock()
-		}
 		gotRound, gotChoice = round, choice
 		switch choice {
 		case "no":
@@ -98,14 +107,12 @@ func TestVoteOverTheSocket(t *testing.T) {
 
 // TestVotesWaitingAndOverBudget: a session has at most maxVoting votes
 // waiting for the store, the next is refused in the page's language
-// (a script must not hold a goroutine a message); a session over its
-// work budget is told when to ask again, as for a command.
+// (a script must not make the store hold a vote a message); the waiting
+// ones are answered when the store is done; a session over its work
+// budget is told when to ask again, as for a command.
 func TestVotesWaitingAndOverBudget(t *testing.T) {
-	release := make(chan struct{})
-	l := votingForTest(t, voterFunc(func(int64, string) (string, error) {
-		<-release
-		return "kept", nil
-	}))
+	v := laterVoter{make(chan func(string, error), maxVoting+1)}
+	l := votingForTest(t, v)
 	send := func(id int64) {
 		l.mu.Lock()
 		l.receive(ClientMsg{ID: id, Type: "vote", kind: msgVote, Round: 1, Choice: "a", at: time.Now()})
@@ -120,14 +127,34 @@ func TestVotesWaitingAndOverBudget(t *testing.T) {
 	if got["type"] != "error" || got["id"] != float64(maxVoting+1) || got["error"] != "Suaramu yang tadi masih disimpan; tunggu sebentar, lalu kirim lagi." {
 		t.Errorf("vote %d while %d wait: %v", maxVoting+1, maxVoting, got)
 	}
-	close(release)
-	l.tasks.Wait()
+	if len(v.thens) != maxVoting {
+		t.Fatalf("%d votes reached the voter, want %d", len(v.thens), maxVoting)
+	}
 	for range maxVoting {
-		o := <-l.out
-		json.Unmarshal(o.b, &got)
-		if got["type"] != "voted" {
-			t.Errorf("a waiting vote was answered %v", got)
+		then := <-v.thens
+		go then("kept", nil) // the store's writer, another goroutine
+	}
+	for range maxVoting {
+		select {
+		case o := <-l.out:
+			json.Unmarshal(o.b, &got)
+			if got["type"] != "voted" {
+				t.Errorf("a waiting vote was answered %v", got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a waiting vote was never answered")
 		}
+	}
+	// Answered, they wait no more: a vote goes through again.
+	send(9)
+	select {
+	case then := <-v.thens:
+		then("kept", nil) // from this goroutine, the session free
+	case <-time.After(10 * time.Second):
+		t.Fatal("a vote after the others were answered did not reach the voter")
+	}
+	if o := <-l.out; !strings.Contains(string(o.b), `"type":"voted"`) {
+		t.Errorf("the vote after: %s", o.b)
 	}
 
 	broke := votingForTest(t, voterFunc(func(int64, string) (string, error) {

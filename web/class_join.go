@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -117,28 +116,27 @@ func (s *Server) classVote(c echo.Context) error {
 
 // classVoter takes the votes a student's lab page sends over its socket
 // (live.Voter): a lecture room's votes come over the connections its
-// pages hold, not as a request each. The class is the one the student was
-// in when the socket opened; a class ended since refuses the vote.
+// pages hold, not as a request each, and wait for the store without a
+// goroutine each. The class is the one the student was in when the
+// socket opened; a class ended since refuses the vote.
 type classVoter struct {
 	s    *Server
 	m    *classmate
 	lang string
 }
 
-// voteWait bounds how long a socket's vote waits for the store.
-const voteWait = 10 * time.Second
-
-func (v *classVoter) Vote(round int64, choice string) (string, error) {
-	ctx, cancel := context.WithTimeout(v.s.ctx, voteWait)
-	defer cancel()
-	choices, err := v.s.classes.Cast(ctx, v.m.classID, v.m.studentID, round, choice)
-	if err != nil {
-		if e := classErr(v.lang, err, v.m.code); e != err {
-			return "", e
+func (v *classVoter) Vote(round int64, choice string, then func(string, error)) {
+	v.s.classes.CastThen(v.m.classID, v.m.studentID, round, choice, func(choices []string, err error) {
+		if err != nil {
+			if e := classErr(v.lang, err, v.m.code); e != err {
+				then("", e)
+				return
+			}
+			then("", &pageError{status: http.StatusServiceUnavailable, lang: v.lang, key: "class.unavailable"})
+			return
 		}
-		return "", &pageError{status: http.StatusServiceUnavailable, lang: v.lang, key: "class.unavailable"}
-	}
-	return voteSaid(v.lang, choices, choice), nil
+		then(voteSaid(v.lang, choices, choice), nil)
+	})
 }
 
 // wantsJSON: the page's script (or a load generator) sent the form and

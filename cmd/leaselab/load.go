@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -16,7 +22,7 @@ import (
 
 // loadCmd opens many live lab sessions against a server on this machine
 // and prints what they cost it.
-func loadCmd(args []string, stdout, stderr io.Writer) int {
+func loadCmd(args []string, stdout, stderr io.Writer) (exit int) {
 	fl := newFlags("load", "leaselab load [--sessions N] [--url http://127.0.0.1:PORT] [--pid PID] [flags]", `
 Opens N live lab sessions against a server on this machine that play and
 send controls, beside --idle sessions that only stay connected, holds them,
@@ -52,6 +58,8 @@ With --sessions given too, the classes vote while the sessions play.`)
 	fl.BoolVar(&cc.Sockets, "class-sockets", true, "in a run of class mode, every student is on the class's lab page: keeps its socket open, hears the class bar and votes over it; false: votes with the form, as a page without a live world does")
 	fl.BoolVar(&cc.Bars, "class-bars", true, "in a run of class mode with --class-sockets=false, every student keeps the class bar's stream open, as such a page does")
 	fl.IntVar(&cc.Classes, "classes", 1, fmt.Sprintf("classes in a run of class mode (at most %d)", load.MaxClasses))
+	var voteOnStdin bool
+	fl.BoolVar(&voteOnStdin, "vote-on-stdin", false, "in a run of class mode, join, then vote when a line comes on stdin, and leave when stdin ends (how load runs its classes beside sessions, in a process of their own)")
 	pos, code, ok := fl.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -66,20 +74,29 @@ With --sessions given too, the classes vote while the sessions play.`)
 		if msg := firstQuestion(&cc); msg != "" {
 			return usageError(stderr, "load", "%s", msg)
 		}
+		if voteOnStdin {
+			cc.VoteAt, cc.Until = stdinSignals(os.Stdin)
+		}
 		if !fl.given("sessions") {
 			return classLoad(ctx, cc, stdout, stderr)
 		}
 		// The classes open and join while the sessions open, vote a third
 		// into the hold, while the sessions play, and stay until the
-		// sessions have played (students do not all leave at once).
-		vote, until := make(chan struct{}), make(chan struct{})
-		cc.VoteAt, cc.Until = vote, until
-		cfg.Holding = func() { time.AfterFunc(cfg.Hold/3, func() { close(vote) }) }
-		done := make(chan int, 1)
-		go func() { done <- classLoad(ctx, cc, stdout, stderr) }()
+		// sessions have played (students do not all leave at once). They
+		// run in a process of their own, as the other devices they are:
+		// a class's flood of votes in this process would hold up the
+		// reads of the playing sessions' answers in the same scheduler,
+		// and count as the server's delay.
+		classes, err := startClasses(ctx, args, stdout, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "leaselab load: %v\n", err)
+			return 1
+		}
+		cfg.Holding = func() { time.AfterFunc(cfg.Hold/3, classes.vote) }
 		defer func() {
-			close(until)
-			<-done
+			if code := classes.wait(); code != 0 && exit == 0 {
+				exit = code
+			}
 		}()
 	}
 	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
@@ -134,4 +151,90 @@ func classLoad(ctx context.Context, cc load.ClassConfig, stdout, stderr io.Write
 		return 1
 	}
 	return 0
+}
+
+// loadChildEnv marks a load process that another load started for its
+// classes (a test binary then acts as leaselab: main_test.go).
+const loadChildEnv = "LEASELAB_LOAD_CHILD"
+
+// classProcess is a run's classes in a load process of their own: a line
+// on its stdin has them vote, the end of its stdin has them leave.
+type classProcess struct {
+	cmd            *exec.Cmd
+	stdin          io.WriteCloser
+	once           sync.Once
+	out, errs      bytes.Buffer // what it says, said after the sessions' figures
+	stdout, stderr io.Writer
+}
+
+// startClasses starts this program's load with args, less --sessions
+// (and the flags only sessions take), and --vote-on-stdin.
+func startClasses(ctx context.Context, args []string, stdout, stderr io.Writer) (*classProcess, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find this program to start the classes apart: %w", err)
+	}
+	child := []string{"load", "--vote-on-stdin"}
+	for i := 0; i < len(args); i++ {
+		name, _, inline := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		switch name {
+		case "sessions", "idle", "hold", "every", "speed", "dialers", "searches", "search-lab", "pid":
+			if !inline && i+1 < len(args) {
+				i++ // its value
+			}
+			continue
+		}
+		child = append(child, args[i])
+	}
+	p := &classProcess{cmd: exec.CommandContext(ctx, exe, child...), stdout: stdout, stderr: stderr}
+	p.cmd.Env = append(os.Environ(), loadChildEnv+"=1")
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.errs
+	in, err := p.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	p.stdin = in
+	return p, nil
+}
+
+// vote has the classes vote, once.
+func (p *classProcess) vote() { p.once.Do(func() { io.WriteString(p.stdin, "vote\n") }) }
+
+// wait has the classes leave and returns their exit code.
+func (p *classProcess) wait() int {
+	p.stdin.Close()
+	err := p.cmd.Wait()
+	p.stdout.Write(p.out.Bytes())
+	p.stderr.Write(p.errs.Bytes())
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		return 1
+	}
+	return 0
+}
+
+// stdinSignals: vote closes at the first line of r, until at its end.
+func stdinSignals(r io.Reader) (vote, until <-chan struct{}) {
+	v, u := make(chan struct{}), make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(r)
+		voted := false
+		for sc.Scan() {
+			if !voted {
+				voted = true
+				close(v)
+			}
+		}
+		if !voted {
+			close(v)
+		}
+		close(u)
+	}()
+	return v, u
 }

@@ -12,7 +12,7 @@ const serveChildEnv = "LEASELAB_TEST_SERVE_CHILD"
 // TestMain keeps the class database of every server the tests start in a
 // temporary folder (serve reads LEASELAB_DATA), not beside the sources.
 func TestMain(m *testing.M) {
-	if os.Getenv(searchProcessEnv) == "1" { // a search a server started
+	if os.Getenv(searchProcessEnv) == "1" || os.Getenv(loadChildEnv) == "1" { // a search a server started, a load's classes
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if os.Getenv(serveChildEnv) == "1" {
