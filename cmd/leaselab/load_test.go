@@ -11,6 +11,7 @@ import (
 )
 
 func TestLoadCommand(t *testing.T) {
+	t.Parallel()
 	s, err := web.New(web.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +46,7 @@ func TestLoadCommand(t *testing.T) {
 // while sessions play; every vote is recorded and the lines README
 // quotes are printed.
 func TestLoadClassCommand(t *testing.T) {
+	t.Parallel()
 	svc, err := class.Open(context.Background(), class.Config{Data: t.TempDir(), Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)

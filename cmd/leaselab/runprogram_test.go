@@ -13,6 +13,7 @@ import (
 // the reference passes; a program with a syntax error is refused with its
 // line, before anything runs.
 func TestRunJudgesAProgram(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "content", "labs", "write-renewal")
 	var out, errb bytes.Buffer
 	if code := runCmd([]string{"write-renewal", "--program", filepath.Join(dir, "start.star"), "--judge"}, &out, &errb); code != 1 {
