@@ -71,8 +71,7 @@ func (l *Conn) answerForTest(t *testing.T, m ClientMsg) map[string]any {
 func TestVoteOverTheSocket(t *testing.T) {
 	var gotRound int64
 	var gotChoice string
-	var l *Conn
-	l = votingForTest(t, voterFunc(func(round int64, choice string) (string, error) {
+	l := votingForTest(t, voterFunc(func(round int64, choice string) (string, error) {
 		gotRound, gotChoice = round, choice
 		switch choice {
 		case "no":
