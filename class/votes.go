@@ -27,20 +27,13 @@ type voteReq struct {
 	classID, studentID string
 	round              int64
 	choice             string
-	done               chan error
-	// choices are the round's, set before done for a vote stored.
-	choices []string
-	// then, for a vote cast with CastThen, is called instead of done.
+	// then gets the outcome, on the writer (or at once when the vote
+	// cannot wait): the round's choices for a vote stored, else why not.
 	then func(choices []string, err error)
 }
 
 // finish tells the vote's caller its outcome.
 func (r *voteReq) finish(s *Service, choices []string, err error) {
-	if r.then == nil {
-		r.choices = choices
-		r.done <- err
-		return
-	}
 	defer func() {
 		// A bug in a caller's function fails that vote only: the writer
 		// goes on with the others.
@@ -98,25 +91,17 @@ func (s *Service) Vote(ctx context.Context, classID, studentID string, roundID i
 
 // Cast is Vote that also returns the round's choices once the vote is
 // stored, so that the caller can say which one was kept without asking
-// the store again.
+// the store again. It waits for room in the writer's queue until ctx ends.
 func (s *Service) Cast(ctx context.Context, classID, studentID string, roundID int64, choice string) ([]string, error) {
-	r := &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice, done: make(chan error, 1)}
-	s.votesMu.RLock()
-	if s.votesClosed {
-		s.votesMu.RUnlock()
-		return nil, s.fail(errors.New("the class service is closed"))
+	type outcome struct {
+		choices []string
+		err     error
 	}
-	select {
-	case s.votes <- r:
-	case <-ctx.Done():
-		s.votesMu.RUnlock()
-		return nil, ctx.Err()
-	}
-	s.votesMu.RUnlock()
-	if err := <-r.done; err != nil {
-		return nil, err
-	}
-	return r.choices, nil
+	done := make(chan outcome, 1)
+	s.enqueue(ctx, true, &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice,
+		then: func(choices []string, err error) { done <- outcome{choices, err} }})
+	o := <-done
+	return o.choices, o.err
 }
 
 // CastThen is Cast without waiting: then gets the outcome, on the
@@ -125,17 +110,30 @@ func (s *Service) Cast(ctx context.Context, classID, studentID string, roundID i
 // room's votes then hold no goroutine each while the store writes. then
 // must be quick and must not block.
 func (s *Service) CastThen(classID, studentID string, roundID int64, choice string, then func(choices []string, err error)) {
-	r := &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice, then: then}
+	s.enqueue(context.Background(), false, &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice, then: then})
+}
+
+// enqueue hands r to the writer. A full queue refuses r at once, or when
+// wait, r waits for room until ctx ends.
+func (s *Service) enqueue(ctx context.Context, wait bool, r *voteReq) {
 	s.votesMu.RLock()
 	defer s.votesMu.RUnlock()
 	if s.votesClosed {
 		r.finish(s, nil, s.fail(errors.New("the class service is closed")))
 		return
 	}
+	if !wait {
+		select {
+		case s.votes <- r:
+		default:
+			r.finish(s, nil, s.fail(errors.New("too many votes waiting for the store")))
+		}
+		return
+	}
 	select {
 	case s.votes <- r:
-	default:
-		r.finish(s, nil, s.fail(errors.New("too many votes waiting for the store")))
+	case <-ctx.Done():
+		r.finish(s, nil, ctx.Err())
 	}
 }
 
