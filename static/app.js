@@ -67,6 +67,9 @@ function measure(box, svg) {
   return m;
 }
 
+// after is the room the view keeps right of the present, in pixels.
+const after = 96;
+
 function fitBox(box) {
   const svg = box.querySelector("svg.diagram");
   if (!svg) return;
@@ -85,11 +88,12 @@ function fitBox(box) {
     if (box.classList.contains("zoomed")) {
       // An answer's outcome in the middle of what the lane names leave.
       left = Math.max(0, x - names - (m.width - names) / 2);
-    } else if (fresh || x < left + names || x > left + m.width - 56) {
-      // The present near the right edge; a live picture, once fitted,
-      // scrolls only when the present would leave the view, and then by
-      // half of the view, not on every frame.
-      left = Math.max(0, x - m.width + 56 + (fresh ? 0 : (m.width - names - 56) / 2));
+    } else if (fresh || x < left + names || x > left + m.width - after) {
+      // The present near the right edge, with room after it for the words
+      // of what just happened ("7 bahaya" beside a write at the present);
+      // a live picture, once fitted, scrolls only when the present would
+      // leave the view, and then by half of the view, not on every frame.
+      left = Math.max(0, x - m.width + after + (fresh ? 0 : (m.width - names - after) / 2));
     }
     left = Math.round(Math.min(m.room, left));
   }
