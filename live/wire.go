@@ -143,6 +143,7 @@ type outMsg struct {
 var smallMsgs, largeMsgs = make(chan *outMsg, 128), make(chan *outMsg, 8)
 
 const (
+	tinyMsg  = 1 << 10   // a message this short needs no kept buffer
 	smallMsg = 16 << 10  // a small buffer's room
 	largeMsg = 128 << 10 // the largest buffer kept
 )
@@ -152,6 +153,19 @@ const (
 // would copy a frame several times over).
 func newOutMsg(m *serverMsg) *outMsg {
 	need := m.sizeGuess()
+	if need <= tinyMsg {
+		// An answer, an error, a notice, a time-only frame: a kept buffer
+		// if one is free, else one of its own size. A class's votes are
+		// answered in the same second, a few thousand small messages at
+		// once: a buffer of smallMsg each was tens of megabytes of garbage,
+		// and the collections it brought on held up every playing session.
+		select {
+		case o := <-smallMsgs:
+			return o
+		default:
+			return &outMsg{b: make([]byte, 0, need)}
+		}
+	}
 	list := smallMsgs
 	if need > smallMsg {
 		list = largeMsgs
@@ -182,7 +196,7 @@ func (m *serverMsg) sizeGuess() int {
 func (o *outMsg) free() {
 	list := smallMsgs
 	switch c := cap(o.b); {
-	case c > largeMsg:
+	case c > largeMsg, c < smallMsg: // too large to keep, or a tiny one's own
 		return
 	case c > smallMsg:
 		list = largeMsgs

@@ -262,3 +262,29 @@ func TestOpsAreArrays(t *testing.T) {
 		t.Errorf("encoded\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A short message (an answer, a vote's "voted", a time-only frame) takes
+// a kept buffer if one is free, else one of its own size, and that one
+// is not kept: a class's votes answered in one second must not each make
+// a small buffer of smallMsg bytes (they were tens of megabytes).
+func TestShortMessagesTakeNoNewRoom(t *testing.T) {
+	for len(smallMsgs) > 0 {
+		<-smallMsgs
+	}
+	voted := &serverMsg{Type: "voted", ID: 7, html: appendJSONString(nil, "Your answer is saved: B.")}
+	o := newOutMsg(voted)
+	if cap(o.b) >= smallMsg || cap(o.b) < voted.sizeGuess() {
+		t.Errorf("a short message with no buffer kept got %d bytes of room, want about %d", cap(o.b), voted.sizeGuess())
+	}
+	o.b = appendMsg(o.b[:0], voted)
+	o.free()
+	if len(smallMsgs) != 0 {
+		t.Errorf("a short message's own buffer was kept")
+	}
+	// A kept buffer serves it when there is one.
+	kept := &outMsg{b: make([]byte, 0, smallMsg)}
+	kept.free()
+	if o := newOutMsg(voted); o != kept {
+		t.Errorf("a short message did not take the kept buffer")
+	}
+}

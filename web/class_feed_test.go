@@ -253,3 +253,40 @@ func TestClassVoteOverSocket(t *testing.T) {
 		t.Fatal(r.Type)
 	}
 }
+
+// TestVotesSendNoBarWhileCountsHidden: while a round's counts are hidden
+// from the class, the students' votes change no bar, so none is sent: a
+// lecture room voting in one second would otherwise get a few thousand
+// bars it already has. The first bar after the votes is the one that
+// shows the counts, once the instructor shows them.
+func TestVotesSendNoBarWhileCountsHidden(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "en", "Hidden")
+	openVote(teacher, teach, "w1-w2", "storage-checks")
+	var socks []*wsClient
+	var round int64
+	for range 3 {
+		st := newClient(t, base)
+		st.post("/en/join", url.Values{"code": {code}})
+		_, page := st.get("/en/labs/w1-w2")
+		m := regexp.MustCompile(`name="round" value="(\d+)"`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatal("no open vote in the bar")
+		}
+		round, _ = strconv.ParseInt(m[1], 10, 64)
+		socks = append(socks, dialAs(t, st, "/en/labs/w1-w2/ws"))
+	}
+	for i, ws := range socks {
+		if r := ws.call(live.ClientMsg{Type: "vote", Round: round, Choice: []string{"rejected", "overwrites"}[i%2]}); r.Type != "voted" {
+			t.Fatalf("vote %d: %s %q", i, r.Type, r.Error)
+		}
+	}
+	time.Sleep(2 * classThrottle) // a bar the votes sent would be on its way by now
+	teacher.post(teach+"/show", url.Values{"round": {strconv.FormatInt(round, 10)}})
+	for i, ws := range socks {
+		if m := ws.nextClass(); !strings.Contains(m.HTML, `class="cb-counts"`) {
+			t.Errorf("student %d: the first bar after the votes does not show the counts (the votes sent one):\n%s", i, clipText(m.HTML))
+		}
+	}
+}
