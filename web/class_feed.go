@@ -151,7 +151,7 @@ func (f *classFeed) run(changes <-chan class.Change, stop func()) {
 	ping := time.NewTicker(classPing)
 	defer ping.Stop()
 	var last time.Time
-	counts := true // until a bar is drawn
+	counts := f.showsCounts()
 	for {
 		select {
 		case ch, ok := <-changes:
@@ -193,6 +193,23 @@ func (f *classFeed) run(changes <-chan class.Change, stop func()) {
 	}
 }
 
+// showsCounts says whether the class's bar shows its vote's counts now
+// (true when it cannot tell), read once when the feed starts: the votes
+// of a class whose bar hides them then send no bar at all. Before, the
+// first vote sent every student the bar they already had, a few thousand
+// messages in the second a lecture room votes.
+func (f *classFeed) showsCounts() bool {
+	ctx, cancel := context.WithTimeout(f.s.ctx, 5*time.Second)
+	defer cancel()
+	b, ok := f.s.classBarOf(ctx, "en", f.code) // the counts are the same in every language
+	return !ok || b.Down || b.showsCounts()
+}
+
+// showsCounts: the bar shows the vote's counts (or the right answer).
+func (b *barView) showsCounts() bool {
+	return b.Round != nil && (b.Round.Round.Shown || b.Right != "")
+}
+
 // send draws the class's bar once for each language its listeners read
 // and sends it to them all; it reports whether the bar shows the counts.
 func (f *classFeed) send() (counts bool) {
@@ -214,7 +231,7 @@ func (f *classFeed) send() (counts bool) {
 		if !ok || b.Class.ID != "" && b.Class.ID != f.classID {
 			continue // gone, or the code now names a newer class
 		}
-		counts = counts || b.Round != nil && (b.Round.Round.Shown || b.Right != "")
+		counts = counts || b.showsCounts()
 		html, err := renderString(classBarBlock(b))
 		if err != nil {
 			continue
