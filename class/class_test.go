@@ -533,7 +533,31 @@ func TestVoteFlood(t *testing.T) {
 		if got := must(s.Rounds(ctx, other.ID))[0]; got.Voters != 1 || got.Counts["b"] != 1 {
 			t.Errorf("the other class: %+v", got)
 		}
+		// Every statement the writer ran was prepared once, at start.
+		if n := s.txPrepares.Load(); n != 0 || len(s.stmts) != len(voteStmts()) {
+			t.Errorf("%d of %d statements prepared at start; %d prepared in a transaction", len(s.stmts), len(voteStmts()), n)
+		}
 	})
+}
+
+// TestChunks: lists go to the store in parts whose sizes are powers of
+// two up to the most, the largest first, adding up to the whole.
+func TestChunks(t *testing.T) {
+	if got := chunks(100, 64); !slices.Equal(got, []int{64, 32, 4}) {
+		t.Errorf("chunks(100, 64) = %v", got)
+	}
+	for n := range 300 {
+		sum, last := 0, 64
+		for _, c := range chunks(n, 64) {
+			if c > last || c&(c-1) != 0 {
+				t.Fatalf("chunks(%d, 64) = %v", n, chunks(n, 64))
+			}
+			sum, last = sum+c, c
+		}
+		if sum != n {
+			t.Fatalf("chunks(%d, 64) adds up to %d", n, sum)
+		}
+	}
 }
 
 // TestReplicasSeeEachOther: two services on one PostgreSQL, as two

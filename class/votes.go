@@ -163,7 +163,7 @@ func (s *Service) writeVotes(batch []*voteReq) {
 			return err
 		}
 		good := judgeVotes(batch, rounds, members, errs)
-		if err := s.insertVotes(ctx, tx, batch, good); err != nil {
+		if err := s.storeVotes(ctx, tx, batch, good); err != nil {
 			return err
 		}
 		for _, i := range good {
@@ -300,6 +300,36 @@ func (s *Service) tellVotes(cs []Change) {
 	}
 }
 
+// The vote writer's statements. Lists of votes and students go in parts
+// of a power of two up to maxVoteList (chunks), so that the writer has a
+// few statements only, each prepared once (voteStmts, Service.stmt).
+const (
+	maxVoteList = 64
+	roundOfVote = `SELECT c.ended, COALESCE(r.state, ''), COALESCE(r.choices, '')
+			FROM classes c LEFT JOIN rounds r ON r.class_id = c.id AND r.id = ? WHERE c.id = ?`
+)
+
+// joinedOfClass reads which of n students joined a class.
+func joinedOfClass(n int) string {
+	return "SELECT id FROM students WHERE class_id = ? AND id IN (?" + strings.Repeat(", ?", n-1) + ")"
+}
+
+// insertVotes stores n votes, each replacing the student's earlier one.
+func insertVotes(n int) string {
+	return "INSERT INTO votes (class_id, round_id, student_id, choice, at) VALUES (?, ?, ?, ?, ?)" +
+		strings.Repeat(", (?, ?, ?, ?, ?)", n-1) +
+		" ON CONFLICT (class_id, round_id, student_id) DO UPDATE SET choice = excluded.choice, at = excluded.at"
+}
+
+// voteStmts are the texts of every statement the vote writer runs.
+func voteStmts() []string {
+	qs := []string{roundOfVote}
+	for n := 1; n <= maxVoteList; n *= 2 {
+		qs = append(qs, joinedOfClass(n), insertVotes(n))
+	}
+	return qs
+}
+
 // batchRound is what a batch's votes need of their round: why none may
 // be cast in it, or the choices it offers.
 type batchRound struct {
@@ -318,9 +348,11 @@ func (s *Service) batchRounds(ctx context.Context, tx *sql.Tx, batch []*voteReq)
 		ri := &batchRound{}
 		var state, js string
 		var ended sql.NullInt64
-		err := tx.QueryRowContext(ctx, s.q(`SELECT c.ended, COALESCE(r.state, ''), COALESCE(r.choices, '')
-			FROM classes c LEFT JOIN rounds r ON r.class_id = c.id AND r.id = ? WHERE c.id = ?`),
-			r.round, r.classID).Scan(&ended, &state, &js)
+		st, err := s.stmt(ctx, tx, roundOfVote)
+		if err != nil {
+			return nil, err
+		}
+		err = st.QueryRowContext(ctx, r.round, r.classID).Scan(&ended, &state, &js)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			ri.err = ErrNoClass
@@ -358,28 +390,35 @@ func (s *Service) batchMembers(ctx context.Context, tx *sql.Tx, batch []*voteReq
 				ids = append(ids, r.studentID)
 			}
 		}
-		if len(ids) == 0 {
-			continue
-		}
-		rows, err := tx.QueryContext(ctx, s.q("SELECT id FROM students WHERE class_id = ? AND id IN (?"+strings.Repeat(", ?", len(ids)-1)+")"),
-			append([]any{classID}, ids...)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
+		for _, n := range chunks(len(ids), maxVoteList) {
+			if err := s.joinedOf(ctx, tx, classID, ids[:n], joined); err != nil {
 				return nil, err
 			}
-			joined[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
+			ids = ids[n:]
 		}
 	}
 	return members, nil
+}
+
+// joinedOf marks in joined the students of ids who joined the class.
+func (s *Service) joinedOf(ctx context.Context, tx *sql.Tx, classID string, ids []any, joined map[string]bool) error {
+	st, err := s.stmt(ctx, tx, joinedOfClass(len(ids)))
+	if err != nil {
+		return err
+	}
+	rows, err := st.QueryContext(ctx, append([]any{classID}, ids...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		joined[id] = true
+	}
+	return rows.Err()
 }
 
 // judgeVotes sets errs[i] for each vote refused, and returns the indexes
@@ -412,20 +451,22 @@ func judgeVotes(batch []*voteReq, rounds map[roundKey]*batchRound, members map[s
 	return good
 }
 
-// insertVotes stores the good votes, a hundred to a statement.
-func (s *Service) insertVotes(ctx context.Context, tx *sql.Tx, batch []*voteReq, good []int) error {
+// storeVotes stores the good votes, up to maxVoteList to a statement.
+func (s *Service) storeVotes(ctx context.Context, tx *sql.Tx, batch []*voteReq, good []int) error {
 	now := s.ms()
-	for start := 0; start < len(good); start += 100 {
-		part := good[start:min(len(good), start+100)]
-		var args []any
+	for _, n := range chunks(len(good), maxVoteList) {
+		part := good[:n]
+		good = good[n:]
+		args := make([]any, 0, 5*n)
 		for _, i := range part {
 			r := batch[i]
 			args = append(args, r.classID, r.round, r.studentID, r.choice, now)
 		}
-		_, err := tx.ExecContext(ctx, s.q("INSERT INTO votes (class_id, round_id, student_id, choice, at) VALUES (?, ?, ?, ?, ?)"+
-			strings.Repeat(", (?, ?, ?, ?, ?)", len(part)-1)+
-			" ON CONFLICT (class_id, round_id, student_id) DO UPDATE SET choice = excluded.choice, at = excluded.at"), args...)
+		st, err := s.stmt(ctx, tx, insertVotes(n))
 		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
 			return err
 		}
 	}
