@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -42,6 +43,10 @@ type ClassConfig struct {
 	Classes    int
 	Students   int // per class
 	Wait       time.Duration
+	// Within spreads the votes: each student votes at a random moment
+	// within it of the vote's start, as a room of people answering in
+	// the same second does; 0 has them all vote at one instant.
+	Within time.Duration
 	// Sockets: every student is on the class's lab page, as in a class
 	// working on a lab: each keeps the lab's socket open, hears the class
 	// bar over it and votes over it (a "vote" message). Without it a
@@ -56,6 +61,13 @@ type ClassConfig struct {
 	// opened and joined before); the memory per student is then not
 	// measured, since other work runs beside.
 	VoteAt <-chan struct{}
+	// Apart, if set, has the classes vote one after another, this far
+	// apart (class i at i·Apart after the vote's start), as classes that
+	// share a server but not a clock do; 0: every class in the same second.
+	Apart time.Duration
+	// Joined, if set, is called once every student has joined (and
+	// opened their socket or bar), before the vote waits for VoteAt.
+	Joined func()
 	// Until, if set, keeps the classes (their dashboards, sockets and
 	// streams) open after the vote until it is closed, as a class stays
 	// while its students play: the run returns then, not before.
@@ -82,6 +94,9 @@ type ClassResult struct {
 	// CPU is the server's CPU time from the first vote until every
 	// dashboard counted them all (0 when /metrics did not tell).
 	CPU time.Duration
+	// Beside: the classes voted beside other work (VoteAt), whose CPU
+	// is in CPU too.
+	Beside bool
 }
 
 // PerStudent is the server's memory per student of the run, heap and
@@ -112,7 +127,10 @@ func (r *ClassResult) Report(w io.Writer) {
 	fmt.Fprintf(w, "vote answered p50, p99:     %.0f ms, %.0f ms\n", msf(quantile(r.Answered, 0.5)), msf(quantile(r.Answered, 0.99)))
 	fmt.Fprintf(w, "vote to dashboard p50:      %.0f ms\n", float64(r.Quantile(0.50))/float64(time.Millisecond))
 	fmt.Fprintf(w, "vote to dashboard p99:      %.0f ms\n", float64(r.Quantile(0.99))/float64(time.Millisecond))
-	if r.CPU > 0 {
+	switch {
+	case r.CPU > 0 && r.Beside:
+		fmt.Fprintf(w, "server CPU while voting:    %.0f ms in %.1f s (the sessions beside included)\n", msf(r.CPU), r.Elapsed.Seconds())
+	case r.CPU > 0:
 		fmt.Fprintf(w, "server CPU for the votes:   %.0f ms (%.2f ms a vote, rendering the dashboards and bars included)\n", msf(r.CPU), msf(r.CPU)/float64(max(1, r.Sent)))
 	}
 	if n := r.PerStudent(); n != 0 {
@@ -172,7 +190,7 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 	transport := &http.Transport{MaxIdleConnsPerHost: 512, MaxConnsPerHost: 0}
 	defer transport.CloseIdleConnections()
 
-	res := &ClassResult{Errors: map[string]int{}, Students: cfg.Classes * cfg.Students, Sockets: cfg.Sockets}
+	res := &ClassResult{Errors: map[string]int{}, Students: cfg.Classes * cfg.Students, Sockets: cfg.Sockets, Beside: cfg.VoteAt != nil}
 	if cfg.VoteAt == nil {
 		res.MemBefore = settledMem(ctx, base)
 	}
@@ -224,6 +242,9 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 			}
 		}
 	}
+	if cfg.Joined != nil {
+		cfg.Joined()
+	}
 	if cfg.VoteAt == nil {
 		res.MemJoined = settledMem(ctx, base)
 	} else {
@@ -234,15 +255,21 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		}
 	}
 
-	// Every student of every class votes at the same instant.
+	// Every student of a class votes in the same second (at the same
+	// instant, without Within); the classes vote together, or Apart.
 	var mu sync.Mutex
 	start := make(chan struct{})
-	for _, c := range classes {
+	for ci, c := range classes {
 		for i, st := range c.students {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				<-start
+				wait := time.Duration(ci) * cfg.Apart
+				if cfg.Within > 0 {
+					wait += rand.N(cfg.Within)
+				}
+				time.Sleep(wait)
 				choice := cfg.Choices[i%len(cfg.Choices)]
 				sent := time.Now()
 				var status int

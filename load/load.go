@@ -56,6 +56,11 @@ type Config struct {
 	// SearchLab is the lab whose design challenge the searches prove
 	// (default renew-policy).
 	SearchLab string
+	// Ready, if set, is waited for once every session is open, before
+	// the hold begins (a class run beside the sessions joins its students
+	// meanwhile: the hold measures the sessions beside the classes, not
+	// beside their arrival, as it does not measure the sessions' own).
+	Ready func(context.Context) error
 	// Holding, if set, is called when every session is open and the
 	// hold begins (a class run votes during it).
 	Holding func()
@@ -311,6 +316,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sessions, held, failed, firstErr := openAll(ctx, dialer, wsURL, cfg.Sessions, cfg.Dialers, res, &frames, &closed)
 	res.Held, res.Failed, res.FirstDialError = held, failed, cmp.Or(firstErr, firstIdleErr)
 
+	if cfg.Ready != nil {
+		if err := cfg.Ready(ctx); err != nil {
+			for _, s := range sessions {
+				if s != nil {
+					s.close()
+				}
+			}
+			return nil, err
+		}
+	}
 	// Play every session for the hold time; each sends a control now and
 	// then, starting at a random moment so they do not march in step.
 	holdCtx, cancel := context.WithTimeout(ctx, cfg.Hold)

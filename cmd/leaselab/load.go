@@ -57,6 +57,8 @@ With --sessions given too, the classes vote while the sessions play.`)
 	fl.StringVar(&cc.StudentURL, "student-url", "", "in a run of class mode, another replica (on the same --database) where the students join and vote, the dashboards staying on --url")
 	fl.BoolVar(&cc.Sockets, "class-sockets", true, "in a run of class mode, every student is on the class's lab page: keeps its socket open, hears the class bar and votes over it; false: votes with the form, as a page without a live world does")
 	fl.BoolVar(&cc.Bars, "class-bars", true, "in a run of class mode with --class-sockets=false, every student keeps the class bar's stream open, as such a page does")
+	fl.DurationVar(&cc.Within, "vote-within", time.Second, "in a run of class mode, each student votes at a random moment within this time of the vote's start, as a room answering in the same second does; 0: all at one instant")
+	fl.DurationVar(&cc.Apart, "classes-apart", 0, "in a run of class mode, the classes vote one after another, this far apart (the students of each still within --vote-within); 0: every class in the same second")
 	fl.IntVar(&cc.Classes, "classes", 1, fmt.Sprintf("classes in a run of class mode (at most %d)", load.MaxClasses))
 	var voteOnStdin bool
 	fl.BoolVar(&voteOnStdin, "vote-on-stdin", false, "in a run of class mode, join, then vote when a line comes on stdin, and leave when stdin ends (how load runs its classes beside sessions, in a process of their own)")
@@ -76,11 +78,14 @@ With --sessions given too, the classes vote while the sessions play.`)
 		}
 		if voteOnStdin {
 			cc.VoteAt, cc.Until = stdinSignals(os.Stdin)
+			cc.Joined = func() { fmt.Fprintln(stdout, classesJoined) }
 		}
 		if !fl.given("sessions") {
 			return classLoad(ctx, cc, stdout, stderr)
 		}
-		// The classes open and join while the sessions open, vote a third
+		// The classes open and join while the sessions open; the hold
+		// begins when both are in (it measures the sessions beside the
+		// classes, not beside a lecture room arriving). They vote a third
 		// into the hold, while the sessions play, and stay until the
 		// sessions have played (students do not all leave at once). They
 		// run in a process of their own, as the other devices they are:
@@ -92,7 +97,9 @@ With --sessions given too, the classes vote while the sessions play.`)
 			fmt.Fprintf(stderr, "leaselab load: %v\n", err)
 			return 1
 		}
-		cfg.Holding = func() { time.AfterFunc(cfg.Hold/3, classes.vote) }
+		cfg.Ready = classes.ready
+		at := voteStart(cfg.Hold, cc)
+		cfg.Holding = func() { time.AfterFunc(at, classes.vote) }
 		defer func() {
 			if code := classes.wait(); code != 0 && exit == 0 {
 				exit = code
@@ -117,6 +124,14 @@ With --sessions given too, the classes vote while the sessions play.`)
 		return 1
 	}
 	return 0
+}
+
+// voteStart is when, into the sessions' hold, the classes start voting: a
+// third in, or earlier when they vote apart, so that the last class has
+// voted and been counted well before the hold ends.
+func voteStart(hold time.Duration, cc load.ClassConfig) time.Duration {
+	last := time.Duration(cc.Classes-1)*cc.Apart + cc.Within
+	return max(0, min(hold/3, hold-last-5*time.Second))
 }
 
 // firstQuestion sets the class run's question to the first of its lab in
@@ -157,6 +172,10 @@ func classLoad(ctx context.Context, cc load.ClassConfig, stdout, stderr io.Write
 // classes (a test binary then acts as leaselab: main_test.go).
 const loadChildEnv = "LEASELAB_LOAD_CHILD"
 
+// classesJoined is the line a class process writes when its students are
+// all in, on their lab pages: the sessions' hold begins then.
+const classesJoined = "leaselab load: classes joined"
+
 // classProcess is a run's classes in a load process of their own: a line
 // on its stdin has them vote, the end of its stdin has them leave.
 type classProcess struct {
@@ -165,6 +184,8 @@ type classProcess struct {
 	once           sync.Once
 	out, errs      bytes.Buffer // what it says, said after the sessions' figures
 	stdout, stderr io.Writer
+	joined         chan struct{} // closed at the classesJoined line
+	read           chan struct{} // closed when its stdout ends
 }
 
 // startClasses starts this program's load with args, less --sessions
@@ -186,10 +207,15 @@ func startClasses(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		child = append(child, args[i])
 	}
-	p := &classProcess{cmd: exec.CommandContext(ctx, exe, child...), stdout: stdout, stderr: stderr}
+	p := &classProcess{cmd: exec.CommandContext(ctx, exe, child...), stdout: stdout, stderr: stderr,
+		joined: make(chan struct{}), read: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), loadChildEnv+"=1")
-	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.errs
+	p.cmd.Stderr = &p.errs
 	in, err := p.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +223,37 @@ func startClasses(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil, err
 	}
 	p.stdin = in
+	go func() {
+		defer close(p.read)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if sc.Text() == classesJoined {
+				close(p.joined)
+				continue
+			}
+			p.out.Write(sc.Bytes())
+			p.out.WriteByte('\n')
+		}
+	}()
 	return p, nil
+}
+
+// ready waits until the classes have joined; an error if they ended
+// before (what they said comes with the run's figures).
+func (p *classProcess) ready(ctx context.Context) error {
+	select {
+	case <-p.joined:
+		return nil
+	case <-p.read:
+		select {
+		case <-p.joined:
+			return nil
+		default:
+		}
+		return errors.New("the classes ended before their students joined (what they said follows)")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // vote has the classes vote, once.
@@ -206,6 +262,7 @@ func (p *classProcess) vote() { p.once.Do(func() { io.WriteString(p.stdin, "vote
 // wait has the classes leave and returns their exit code.
 func (p *classProcess) wait() int {
 	p.stdin.Close()
+	<-p.read // before Wait, which closes the pipe
 	err := p.cmd.Wait()
 	p.stdout.Write(p.out.Bytes())
 	p.stderr.Write(p.errs.Bytes())

@@ -62,6 +62,7 @@ func TestLoadClassCommand(t *testing.T) {
 		{"--classes", "2", "--class-students", "3"},
 		{"--classes", "2", "--class-students", "3", "--class-sockets=false"},
 		{"--classes", "1", "--class-students", "3", "--sessions", "3", "--hold", "900ms", "--every", "100ms"},
+		{"--classes", "2", "--class-students", "3", "--sessions", "3", "--hold", "900ms", "--every", "100ms", "--classes-apart", "200ms", "--vote-within", "0"},
 	} {
 		var out, errs strings.Builder
 		if code := run(append([]string{"load", "--url", ts.URL}, args...), &out, &errs); code != 0 {
