@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -538,6 +539,49 @@ func TestVoteFlood(t *testing.T) {
 			t.Errorf("%d of %d statements prepared at start; %d prepared in a transaction", len(s.stmts), len(voteStmts()), n)
 		}
 	})
+}
+
+// TestVotesOfStudentsJoinedElsewhere: a service that did not see a
+// student join (another replica, or before a restart) reads whether they
+// did, and then knows it; one who never joined is still refused, each
+// time.
+func TestVotesOfStudentsJoinedElsewhere(t *testing.T) {
+	eachStore(t, func(t *testing.T, d db) {
+		here := open(t, d, Config{})
+		c, _, st := classOf(t, here, "a", "b")
+		_, _, outsider := classOf(t, here, "x")
+		there := open(t, d, Config{})
+		r := must(here.OpenRound(ctx, c.ID, "lab", "q", []string{"a", "b"}))
+		if there.members.has(c.ID, st[0].ID) || !here.members.has(c.ID, st[0].ID) {
+			t.Fatal("a join is known to the service it went through only")
+		}
+		for range 2 {
+			ok(t, there.Vote(ctx, c.ID, st[0].ID, r.ID, "a"))
+			is(t, "a vote from a student of another class", there.Vote(ctx, c.ID, outsider[0].ID, r.ID, "a"), ErrNotJoined)
+		}
+		if !there.members.has(c.ID, st[0].ID) || there.members.has(c.ID, outsider[0].ID) {
+			t.Error("the service did not learn who joined, or learnt a student who did not")
+		}
+		if got := must(here.Rounds(ctx, c.ID))[0]; got.Voters != 1 {
+			t.Errorf("voters: %d", got.Voters)
+		}
+	})
+}
+
+// TestMemberCacheBounded: the cache of students known to have joined
+// starts anew past maxMembers.
+func TestMemberCacheBounded(t *testing.T) {
+	var c memberCache
+	for i := range maxMembers {
+		c.add("c", strconv.Itoa(i))
+	}
+	if !c.has("c", "0") || len(c.m) != maxMembers {
+		t.Fatalf("%d held", len(c.m))
+	}
+	c.add("c", "new")
+	if len(c.m) != 1 || c.has("c", "0") || !c.has("c", "new") {
+		t.Errorf("past the bound: %d held", len(c.m))
+	}
 }
 
 // TestChunks: lists go to the store in parts whose sizes are powers of

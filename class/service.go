@@ -196,6 +196,7 @@ func (s *Service) Join(ctx context.Context, code, studentID, nick string) (Stude
 	if err != nil {
 		return Student{}, err
 	}
+	s.members.add(c.ID, studentID)
 	if joined {
 		s.hub.publish(Change{Class: c.ID, What: ChangedJoin})
 	}

@@ -93,6 +93,7 @@ type Service struct {
 	// a transaction instead.
 	stmts      map[string]*sql.Stmt
 	txPrepares atomic.Int64
+	members    memberCache // students known to have joined
 }
 
 // stmt is query (in ? form) as a statement of tx: the one prepared at

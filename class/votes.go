@@ -386,7 +386,11 @@ func (s *Service) batchMembers(ctx context.Context, tx *sql.Tx, batch []*voteReq
 	for classID, joined := range members {
 		var ids []any
 		for _, r := range batch {
-			if r.classID == classID && validStudentID(r.studentID) {
+			switch {
+			case r.classID != classID || !validStudentID(r.studentID) || joined[r.studentID]:
+			case s.members.has(classID, r.studentID):
+				joined[r.studentID] = true
+			default:
 				ids = append(ids, r.studentID)
 			}
 		}
@@ -417,8 +421,40 @@ func (s *Service) joinedOf(ctx context.Context, tx *sql.Tx, classID string, ids 
 			return err
 		}
 		joined[id] = true
+		s.members.add(classID, id)
 	}
 	return rows.Err()
+}
+
+// memberCache holds students known to have joined their class: a student
+// never leaves a class (only an ended class goes, with its students, and
+// a vote in it is refused first), so what was once read stays true, and a
+// lecture room's votes need no query for the students the store has
+// already seen joining or voting. Bounded: past maxMembers it starts anew.
+type memberCache struct {
+	mu sync.Mutex
+	m  map[memberKey]struct{}
+}
+
+type memberKey struct{ class, student string }
+
+// maxMembers bounds the students the cache holds (about 100 bytes each).
+const maxMembers = 100_000
+
+func (c *memberCache) has(classID, studentID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[memberKey{classID, studentID}]
+	return ok
+}
+
+func (c *memberCache) add(classID, studentID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxMembers {
+		c.m = map[memberKey]struct{}{}
+	}
+	c.m[memberKey{classID, studentID}] = struct{}{}
 }
 
 // judgeVotes sets errs[i] for each vote refused, and returns the indexes
