@@ -166,8 +166,24 @@ function startLab(root) {
   addEventListener("resize", () => { measures++; fitAll(document); });
   keepHints(labID);
   keepAnswers(labID);
+  // While the world plays and the event list is closed, its new rows (and
+  // a row's swap, when a later event shows it did harm) wait here, a
+  // replace dropping what waited before it, and go in when the list is
+  // opened or the world stops: a closed list costs a playing page nothing.
+  let heldRows = [];
+  function putHeldRows() {
+    for (const o of heldRows.splice(0)) {
+      const el = document.getElementById(o.target);
+      if (el) applyOp(el, o);
+    }
+  }
   for (const d of document.querySelectorAll("details.eventbox")) {
-    d.addEventListener("toggle", () => { const l = d.querySelector(".events"); if (d.open && l) showLatest(l); });
+    d.addEventListener("toggle", () => {
+      const l = d.querySelector(".events");
+      if (!d.open || !l) return;
+      putHeldRows();
+      showLatest(d.querySelector(".events"));
+    });
   }
 
   // setConn shows the connection's state: on, off, idle or full.
@@ -280,6 +296,8 @@ function startLab(root) {
       restUntil = end + Math.min(2000, 9 * (end - start));
       pace(end - start);
     }, 0);
+    const hold = batch.every((m) => m.playing);
+    if (!hold) putHeldRows();
     const ops = batch.flatMap(clockOps);
     // The last replace, swap, text or attr of a target is the one that
     // shows.
@@ -289,6 +307,12 @@ function startLab(root) {
     let events = null;
     ops.forEach((o, i) => {
       if (o.op !== "append" && o.op !== "remove" && last.get(o.op + " " + o.target + " " + (o.attr || "")) !== i) return;
+      if (hold && (o.target === "events" || o.target.startsWith("events-")) &&
+          document.getElementById("events")?.closest("details")?.open === false) {
+        if (o.target === "events" && o.op === "replace") heldRows = [];
+        heldRows.push(o);
+        return;
+      }
       const el = document.getElementById(o.target);
       if (!el) return;
       applyOp(el, o);

@@ -10,9 +10,13 @@ import (
 // as the incremental frames left them — with the same parts of a fresh
 // render of the page's own address, fetched and parsed by the browser.
 // What the script itself sets for scrolling (the pinned lane names'
-// transform, the box's fitted flag) is left out of both. It yields ""
+// transform, the box's fitted flag) is left out of both, and the event
+// list is opened first. It yields ""
 // when they match, else the first target that differs and where.
 const samePageAsFresh = `(async () => {
+	// A closed event list holds its rows until it is opened.
+	for (const d of document.querySelectorAll("details.eventbox")) d.open = true;
+	await new Promise(r => setTimeout(r, 50));
 	const res = await fetch(location.href);
 	const fresh = new DOMParser().parseFromString(await res.text(), "text/html");
 	const norm = (el) => {
@@ -72,5 +76,55 @@ func TestBrowserFramesMatchAFreshPage(t *testing.T) {
 	}
 	if diff != "" {
 		t.Errorf("after play frames, the page differs from a fresh render: %s", diff)
+	}
+}
+
+// TestBrowserEventRowsWaitWhileClosed plays renew-load at phone size with the
+// event list closed: its rows do not grow while it plays; opening it puts
+// them in, and after it is closed again a pause does, every row the frames
+// brought, as a fresh render has them.
+func TestBrowserEventRowsWaitWhileClosed(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t, int(phone.width), int(phone.height))
+	_, ts := newTestServer(t, Config{})
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/renew-load")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
+	rows := `String(document.querySelectorAll("#events [data-event]").length)`
+	before := evalString(t, ctx, rows)
+	if open := evalString(t, ctx, `String(document.querySelector("details.eventbox").open)`); open != "false" {
+		t.Fatalf("the event list is open (%s) on a new page", open)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const s = document.getElementById("speed"); s.add(new Option("20×", "20")); s.value = "20"; return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	click(t, ctx, "#play")
+	waitJS(t, ctx, "play to 20s", `parseFloat(document.getElementById("now").textContent) >= 20`)
+	if after := evalString(t, ctx, rows); after != before {
+		t.Errorf("the closed event list went from %s to %s rows while playing", before, after)
+	}
+	// Opened while it plays: the rows go in; closed again: they wait again.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("details.eventbox").open = true`)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the rows put in once opened", `document.querySelectorAll("#events [data-event]").length > `+before)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!(document.querySelector("details.eventbox").open = false)`)); err != nil {
+		t.Fatal(err)
+	}
+	opened := evalString(t, ctx, rows)
+	waitJS(t, ctx, "play to 40s", `parseFloat(document.getElementById("now").textContent) >= 40`)
+	if after := evalString(t, ctx, rows); after != opened {
+		t.Errorf("the event list, closed again, went from %s to %s rows while playing", opened, after)
+	}
+	click(t, ctx, "#play")
+	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
+	waitJS(t, ctx, "the rows put in once paused", `document.querySelectorAll("#events [data-event]").length > `+opened)
+	diff, err := chromedp.Run(ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != "" {
+		t.Errorf("once paused, the page differs from a fresh render: %s", diff)
 	}
 }
