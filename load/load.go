@@ -571,6 +571,10 @@ func (s *session) read() {
 	}
 }
 
+// playSpread is the time within which the sessions press play: the
+// server's play tick.
+const playSpread = 200 * time.Millisecond
+
 // play starts play mode and sends a control every cfg.Every until ctx
 // ends, returning each command's time to its answer.
 func (s *session) play(ctx context.Context, cfg Config, res *Result) []time.Duration {
@@ -579,6 +583,15 @@ func (s *session) play(ctx context.Context, cfg Config, res *Result) []time.Dura
 	send := func(msg string) bool {
 		s.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		return s.conn.WriteMessage(websocket.TextMessage, []byte(msg)) == nil
+	}
+	// Each presses play at a moment of its own within a play tick, as a
+	// room of students does: 2,000 sessions pressing it in the same
+	// millisecond would all fall due together every tick, a burst no room
+	// makes.
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-time.After(rand.N(playSpread)):
 	}
 	id++
 	if !send(`{"id":` + strconv.FormatInt(id, 10) + `,"type":"play","speed":` + strconv.FormatFloat(cfg.Speed, 'g', -1, 64) + `}`) {
