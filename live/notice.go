@@ -48,6 +48,6 @@ func (l *Conn) tellPending() {
 		return
 	}
 	if n := l.notice.Swap(nil); n != nil {
-		l.offer(serverMsg{Type: n.typ, html: n.html})
+		l.offer(serverMsg{Type: n.typ, html: n.html, many: true})
 	}
 }

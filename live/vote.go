@@ -73,9 +73,9 @@ func (l *Conn) vote(m ClientMsg) {
 	then := func(said string, err error) {
 		once.Do(func() {
 			budget.ChargeFixed(min(time.Since(start), voteCharge), l.work, l.addr)
-			reply := serverMsg{Type: "voted", ID: m.ID, html: appendJSONString(nil, html.EscapeString(said))}
+			reply := serverMsg{Type: "voted", ID: m.ID, html: appendJSONString(nil, html.EscapeString(said)), many: true}
 			if err != nil {
-				reply = serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, err)}
+				reply = serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, err), many: true}
 			}
 			l.voted(reply)
 		})

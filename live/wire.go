@@ -110,6 +110,7 @@ type serverMsg struct {
 
 	at   time.Time // when the work it answers began
 	play bool      // a play-mode frame
+	many bool      // one of a class's many at once (budget.Crowd)
 }
 
 // A server message is encoded by hand, not through encoding/json: a play
@@ -128,6 +129,7 @@ type outMsg struct {
 	b    []byte
 	at   time.Time // when the work it answers began
 	play bool      // a play-mode frame
+	many bool      // one of a class's many at once (budget.Crowd)
 }
 
 // Messages that went out are kept for their buffers, in two bounded free

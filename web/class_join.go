@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"leaselab/budget"
 	"leaselab/class"
 	"leaselab/labs"
 )
@@ -197,11 +198,16 @@ func (s *Server) stream(c echo.Context, classID string, render func(changed map[
 	var changed map[string]bool
 	for dirty := true; ; {
 		if dirty {
-			alive()
-			if html, ok := render(changed); ok {
-				w.Write(eventBytes("update", html))
-			}
-			w.Flush()
+			// Every dashboard of a class draws again when a vote is told:
+			// one at a time (budget.Crowd).
+			budget.Crowd(func() error {
+				alive()
+				if html, ok := render(changed); ok {
+					w.Write(eventBytes("update", html))
+				}
+				w.Flush()
+				return nil
+			})
 			last, dirty, changed = time.Now(), false, map[string]bool{}
 		}
 		select {
