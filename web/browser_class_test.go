@@ -304,6 +304,13 @@ func TestBrowserClassAxe(t *testing.T) {
 				for _, x := range axeViolations(t, ctx, false) {
 					t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
 				}
+				// The projector view is black on white in either scheme
+				// (html.projector in static/app.css).
+				if strings.HasSuffix(p, "/projector") {
+					if bg := evalString(t, ctx, `getComputedStyle(document.documentElement).backgroundColor`); bg != "rgb(255, 255, 255)" {
+						t.Errorf("%s %s %s: the page's background is %s, want white", v.name, scheme, p, bg)
+					}
+				}
 			}
 		})
 	}

@@ -43,6 +43,12 @@ func (p *page) SwitchURL() string {
 
 func (p *page) T(key string) string { return T(p.Lang, key) }
 
+// Projector is whether the page is the projector view, whose colours the
+// root element takes (html.projector, static/app.css). A :has() on the
+// root asking the body the same made a slowed phone recalculate every
+// element's style whenever a frame put nodes into the page.
+func (p *page) Projector() bool { return slices.Contains(strings.Fields(p.Kind), "projector") }
+
 // Href is the URL of a path of this site in the page's language. Every
 // link, form and socket URL of a page goes through it, so that a base path
 // (--base-path) holds everywhere.
