@@ -248,6 +248,14 @@ func Whole(out *Edits, v *Live) *LivePage {
 	return p
 }
 
+// Shown is the page Whole would draw, when the page shows it already: a
+// paused session's page, which its last frame drew whole, as play starts.
+// Its first play frame then sends what changed, not the page again.
+func Shown(v *Live) *LivePage {
+	var scratch Edits
+	return Whole(&scratch, v)
+}
+
 // Next sends what changed since the page p shows, and p then shows v.
 func (p *LivePage) Next(out *Edits, v *Live) error {
 	w := v.Session.World()

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -229,9 +230,22 @@ func TestFramesAddUpToAFreshRender(t *testing.T) {
 			tick(6)
 		}
 		tick(20)
-		l.playing = false
+		l.stopPlay()
 		do("advance 2s")
-		l.playing = true
+		// Play again: the page shows the paused world as a whole frame
+		// drew it, so the first play frame sends only what changed.
+		l.startPlay(time.Now(), 1)
+		if err := sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
+			t.Fatal(err)
+		}
+		first := l.frame(0)
+		for _, target := range []string{"diagram", "session"} {
+			if hasReplace(first, target) {
+				t.Errorf("%s: the first play frame after a pause replaces #%s", tc.lab, target)
+			}
+		}
+		page.apply(first)
+		check("the first play frame after a pause")
 		tick(150) // past the live picture's window
 		do("reset")
 		tick(20)

@@ -256,6 +256,12 @@ func (l *Conn) startPlay(at time.Time, speed float64) {
 	l.playing = true
 	l.playGen++
 	l.lastDue, l.owed = at, 0
+	if l.shown >= 0 && !l.have && l.shownRun == l.sess.Run() && len(l.sess.World().Events()) == l.shown {
+		// The page shows the paused world as a whole frame drew it: the
+		// first play frame sends what changed since, not the page again
+		// (a renew-load page's first play frame was 15 KB).
+		l.view = draw.Shown(&draw.Live{Lang: l.lang, Base: l.cfg.Base, Lab: l.lab, Session: l.sess})
+	}
 	l.cfg.Players.add(playEntry{due: at.Add(l.interval()), l: l, gen: l.playGen})
 }
 
