@@ -235,6 +235,7 @@ func TestFramesAddUpToAFreshRender(t *testing.T) {
 		// Play again: the page shows the paused world as a whole frame
 		// drew it, so the first play frame sends only what changed.
 		l.startPlay(time.Now(), 1)
+		l.keepShown() // as a play frame does before it moves the world on
 		if err := sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: engine.Second}); err != nil {
 			t.Fatal(err)
 		}

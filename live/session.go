@@ -256,12 +256,6 @@ func (l *Conn) startPlay(at time.Time, speed float64) {
 	l.playing = true
 	l.playGen++
 	l.lastDue, l.owed = at, 0
-	if l.shown >= 0 && !l.have && l.shownRun == l.sess.Run() && len(l.sess.World().Events()) == l.shown {
-		// The page shows the paused world as a whole frame drew it: the
-		// first play frame sends what changed since, not the page again
-		// (a renew-load page's first play frame was 15 KB).
-		l.view = draw.Shown(&draw.Live{Lang: l.lang, Base: l.cfg.Base, Lab: l.lab, Session: l.sess})
-	}
 	l.cfg.Players.add(playEntry{due: at.Add(l.interval()), l: l, gen: l.playGen})
 }
 
@@ -320,6 +314,7 @@ func (l *Conn) playFrame(e playEntry) {
 	}
 	start := time.Now()
 	msg := l.safely(0, func() serverMsg {
+		l.keepShown()
 		if err := l.runs.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: max(l.owed, 1)}); err != nil {
 			return l.fail(0, err)
 		}
@@ -337,6 +332,20 @@ func (l *Conn) playFrame(e playEntry) {
 	if l.send(msg) && l.playing {
 		l.cfg.Players.add(again)
 	}
+}
+
+// keepShown, before a play frame moves the world on, keeps the page a
+// lab session's last frame drew whole when it keeps none (the session was
+// paused, and every frame of a paused session is whole): the frame then
+// sends what changed since, not the page again (a renew-load page's first
+// play frame was 15 KB). On the player, as the frame is: 2,000 students
+// pressing play at once cost their readers nothing. Called with l.mu held.
+func (l *Conn) keepShown() {
+	if _, lab := l.runs.(labRun); !lab || l.view != nil || l.shown < 0 || l.have ||
+		l.shownRun != l.sess.Run() || len(l.sess.World().Events()) != l.shown {
+		return
+	}
+	l.view = draw.Shown(&draw.Live{Lang: l.lang, Base: l.cfg.Base, Lab: l.lab, Session: l.sess})
 }
 
 // costly answers a message that runs the engine or renders, within the
