@@ -182,7 +182,7 @@ function startLab(root) {
       const l = d.querySelector(".events");
       if (!d.open || !l) return;
       putHeldRows();
-      showLatest(d.querySelector(".events"));
+      showLatest(l);
     });
   }
 
