@@ -2,9 +2,11 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,6 +188,92 @@ func TestPlayFramesAsFarApartAsThePageAsks(t *testing.T) {
 		}
 		if got := cfg.Players.q[0].due.Sub(start); got != c.want {
 			t.Errorf("every=%g: the next frame is due %s later, want %s", c.every, got, c.want)
+		}
+	}
+}
+
+// While the page's event list is closed (play's rows false), play frames
+// bring it no rows; the play that opens it, or the pause, brings every
+// row they left out, once.
+func TestClosedListGetsNoRowsWhilePlaying(t *testing.T) {
+	cfg := testConfig()
+	start := cfg.Clock.Now().Add(-time.Minute)
+	l := playingForTest(t, cfg, 5, start)
+	tick := 0
+	frames := func(n int) (rows int) {
+		t.Helper()
+		for range n {
+			tick++
+			l.playFrame(playEntry{due: start.Add(time.Duration(tick) * playTick), l: l, gen: l.playGen})
+		}
+		return takeRows(t, l)
+	}
+	say := func(msg string) int {
+		t.Helper()
+		l.mu.Lock()
+		l.receive(decodeClientMsg([]byte(msg)))
+		l.mu.Unlock()
+		return takeRows(t, l)
+	}
+	events := func() int {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.sess.World().Events())
+	}
+	if n := frames(1); n != 1 {
+		t.Fatalf("the first frame has %d row ops, want the whole list", n)
+	}
+	if n := say(`{"id":1,"type":"play","rows":false}`); n != 0 {
+		t.Errorf("closing the list brought %d row ops", n)
+	}
+	before := events()
+	if n := frames(6); n != 0 {
+		t.Errorf("frames to a closed list brought %d row ops", n)
+	}
+	if events() == before {
+		t.Fatal("the world made no events: the test shows nothing")
+	}
+	if n := say(`{"id":2,"type":"play","rows":true}`); n != 1 {
+		t.Errorf("opening the list while playing brought %d row ops, want 1", n)
+	}
+	if l.shown != events() {
+		t.Errorf("the page's list has %d rows, the world %d events", l.shown, events())
+	}
+	say(`{"id":3,"type":"play","rows":false}`)
+	before = events()
+	frames(6)
+	if events() == before {
+		t.Fatal("the world made no events: the test shows nothing")
+	}
+	if n := say(`{"id":4,"type":"pause"}`); n != 1 {
+		t.Errorf("pausing brought %d row ops, want 1", n)
+	}
+	if n := say(`{"id":5,"type":"pause"}`); n != 0 {
+		t.Errorf("pausing again brought %d row ops, want none", n)
+	}
+	if l.shown != events() {
+		t.Errorf("the page's list has %d rows, the world %d events", l.shown, events())
+	}
+}
+
+// takeRows empties l's queue to the client and counts the ops in it that
+// put rows into the event list.
+func takeRows(t *testing.T, l *Conn) (n int) {
+	t.Helper()
+	for {
+		select {
+		case o := <-l.out:
+			var m struct{ Ops [][]string }
+			if err := json.Unmarshal(o.b, &m); err != nil {
+				t.Fatalf("%s: %v", o.b, err)
+			}
+			for _, op := range m.Ops {
+				if op[1] == "events" || strings.HasPrefix(op[1], "events-") {
+					n++
+				}
+			}
+		default:
+			return n
 		}
 	}
 }

@@ -76,6 +76,10 @@ type Conn struct {
 	// reset or a replay starts a new one, whose list the page must show
 	// whole.
 	shownRun uint64
+	// noRows says the page's event list is closed: while the world plays,
+	// frames leave its new rows out (play's rows), and the play or pause
+	// that opens it or stops brings them.
+	noRows bool
 	// have says the page shows the session as its address draws it (the
 	// page's first connection): the first frame sends none of it (Have).
 	have bool
@@ -191,12 +195,15 @@ func (l *Conn) receive(m ClientMsg) {
 	case msgPlay:
 		l.refused = 0
 		l.pace(m.Every)
+		if m.Rows != nil {
+			l.noRows = !*m.Rows
+		}
 		l.startPlay(m.at, m.Speed)
-		reply = serverMsg{Type: "ack", ID: m.ID}
+		reply = l.rowsAck(m.ID)
 	case msgPause:
 		l.refused = 0
 		l.stopPlay()
-		reply = serverMsg{Type: "ack", ID: m.ID}
+		reply = l.rowsAck(m.ID)
 	case msgVote:
 		l.vote(m)
 		return
@@ -566,7 +573,26 @@ func (l *Conn) frame(id int64) serverMsg {
 	}
 	events := w.Events()
 	whole := l.shown < 0 || l.shown > len(events) || l.shownRun != l.sess.Run()
-	draw.EventEdits(&out.Edits, l.lang, w, l.shown, whole)
-	l.shown, l.shownRun = len(events), l.sess.Run()
+	if whole || !l.playing || !l.noRows {
+		draw.EventEdits(&out.Edits, l.lang, w, l.shown, whole)
+		l.shown, l.shownRun = len(events), l.sess.Run()
+	}
+	return m
+}
+
+// rowsAck answers play and pause: with the event rows that play frames
+// left out while the list was closed, when the page is to have them now
+// (the list opened, or the world stopped). Without them, a paused
+// session's next play frame would draw the page whole (keepShown).
+func (l *Conn) rowsAck(id int64) serverMsg {
+	m := serverMsg{Type: "ack", ID: id}
+	if _, lab := l.runs.(labRun); !lab || l.playing && l.noRows || l.shown < 0 || l.shownRun != l.sess.Run() || !l.sess.Held() {
+		return m
+	}
+	w := l.sess.World()
+	if n := len(w.Events()); l.shown < n {
+		draw.EventEdits(&m.body().Edits, l.lang, w, l.shown, false)
+		l.shown = n
+	}
 	return m
 }

@@ -59,10 +59,14 @@ type ClientMsg struct {
 	Speed float64 `json:"speed,omitempty"`
 	// Every, on play, is how far apart the page wants play frames, in
 	// seconds of real time (a slow phone asks for fewer).
-	Every    float64 `json:"every,omitempty"`
-	Question string  `json:"question,omitempty"`
-	Choice   string  `json:"choice,omitempty"`
-	Goal     string  `json:"goal,omitempty"`
+	Every float64 `json:"every,omitempty"`
+	// Rows, on play, says whether play frames bring the event list its
+	// new rows: false while the page's list is closed (absent keeps the
+	// last, initially true).
+	Rows     *bool  `json:"rows,omitempty"`
+	Question string `json:"question,omitempty"`
+	Choice   string `json:"choice,omitempty"`
+	Goal     string `json:"goal,omitempty"`
 	// Round is a class vote's round (class mode); Choice its answer.
 	Round int64 `json:"round,omitempty"`
 	// Values are a design challenge's policy options, by name.

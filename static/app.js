@@ -166,23 +166,17 @@ function startLab(root) {
   addEventListener("resize", () => { measures++; fitAll(document); });
   keepHints(labID);
   keepAnswers(labID);
-  // While the world plays and the event list is closed, its new rows (and
-  // a row's swap, when a later event shows it did harm) wait here, a
-  // replace dropping what waited before it, and go in when the list is
-  // opened or the world stops: a closed list costs a playing page nothing.
-  let heldRows = [];
-  function putHeldRows() {
-    for (const o of heldRows.splice(0)) {
-      const el = document.getElementById(o.target);
-      if (el) applyOp(el, o);
-    }
-  }
-  for (const d of document.querySelectorAll("details.eventbox")) {
-    d.addEventListener("toggle", () => {
-      const l = d.querySelector(".events");
-      if (!d.open || !l) return;
-      putHeldRows();
-      showLatest(l);
+  // While the world plays and the event list is closed, the server leaves
+  // its new rows out of the frames (play's rows): a closed list costs a
+  // playing page nothing, on the wire or on the main thread. Opening it
+  // while playing asks for them; pausing brings them too.
+  const eventBox = document.querySelector("details.eventbox");
+  const rows = () => !eventBox || eventBox.open;
+  if (eventBox) {
+    eventBox.addEventListener("toggle", () => {
+      if (playing && !pausing) send({ type: "play", rows: rows() });
+      const l = eventBox.querySelector(".events");
+      if (eventBox.open && l) showLatest(l);
     });
   }
 
@@ -210,7 +204,7 @@ function startLab(root) {
       barStream(false); // the class bar comes over the socket now
       for (const id of [...pressed.keys()]) settle(id);
       setConn("on");
-      if (resumePlay) send({ type: "play", speed: Number(speed.value), every: asked });
+      if (resumePlay) send({ type: "play", speed: Number(speed.value), every: asked, rows: rows() });
       restoreVerdicts();
     };
     ws.onclose = (ev) => {
@@ -296,8 +290,6 @@ function startLab(root) {
       restUntil = end + Math.min(2000, 9 * (end - start));
       pace(end - start);
     }, 0);
-    const hold = batch.every((m) => m.playing);
-    if (!hold) putHeldRows();
     const ops = batch.flatMap(clockOps);
     // The last replace, swap, text or attr of a target is the one that
     // shows.
@@ -307,12 +299,6 @@ function startLab(root) {
     let events = null;
     ops.forEach((o, i) => {
       if (o.op !== "append" && o.op !== "remove" && last.get(o.op + " " + o.target + " " + (o.attr || "")) !== i) return;
-      if (hold && (o.target === "events" || o.target.startsWith("events-")) &&
-          document.getElementById("events")?.closest("details")?.open === false) {
-        if (o.target === "events" && o.op === "replace") heldRows = [];
-        heldRows.push(o);
-        return;
-      }
       const el = document.getElementById(o.target);
       if (!el) return;
       applyOp(el, o);
@@ -499,7 +485,7 @@ function startLab(root) {
   // (a play message) would start the world again after the pause.
   play.addEventListener("click", () => {
     const pause = playing && !pausing;
-    const ok = send(pause ? { type: "pause" } : { type: "play", speed: Number(speed.value), every: asked });
+    const ok = send(pause ? { type: "pause" } : { type: "play", speed: Number(speed.value), every: asked, rows: rows() });
     pausing = pause && ok ? nextID - 1 : 0;
     press(play, ok);
   });

@@ -3,6 +3,7 @@ package web
 import (
 	"testing"
 
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -79,14 +80,33 @@ func TestBrowserFramesMatchAFreshPage(t *testing.T) {
 	}
 }
 
+// rowOps counts, in every page, the ops of the server's messages that
+// put rows into the event list (window.__rowOps).
+const rowOps = `(() => {
+	window.__rowOps = 0;
+	const W = window.WebSocket;
+	window.WebSocket = class extends W {
+		constructor(...a) {
+			super(...a);
+			this.addEventListener("message", (ev) => {
+				for (const o of JSON.parse(ev.data).ops || []) if (o[1] === "events" || o[1].startsWith("events-")) window.__rowOps++;
+			});
+		}
+	};
+})()`
+
 // TestBrowserEventRowsWaitWhileClosed plays renew-load at phone size with the
-// event list closed: its rows do not grow while it plays; opening it puts
-// them in, and after it is closed again a pause does, every row the frames
-// brought, as a fresh render has them.
+// event list closed: the server sends no rows while it plays, so the list
+// does not grow; opening it brings them, and after it is closed again a
+// pause does, every row the frames would have brought, as a fresh render
+// has them.
 func TestBrowserEventRowsWaitWhileClosed(t *testing.T) {
 	t.Parallel()
 	ctx := browser(t, int(phone.width), int(phone.height))
 	_, ts := newTestServer(t, Config{})
+	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: rowOps}); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/renew-load")); err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +123,9 @@ func TestBrowserEventRowsWaitWhileClosed(t *testing.T) {
 	waitJS(t, ctx, "play to 20s", `parseFloat(document.getElementById("now").textContent) >= 20`)
 	if after := evalString(t, ctx, rows); after != before {
 		t.Errorf("the closed event list went from %s to %s rows while playing", before, after)
+	}
+	if n := evalString(t, ctx, `String(window.__rowOps)`); n != "0" {
+		t.Errorf("the server sent %s event-row ops to a closed list while playing", n)
 	}
 	// Opened while it plays: the rows go in; closed again: they wait again.
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("details.eventbox").open = true`)); err != nil {
