@@ -197,9 +197,7 @@ func (w *Markup) msg(d *Diagram, m dMsg) {
 	w.num("y1", int(m.Y1))
 	w.num("x2", int(m.X2))
 	w.num("y2", int(m.Y2))
-	w.s(` marker-end="url(#`)
-	w.esc(d.ID)
-	w.s(`-arrow)"><title>`)
+	w.s(`><title>`)
 	w.esc(labs.MsgName(s.Msg(), d.Lang))
 	w.s(" ")
 	w.esc(labs.NodeName(names, s.Node, d.Lang))
@@ -320,7 +318,6 @@ func (w *Markup) mark(d *Diagram, m dMark) {
 	w.s(m.Class())
 	w.s(`"`)
 	w.id(d, 'm', int(m.Index))
-	w.num("data-event", int(m.Index))
 	w.s(">")
 	// markSentence, written in place: the time needs no escaping.
 	w.s("<title>")

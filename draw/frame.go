@@ -283,8 +283,13 @@ func (p *LivePage) Next(out *Edits, v *Live) error {
 	defer laneWorkers.Put(wsp)
 	workers := w.AppendWorkers((*wsp)[:0])
 	*wsp = workers
-	if p.status.sameBut(w, d.outcome, workers) {
-		// Its clock is out.Clock. A worker that acquired, lost, froze or thawed: its row.
+	if same, holder := p.status.sameBut(w, d.outcome, workers); same {
+		// Its clock is out.Clock. A renewal or a new holder: the holder's
+		// words. A worker that acquired, lost, froze or thawed: its row.
+		if holder {
+			p.status.setHolder(w)
+			out.Draw(OpReplace, "holder", func(w *Markup) { w.holder(&p.status) })
+		}
 		for i := range workers {
 			if shown := &p.status.Workers[i]; !sameRow(shown, &workers[i]) {
 				at := out.At()

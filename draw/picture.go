@@ -137,7 +137,17 @@ func (w *Markup) diagram(d *Diagram) {
 		if i > 0 {
 			w.s("</g> ")
 		}
-		w.group(d, "", layerNames[kind])
+		if kind == 'g' {
+			// Every message's line ends in the arrow: marker-end is
+			// inherited, so its layer says so once, not each line.
+			w.s(`<g id="`)
+			w.esc(d.ID)
+			w.s(`-msgs" marker-end="url(#`)
+			w.esc(d.ID)
+			w.s(`-arrow)">`)
+		} else {
+			w.group(d, "", layerNames[kind])
+		}
 		w.layer(d, kind)
 	}
 	w.s("</g></g> ")

@@ -59,20 +59,38 @@ func newStatusOf(w *engine.World, lang string, o runOutcome, workers []engine.Wo
 	return v
 }
 
-// sameBut reports whether v shows w's status but for its time and its
-// workers' rows (the same workers, in the same order): then a frame swaps
-// the rows that changed. It compares what the words are made from, so
-// that a frame makes no words to compare.
-func (v *Status) sameBut(w *engine.World, o runOutcome, workers []engine.WorkerState) bool {
-	if v.key != statusKeyOf(w.Brief(), o) || len(v.Workers) != len(workers) {
-		return false
+// sameBut reports whether v shows w's status but for its time, its
+// workers' rows (the same workers, in the same order) and, when holder
+// says so, the lease's holder (who, its token, its expiry): then a frame
+// swaps the rows and the holder's words that changed. It compares what
+// the words are made from, so that a frame makes no words to compare.
+func (v *Status) sameBut(w *engine.World, o runOutcome, workers []engine.WorkerState) (same, holder bool) {
+	k := statusKeyOf(w.Brief(), o)
+	if len(v.Workers) != len(workers) {
+		return false, false
 	}
 	for i := range v.Workers {
 		if v.Workers[i].Name != workers[i].Name {
-			return false
+			return false, false
 		}
 	}
-	return true
+	if v.key == k {
+		return true, false
+	}
+	b, kb := v.key.brief, k.brief
+	b.Holder, b.Token, b.Expires = kb.Holder, kb.Token, kb.Expires
+	return v.key.outcome == k.outcome && b == kb, true
+}
+
+// setHolder takes w's lease holder into v, as sameBut found it differs.
+func (v *Status) setHolder(w *engine.World) {
+	b := w.Brief()
+	v.Brief.Holder, v.Brief.Token, v.Brief.Expires = b.Holder, b.Token, b.Expires
+	v.key.brief.Holder, v.key.brief.Token, v.key.brief.Expires = b.Holder, b.Token, b.Expires
+	v.Holder = ""
+	if b.Holder != engine.NoNode {
+		v.Holder = w.Names().Of(b.Holder)
+	}
 }
 
 // sameRow reports whether a worker's row says the same of a and b.
@@ -93,24 +111,8 @@ func (w *Markup) status(s *Status) {
 	w.B = catalog.AppendTime(w.B, lang, b.Now) // a time's text needs no escaping
 	w.s(`</dd></div><div><dt>`)
 	w.esc(catalog.T(lang, "status.holder"))
-	w.s(`</dt><dd>`)
-	if b.Holder != engine.NoNode {
-		w.esc(s.Holder)
-		w.s(" (")
-		w.esc(catalog.T(lang, "diagram.token"))
-		w.s(" ")
-		w.B = strconv.AppendInt(w.B, b.Token, 10)
-		w.s(", ")
-		if b.Expires == engine.Never {
-			w.esc(catalog.T(lang, "status.no-expiry")) // a lock, or a lease record only candidates expire
-		} else {
-			w.s("→ ")
-			w.B = catalog.AppendTime(w.B, lang, b.Expires)
-		}
-		w.s(")")
-	} else {
-		w.esc(catalog.T(lang, "status.none"))
-	}
+	w.s(`</dt><dd id="holder">`)
+	w.holder(s)
 	w.s(`</dd></div><div><dt>`)
 	w.esc(catalog.T(lang, "status.storage"))
 	w.s(`</dt><dd id="storage-mode"`)
@@ -229,4 +231,28 @@ func harmKey(r engine.Reason) string {
 		return harmKeys[r]
 	}
 	return "harm." + r.String()
+}
+
+// holder writes the lease holder's words: who, its token and its expiry,
+// or that the lease is free. A frame replaces them alone (#holder) when
+// only they changed.
+func (w *Markup) holder(s *Status) {
+	b, lang := &s.Brief, s.Lang
+	if b.Holder == engine.NoNode {
+		w.esc(catalog.T(lang, "status.none"))
+		return
+	}
+	w.esc(s.Holder)
+	w.s(" (")
+	w.esc(catalog.T(lang, "diagram.token"))
+	w.s(" ")
+	w.B = strconv.AppendInt(w.B, b.Token, 10)
+	w.s(", ")
+	if b.Expires == engine.Never {
+		w.esc(catalog.T(lang, "status.no-expiry")) // a lock, or a lease record only candidates expire
+	} else {
+		w.s("→ ")
+		w.B = catalog.AppendTime(w.B, lang, b.Expires)
+	}
+	w.s(")")
 }
