@@ -169,14 +169,26 @@ function startLab(root) {
   // While the world plays and the event list is closed, the server leaves
   // its new rows out of the frames (play's rows): a closed list costs a
   // playing page nothing, on the wire or on the main thread. Opening it
-  // while playing asks for them; pausing brings them too.
+  // while playing asks for them; pausing brings them too. Rows that were
+  // on their way as the list closed (and a row's swap, when a later event
+  // shows it did harm) wait here, a replace dropping what waited before
+  // it, and go in first when the list opens or the world stops.
   const eventBox = document.querySelector("details.eventbox");
   const rows = () => !eventBox || eventBox.open;
+  let heldRows = [];
+  function putHeldRows() {
+    for (const o of heldRows.splice(0)) {
+      const el = document.getElementById(o.target);
+      if (el) applyOp(el, o);
+    }
+  }
   if (eventBox) {
     eventBox.addEventListener("toggle", () => {
       if (playing && !pausing) send({ type: "play", rows: rows() });
       const l = eventBox.querySelector(".events");
-      if (eventBox.open && l) showLatest(l);
+      if (!eventBox.open || !l) return;
+      putHeldRows();
+      showLatest(l);
     });
   }
 
@@ -290,6 +302,8 @@ function startLab(root) {
       restUntil = end + Math.min(2000, 9 * (end - start));
       pace(end - start);
     }, 0);
+    const hold = batch.every((m) => m.playing) && !rows();
+    if (!hold) putHeldRows();
     const ops = batch.flatMap(clockOps);
     // The last replace, swap, text or attr of a target is the one that
     // shows.
@@ -299,6 +313,11 @@ function startLab(root) {
     let events = null;
     ops.forEach((o, i) => {
       if (o.op !== "append" && o.op !== "remove" && last.get(o.op + " " + o.target + " " + (o.attr || "")) !== i) return;
+      if (hold && (o.target === "events" || o.target.startsWith("events-"))) {
+        if (o.target === "events" && o.op === "replace") heldRows = [];
+        heldRows.push(o);
+        return;
+      }
       const el = document.getElementById(o.target);
       if (!el) return;
       applyOp(el, o);
