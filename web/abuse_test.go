@@ -229,7 +229,7 @@ func TestHugeCommandNotEchoed(t *testing.T) {
 // dialFrom dials addr from the local address from (a loopback address
 // other than 127.0.0.1 stands for another client).
 func dialFrom(from string) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second, Control: bindLater}
 	return d.DialContext
 }
 
