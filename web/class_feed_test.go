@@ -260,6 +260,7 @@ func TestClassVoteOverSocket(t *testing.T) {
 // bars it already has. The first bar after the votes is the one that
 // shows the counts, once the instructor shows them.
 func TestVotesSendNoBarWhileCountsHidden(t *testing.T) {
+	t.Parallel()
 	_, base, _ := newClassServer(t, t.TempDir())
 	teacher := newClient(t, base)
 	teach, code := openClass(t, teacher, "en", "Hidden")

@@ -231,6 +231,7 @@ func versionIn(t *testing.T, body string) string {
 // once when the content changed since the page was rendered, and else
 // when it changes; without --content there is no stream.
 func TestReloadStream(t *testing.T) {
+	t.Parallel()
 	dir := copyContent(t)
 	_, ts := newTestServer(t, Config{Content: os.DirFS(dir), Watch: true, PollEvery: 10 * time.Millisecond})
 	_, body, _ := get(t, ts.URL+"/en/")

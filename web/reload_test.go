@@ -51,6 +51,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 func TestContentFolderReloads(t *testing.T) {
+	t.Parallel()
 	dir := copyContent(t)
 	_, ts := newTestServer(t, Config{Content: os.DirFS(dir), Watch: true, PollEvery: 10 * time.Millisecond})
 	labFile := filepath.Join(dir, "labs", "w1-w2", "lab.yaml")
@@ -101,6 +102,7 @@ func TestContentFolderReloads(t *testing.T) {
 // TestBrokenContentFromTheStart: with no good version to serve, New
 // refuses, naming the problems, instead of serving error pages.
 func TestBrokenContentFromTheStart(t *testing.T) {
+	t.Parallel()
 	dir := copyContent(t)
 	if err := os.WriteFile(filepath.Join(dir, "course.yaml"), []byte("lessons: [\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -116,6 +116,7 @@ func TestSearchShortestForABreakGoal(t *testing.T) {
 // "Prove it within bounds" without script: the form's GET waits and
 // answers a page with the verdict, in English on /en/.
 func TestSearchProveWithoutScript(t *testing.T) {
+	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	code, page, _ := get(t, ts.URL+"/en/labs/renew-policy/search?prove=1&faults=1")
 	if code != http.StatusOK {
