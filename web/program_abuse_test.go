@@ -55,7 +55,6 @@ func clientFrom(from string) *http.Client {
 // in Indonesian, with the line where the program can be placed; the
 // server stays up for the next.
 func TestHostileProgramsAreRefusedWithWords(t *testing.T) {
-	t.Parallel()
 	_, ts := newTestServer(t, Config{})
 	client := clientFrom("127.0.0.1")
 	for i, src := range hostilePrograms {
