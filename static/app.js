@@ -120,6 +120,57 @@ function fitLanes(box) {
   if (lanes && m.svg === svg && lanes.getAttribute("transform") !== t) lanes.setAttribute("transform", t);
 }
 
+// syncNow draws a live picture's "now" line over it, as a layer of its
+// own that a transform moves (the page's part of nowLayer in
+// static/app.css). The picture keeps its own line, hidden, and frames
+// still move it and write its label: the layer follows them, reading
+// only attributes and texts, never layout (the scale is measure's). A
+// play frame that only moves the present then costs a slow phone no
+// layout and no paint of the picture, only the compositor's move.
+function syncNow(box, at, keepWords) {
+  const svg = box && box.querySelector("svg.diagram");
+  const g = svg && svg.querySelector(".nowline");
+  let layer = box && box.querySelector(":scope > .nowlayer");
+  if (!g) {
+    if (layer) layer.hidden = true;
+    return;
+  }
+  if (!layer) {
+    layer = document.createElement("div");
+    layer.className = "nowlayer";
+    layer.setAttribute("aria-hidden", "true");
+    layer.append(document.createElement("span"));
+    box.append(layer);
+    box.classList.add("nowlayered");
+  }
+  layer.hidden = false;
+  const m = measure(box, svg), line = g.querySelector("line"), text = g.querySelector("text");
+  const y1 = Number(line?.getAttribute("y1")), y2 = Number(line?.getAttribute("y2"));
+  const side = text?.getAttribute("text-anchor") || "middle";
+  const geo = `${m.k} ${y1} ${y2} ${side}`;
+  if (layer.dataset.geo !== geo) {
+    layer.dataset.geo = geo;
+    layer.dataset.side = side;
+    layer.style.top = `${y1 * m.k}px`;
+    layer.style.height = `${Math.max(0, y2 - y1) * m.k}px`;
+    layer.style.fontSize = `${13 * m.k}px`;
+  }
+  const x = at !== undefined ? at : Number(/translate\(\s*(-?[\d.]+)/.exec(g.getAttribute("transform") || "")?.[1]) || 0;
+  const t = `translateX(${(x * m.k).toFixed(1)}px)`;
+  if (layer.style.transform !== t) layer.style.transform = t;
+  const label = layer.firstChild, words = text ? text.textContent : "";
+  if (label.textContent !== words && !(keepWords && label.textContent)) label.textContent = words;
+}
+
+// seconds is a Go duration's length ("1m2.4s", "300ms") in seconds.
+function seconds(d) {
+  let n = 0;
+  for (const [, v, u] of String(d).matchAll(/(-?[\d.]+)(h|ms|m|s|µs|us|ns)/g)) {
+    n += Number(v) * { h: 3600, m: 60, s: 1, ms: 1e-3, "µs": 1e-6, us: 1e-6, ns: 1e-9 }[u];
+  }
+  return n;
+}
+
 // applyOp carries out one of a frame's ops on its target (docs/protocol.md).
 function applyOp(el, o) {
   switch (o.op) {
@@ -163,7 +214,9 @@ function startLab(root) {
 
   saveVerdicts(labID, document);
   fitAll(document);
-  addEventListener("resize", () => { measures++; fitAll(document); });
+  const liveBox = () => document.getElementById("live-box");
+  syncNow(liveBox());
+  addEventListener("resize", () => { measures++; fitAll(document); syncNow(liveBox()); });
   keepHints(labID);
   keepAnswers(labID);
   // While the world plays and the event list is closed, the server leaves
@@ -266,6 +319,8 @@ function startLab(root) {
   // would only wait for the rest cost the phone their arrival and their
   // bytes on the wire.
   const inbox = [];
+  const lateText = new Map(); // a playing second's words and line, until the next (applyInbox)
+  let shownSecond = NaN;
   let queued = false, restUntil = 0, restTimer = 0, cost = 0, asked = 0.2;
   function pace(took) {
     cost = cost ? 0.7 * cost + 0.3 * took : took;
@@ -304,7 +359,21 @@ function startLab(root) {
     }, 0);
     const hold = batch.every((m) => m.playing) && !rows();
     if (!hold) putHeldRows();
-    const ops = batch.flatMap(clockOps);
+    // While the world plays, the words that tell its time (the clock, the
+    // "now" label, the last step's "advance") change when its second
+    // does: a play frame within the same second moves only the line,
+    // which costs a slow phone no layout and no paint. An ack while
+    // playing waits too (the page's own pacing asks for them; a command
+    // that moves time moves the second). Anything else (an error, a
+    // pause, a frame of a new second) shows them at once.
+    const last0 = batch[batch.length - 1], sec = Math.floor(seconds(last0.now));
+    const tick = last0.now !== undefined && sec === shownSecond && batch.every((m) => m.playing && (m.type === "frame" || m.type === "ack"));
+    const ops = tick ? [] : [...lateText.values()];
+    if (!tick) {
+      lateText.clear();
+      if (last0.now !== undefined) shownSecond = sec;
+    }
+    for (const m of batch) ops.push(...clockOps(m));
     // The last replace, swap, text or attr of a target is the one that
     // shows.
     const last = new Map();
@@ -313,6 +382,10 @@ function startLab(root) {
     let events = null;
     ops.forEach((o, i) => {
       if (o.op !== "append" && o.op !== "remove" && last.get(o.op + " " + o.target + " " + (o.attr || "")) !== i) return;
+      if (tick && ((o.op === "text" && (o.target === "now" || o.target === "live-nowat" || /^cmd-\d+$/.test(o.target))) || (o.op === "attr" && o.target === "live-nowline"))) {
+        lateText.set(o.target, o);
+        return;
+      }
       if (hold && (o.target === "events" || o.target.startsWith("events-"))) {
         if (o.target === "events" && o.op === "replace") heldRows = [];
         heldRows.push(o);
@@ -330,6 +403,10 @@ function startLab(root) {
       }
     });
     for (const id of refit) fitAll(document.getElementById(id));
+    // Within a second the hidden line is not moved (its move waits with
+    // the words): the layer goes where the last frame's x says.
+    const x = tick ? batch.findLast((m) => m.x !== undefined)?.x : undefined;
+    if (refit.has("diagram")) syncNow(liveBox(), lateText.has("live-nowline") ? x : undefined, tick);
     // The event list shows its newest rows: scrolled when it is open, and
     // after the paint, when reading its height costs no layout.
     if (events && events.closest("details")?.open !== false) setTimeout(() => showLatest(events), 0);

@@ -1,6 +1,9 @@
 package web
 
 import (
+	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 
 	cdppage "github.com/chromedp/cdproto/page"
@@ -12,18 +15,31 @@ import (
 // render of the page's own address, fetched and parsed by the browser.
 // What the script itself sets for scrolling (the pinned lane names'
 // transform, the box's fitted flag) is left out of both, and the event
-// list is opened first. It yields ""
+// list is opened first. The "now" layer the script draws over a picture
+// must stand where the picture's own (hidden) line is and say what its
+// label says; then it is left out too. It yields ""
 // when they match, else the first target that differs and where.
 const samePageAsFresh = `(async () => {
 	// A closed event list holds its rows until it is opened.
 	for (const d of document.querySelectorAll("details.eventbox")) d.open = true;
 	await new Promise(r => setTimeout(r, 50));
+	for (const layer of document.querySelectorAll(".nowlayer:not([hidden])")) {
+		const box = layer.parentElement, svg = box.querySelector("svg.diagram"), g = svg && svg.querySelector(".nowline");
+		if (!g) return "a now layer over a picture without a now line";
+		const x = Number(/translate\(([-\d.]+)/.exec(g.getAttribute("transform"))[1]);
+		const r = svg.getBoundingClientRect(), k = r.width / (Number(box.dataset.width) || svg.viewBox.baseVal.width);
+		const at = layer.getBoundingClientRect().left;
+		if (Math.abs(at - (r.left + x * k)) > 2) return "the now layer is at " + at + ", the picture's line at " + (r.left + x * k);
+		if (layer.textContent !== g.querySelector("text").textContent) return "the now layer says " + layer.textContent + ", the picture's line " + g.querySelector("text").textContent;
+	}
 	const res = await fetch(location.href);
 	const fresh = new DOMParser().parseFromString(await res.text(), "text/html");
 	const norm = (el) => {
 		const c = el.cloneNode(true);
 		c.querySelectorAll(".lanes-fixed").forEach(g => g.removeAttribute("transform"));
 		c.querySelectorAll("[data-fitted]").forEach(b => b.removeAttribute("data-fitted"));
+		c.querySelectorAll(".nowlayer").forEach(l => l.remove());
+		c.querySelectorAll(".nowlayered").forEach(b => b.classList.remove("nowlayered"));
 		return c.innerHTML;
 	};
 	for (const id of ["diagram", "chart", "status", "session", "events"]) {
@@ -150,4 +166,80 @@ func TestBrowserEventRowsWaitWhileClosed(t *testing.T) {
 	if diff != "" {
 		t.Errorf("once paused, the page differs from a fresh render: %s", diff)
 	}
+}
+
+// TestBrowserClockTicksBySecond plays W1/W2 at 1× (a frame each 0.2 s):
+// the "now" layer moves with every frame, while the words that tell the
+// time (the clock, the layer's label, the last step) change only when
+// the second does; a pause shows the exact time at once, in all three.
+func TestBrowserClockTicksBySecond(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
+	ctx := browser(t, int(phone.width), int(phone.height))
+	_, ts := newTestServer(t, Config{})
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/w1-w2")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
+	waitJS(t, ctx, "the now layer", `!!document.querySelector("#live-box > .nowlayer:not([hidden])")`)
+	evalString(t, ctx, `(() => {
+		const w = window.__ticks = {clock: [], label: [], step: [], moves: 0};
+		const layer = document.querySelector("#live-box > .nowlayer");
+		new MutationObserver(() => {
+			const last = (a, v) => { if (a[a.length - 1] !== v) a.push(v); };
+			last(w.clock, document.getElementById("now").textContent);
+			last(w.label, layer.textContent);
+			last(w.step, document.getElementById("cmd-0")?.textContent || "");
+		}).observe(document.getElementById("lab"), {subtree: true, childList: true, characterData: true});
+		new MutationObserver(() => { w.moves++; }).observe(layer, {attributes: true, attributeFilter: ["style"]});
+		return "";
+	})()`)
+	click(t, ctx, "#play")
+	waitJS(t, ctx, "12 moves of the now layer", `window.__ticks.moves >= 12`)
+	click(t, ctx, "#play")
+	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
+	var got struct {
+		Clock, Label, Step []string
+		Moves              int
+	}
+	if err := json.Unmarshal([]byte(evalString(t, ctx, `JSON.stringify(window.__ticks)`)), &got); err != nil {
+		t.Fatal(err)
+	}
+	exact := evalString(t, ctx, `document.querySelector("#live-box .nowline text").textContent`)
+	if !strings.Contains(exact, ",") {
+		t.Skipf("paused on a whole second (%s): nothing to tell apart", exact)
+	}
+	// secondOf reads "1,2 dtk", "kini 1 dtk", "maju 400 ms" as a second.
+	secondOf := func(s string) int {
+		f := strings.Fields(strings.ReplaceAll(s, ",", "."))
+		if len(f) < 2 {
+			return -1
+		}
+		v, err := strconv.ParseFloat(f[len(f)-2], 64)
+		if err != nil {
+			return -1
+		}
+		if f[len(f)-1] == "ms" {
+			v /= 1000
+		}
+		return int(v)
+	}
+	for _, texts := range [][]string{got.Clock, got.Label, got.Step} {
+		if len(texts) < 2 {
+			t.Fatalf("the time's words did not change while playing: %q", texts)
+		}
+		// Each text shown while playing is of a later second than the one
+		// before it (frames that came together may skip one).
+		for i := 1; i < len(texts)-1; i++ {
+			if secondOf(texts[i]) <= secondOf(texts[i-1]) {
+				t.Errorf("while playing the page went from %q to %q within a second", texts[i-1], texts[i])
+			}
+		}
+		if last := texts[len(texts)-1]; !strings.Contains(last, strings.TrimPrefix(exact, "kini ")) {
+			t.Errorf("paused, the page shows %q; the picture's line says %q", last, exact)
+		}
+	}
+	if got.Moves < 2*len(got.Clock) {
+		t.Errorf("the now layer moved %d times for %d clock texts: it should move with every frame", got.Moves, len(got.Clock))
+	}
+	t.Logf("clock %q, %d moves", got.Clock, got.Moves)
 }

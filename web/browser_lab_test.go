@@ -133,7 +133,7 @@ func TestBrowserLabTeaches(t *testing.T) {
 			}
 			waitJS(t, ctx, "the diagram settled", `document.querySelector("#diagram .diagram-box").dataset.fitted === "1"`)
 			box := "#diagram .diagram-box"
-			for _, css := range []string{"#diagram .lanes-fixed .worker.w0 .lname", "#diagram .lanes-fixed .worker.w1 .lname", "#diagram .lanes-fixed .coord .lname", "#diagram .lanes-fixed .lstate.frozen", "#diagram .nowline line", "#diagram .nowline text"} {
+			for _, css := range []string{"#diagram .lanes-fixed .worker.w0 .lname", "#diagram .lanes-fixed .worker.w1 .lname", "#diagram .lanes-fixed .coord .lname", "#diagram .lanes-fixed .lstate.frozen", "#diagram .nowlayer", "#diagram .nowlayer span"} {
 				if !evalBool(t, ctx, inView(css, box)) {
 					t.Errorf("%s: not in view after a freeze", css)
 				}
