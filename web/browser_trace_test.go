@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 )
@@ -44,6 +46,16 @@ func startMainTrace(t *testing.T, ctx context.Context) *mainTrace {
 			close(r.done)
 		}
 	}); err != nil {
+		t.Fatal(err)
+	}
+	// The script's time by function, from V8's sampling profiler.
+	if _, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, profiler.Start, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
 	categories := []string{"devtools.timeline", "disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.invalidationTracking"}
@@ -116,6 +128,16 @@ func (r *mainTrace) stop(t *testing.T, ctx context.Context, file string) {
 	for _, k := range sortedKeys(painted, func(k string) float64 { return painted[k] })[:min(12, len(painted))] {
 		fmt.Fprintf(&b, "%8.1f %s\n", painted[k], k)
 	}
+	if prof, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	} else if prof.Profile != nil {
+		b.WriteString("\nscript, by function (self time, ms CPU of the sampling profiler):\n")
+		self := scriptSelf(prof.Profile)
+		names := sortedKeys(self, func(k string) float64 { return self[k] })
+		for _, k := range names[:min(30, len(names))] {
+			fmt.Fprintf(&b, "%8.1f %s\n", self[k], k)
+		}
+	}
 	b.WriteString("\ninvalidated:\n")
 	reasons := sortedKeys(why, func(k string) float64 { return float64(why[k]) })
 	for _, k := range reasons[:min(40, len(reasons))] {
@@ -145,4 +167,25 @@ func sortedKeys[V any](m map[string]V, by func(string) float64) []string {
 		return strings.Compare(a, b)
 	})
 	return keys
+}
+
+// scriptSelf is a V8 profile's self time by function (name, file and
+// line), in ms.
+func scriptSelf(p *profiler.Profile) map[string]float64 {
+	name := map[int64]string{}
+	for _, n := range p.Nodes {
+		f := n.CallFrame
+		fn := f.FunctionName
+		if fn == "" {
+			fn = "(anonymous)"
+		}
+		name[n.ID] = fmt.Sprintf("%s %s:%d", fn, filepath.Base(f.URL), f.LineNumber+1)
+	}
+	self := map[string]float64{}
+	for i, id := range p.Samples {
+		if i+1 < len(p.TimeDeltas) {
+			self[name[id]] += float64(p.TimeDeltas[i+1]) / 1000
+		}
+	}
+	return self
 }
