@@ -366,12 +366,15 @@ function startLab(root) {
     // playing waits too (the page's own pacing asks for them; a command
     // that moves time moves the second). Anything else (an error, a
     // pause, a frame of a new second) shows them at once.
-    const last0 = batch[batch.length - 1], sec = Math.floor(seconds(last0.now));
-    const tick = last0.now !== undefined && sec === shownSecond && batch.every((m) => m.playing && (m.type === "frame" || m.type === "ack"));
+    // (An ack without a time, as the page's pacing gets, is of the
+    // second shown.)
+    const timed = batch.findLast((m) => m.now !== undefined);
+    const sec = timed ? Math.floor(seconds(timed.now)) : shownSecond;
+    const tick = sec === shownSecond && batch.every((m) => m.playing && (m.type === "frame" || m.type === "ack"));
     const ops = tick ? [] : [...lateText.values()];
     if (!tick) {
       lateText.clear();
-      if (last0.now !== undefined) shownSecond = sec;
+      shownSecond = sec;
     }
     for (const m of batch) ops.push(...clockOps(m));
     // The last replace, swap, text or attr of a target is the one that
