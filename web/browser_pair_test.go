@@ -98,6 +98,7 @@ func TestBrowserLivePair(t *testing.T) {
 		t.Fatal(err)
 	}
 	screenshot(t, ctx, "share-phone-id", false)
+	holdClipboard(t)
 	click(t, ctx, `button[data-share="#share-here"]`)
 	waitJS(t, ctx, "the link copied or selected", `document.querySelector('button[data-share="#share-here"]').textContent.startsWith("✓") || document.activeElement === document.getElementById("share-here")`)
 }

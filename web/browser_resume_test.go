@@ -100,6 +100,7 @@ func TestBrowserSurvivesServerRestart(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#session details").open = true`)); err != nil {
 		t.Fatal(err)
 	}
+	unlock := holdClipboard(t) // the browser's one clipboard, until it is read below
 	click(t, ctx, `#session button[data-share]`)
 	waitJS(t, ctx, "the share button to say copied", `document.querySelector("#session button[data-share]").textContent.startsWith("✓")`)
 	screenshot(t, ctx, "lab-shared-en", false)
@@ -107,7 +108,9 @@ func TestBrowserSurvivesServerRestart(t *testing.T) {
 	if !strings.Contains(permalink, "/en/labs/w1-w2/at?") || !strings.Contains(permalink, "do=thaw+W1") {
 		t.Errorf("permalink %s", permalink)
 	}
-	if got := evalString(t, ctx, `navigator.clipboard.readText()`); got != permalink {
+	got := evalString(t, ctx, `navigator.clipboard.readText()`)
+	unlock()
+	if got != permalink {
 		t.Errorf("clipboard holds %q, want %q", got, permalink)
 	}
 	liveEvents := evalString(t, ctx, `document.getElementById("events").textContent`)

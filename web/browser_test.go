@@ -120,6 +120,22 @@ func startChromium(path string) {
 	chromium.err = chromedp.Do(ctx)
 }
 
+// clipboard is held by a test that copies with a share button, from the
+// click until it is done with what it copied: the shared browser has one
+// clipboard for all its contexts, and another test's copy in between
+// would change it.
+var clipboard sync.Mutex
+
+// holdClipboard locks clipboard and returns its unlock, which the test's
+// end calls too if the test has not (a failing test lets go of it).
+func holdClipboard(t *testing.T) (unlock func()) {
+	clipboard.Lock()
+	var once sync.Once
+	unlock = func() { once.Do(clipboard.Unlock) }
+	t.Cleanup(unlock)
+	return unlock
+}
+
 // closeChromium ends the shared browser, if a test started it.
 func closeChromium() {
 	if chromium.cancel != nil {
