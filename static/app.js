@@ -319,7 +319,7 @@ function startLab(root) {
   // would only wait for the rest cost the phone their arrival and their
   // bytes on the wire.
   const inbox = [];
-  const lateText = new Map(); // a playing second's words and line, until the next (applyInbox)
+  const lateText = new Map(); // target → {o: its op, el: its element}: a playing second's words and line, until the next (applyInbox)
   let shownSecond = NaN;
   let queued = false, restUntil = 0, restTimer = 0, cost = 0, asked = 0.2;
   function pace(took) {
@@ -371,8 +371,11 @@ function startLab(root) {
     const timed = batch.findLast((m) => m.now !== undefined);
     const sec = timed ? Math.floor(seconds(timed.now)) : shownSecond;
     const tick = sec === shownSecond && batch.every((m) => m.playing && (m.type === "frame" || m.type === "ack"));
-    const ops = tick ? [] : [...lateText.values()];
+    // What waited goes in first, unless its target was drawn anew since
+    // (then the new one is newer than what waited).
+    const ops = [];
     if (!tick) {
+      for (const h of lateText.values()) if (document.getElementById(h.o.target) === h.el) ops.push(h.o);
       lateText.clear();
       shownSecond = sec;
     }
@@ -386,7 +389,7 @@ function startLab(root) {
     ops.forEach((o, i) => {
       if (o.op !== "append" && o.op !== "remove" && last.get(o.op + " " + o.target + " " + (o.attr || "")) !== i) return;
       if (tick && ((o.op === "text" && (o.target === "now" || o.target === "live-nowat" || /^cmd-\d+$/.test(o.target))) || (o.op === "attr" && o.target === "live-nowline"))) {
-        lateText.set(o.target, o);
+        lateText.set(o.target, { o, el: document.getElementById(o.target) });
         return;
       }
       if (hold && (o.target === "events" || o.target.startsWith("events-"))) {
@@ -407,9 +410,12 @@ function startLab(root) {
     });
     for (const id of refit) fitAll(document.getElementById(id));
     // Within a second the hidden line is not moved (its move waits with
-    // the words): the layer goes where the last frame's x says.
-    const x = tick ? batch.findLast((m) => m.x !== undefined)?.x : undefined;
-    if (refit.has("diagram")) syncNow(liveBox(), lateText.has("live-nowline") ? x : undefined, tick);
+    // the words): the layer goes where the move that waits says.
+    const line = lateText.get("live-nowline");
+    const x = line && line.el === document.getElementById("live-nowline") ? Number(/translate\(\s*(-?[\d.]+)/.exec(line.o.html)?.[1]) : NaN;
+    // (A batch that shows the time brings the layer's words up to the
+    // picture's even if it changed nothing of the picture.)
+    if (refit.has("diagram") || !tick) syncNow(liveBox(), Number.isNaN(x) ? undefined : x, tick);
     // The event list shows its newest rows: scrolled when it is open, and
     // after the paint, when reading its height costs no layout.
     if (events && events.closest("details")?.open !== false) setTimeout(() => showLatest(events), 0);
