@@ -155,11 +155,16 @@ function syncNow(box, at, keepWords) {
     layer.style.height = `${Math.max(0, y2 - y1) * m.k}px`;
     layer.style.fontSize = `${13 * m.k}px`;
   }
-  const x = at !== undefined ? at : Number(/translate\(\s*(-?[\d.]+)/.exec(g.getAttribute("transform") || "")?.[1]) || 0;
+  const x = at !== undefined ? at : shiftOf(g.getAttribute("transform")) || 0;
   const t = `translateX(${(x * m.k).toFixed(1)}px)`;
   if (layer.style.transform !== t) layer.style.transform = t;
   const label = layer.firstChild, words = text ? text.textContent : "";
   if (label.textContent !== words && !(keepWords && label.textContent)) label.textContent = words;
+}
+
+// shiftOf is the x of an SVG transform "translate(x,y)", NaN without one.
+function shiftOf(transform) {
+  return Number(/translate\(\s*(-?[\d.]+)/.exec(transform || "")?.[1]);
 }
 
 // seconds is a Go duration's length ("1m2.4s", "300ms") in seconds.
@@ -412,7 +417,7 @@ function startLab(root) {
     // Within a second the hidden line is not moved (its move waits with
     // the words): the layer goes where the move that waits says.
     const line = lateText.get("live-nowline");
-    const x = line && line.el === document.getElementById("live-nowline") ? Number(/translate\(\s*(-?[\d.]+)/.exec(line.o.html)?.[1]) : NaN;
+    const x = line && line.el === document.getElementById("live-nowline") ? shiftOf(line.o.html) : NaN;
     // (A batch that shows the time brings the layer's words up to the
     // picture's even if it changed nothing of the picture.)
     if (refit.has("diagram") || !tick) syncNow(liveBox(), Number.isNaN(x) ? undefined : x, tick);
