@@ -261,10 +261,12 @@ func TestBrowserClass(t *testing.T) {
 
 // TestBrowserClassAxe runs axe-core on the class pages: the join page, a
 // student's lab page with the class bar and an open vote, the dashboard
-// with a revealed round and the projector view: on a phone, in light and
-// then (switched in place, as TestBrowserAxe does) in dark by the rules
-// that read colours, and on a projector in light. A laptop's width has
-// the dashboard's two columns the projector's has (app.css, 1100px).
+// with a revealed round and the projector view. Each page is loaded once
+// on a phone and checked there in light and then (switched in place) in
+// dark by the rules that read colours, then resized in place to a
+// projector and checked in light (checkSizes, as TestBrowserAxe does). A
+// laptop's width has the dashboard's two columns the projector's has
+// (app.css, 1100px).
 func TestBrowserClassAxe(t *testing.T) {
 	t.Parallel() // a browser context of its own in the shared Chromium
 	findChromium(t)
@@ -279,45 +281,33 @@ func TestBrowserClassAxe(t *testing.T) {
 	openVote(teacher, revealed, "w1-w2", "storage-checks")
 	teacher.post(revealed+"/round", nil)
 	teacher.post(revealed+"/reveal", url.Values{"round": {"2"}})
-	for _, v := range []struct {
-		viewport
-		dark bool // also checked in the dark scheme
-	}{{phone, true}, {projector, false}} {
-		t.Run(v.name, func(t *testing.T) {
-			t.Parallel() // a tab each, in the one browser
-			ctx := browser(t, int(v.width), int(v.height))
-			emulate(t, ctx, v.viewport)
-			withAxe(t, ctx, axe)
-			for _, p := range []string{"/en/join?code=" + code, "JOIN", "/id/", teach, teach + "/projector", revealed, revealed + "/projector"} {
-				colourScheme(t, ctx, false)
-				if p == "JOIN" {
-					if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(".joinform input[name=code]"), "")); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(".joinform button"))); err != nil {
-						t.Fatal(err)
-					}
-					waitJS(t, ctx, "the lab page with the class bar", `!!document.querySelector("#classbar .cb-vote")`)
-					screenshot(t, ctx, "class-"+v.name+"-light-vote-en", false)
-				} else if _, err := chromedp.RunResponse(ctx, chromedp.Navigate(base+p)); err != nil {
-					t.Fatal(err)
-				}
-				waitJS(t, ctx, "the page", `document.readyState === "complete"`)
-				for _, dark := range []bool{false, true} {
-					if dark && !v.dark {
-						break
-					}
-					scheme := colourScheme(t, ctx, dark)
-					for _, x := range axeViolations(t, ctx, dark) {
-						t.Errorf("%s %s %s: %s", v.name, scheme, p, x)
-					}
-					// The projector view is black on white in either scheme
-					// (html.projector in static/app.css).
-					if strings.HasSuffix(p, "/projector") {
-						if bg := evalString(t, ctx, `getComputedStyle(document.documentElement).backgroundColor`); bg != "rgb(255, 255, 255)" {
-							t.Errorf("%s %s %s: the page's background is %s, want white", v.name, scheme, p, bg)
-						}
-					}
+	// One tab goes through the pages; each is checked at both sizes in
+	// place (checkSizes).
+	sizes := []sizeCheck{{phone, true}, {projector, false}}
+	ctx := browser(t, int(phone.width), int(phone.height))
+	withAxe(t, ctx, axe)
+	for _, p := range []string{"/en/join?code=" + code, "JOIN", "/id/", teach, teach + "/projector", revealed, revealed + "/projector"} {
+		emulate(t, ctx, sizes[0].viewport)
+		colourScheme(t, ctx, false)
+		if p == "JOIN" {
+			if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(".joinform input[name=code]"), "")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(".joinform button"))); err != nil {
+				t.Fatal(err)
+			}
+			waitJS(t, ctx, "the lab page with the class bar", `!!document.querySelector("#classbar .cb-vote")`)
+			screenshot(t, ctx, "class-phone-light-vote-en", false)
+		} else if _, err := chromedp.RunResponse(ctx, chromedp.Navigate(base+p)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "the page", `document.readyState === "complete"`)
+		checkSizes(t, ctx, p, sizes, func(v viewport, scheme string) {
+			// The projector view is black on white in either scheme
+			// (html.projector in static/app.css).
+			if strings.HasSuffix(p, "/projector") {
+				if bg := evalString(t, ctx, `getComputedStyle(document.documentElement).backgroundColor`); bg != "rgb(255, 255, 255)" {
+					t.Errorf("%s %s %s: the page's background is %s, want white", v.name, scheme, p, bg)
 				}
 			}
 		})

@@ -239,55 +239,97 @@ func axeScript(t *testing.T) string {
 // TestBrowserAxe runs axe-core on every kind of page at phone, laptop and
 // projector sizes: no violations of WCAG 2.1 A and AA.
 //
-// The dark scheme changes colours only (static/app.css; no script reads
-// the scheme): at phone and laptop size each page, once loaded and
-// checked in the light scheme, is switched to dark in place and checked
-// again by the rules that read colours; the others would find what the
-// light look found. One load a page and size, not one a look.
+// Each page is loaded once and checked at each size in turn, the tab
+// resized in place (checkSizes): the page draws itself for a new size on
+// its own (the resize handlers of static/app.js, CSS media queries), as
+// it does when a phone turns or a window is dragged wider. The dark scheme
+// changes colours only (static/app.css; no script reads the scheme): at
+// phone and laptop size the page is switched to dark in place and checked
+// again by the rules that read colours. One load a page, not one a size
+// and look: axe's first run in a page costs three times its next.
 func TestBrowserAxe(t *testing.T) {
 	t.Parallel() // a browser context of its own in the shared Chromium
 	findChromium(t)
 	axe := axeScript(t)
 	_, ts := newTestServer(t, Config{})
-	pages := []string{
-		"/id/", "/en/", "/id/lessons/leases", "/id/lessons/fencing", "/id/labs/w1-w2", "/en/labs/w1-w2",
-		"/id/labs/w1-w2?do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+3s&q=storage-blind&choice=overwrites&goal=reject-stale",
-		"/id/labs/w1-w2/at?do=fencing+on&do=until+4s&do=freeze+W1+for%3D25s&do=until+30s",
-		"/id/labs/w1-w2/whatif?do=until+4s&do=freeze+W1+for%3D25s&do=until+30s&vs=fencing+on&vs-at=4s",
-		"/id/labs/renew-margin", "/id/no-such-page",
+	// Three tabs, each with a share of the pages.
+	shards := [][]string{
+		{"/id/", "/en/", "/id/lessons/leases", "/id/lessons/fencing"},
+		{"/id/labs/w1-w2", "/en/labs/w1-w2", "/id/labs/renew-margin", "/id/no-such-page"},
+		{
+			"/id/labs/w1-w2?do=until+4s&do=freeze+W1&do=advance+18s&do=thaw+W1&do=advance+3s&q=storage-blind&choice=overwrites&goal=reject-stale",
+			"/id/labs/w1-w2/at?do=fencing+on&do=until+4s&do=freeze+W1+for%3D25s&do=until+30s",
+			"/id/labs/w1-w2/whatif?do=until+4s&do=freeze+W1+for%3D25s&do=until+30s&vs=fencing+on&vs-at=4s",
+		},
 	}
-	for _, v := range []struct {
-		viewport
-		dark bool // also checked in the dark scheme
-	}{{phone, true}, {laptop, true}, {projector, false}} {
-		t.Run(v.name, func(t *testing.T) {
+	sizes := []sizeCheck{{phone, true}, {laptop, true}, {projector, false}}
+	for i, pages := range shards {
+		t.Run(fmt.Sprint("tab", i+1), func(t *testing.T) {
 			t.Parallel() // a tab each, in the one browser
-			ctx := browser(t, int(v.width), int(v.height))
-			emulate(t, ctx, v.viewport)
+			ctx := browser(t, int(phone.width), int(phone.height))
 			withAxe(t, ctx, axe)
 			for _, p := range pages {
+				emulate(t, ctx, sizes[0].viewport)
 				colourScheme(t, ctx, false)
 				if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+p)); err != nil {
 					t.Fatal(err)
 				}
 				waitJS(t, ctx, "the page", `document.readyState === "complete"`)
-				for _, x := range axeViolations(t, ctx, false) {
-					t.Errorf("%s light %s: %s", v.name, p, x)
-				}
-				if !v.dark {
-					continue
-				}
 				const bg = `getComputedStyle(document.documentElement).getPropertyValue("--bg")`
-				light := evalString(t, ctx, bg)
-				colourScheme(t, ctx, true)
-				if dark := evalString(t, ctx, bg); dark == light {
-					t.Fatalf("%s %s: the page's --bg is %s in both schemes", v.name, p, dark)
-				}
-				for _, x := range axeViolations(t, ctx, true) {
-					t.Errorf("%s dark %s: %s", v.name, p, x)
-				}
+				var light string
+				checkSizes(t, ctx, p, sizes, func(v viewport, scheme string) {
+					if scheme == "light" {
+						light = evalString(t, ctx, bg)
+					} else if dark := evalString(t, ctx, bg); dark == light {
+						t.Errorf("%s %s: the page's --bg is %s in both schemes", v.name, p, dark)
+					}
+				})
 			}
 		})
+	}
+}
+
+// sizeCheck is a size a page is checked at, and whether in the dark
+// scheme too.
+type sizeCheck struct {
+	viewport
+	dark bool
+}
+
+// checkSizes runs axe-core (withAxe) on the page ctx shows at each size,
+// resized in place, in the light scheme and, where asked, the dark one;
+// each violation is an error naming the size, the look and the page.
+// also, when given, runs after each look's axe run.
+func checkSizes(t *testing.T, ctx context.Context, page string, sizes []sizeCheck, also func(v viewport, scheme string)) {
+	t.Helper()
+	for _, v := range sizes {
+		emulate(t, ctx, v.viewport)
+		// The resize events and their handlers have run by the second
+		// frame after the new size.
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`, chromedp.EvalAwaitPromise)); err != nil {
+			t.Fatal(err)
+		}
+		// What the viewport shows, in CSS pixels at the page's zoom (a
+		// phone zooms out a page wider than itself).
+		if w := evalAs[int64](t, ctx, `Math.round(visualViewport.width * visualViewport.scale)`); w != v.width {
+			t.Fatalf("%s %s: the viewport is %d wide, want %d", v.name, page, w, v.width)
+		}
+		for _, dark := range []bool{false, true} {
+			if dark && !v.dark {
+				break
+			}
+			scheme := colourScheme(t, ctx, dark)
+			if evalBool(t, ctx, `matchMedia("(prefers-color-scheme: dark)").matches`) != dark {
+				t.Fatalf("%s %s: the page does not see the %s scheme", v.name, page, scheme)
+			}
+			for _, x := range axeViolations(t, ctx, dark) {
+				t.Errorf("%s %s %s: %s", v.name, scheme, page, x)
+			}
+			if also != nil {
+				also(v.viewport, scheme)
+			}
+		}
+		colourScheme(t, ctx, false)
 	}
 }
 
