@@ -389,10 +389,17 @@ func (c *Compiled) Start() engine.Program {
 
 // run is one worker's program as it runs: what it remembers and the steps
 // it has taken.
+//
+// The state a run holds is frozen and never changed: Handle gives the
+// handler a copy and keeps the copy once the call has succeeded, so a
+// failed call leaves the state as it was, and Fork's copies (a search's
+// branches, on any goroutine) can share one state and its hash.
 type run struct {
-	c     *Compiled
-	state *starlark.Dict
-	steps uint64
+	c      *Compiled
+	state  *starlark.Dict
+	steps  uint64
+	hash   uint64 // of state, when hashed
+	hashed bool
 }
 
 // Handle calls the moment's handler, if the program has one.
@@ -436,23 +443,28 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	// budget counts them too, so a program that fires a timer every
 	// millisecond runs out of it in a few thousand calls, not a million.
 	r.steps += max(steps, CallSteps) + ActionSteps*uint64(len(w.acts))
-	r.state = w.state
+	w.state.Freeze()
+	r.state, r.hashed = w.state, false
 	return w.acts, nil
 }
 
-// Fork copies the run: a search's branch changes its copy only.
+// Fork copies the run: a search's branch changes its copy only. The
+// state is shared: no run changes the state it holds (run).
 func (r *run) Fork() engine.Program {
-	s, _ := copyValue(r.state) // the state was checked to be plain data
-	return &run{c: r.c, state: s.(*starlark.Dict), steps: r.steps}
+	cp := *r
+	return &cp
 }
 
 // Hash fingerprints the state (its text, which lists a dict's entries in
 // the order they were added). The steps taken are left out: they decide
 // only whether the run may go on, not what it does.
 func (r *run) Hash() uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(r.state.String()))
-	return h.Sum64()
+	if !r.hashed {
+		h := fnv.New64a()
+		h.Write([]byte(r.state.String()))
+		r.hash, r.hashed = h.Sum64(), true
+	}
+	return r.hash
 }
 
 // stateSize counts the elements and bytes of plain data, all together.
