@@ -3,6 +3,7 @@ package labs_test
 import (
 	"io/fs"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,6 +28,34 @@ func programLab(t testing.TB, id string) (*labs.ProgramSpec, string) {
 	return lab.Program(), string(ref)
 }
 
+// judged is p.Judge(src, 1), judged once in the test process for each
+// program a test asks about: the engine is pure, so a second judgement
+// would decide the same verdict, and several tests read the verdicts of
+// the same programs (a reference or a starting program takes 0.5-1.1 s
+// of a core). Tests only read the verdict.
+func judged(t testing.TB, p *labs.ProgramSpec, src string) *labs.ProgramVerdict {
+	t.Helper()
+	type result struct {
+		once sync.Once
+		v    *labs.ProgramVerdict
+		err  error
+	}
+	r, _ := judgedPrograms.LoadOrStore(judgedKey{p, src}, &result{})
+	res := r.(*result)
+	res.once.Do(func() { res.v, res.err = p.Judge(src, 1) })
+	if res.err != nil {
+		t.Fatalf("judge: %v", res.err)
+	}
+	return res.v
+}
+
+type judgedKey struct {
+	p   *labs.ProgramSpec
+	src string
+}
+
+var judgedPrograms sync.Map
+
 // Every written-worker lab: its reference passes the random schedules and
 // the bounded search; its starting program is broken by the search's
 // shortest schedule, and the verdict points at a line that writes.
@@ -36,16 +65,16 @@ func TestProgramLabsProveAndBreak(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
 			p, ref := programLab(t, id)
-			good, err := p.Judge(ref, 1)
-			if err != nil || good.Compile != nil {
-				t.Fatalf("reference: %v %v", err, good.Compile)
+			good := judged(t, p, ref)
+			if good.Compile != nil {
+				t.Fatalf("reference: %v", good.Compile)
 			}
 			if !good.Pass || good.Search == nil || good.Search.Schedules == 0 || good.Searched() {
 				t.Fatalf("reference: pass %v, search %+v", good.Pass, good.Search)
 			}
-			bad, err := p.Judge(p.Start, 1)
-			if err != nil || bad.Compile != nil {
-				t.Fatalf("start: %v %v", err, bad.Compile)
+			bad := judged(t, p, p.Start)
+			if bad.Compile != nil {
+				t.Fatalf("start: %v", bad.Compile)
 			}
 			if bad.Pass || !bad.Searched() {
 				t.Fatalf("start: pass %v, searched %v", bad.Pass, bad.Searched())
@@ -70,11 +99,7 @@ func TestProgramLabsProveAndBreak(t *testing.T) {
 func TestFencedWriterWroteAfterRejection(t *testing.T) {
 	t.Parallel()
 	p, _ := programLab(t, "write-fenced-writer")
-	v, err := p.Judge(p.Start, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ce := v.Counterexample
+	ce := judged(t, p, p.Start).Counterexample
 	if ce == nil {
 		t.Fatal("no random schedule breaks the starting program")
 	}

@@ -30,16 +30,16 @@ func writeRenewal(t *testing.T) (*labs.ProgramSpec, string) {
 func TestWriteRenewalReferenceAndStart(t *testing.T) {
 	t.Parallel()
 	p, ref := writeRenewal(t)
-	good, err := p.Judge(ref, 1)
-	if err != nil || good.Compile != nil {
-		t.Fatalf("reference: %v %v", err, good.Compile)
+	good := judged(t, p, ref)
+	if good.Compile != nil {
+		t.Fatalf("reference: %v", good.Compile)
 	}
 	if !good.Pass || good.Runs != p.Runs() || good.MustSurvive == 0 {
 		t.Fatalf("reference: pass %v, %d runs, %d to survive, counterexample %+v", good.Pass, good.Runs, good.MustSurvive, good.Counterexample)
 	}
-	bad, err := p.Judge(p.Start, 1)
-	if err != nil || bad.Compile != nil {
-		t.Fatalf("start: %v %v", err, bad.Compile)
+	bad := judged(t, p, p.Start)
+	if bad.Compile != nil {
+		t.Fatalf("start: %v", bad.Compile)
 	}
 	if bad.Pass || !bad.Counterexample.Safety {
 		t.Fatalf("start: pass %v, counterexample %+v", bad.Pass, bad.Counterexample)
