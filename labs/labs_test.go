@@ -3,7 +3,9 @@ package labs
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -353,3 +355,15 @@ func TestDescribeEventCoversEveryKind(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestMain runs the tests with the collector at GOGC 400 unless the
+// environment sets GOGC: most of this package's CPU is searches and
+// judgements, whose heap is a few MB of short-lived worlds, and at the
+// default the collector ran every few MB and took a tenth of it (as
+// leaselab check does for its searches, cmd/leaselab/check.go).
+func TestMain(m *testing.M) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	os.Exit(m.Run())
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"leaselab/content"
 	"leaselab/labs"
@@ -50,7 +51,14 @@ error; otherwise prints its ok summary on stdout.`)
 		return 1
 	}
 	if c != nil {
-		// Claims proved by searching every schedule: check's alone.
+		// Claims proved by searching every schedule: check's alone. The
+		// searches' heap is a few MB of short-lived worlds, so at the
+		// default GOGC the collector ran every few MB and took a tenth of
+		// check's CPU: unless GOGC is set, it runs a quarter as often
+		// (about 80 MB at most instead of 27).
+		if os.Getenv("GOGC") == "" {
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
+		}
 		problems = append(problems, c.ProveSearches(0)...)
 	}
 	for _, p := range problems {
