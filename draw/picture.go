@@ -114,9 +114,7 @@ func (w *Markup) diagram(d *Diagram) {
 	w.s(diagramStyle)
 	w.s(`<defs><pattern id="`)
 	w.esc(d.ID)
-	w.s(`-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect class="hatchbg" width="6" height="6"></rect> <line class="hatchln" x1="0" y1="0" x2="0" y2="6" stroke-width="3"></line></pattern> <marker id="`)
-	w.esc(d.ID)
-	w.s(`-arrow" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="#8a93a6"></path></marker></defs> `)
+	w.s(`-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect class="hatchbg" width="6" height="6"></rect> <line class="hatchln" x1="0" y1="0" x2="0" y2="6" stroke-width="3"></line></pattern></defs> `)
 	for i, l := range d.Lanes {
 		w.s(`<rect class="`)
 		w.s(laneClass(i))
@@ -137,17 +135,7 @@ func (w *Markup) diagram(d *Diagram) {
 		if i > 0 {
 			w.s("</g> ")
 		}
-		if kind == 'g' {
-			// Every message's line ends in the arrow: marker-end is
-			// inherited, so its layer says so once, not each line.
-			w.s(`<g id="`)
-			w.esc(d.ID)
-			w.s(`-msgs" marker-end="url(#`)
-			w.esc(d.ID)
-			w.s(`-arrow)">`)
-		} else {
-			w.group(d, "", layerNames[kind])
-		}
+		w.group(d, "", layerNames[kind])
 		w.layer(d, kind)
 	}
 	w.s("</g></g> ")
