@@ -224,31 +224,63 @@ func (w *Markup) arrow(x1, y1, x2, y2 int) {
 	w.i(x2)
 	w.s(",")
 	w.i(y2)
-	dx, dy := float64(x2-x1), float64(y2-y1)
-	n := math.Hypot(dx, dy)
-	if n == 0 {
+	// The arrowhead's two ends, in half units: 6 back along the line
+	// and 3.5 to each side of it. Most messages are upright (sent and
+	// received within the same pixel of time): whole numbers then.
+	var ax, ay, bx, by int
+	switch {
+	case x1 == x2 && y1 == y2:
 		return
+	case x1 == x2:
+		s := sign(y2 - y1)
+		ax, ay = 2*x2-7*s, 2*y2-12*s
+		bx, by = 2*x2+7*s, ay
+	case y1 == y2:
+		s := sign(x2 - x1)
+		ax, ay = 2*x2-12*s, 2*y2+7*s
+		bx, by = ax, 2*y2-7*s
+	default:
+		dx, dy := float64(x2-x1), float64(y2-y1)
+		n := math.Sqrt(dx*dx + dy*dy)
+		ux, uy := dx/n, dy/n
+		cx, cy := float64(x2)-6*ux, float64(y2)-6*uy
+		ax, ay = halves(cx-3.5*uy), halves(cy+3.5*ux)
+		bx, by = halves(cx+3.5*uy), halves(cy-3.5*ux)
 	}
-	const long, half = 6, 3.5
-	ux, uy := dx/n, dy/n
-	bx, by := float64(x2)-long*ux, float64(y2)-long*uy
 	w.s(" M")
-	w.f(bx - half*uy)
+	w.half(ax)
 	w.s(",")
-	w.f(by + half*ux)
+	w.half(ay)
 	w.s(" L")
 	w.i(x2)
 	w.s(",")
 	w.i(y2)
 	w.s(" L")
-	w.f(bx + half*uy)
+	w.half(bx)
 	w.s(",")
-	w.f(by - half*ux)
+	w.half(by)
 }
 
-// f appends x to one decimal place, without a trailing ".0".
-func (w *Markup) f(x float64) {
-	w.B = strconv.AppendFloat(w.B, math.Round(x*10)/10, 'f', -1, 64)
+func sign(n int) int {
+	if n < 0 {
+		return -1
+	}
+	return 1
+}
+
+// halves is x in half units, rounded.
+func halves(x float64) int { return int(math.Round(x * 2)) }
+
+// half appends h half units as a number: "29.5", "-3", "-0.5".
+func (w *Markup) half(h int) {
+	if h < 0 {
+		w.s("-")
+		h = -h
+	}
+	w.i(h / 2)
+	if h%2 != 0 {
+		w.s(".5")
+	}
 }
 
 // labelAt opens a mark's words at x, y; labelEnd closes them.
