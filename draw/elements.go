@@ -212,60 +212,56 @@ func (w *Markup) msg(d *Diagram, m dMsg) {
 }
 
 // arrow writes the path of a line from x1,y1 to x2,y2 with an open
-// arrowhead at its end, drawn by the line's own stroke. (An SVG marker
-// did it before: a slow phone paid for the marker's resource again with
-// every message a playing frame added.)
+// arrowhead at its end, 6 long and 7 wide, drawn by the line's own
+// stroke. (An SVG marker did it before: a slow phone paid for the
+// marker's resource again with every message a playing frame added.)
+// Most messages are upright (sent and received within the same pixel of
+// time): their arrowheads are the same few relative steps.
 func (w *Markup) arrow(x1, y1, x2, y2 int) {
 	w.s("M")
 	w.i(x1)
 	w.s(",")
 	w.i(y1)
-	w.s(" L")
-	w.i(x2)
-	w.s(",")
-	w.i(y2)
-	// The arrowhead's two ends, in half units: 6 back along the line
-	// and 3.5 to each side of it. Most messages are upright (sent and
-	// received within the same pixel of time): whole numbers then.
-	var ax, ay, bx, by int
 	switch {
 	case x1 == x2 && y1 == y2:
-		return
 	case x1 == x2:
-		s := sign(y2 - y1)
-		ax, ay = 2*x2-7*s, 2*y2-12*s
-		bx, by = 2*x2+7*s, ay
+		w.s(" V")
+		w.i(y2)
+		if y2 < y1 {
+			w.s(" m3.5,6 l-3.5,-6 l-3.5,6")
+		} else {
+			w.s(" m-3.5,-6 l3.5,6 l3.5,-6")
+		}
 	case y1 == y2:
-		s := sign(x2 - x1)
-		ax, ay = 2*x2-12*s, 2*y2+7*s
-		bx, by = ax, 2*y2-7*s
+		w.s(" H")
+		w.i(x2)
+		if x2 > x1 {
+			w.s(" m-6,-3.5 l6,3.5 l-6,3.5")
+		} else {
+			w.s(" m6,3.5 l-6,-3.5 l6,-3.5")
+		}
 	default:
+		w.s(" L")
+		w.i(x2)
+		w.s(",")
+		w.i(y2)
 		dx, dy := float64(x2-x1), float64(y2-y1)
 		n := math.Sqrt(dx*dx + dy*dy)
 		ux, uy := dx/n, dy/n
 		cx, cy := float64(x2)-6*ux, float64(y2)-6*uy
-		ax, ay = halves(cx-3.5*uy), halves(cy+3.5*ux)
-		bx, by = halves(cx+3.5*uy), halves(cy-3.5*ux)
+		w.s(" M")
+		w.half(halves(cx - 3.5*uy))
+		w.s(",")
+		w.half(halves(cy + 3.5*ux))
+		w.s(" L")
+		w.i(x2)
+		w.s(",")
+		w.i(y2)
+		w.s(" L")
+		w.half(halves(cx + 3.5*uy))
+		w.s(",")
+		w.half(halves(cy - 3.5*ux))
 	}
-	w.s(" M")
-	w.half(ax)
-	w.s(",")
-	w.half(ay)
-	w.s(" L")
-	w.i(x2)
-	w.s(",")
-	w.i(y2)
-	w.s(" L")
-	w.half(bx)
-	w.s(",")
-	w.half(by)
-}
-
-func sign(n int) int {
-	if n < 0 {
-		return -1
-	}
-	return 1
 }
 
 // halves is x in half units, rounded.
