@@ -382,9 +382,12 @@ func (c *Compiled) thread(steps uint64) *starlark.Thread {
 // the interpreter says so only in its error's text.
 const stepsOut = "leaselab.stepsOut"
 
-// Start begins a run: an empty state and no steps taken.
+// Start begins a run: an empty state and no steps taken. The empty state
+// is frozen too (run): a search may fork the run before its first call.
 func (c *Compiled) Start() engine.Program {
-	return &run{c: c, state: starlark.NewDict(0)}
+	state := starlark.NewDict(0)
+	state.Freeze()
+	return &run{c: c, state: state}
 }
 
 // run is one worker's program as it runs: what it remembers and the steps
