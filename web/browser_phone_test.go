@@ -128,7 +128,8 @@ type phoneRow struct {
 // timings are not a test's business. LEASELAB_PHONE_FIGURES=1 runs it;
 // LEASELAB_PHONE_FIGURES=w1-w2 (labs, split by commas) measures those labs,
 // and LEASELAB_PHONE_TRACE=DIR writes where the slowed main thread spent
-// its time while playing into DIR/LAB.txt (mainTrace).
+// its time while playing into DIR/LAB.txt (mainTrace) and the whole trace
+// into DIR/LAB.json.
 func TestPhoneFigures(t *testing.T) {
 	if os.Getenv(phoneFiguresEnv) == "" {
 		t.Skip(phoneFiguresEnv + "=1 runs the phone figures (about 90 s)")

@@ -149,6 +149,19 @@ func (r *mainTrace) stop(t *testing.T, ctx context.Context, file string) {
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The whole trace too, as DevTools' Performance panel loads it, for a
+	// look at single frames.
+	raw := []byte(`{"traceEvents":[`)
+	for i, e := range r.events {
+		if i > 0 {
+			raw = append(raw, ",\n"...)
+		}
+		raw = append(raw, e...)
+	}
+	raw = append(raw, "]}\n"...)
+	if err := os.WriteFile(strings.TrimSuffix(file, ".txt")+".json", raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // sortedKeys are m's keys, the largest by of first.
