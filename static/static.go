@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds every asset, at the top level.
 //
-//go:embed *.css *.js *.svg
+//go:embed *.css *.js *.png
 var FS embed.FS

@@ -475,7 +475,7 @@ func (s *Server) startSession() bool {
 // newPage fills what every page needs.
 func (s *Server) newPage(lang, path, title, kind string) *page {
 	b := s.base
-	p := &page{Lang: lang, Base: b, Path: path, Title: title, Kind: kind, CSS: b + s.assets.URL("app.css"), JS: b + s.assets.URL("app.js"), SearchJS: b + s.assets.URL("search.js"), Icon: b + s.assets.URL("icon.svg")}
+	p := &page{Lang: lang, Base: b, Path: path, Title: title, Kind: kind, CSS: b + s.assets.URL("app.css"), JS: b + s.assets.URL("app.js"), SearchJS: b + s.assets.URL("search.js"), Icon: b + s.assets.URL("icon.png")}
 	cur := s.course.get()
 	p.Problems = cur.problems
 	if s.watch {

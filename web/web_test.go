@@ -398,7 +398,7 @@ func TestLabPageReplaysTheSession(t *testing.T) {
 
 func TestStaticAssetsAreHashedCachedAndGzipped(t *testing.T) {
 	s, ts := newTestServer(t, Config{})
-	for _, name := range []string{"app.css", "app.js", "icon.svg"} {
+	for _, name := range []string{"app.css", "app.js", "icon.png"} {
 		u := s.assets.URL(name)
 		if !regexp.MustCompile(`^/static/[a-z]+\.[0-9a-f]{12}\.[a-z]+$`).MatchString(u) {
 			t.Errorf("%s: URL %s is not content-hashed", name, u)
@@ -413,7 +413,7 @@ func TestStaticAssetsAreHashedCachedAndGzipped(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
 			t.Errorf("%s: %d %q", u, resp.StatusCode, resp.Header.Get("Cache-Control"))
 		}
-		if name != "icon.svg" && resp.Header.Get("Content-Encoding") != "gzip" {
+		if name != "icon.png" && resp.Header.Get("Content-Encoding") != "gzip" {
 			t.Errorf("%s: not gzipped", u)
 		}
 	}
