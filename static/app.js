@@ -111,6 +111,16 @@ function fitBox(box) {
   else write();
 }
 
+// scrollDue says whether fitBox would scroll box for a present at x
+// (units): a play frame within a second writes the box's focus only
+// then.
+function scrollDue(box, x) {
+  const m = box && measured.get(box), svg = box && box.querySelector("svg.diagram");
+  if (!m || m.svg !== svg || m.gen !== measures || box.classList.contains("zoomed")) return true;
+  const at = x * m.k;
+  return m.room > 1 && (at < m.left + 118 * m.k || at > m.left + m.width - after);
+}
+
 // fitLanes keeps the lane names at the left edge of a box the student
 // scrolls.
 function fitLanes(box) {
@@ -157,10 +167,14 @@ function syncNow(box, at, keepWords) {
   }
   const x = at !== undefined ? at : shiftOf(g.getAttribute("transform")) || 0;
   const t = `translateX(${(x * m.k).toFixed(1)}px)`;
-  if (layer.style.transform !== t) layer.style.transform = t;
+  if (!gliding.has(layer) && layer.style.transform !== t) layer.style.transform = t;
   const label = layer.firstChild, words = text ? text.textContent : "";
   if (label.textContent !== words && !(keepWords && label.textContent)) label.textContent = words;
 }
+
+// gliding holds the "now" layers an animation moves (startLab's glide):
+// syncNow leaves their place to it.
+const gliding = new WeakSet();
 
 // shiftOf is the x of an SVG transform "translate(x,y)", NaN without one.
 function shiftOf(transform) {
@@ -221,7 +235,7 @@ function startLab(root) {
   fitAll(document);
   const liveBox = () => document.getElementById("live-box");
   syncNow(liveBox());
-  addEventListener("resize", () => { measures++; fitAll(document); syncNow(liveBox()); });
+  addEventListener("resize", () => { measures++; halt(true); fitAll(document); syncNow(liveBox()); });
   keepHints(labID);
   keepAnswers(labID);
   // While the world plays and the event list is closed, the server leaves
@@ -279,6 +293,7 @@ function startLab(root) {
     };
     ws.onclose = (ev) => {
       ws = null;
+      halt(true);
       pausing = 0; // its ack will not come; the replay's first frame says where play is
       barStream(true); // until the socket is back
       if (ev.code === 4000) { // idle: back when the student is
@@ -302,6 +317,8 @@ function startLab(root) {
       const m = JSON.parse(ev.data);
       if (m.seq !== seq + 1) { ws.close(); return; } // a gap: resume by replay
       seq = m.seq;
+      m.got = performance.now();
+      if (!queued && !inbox.length && quiet(m)) return;
       inbox.push(m);
       later();
     };
@@ -352,6 +369,93 @@ function startLab(root) {
     if (document.hidden) { if (inbox.length) setTimeout(applyInbox, 0); flushQuery(); }
   });
 
+  // While the world plays, its "now" line moves at a steady pace: so many
+  // units of the picture a second of its time (the picture's scale), so
+  // many of its seconds a second (the speed). Once the frames of a
+  // second or more have kept to one straight line, the page hands the
+  // layer's move to an animation the compositor runs (glide), and a play
+  // frame that finds the line where the animation has it (within three
+  // units: the server's x is whole units) changes nothing on the page
+  // until its second changes: no style, layout or paint, and the line
+  // moves smoothly between frames instead of in steps. A frame off that
+  // line (a command that moved time, the picture's window moving on, a
+  // new speed), a pause, a new size or a lost connection stops the
+  // glide (halt), and the frames move the layer again until they make a
+  // straight line anew. A student who asks for less motion gets the
+  // steps.
+  const still = matchMedia("(prefers-reduced-motion: reduce)");
+  let track = null; // {n0, x0, n, x}: the first and last frame (second, x) of a straight run
+  let glide = null; // {layer, k, x, got, v, anim}: at got (ms) the line was at x, moving v units a ms
+  function halt(keepPlace) {
+    track = null;
+    stopGlide(keepPlace);
+  }
+  function stopGlide(keepPlace) {
+    if (!glide) return;
+    const { layer, anim } = glide;
+    glide = null;
+    gliding.delete(layer);
+    if (keepPlace) try { anim.commitStyles(); } catch { /* not rendered: the next frame places it */ }
+    anim.cancel();
+  }
+  // steer takes a playing frame that moved the line (x) and says whether
+  // the glide has the layer there; else it starts one, if the frames make
+  // a straight line long enough, or stops it. A frame is steered once
+  // (quiet, then applyInbox, may both ask).
+  let steered = null, steeredTo = false;
+  function steer(m) {
+    if (m !== steered) [steered, steeredTo] = [m, steer1(m)];
+    return steeredTo;
+  }
+  function steer1(m) {
+    const box = liveBox(), svg = box && box.querySelector("svg.diagram");
+    const layer = box && box.querySelector(":scope > .nowlayer");
+    if (!layer || layer.hidden || !svg || still.matches || m.now === undefined) { halt(); return false; }
+    const n = seconds(m.now), x = m.x, k = measure(box, svg).k;
+    // The frames keep to a straight line when the last one before this
+    // lies on the line from the first to this one (within the rounding
+    // of the server's whole units).
+    const t = track;
+    if (!t || n <= t.n || x < t.x || (t.n > t.n0 && Math.abs(t.x - t.x0 - (x - t.x0) * (t.n - t.n0) / (n - t.n0)) > 1.5)) {
+      halt();
+      track = { n0: n, x0: x, n, x };
+      return false;
+    }
+    t.n = n;
+    t.x = x;
+    if (glide && glide.layer === layer && glide.k === k && Math.abs(glide.x + glide.v * (m.got - glide.got) - x) <= 3) return true;
+    if (n - t.n0 < 1 || x <= t.x0) { stopGlide(); return false; }
+    // (Re)aimed with the slope of the whole run so far.
+    const v = (x - t.x0) / (n - t.n0) * Number(speed.value) / 1000;
+    const now = performance.now(), from = x + v * (now - m.got), long = 20000;
+    const px = (u) => `translateX(${(u * k).toFixed(1)}px)`;
+    stopGlide();
+    const anim = layer.animate([{ transform: px(from) }, { transform: px(from + v * long) }], { duration: long, easing: "linear", fill: "forwards" });
+    glide = { layer, k, x, got: m.got, v, anim };
+    gliding.add(layer);
+    return true;
+  }
+
+  // waits says whether an op of a play frame within the second shown
+  // waits for the next second (lateText): the words that tell the time,
+  // the picture's hidden line, and, while the glide has the layer, the
+  // box's focus.
+  const waits = (o, onGlide) => (o.op === "text" && (o.target === "now" || o.target === "live-nowat" || /^cmd-\d+$/.test(o.target))) ||
+    (o.op === "attr" && o.target === "live-nowline") || (onGlide && o.op === "attr" && o.target === "live-box" && o.attr === "data-focus");
+  // quiet takes a play frame, arriving with nothing else waiting, that
+  // only tells the time within the second the page shows while the glide
+  // has the line where the frame says: all its ops wait, and the page
+  // asks for no animation frame at all (no style, layout or paint).
+  function quiet(m) {
+    if (m.type !== "frame" || !m.playing || m.now === undefined || Math.floor(seconds(m.now)) !== shownSecond) return false;
+    if (m.x !== undefined && !(steer(m) && !scrollDue(liveBox(), m.x))) return false;
+    const ops = clockOps(m);
+    if (!ops.every((o) => waits(o, true))) return false;
+    for (const o of ops) lateText.set(o.target, { o, el: document.getElementById(o.target) });
+    answered(m);
+    return true;
+  }
+
   function applyInbox() {
     queued = false;
     const batch = inbox.splice(0);
@@ -376,6 +480,13 @@ function startLab(root) {
     const timed = batch.findLast((m) => m.now !== undefined);
     const sec = timed ? Math.floor(seconds(timed.now)) : shownSecond;
     const tick = sec === shownSecond && batch.every((m) => m.playing && (m.type === "frame" || m.type === "ack"));
+    // A pause stops the glide before its frame places the layer; the last
+    // playing frame that moved the line steers it (steer).
+    const mover = batch.findLast((m) => m.x !== undefined);
+    if (!batch[batch.length - 1].playing) halt();
+    else if (mover?.playing) steer(mover);
+    const box = liveBox();
+    const onGlide = !!glide && !!mover && !scrollDue(box, mover.x);
     // What waited goes in first, unless its target was drawn anew since
     // (then the new one is newer than what waited).
     const ops = [];
@@ -393,7 +504,7 @@ function startLab(root) {
     let events = null;
     ops.forEach((o, i) => {
       if (o.op !== "append" && o.op !== "remove" && last.get(o.op + " " + o.target + " " + (o.attr || "")) !== i) return;
-      if (tick && ((o.op === "text" && (o.target === "now" || o.target === "live-nowat" || /^cmd-\d+$/.test(o.target))) || (o.op === "attr" && o.target === "live-nowline"))) {
+      if (tick && waits(o, onGlide)) {
         lateText.set(o.target, { o, el: document.getElementById(o.target) });
         return;
       }
@@ -600,6 +711,7 @@ function startLab(root) {
     press(play, ok);
   });
   speed.addEventListener("change", () => {
+    halt(true);
     if (playing && !pausing) send({ type: "play", speed: Number(speed.value) });
   });
 

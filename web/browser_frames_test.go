@@ -2,10 +2,13 @@ package web
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -169,12 +172,41 @@ func TestBrowserEventRowsWaitWhileClosed(t *testing.T) {
 }
 
 // TestBrowserClockTicksBySecond plays W1/W2 at 1× (a frame each 0.2 s):
-// the "now" layer moves with every frame, while the words that tell the
-// time (the clock, the layer's label, the last step) change only when
-// the second does; a pause shows the exact time at once, in all three.
+// the words that tell the time (the clock, the "now" layer's label, the
+// last step) change only when the second does, and a pause shows the
+// exact time at once, in all three. The layer itself glides: once the
+// frames keep to a straight line, an animation moves it smoothly and the
+// frames write nothing to it; for a student who asks for less motion it
+// moves with every frame instead.
 func TestBrowserClockTicksBySecond(t *testing.T) {
 	t.Parallel() // a browser context of its own in the shared Chromium
+	for _, still := range []bool{false, true} {
+		name := "glides"
+		if still {
+			name = "reduced-motion"
+		}
+		t.Run(name, func(t *testing.T) { clockTicksBySecond(t, still) })
+	}
+}
+
+func clockTicksBySecond(t *testing.T, still bool) {
 	ctx := browser(t, int(phone.width), int(phone.height))
+	if still {
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The probe counts the live messages (window.__phone.frames), and
+	// this the animation frames the page asks for.
+	for _, src := range []string{phoneProbe, `(() => {
+		const raf = window.requestAnimationFrame.bind(window);
+		window.__rafs = 0;
+		window.requestAnimationFrame = (f) => { window.__rafs++; return raf(f); };
+	})()`} {
+		if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	_, ts := newTestServer(t, Config{})
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/w1-w2")); err != nil {
 		t.Fatal(err)
@@ -182,7 +214,7 @@ func TestBrowserClockTicksBySecond(t *testing.T) {
 	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
 	waitJS(t, ctx, "the now layer", `!!document.querySelector("#live-box > .nowlayer:not([hidden])")`)
 	evalString(t, ctx, `(() => {
-		const w = window.__ticks = {clock: [], label: [], step: [], moves: 0};
+		const w = window.__ticks = {clock: [], label: [], step: [], moves: 0, glided: false};
 		const layer = document.querySelector("#live-box > .nowlayer");
 		new MutationObserver(() => {
 			const last = (a, v) => { if (a[a.length - 1] !== v) a.push(v); };
@@ -191,12 +223,70 @@ func TestBrowserClockTicksBySecond(t *testing.T) {
 			last(w.step, document.getElementById("cmd-0")?.textContent || "");
 		}).observe(document.getElementById("lab"), {subtree: true, childList: true, characterData: true});
 		new MutationObserver(() => { w.moves++; }).observe(layer, {attributes: true, attributeFilter: ["style"]});
+		// The layer's place in the picture's units, as it is drawn.
+		w.at = () => {
+			const box = layer.parentElement, svg = box.querySelector("svg.diagram");
+			const r = svg.getBoundingClientRect(), k = r.width / (Number(box.dataset.width) || svg.viewBox.baseVal.width);
+			return (layer.getBoundingClientRect().left - r.left) / k;
+		};
+		w.gliding = () => layer.getAnimations().some((a) => a.playState === "running");
 		return "";
 	})()`)
 	click(t, ctx, "#play")
-	waitJS(t, ctx, "12 moves of the now layer", `window.__ticks.moves >= 12`)
+	if still {
+		waitJS(t, ctx, "12 moves of the now layer", `window.__ticks.moves >= 12`)
+		if evalBool(t, ctx, `window.__ticks.gliding()`) {
+			t.Error("the now layer glides for a student who asked for less motion")
+		}
+	} else {
+		waitJS(t, ctx, "the now layer gliding", `window.__ticks.gliding()`)
+		// While it glides, frames keep coming and the layer moves between
+		// them, with its style untouched, and a frame within a second
+		// that changes nothing else is not drawn at all (no animation
+		// frame asked for).
+		f0, m0, r0 := evalAs[int](t, ctx, `window.__phone.frames`), evalAs[int](t, ctx, `window.__ticks.moves`), evalAs[int](t, ctx, `window.__rafs`)
+		var at []float64
+		for range 8 {
+			at = append(at, evalAs[float64](t, ctx, `window.__ticks.at()`))
+			time.Sleep(90 * time.Millisecond)
+		}
+		f1, m1, r1 := evalAs[int](t, ctx, `window.__phone.frames`), evalAs[int](t, ctx, `window.__ticks.moves`), evalAs[int](t, ctx, `window.__rafs`)
+		t.Logf("while gliding: %d frames, %d animation frames asked for, %d style writes", f1-f0, r1-r0, m1-m0)
+		if r1-r0 >= f1-f0 {
+			t.Errorf("%d frames while gliding asked for %d animation frames: none was left undrawn", f1-f0, r1-r0)
+		}
+		if f1-f0 < 2 {
+			t.Errorf("%d frames came in %d samples' time while playing", f1-f0, len(at))
+		}
+		if m1-m0 > 1 {
+			t.Errorf("the frames wrote the gliding layer's style %d times in %d frames", m1-m0, f1-f0)
+		}
+		// It moves on between any two samples, but where a frame off its
+		// line made it start again, within the three units the page lets
+		// the frames' whole units stray.
+		forward := 0
+		for i := 1; i < len(at); i++ {
+			if at[i] > at[i-1] {
+				forward++
+			}
+			if at[i] < at[i-1]-3 {
+				t.Errorf("the gliding layer went back from %.2f to %.2f units: %.2f", at[i-1], at[i], at)
+			}
+		}
+		if forward < len(at)-2 {
+			t.Errorf("the gliding layer stood still between samples 90 ms apart: %.2f", at)
+		}
+	}
 	click(t, ctx, "#play")
 	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
+	if evalBool(t, ctx, `window.__ticks.gliding()`) {
+		t.Error("the now layer still glides once paused")
+	}
+	// Paused, the layer stands on the picture's own line.
+	line := evalAs[float64](t, ctx, `Number(/translate\(([-\d.]+)/.exec(document.getElementById("live-nowline").getAttribute("transform"))[1])`)
+	if at := evalAs[float64](t, ctx, `window.__ticks.at()`); math.Abs(at-line) > 0.5 {
+		t.Errorf("paused, the now layer is at %.2f units, the picture's line at %.2f", at, line)
+	}
 	var got struct {
 		Clock, Label, Step []string
 		Moves              int
@@ -238,7 +328,7 @@ func TestBrowserClockTicksBySecond(t *testing.T) {
 			t.Errorf("paused, the page shows %q; the picture's line says %q", last, exact)
 		}
 	}
-	if got.Moves < 2*len(got.Clock) {
+	if still && got.Moves < 2*len(got.Clock) {
 		t.Errorf("the now layer moved %d times for %d clock texts: it should move with every frame", got.Moves, len(got.Clock))
 	}
 	t.Logf("clock %q, %d moves", got.Clock, got.Moves)
