@@ -543,6 +543,11 @@ function startLab(root) {
 
   function answered(m) {
     const vote = m.id && sent.get(m.id)?.msg;
+    // A play without a speed is the page's own (its pace, the event
+    // list's rows), not the student's: its ack leaves the address to the
+    // play frames' timer (every change of address costs a slow phone its
+    // icon fetched and drawn again).
+    const own = vote?.type === "play" && vote.speed === undefined; // (vote is whatever message m answers)
     if (vote?.type === "vote" && !(m.type === "error" && m.retry > 0)) {
       sent.delete(m.id);
       return saidVote(vote.round, m.type === "voted" ? fromHTML(m.html) : m.error);
@@ -562,12 +567,12 @@ function startLab(root) {
       // change costs a slow phone tens of ms: the address follows play
       // frames every 5 s (and before a click, a key, leaving the page),
       // and an answer to the student as it is shown.
-      if (m.type === "frame" && !queryTimer) queryTimer = setTimeout(flushQuery, 5000);
+      if ((m.type === "frame" || own) && !queryTimer) queryTimer = setTimeout(flushQuery, 5000);
     }
     // An answer flushes even when its query is the last play frame's (a
     // pause's ack), and a pause puts the session in the address at once:
     // else the address would lag the page for seconds.
-    if (m.type !== "frame" || (!m.playing && queryTimer)) flushQuery();
+    if ((m.type !== "frame" && !own) || (!m.playing && queryTimer)) flushQuery();
     setPlaying(m.playing);
   }
 
