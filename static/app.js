@@ -485,8 +485,7 @@ function startLab(root) {
     const mover = batch.findLast((m) => m.x !== undefined);
     if (!batch[batch.length - 1].playing) halt();
     else if (mover?.playing) steer(mover);
-    const box = liveBox();
-    const onGlide = !!glide && !!mover && !scrollDue(box, mover.x);
+    const onGlide = !!glide && !!mover && !scrollDue(liveBox(), mover.x);
     // What waited goes in first, unless its target was drawn anew since
     // (then the new one is newer than what waited).
     const ops = [];
