@@ -103,6 +103,21 @@ func (w *Markup) id(d *Diagram, kind byte, key int) {
 	w.s(`"`)
 }
 
+// idPart writes the id of one of a keyed element's parts: its id and a
+// letter (a bar's rectangle r, its title t), so that a frame can change
+// that part alone (barInPlace).
+func (w *Markup) idPart(d *Diagram, kind byte, key int, part byte) {
+	if !d.Keyed {
+		return
+	}
+	w.s(` id="`)
+	w.esc(d.ID)
+	w.B = append(w.B, '-', kind)
+	w.i(key)
+	w.B = append(w.B, part)
+	w.s(`"`)
+}
+
 // titlef appends a title: key's text in lang, filled with args, escaped.
 func (w *Markup) titlef(lang, key string, args ...catalog.Arg) {
 	w.tmp = catalog.Append(w.tmp[:0], lang, key, args...)
@@ -141,35 +156,55 @@ func (w *Markup) bar(d *Diagram, kind byte, b dBar) {
 	w.s("<g")
 	w.id(d, kind, int(b.Key))
 	w.s(">")
-	name := catalog.Str(d.world.Names().Of(b.Worker))
 	class := "stale"
 	switch kind {
 	case 'l':
-		w.titlef(d.Lang, "diagram.real", name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = leaseClass[int(b.Worker)%6]
 	case 'b':
-		w.titlef(d.Lang, "diagram.belief", name, catalog.Int(b.Token), catalog.Time(b.Start), catalog.Time(b.End))
 		class = beliefClass[int(b.Worker)%6]
-	default:
-		w.titlef(d.Lang, "diagram.stale", name, catalog.Int(b.Token))
 	}
-	w.s("<rect")
+	w.s("<title")
+	w.idPart(d, kind, int(b.Key), 't')
+	w.s(">")
+	w.tmp = barTitle(w.tmp[:0], d, kind, b)
+	w.B = appendEsc(w.B, w.tmp)
+	w.s("</title><rect")
+	w.idPart(d, kind, int(b.Key), 'r')
 	w.attr("class", class)
 	w.rect(b)
 	w.s(` rx="3"></rect>`)
 	switch {
-	case kind == 'l' && b.W > 44:
+	case barLabelled(kind, b.W) && kind == 'l':
 		w.barLabel("blabel", b, 3)
 		w.esc(catalog.T(d.Lang, "diagram.token"))
 		w.s(" ")
 		w.B = strconv.AppendInt(w.B, b.Token, 10)
 		w.s("</text>")
-	case kind == 'b' && b.W > 24:
+	case barLabelled(kind, b.W):
 		w.barLabel("bllabel", b, 2)
 		w.B = strconv.AppendInt(w.B, b.Token, 10)
 		w.s("</text>")
 	}
 	w.s("</g>")
+}
+
+// barTitle appends a bar's title, unescaped: whose it is, its token and,
+// but for a stale owner's time, from when to when.
+func barTitle(b []byte, d *Diagram, kind byte, x dBar) []byte {
+	name := catalog.Str(d.world.Names().Of(x.Worker))
+	switch kind {
+	case 'l':
+		return catalog.Append(b, d.Lang, "diagram.real", name, catalog.Int(x.Token), catalog.Time(x.Start), catalog.Time(x.End))
+	case 'b':
+		return catalog.Append(b, d.Lang, "diagram.belief", name, catalog.Int(x.Token), catalog.Time(x.Start), catalog.Time(x.End))
+	}
+	return catalog.Append(b, d.Lang, "diagram.stale", name, catalog.Int(x.Token))
+}
+
+// barLabelled says whether a lease (l) or belief (b) this wide has its
+// token written inside it.
+func barLabelled(kind byte, width int32) bool {
+	return kind == 'l' && width > 44 || kind == 'b' && width > 24
 }
 
 // barLabel opens a bar's words inside it, up from its bottom by above.

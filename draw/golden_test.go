@@ -61,6 +61,9 @@ func TestGolden(t *testing.T) {
 		{"renew-load-figure.html", "figure", "renew-load", "id", "", "advance 60s"},
 		{"renew-load-chart.svg", "chart", "renew-load", "en", "", "advance 60s"},
 		{"renew-load-frames.txt", "frames", "renew-load", "en", "", "advance 20s\n--\nadvance 1s\nadvance 1s\nadvance 10s"},
+		// Renewals: a lease and a belief that only grew are set in place
+		// (their rectangle's width, their title), not swapped.
+		{"renew-load-renewals-frames.txt", "frames", "renew-load", "id", "", "advance 8s\n--\nadvance 200ms\nadvance 200ms\nadvance 200ms"},
 		{"renewal-signals-id.html", "signals", "renewal-signals", "id", "", "advance 60s"},
 		{"renewal-signals-en.html", "signals", "renewal-signals", "en", "", "advance 60s"},
 		// The same run, with fencing turned on at 4s; and with W1 crashed.
