@@ -25,6 +25,14 @@ var frameCostChanges = []struct{ name, js string }{
 	{"layer-move", `document.querySelector("#live-box > .nowlayer").style.transform = "translateX(" + (i % 50) + "px)";`},
 	{"mark", `const mk = document.querySelector("#live-marks > g.mk.grant");
 		document.getElementById("live-marks").insertAdjacentHTML("beforeend", mk.outerHTML.replace(/id="[^"]+"/, 'id="fc-m' + i + '"'));`},
+	{"chart", `const dots = document.getElementById("live-chart-dots0");
+		dots.insertAdjacentHTML("beforeend", dots.lastElementChild.outerHTML.replace(/cy="\d+"/, 'cy="' + (150 + i % 40) + '"'));
+		document.getElementById("live-chart-sum0").textContent = "median " + i;`},
+	{"mark+chart", `const mk = document.querySelector("#live-marks > g.mk.grant");
+		document.getElementById("live-marks").insertAdjacentHTML("beforeend", mk.outerHTML.replace(/id="[^"]+"/, 'id="fc-m' + i + '"'));
+		const dots = document.getElementById("live-chart-dots0");
+		dots.insertAdjacentHTML("beforeend", dots.lastElementChild.outerHTML.replace(/cy="\d+"/, 'cy="' + (150 + i % 40) + '"'));
+		document.getElementById("live-chart-sum0").textContent = "median " + i;`},
 	{"lease-swap", `const el = document.getElementById("live-l0");
 		el.outerHTML = el.outerHTML.replace(/width="\d+"/, 'width="' + (200 + i % 50) + '"');`},
 	{"lease-attr", `const el = document.getElementById("live-l0");

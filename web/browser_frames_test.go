@@ -333,3 +333,54 @@ func clockTicksBySecond(t *testing.T, still bool) {
 	}
 	t.Logf("clock %q, %d moves", got.Clock, got.Moves)
 }
+
+// TestBrowserChartWaitsForTheSecond plays renew-load at 1× through its
+// first renewals (from 7 s to past 11 s) and watches the renewal chart:
+// while the world plays it changes only with the clock, once a second
+// (the chart's ops wait with the clock's words), and once paused the
+// page equals a fresh render, chart included.
+func TestBrowserChartWaitsForTheSecond(t *testing.T) {
+	t.Parallel() // a browser context of its own in the shared Chromium
+	ctx := browser(t, int(phone.width), int(phone.height))
+	_, ts := newTestServer(t, Config{})
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/renew-load?seed=1&do=advance+7s")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
+	evalString(t, ctx, `(() => {
+		const seen = () => [document.getElementById("now").textContent, document.getElementById("chart").innerHTML];
+		const w = window.__chart = {log: [seen()]};
+		new MutationObserver(() => {
+			const [clock, chart] = seen(), [lastClock, lastChart] = w.log[w.log.length - 1];
+			if (chart !== lastChart || clock !== lastClock) w.log.push([clock, chart]);
+		}).observe(document.getElementById("lab"), {subtree: true, childList: true, characterData: true});
+		return "";
+	})()`)
+	click(t, ctx, "#play")
+	waitJS(t, ctx, "play past 11 s", `parseFloat(document.getElementById("now").textContent.replace(",", ".")) >= 11`)
+	click(t, ctx, "#play")
+	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
+	var log [][2]string
+	if err := json.Unmarshal([]byte(evalString(t, ctx, `JSON.stringify(window.__chart.log)`)), &log); err != nil {
+		t.Fatal(err)
+	}
+	changes := 0
+	for i := 1; i < len(log); i++ {
+		if log[i][1] != log[i-1][1] {
+			changes++
+			if log[i][0] == log[i-1][0] {
+				t.Errorf("the chart changed at %q without the clock", log[i][0])
+			}
+		}
+	}
+	if changes < 2 {
+		t.Errorf("the chart changed %d times while renew-load played from 7 s past 11 s", changes)
+	}
+	diff, err := chromedp.Run(ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != "" {
+		t.Errorf("once paused, the page differs from a fresh render: %s", diff)
+	}
+}
