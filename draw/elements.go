@@ -92,20 +92,11 @@ func (w *Markup) num(name string, n int) {
 }
 
 // id appends the element's id in a keyed picture.
-func (w *Markup) id(d *Diagram, kind byte, key int) {
-	if !d.Keyed {
-		return
-	}
-	w.s(` id="`)
-	w.esc(d.ID)
-	w.B = append(w.B, '-', kind)
-	w.i(key)
-	w.s(`"`)
-}
+func (w *Markup) id(d *Diagram, kind byte, key int) { w.idPart(d, kind, key, 0) }
 
-// idPart writes the id of one of a keyed element's parts: its id and a
-// letter (a bar's rectangle r, its title t), so that a frame can change
-// that part alone (barInPlace).
+// idPart appends the id of one of a keyed element's parts: its id and a
+// letter (a bar's rectangle r, its title t; none when 0), so that a
+// frame can change that part alone (barInPlace).
 func (w *Markup) idPart(d *Diagram, kind byte, key int, part byte) {
 	if !d.Keyed {
 		return
@@ -114,7 +105,9 @@ func (w *Markup) idPart(d *Diagram, kind byte, key int, part byte) {
 	w.esc(d.ID)
 	w.B = append(w.B, '-', kind)
 	w.i(key)
-	w.B = append(w.B, part)
+	if part != 0 {
+		w.B = append(w.B, part)
+	}
 	w.s(`"`)
 }
 

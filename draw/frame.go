@@ -149,11 +149,18 @@ func (e *Edits) Draw(k OpKind, target string, part Part) {
 }
 
 // elem writes the id of one element of a keyed picture (Markup.id).
-func (e *Edits) elem(d *Diagram, kind byte, key int) Span {
+func (e *Edits) elem(d *Diagram, kind byte, key int) Span { return e.elemPart(d, kind, key, 0) }
+
+// elemPart writes the id of one of an element's parts (Markup.idPart): a
+// bar's rectangle (r) or title (t); the element's own when part is 0.
+func (e *Edits) elemPart(d *Diagram, kind byte, key int, part byte) Span {
 	at := e.At()
 	e.s(d.ID)
 	e.B = append(e.B, '-', kind)
 	e.i(key)
+	if part != 0 {
+		e.B = append(e.B, part)
+	}
 	return e.Since(at)
 }
 
@@ -652,28 +659,18 @@ func barInPlace(out *Edits, d *Diagram, kind byte, a, b dBar) bool {
 		return false
 	}
 	if a.W != b.W {
-		target := out.barPart(d, kind, int(b.Key), 'r')
+		target := out.elemPart(d, kind, int(b.Key), 'r')
 		at := out.At()
 		out.i(int(b.W))
 		out.SetAttr(target, "width", out.Since(at))
 	}
 	if a.End != b.End && kind != 's' {
-		target := out.barPart(d, kind, int(b.Key), 't')
+		target := out.elemPart(d, kind, int(b.Key), 't')
 		at := out.At()
 		out.B = barTitle(out.B, d, kind, b)
 		out.Add(OpText, target, out.Since(at))
 	}
 	return true
-}
-
-// barPart writes the id of a bar's rectangle (r) or title (t).
-func (e *Edits) barPart(d *Diagram, kind byte, key int, part byte) Span {
-	at := e.At()
-	e.s(d.ID)
-	e.B = append(e.B, '-', kind)
-	e.i(key)
-	e.B = append(e.B, part)
-	return e.Since(at)
 }
 
 // layerNames are the layers' groups in a picture, by their elements' letter.

@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -55,15 +54,7 @@ func TestFrameCost(t *testing.T) {
 	if only == "" {
 		t.Skip(frameCostEnv + "=1 runs the frame-cost bench (about 15 s a change)")
 	}
-	s, err := New(Config{SessionWork: 1000, AddrWork: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s)
-	t.Cleanup(func() {
-		s.Close()
-		ts.Close()
-	})
+	_, ts := newTestServer(t, Config{})
 	for _, c := range frameCostChanges {
 		if only != "1" && !strings.Contains(","+only+",", ","+c.name+",") {
 			continue
