@@ -1,8 +1,10 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,10 +79,20 @@ func frameCost(t *testing.T, base, js string) (task, script, layout, style float
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null && !!document.querySelector("#live-box > .nowlayer")`)
+	if css := os.Getenv("LEASELAB_FRAME_COST_CSS"); css != "" {
+		evalAs[bool](t, ctx, fmt.Sprintf(`(document.head.insertAdjacentHTML("beforeend", "<style>" + %q + "</style>"), true)`, css))
+	}
+	if pre := os.Getenv("LEASELAB_FRAME_COST_JS"); pre != "" {
+		evalAs[bool](t, ctx, `(() => {`+pre+`; return true})()`)
+	}
 	evalAs[bool](t, ctx, `(document.getElementById("diagram").scrollIntoView({block: "start"}), window.__change = (i) => {`+js+`}, true)`)
 	time.Sleep(time.Second)
 	const frames, rounds = 40, 3
 	for round := 0; round <= rounds; round++ {
+		var tr *mainTrace
+		if dir := os.Getenv("LEASELAB_FRAME_COST_TRACE"); dir != "" && round == rounds {
+			tr = startMainTrace(t, ctx)
+		}
 		m0 := perfMetrics(t, ctx)
 		// Each change in an animation frame, then a task after its paint,
 		// then a rest, as the page's own batches come.
@@ -96,6 +108,9 @@ func frameCost(t *testing.T, base, js string) (task, script, layout, style float
 			t.Fatal(err)
 		}
 		m1 := perfMetrics(t, ctx)
+		if tr != nil {
+			tr.stop(t, ctx, filepath.Join(os.Getenv("LEASELAB_FRAME_COST_TRACE"), "framecost.txt"))
+		}
 		if round == 0 {
 			continue // the first round warms the page up
 		}
@@ -106,4 +121,164 @@ func frameCost(t *testing.T, base, js string) (task, script, layout, style float
 		style += per("RecalcStyleDuration")
 	}
 	return task, script, layout, style
+}
+
+// replayCostEnv runs TestReplayCost: the lab to replay (1 for renew-load).
+const replayCostEnv = "LEASELAB_REPLAY_COST"
+
+// TestReplayCost measures what a stretch of real play costs a budget
+// phone, without the noise of a live run: an unthrottled tab plays
+// renew-load from 7 s to 11 s at 1× (frames every
+// LEASELAB_REPLAY_EVERY seconds, 0.2 unless told) and keeps every
+// message it gets, with when; a fresh tab at phone size with the CPU
+// slowed 6×, paused at 7 s, is then handed the same messages at the
+// same moments (its socket sends nothing meanwhile), five times, and
+// the mean main-thread time is printed: in all, a message and an
+// animation frame that drew. It asserts nothing about timings.
+func TestReplayCost(t *testing.T) {
+	lab := os.Getenv(replayCostEnv)
+	if lab == "" {
+		t.Skip(replayCostEnv + "=1 runs the replay-cost bench (about 40 s)")
+	}
+	if lab == "1" {
+		lab = "renew-load"
+	}
+	every := os.Getenv("LEASELAB_REPLAY_EVERY")
+	if every == "" {
+		every = "0.2"
+	}
+	_, ts := newTestServer(t, Config{})
+	u := ts.URL + "/id/labs/" + lab + "?seed=1&do=advance+7s"
+
+	log := recordPlay(t, u, every)
+	t0 := log[0][0].(float64)
+	span := log[len(log)-1][0].(float64) - t0
+	var msgs strings.Builder
+	msgs.WriteString("[")
+	for i, e := range log {
+		if i > 0 {
+			msgs.WriteString(",")
+		}
+		fmt.Fprintf(&msgs, "[%.1f,%q]", e[0].(float64)-t0, e[1].(string))
+	}
+	msgs.WriteString("]")
+
+	var task, script, layout, style, drawn float64
+	const rounds = 5
+	for round := range rounds {
+		ctx, closeTab := phoneBrowser(t, phoneSlowdown)
+		if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null && window.__phone.frames > 0`)
+		if css := os.Getenv("LEASELAB_FRAME_COST_CSS"); css != "" {
+			evalAs[bool](t, ctx, fmt.Sprintf(`(document.head.insertAdjacentHTML("beforeend", "<style>" + %q + "</style>"), true)`, css))
+		}
+		evalAs[bool](t, ctx, `(document.getElementById("diagram").scrollIntoView({block: "start"}), true)`)
+		time.Sleep(time.Second)
+		var tr *mainTrace
+		if dir := os.Getenv("LEASELAB_REPLAY_TRACE"); dir != "" && round == 0 {
+			tr = startMainTrace(t, ctx)
+		}
+		// The messages, numbered on from what this tab's socket got; it
+		// sends nothing from now on.
+		evalAs[bool](t, ctx, `(() => {
+			const p = window.__phone, sock = p.socks.at(-1);
+			let seq = p.frames;
+			sock.send = () => {};
+			// The play button as the first frame will have it: its one
+			// restyle is not play's cost.
+			const play = document.getElementById("play");
+			play.setAttribute("aria-pressed", "true");
+			play.textContent = "⏸ " + play.dataset.pause;
+			window.__replay = `+msgs.String()+`.map(([at, data]) => { const m = JSON.parse(data); m.seq = ++seq; return [at, JSON.stringify(m)]; });
+			return true;
+		})()`)
+		m0 := perfMetrics(t, ctx)
+		run := `(async () => {
+			const p = window.__phone, sock = p.socks.at(-1), msgs = window.__replay;
+			let drawn = 0;
+			const raf = window.requestAnimationFrame;
+			window.requestAnimationFrame = (f) => raf((t) => { drawn++; f(t); });
+			const start = performance.now();
+			for (const [at, data] of msgs) {
+				const wait = start + at - performance.now();
+				if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+				sock.dispatchEvent(new MessageEvent("message", {data}));
+			}
+			await new Promise((r) => setTimeout(r, 1000));
+			window.requestAnimationFrame = raf;
+			return drawn;
+		})()`
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[float64](run, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m1 := perfMetrics(t, ctx)
+		if tr != nil {
+			tr.stop(t, ctx, filepath.Join(os.Getenv("LEASELAB_REPLAY_TRACE"), "replay.txt"))
+		}
+		closeTab()
+		drawn += n / rounds
+		per := func(k string) float64 { return 1000 * (m1[k] - m0[k]) / rounds }
+		task += per("TaskDuration")
+		script += per("ScriptDuration")
+		layout += per("LayoutDuration")
+		style += per("RecalcStyleDuration")
+	}
+	wall := span + 1000
+	fmt.Printf("replay cost, 6× slower, %s 7 s → 11 s, every %s s: %d messages, %.0f drawn frames, %.0f ms (%.1f%% busy): %.1f ms a message, %.1f a drawn frame (script %.0f, layout %.0f, style %.0f ms)\n",
+		lab, every, len(log), drawn, task, 100*task/wall, task/float64(len(log)), task/max(drawn, 1), script, layout, style)
+}
+
+// recordPlay plays the session at u for 4 s in an unthrottled tab, with
+// frames every `every` seconds, and returns the playing messages it got:
+// [ms, text]. LEASELAB_REPLAY_FILE names a file that keeps the recording
+// (read when it exists, else written), so that two builds replay the same
+// messages.
+func recordPlay(t *testing.T, u, every string) [][]any {
+	t.Helper()
+	file := os.Getenv("LEASELAB_REPLAY_FILE")
+	if file != "" {
+		if b, err := os.ReadFile(file); err == nil {
+			var log [][]any
+			if err := json.Unmarshal(b, &log); err != nil {
+				t.Fatal(err)
+			}
+			return log
+		}
+	}
+	ctx, closeTab := phoneBrowser(t, 1)
+	defer closeTab()
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null && window.__phone.frames > 0`)
+	evalAs[bool](t, ctx, `(window.__phone.log = [], true)`)
+	tap(t, ctx, "#play")
+	waitJS(t, ctx, "playing", `document.getElementById("play").getAttribute("aria-pressed") === "true"`)
+	evalAs[bool](t, ctx, fmt.Sprintf(`(window.__phone.socks.at(-1).send(JSON.stringify({type: "play", every: %s})), true)`, every))
+	time.Sleep(4 * time.Second)
+	tap(t, ctx, "#play")
+	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
+	log, err := chromedp.Run(ctx, chromedp.Evaluate[[][]any](`window.__phone.log.filter((e) => JSON.parse(e[1]).playing)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) < 10 {
+		t.Fatalf("recorded %d playing messages", len(log))
+	}
+	if file != "" {
+		b, err := json.Marshal(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return log
 }

@@ -70,17 +70,19 @@ func (c countingConn) Write(b []byte) (int, error) {
 // click) to the first paint that shows "now" at or past the time the tap
 // asked for, and to the server's answer's arrival.
 const phoneProbe = `(() => {
-	const p = window.__phone = {frames: 0, text: 0, first: 0, taps: [], answers: []};
+	const p = window.__phone = {frames: 0, text: 0, first: 0, taps: [], answers: [], socks: [], drawn: 0};
 	const painted = (f) => requestAnimationFrame(() => setTimeout(f, 0));
 	const W = window.WebSocket;
 	window.WebSocket = class extends W {
 		constructor(...a) {
 			super(...a);
+			p.socks.push(this);
 			this.addEventListener("open", () => { p.open = p.open || performance.now(); });
 			this.addEventListener("message", (ev) => {
 				p.msg = p.msg || performance.now();
 				p.frames++;
 				p.text += ev.data.length;
+				if (p.log) p.log.push([performance.now(), ev.data]);
 				if (!p.first) painted(() => { p.first = p.first || performance.now(); });
 				const t = p.pending;
 				if (t && t.up && !t.answer && JSON.parse(ev.data).type === "ack") t.answer = performance.now() - t.up;
@@ -96,6 +98,7 @@ const phoneProbe = `(() => {
 	};
 	addEventListener("pointerup", (ev) => { if (p.pending) p.pending.up = ev.timeStamp; }, true);
 	new MutationObserver(() => {
+		p.drawn++;
 		const t = p.pending;
 		if (!t || !t.up || !(seconds() >= t.target)) return;
 		p.pending = null;
@@ -108,6 +111,8 @@ type phoneRow struct {
 	lab                     string
 	busy                    float64 // share of wall time the main thread worked
 	perFrame                float64 // main-thread ms per live message
+	drawn                   int     // tasks that changed the page (a drawn batch, a scroll)
+	perDrawn                float64 // main-thread ms per task that changed the page
 	script, layout, style   float64 // of it, ms
 	frames                  int
 	tapP50, tapMax          float64 // ms
@@ -162,11 +167,11 @@ func TestPhoneFigures(t *testing.T) {
 		rows = append(rows, r)
 	}
 	fmt.Printf("phone figures: 390×844, CPU %d× slower, playing at 1× for 10 s (issue 28)\n", phoneSlowdown)
-	fmt.Printf("%-10s %6s %8s %16s %6s %14s %6s %6s %7s %7s %9s %13s\n",
-		"lab", "busy", "ms/frame", "script/lay/style", "frames", "tap p50 (max)", "answer", "KB/s", "B/frame", "text B", "1st frame", "1×: busy tap")
+	fmt.Printf("%-10s %6s %8s %16s %6s %6s %8s %14s %6s %6s %7s %7s %9s %13s\n",
+		"lab", "busy", "ms/frame", "script/lay/style", "frames", "drawn", "ms/drawn", "tap p50 (max)", "answer", "KB/s", "B/frame", "text B", "1st frame", "1×: busy tap")
 	for _, r := range rows {
-		fmt.Printf("%-10s %5.1f%% %8.1f %5.1f/%4.1f/%4.1f %6d %6.0f (%5.0f) %6.0f %6.2f %7.0f %7.0f %7.0fms %5.1f%% %4.0f\n",
-			r.lab, 100*r.busy, r.perFrame, r.script, r.layout, r.style, r.frames, r.tapP50, r.tapMax, r.answerP50,
+		fmt.Printf("%-10s %5.1f%% %8.1f %5.1f/%4.1f/%4.1f %6d %6d %8.1f %6.0f (%5.0f) %6.0f %6.2f %7.0f %7.0f %7.0fms %5.1f%% %4.0f\n",
+			r.lab, 100*r.busy, r.perFrame, r.script, r.layout, r.style, r.frames, r.drawn, r.perDrawn, r.tapP50, r.tapMax, r.answerP50,
 			r.wireKBs, r.wirePerFrame, r.textPerFrame, r.firstFrame, 100*r.unthrottledBusy, r.unTapP)
 	}
 }
@@ -222,6 +227,7 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 	time.Sleep(time.Second) // past the first frames' start-up
 
 	frames0 := evalAs[int](t, ctx, `window.__phone.frames`)
+	drawn0 := evalAs[int](t, ctx, `window.__phone.drawn`)
 	text0 := evalAs[int](t, ctx, `window.__phone.text`)
 	var tr *mainTrace
 	if dir := os.Getenv(phoneTraceEnv); dir != "" && slowdown > 1 {
@@ -240,6 +246,7 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 		screenshot(t, ctx, fmt.Sprintf("phone-%s-%gx-playing", r.lab, slowdown), false)
 	}
 	r.frames = evalAs[int](t, ctx, `window.__phone.frames`) - frames0
+	r.drawn = evalAs[int](t, ctx, `window.__phone.drawn`) - drawn0
 	text := evalAs[int](t, ctx, `window.__phone.text`) - text0
 
 	elapsed := m1["Timestamp"] - m0["Timestamp"]
@@ -247,6 +254,7 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 	r.busy = task / elapsed
 	n := float64(max(r.frames, 1))
 	r.perFrame = 1000 * task / n
+	r.perDrawn = 1000 * task / float64(max(r.drawn, 1))
 	r.script = 1000 * (m1["ScriptDuration"] - m0["ScriptDuration"]) / n
 	r.layout = 1000 * (m1["LayoutDuration"] - m0["LayoutDuration"]) / n
 	r.style = 1000 * (m1["RecalcStyleDuration"] - m0["RecalcStyleDuration"]) / n

@@ -133,6 +133,9 @@ func (r *mainTrace) stop(t *testing.T, ctx context.Context, file string) {
 	} else if prof.Profile != nil {
 		b.WriteString("\nscript, by function (self time, ms CPU of the sampling profiler):\n")
 		self := scriptSelf(prof.Profile)
+		if raw, err := json.Marshal(prof.Profile); err == nil {
+			_ = os.WriteFile(strings.TrimSuffix(file, ".txt")+".cpuprofile", raw, 0o644) // for DevTools, beside the trace
+		}
 		names := sortedKeys(self, func(k string) float64 { return self[k] })
 		for _, k := range names[:min(30, len(names))] {
 			fmt.Fprintf(&b, "%8.1f %s\n", self[k], k)
