@@ -314,11 +314,11 @@ function startLab(root) {
       retry = Math.min(retry * 2, 8000);
     };
     ws.onmessage = (ev) => {
-      const m = JSON.parse(ev.data);
+      const got = performance.now(), m = JSON.parse(ev.data);
       if (m.seq !== seq + 1) { ws.close(); return; } // a gap: resume by replay
       seq = m.seq;
-      m.got = performance.now();
-      if (!queued && !inbox.length && quiet(m)) return;
+      m.got = got;
+      if (!queued && !inbox.length && quiet(m)) { sample(performance.now() - got); return; }
       inbox.push(m);
       later();
     };
@@ -336,18 +336,36 @@ function startLab(root) {
   // few ms, sees every frame.
   // Anything else (an answer to the student, a paused world's frame) goes
   // into the next animation frame.
-  // The server is asked for play frames as far apart as the page shows
-  // them (every, in seconds: 0.2 to 1, in steps of 0.2): frames that
-  // would only wait for the rest cost the phone their arrival and their
-  // bytes on the wire.
+  // The server is asked for play frames as far apart as the page can take
+  // them (every, in seconds: 0.2 to 1, in steps of 0.2): 20 ms of the
+  // main thread a message on average (drawn batches and quiet frames
+  // alike) is a frame every 0.2 s; frames that would only wait for the
+  // rest cost the phone their arrival and their bytes on the wire.
+  // A slow page (its batches cost 8 ms or more: a budget phone, not a
+  // laptop) draws a playing world once a second: a play frame within the
+  // second it shows, while the glide has the line where the frame says,
+  // waits whole (lateFrames), in order, and goes in first with the next
+  // second, a pause, or anything that answers the student. Each drawn
+  // batch costs a slow phone about 10 ms however little it changes (its
+  // style, layout, paint and layers); a renewal burst's frames then cost
+  // it one batch a second instead of one a frame, and the frames between
+  // cost it their arrival alone.
+  const slowBatch = 8;
   const inbox = [];
+  let lateFrames = []; // a slow page's play frames within the second shown, until the next (quiet, applyInbox)
   const lateText = new Map(); // target → {o: its op, el: its element}: a playing second's words and line, until the next (applyInbox)
   let lateChart = []; // a playing second's changes to the renewal chart, in order, until the next (applyInbox)
   let shownSecond = NaN;
-  let queued = false, restUntil = 0, restTimer = 0, cost = 0, asked = 0.2;
+  let queued = false, restUntil = 0, restTimer = 0, cost = 0, perMsg = 0, asked = 0.2;
+  // pace takes what a drawn batch cost (ms, to its paint), sample what
+  // any message cost.
   function pace(took) {
     cost = cost ? 0.7 * cost + 0.3 * took : took;
-    const every = Math.min(1, Math.max(0.2, Math.ceil(cost / 20) / 5));
+    sample(took);
+  }
+  function sample(took) {
+    perMsg = perMsg ? 0.7 * perMsg + 0.3 * took : took;
+    const every = Math.min(1, Math.max(0.2, Math.ceil(perMsg / 20) / 5));
     if (every === asked) return;
     asked = every;
     if (playing && !pausing) send({ type: "play", every });
@@ -443,13 +461,19 @@ function startLab(root) {
   // box's focus.
   const waits = (o, onGlide) => (o.op === "text" && (o.target === "now" || o.target === "live-nowat" || /^cmd-\d+$/.test(o.target))) ||
     (o.op === "attr" && o.target === "live-nowline") || (onGlide && o.op === "attr" && o.target === "live-box" && o.attr === "data-focus");
-  // quiet takes a play frame, arriving with nothing else waiting, that
-  // only tells the time within the second the page shows while the glide
-  // has the line where the frame says: all its ops wait, and the page
-  // asks for no animation frame at all (no style, layout or paint).
+  // quiet takes a play frame, arriving with nothing else waiting, within
+  // the second the page shows while the glide has the line where the
+  // frame says, that only tells the time, or any such frame on a slow
+  // page: all its ops wait, and the page asks for no animation frame at
+  // all (no style, layout or paint). (Once a frame waits whole, those
+  // after it in the second do too: they go in after it.)
   function quiet(m) {
     if (m.type !== "frame" || !m.playing || m.now === undefined || Math.floor(seconds(m.now)) !== shownSecond) return false;
     if (m.x !== undefined && !(steer(m) && !scrollDue(liveBox(), m.x))) return false;
+    if (cost >= slowBatch || lateFrames.length) {
+      lateFrames.push(m);
+      return true;
+    }
     const ops = clockOps(m);
     if (!ops.every((o) => waits(o, true))) return false;
     for (const o of ops) lateText.set(o.target, { o, el: document.getElementById(o.target) });
@@ -459,14 +483,10 @@ function startLab(root) {
 
   function applyInbox() {
     queued = false;
-    const batch = inbox.splice(0);
+    const batch = lateFrames.concat(inbox.splice(0));
+    lateFrames = [];
     if (!batch.length) return;
     const start = performance.now();
-    setTimeout(() => { // after this frame is painted
-      const end = performance.now();
-      restUntil = end + Math.min(2000, 9 * (end - start));
-      pace(end - start);
-    }, 0);
     const hold = batch.every((m) => m.playing) && !rows();
     if (!hold) putHeldRows();
     // While the world plays, the words that tell its time (the clock, the
@@ -487,6 +507,15 @@ function startLab(root) {
     if (!batch[batch.length - 1].playing) halt();
     else if (mover?.playing) steer(mover);
     const onGlide = !!glide && !!mover && !scrollDue(liveBox(), mover.x);
+    if (tick && glide && (onGlide || !mover) && cost >= slowBatch && batch.every((m) => m.type === "frame" || ownAck(m))) {
+      lateFrames = batch; // a slow page's second, drawn when the next comes (quiet)
+      return;
+    }
+    setTimeout(() => { // after this frame is painted
+      const end = performance.now();
+      restUntil = end + Math.min(2000, 9 * (end - start));
+      pace(end - start);
+    }, 0);
     // What waited goes in first, unless its target was drawn anew since
     // (then the new one is newer than what waited).
     const ops = [];
@@ -552,13 +581,18 @@ function startLab(root) {
     if (cur) replaceFrom(cur, bar.html);
   }
 
+  // ownAck says whether m answers a play without a speed: the page's own
+  // (its pace, the event list's rows), not the student's.
+  function ownAck(m) {
+    const q = m.id && sent.get(m.id)?.msg;
+    return m.type === "ack" && q?.type === "play" && q.speed === undefined;
+  }
   function answered(m) {
     const vote = m.id && sent.get(m.id)?.msg;
-    // A play without a speed is the page's own (its pace, the event
-    // list's rows), not the student's: its ack leaves the address to the
-    // play frames' timer (every change of address costs a slow phone its
-    // icon fetched and drawn again).
-    const own = vote?.type === "play" && vote.speed === undefined; // (vote is whatever message m answers)
+    // The page's own play's ack leaves the address to the play frames'
+    // timer (every change of address costs a slow phone its icon fetched
+    // and drawn again).
+    const own = ownAck(m); // (vote is whatever message m answers)
     if (vote?.type === "vote" && !(m.type === "error" && m.retry > 0)) {
       sent.delete(m.id);
       return saidVote(vote.round, m.type === "voted" ? fromHTML(m.html) : m.error);
