@@ -105,7 +105,7 @@ func StatusPanel(s *Status) Part { return func(w *Markup) { w.status(s) } }
 // worker's state and the run's outcome.
 func (w *Markup) status(s *Status) {
 	b, lang := &s.Brief, s.Lang
-	w.s(`<dl class="status"><div><dt>`)
+	w.s(`<dl class="status"><div class="clock"><dt>`)
 	w.esc(catalog.T(lang, "status.now"))
 	w.s(`</dt><dd id="now">`)
 	w.B = catalog.AppendTime(w.B, lang, b.Now) // a time's text needs no escaping
