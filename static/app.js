@@ -342,7 +342,7 @@ function startLab(root) {
   // alike) is a frame every 0.2 s; frames that would only wait for the
   // rest cost the phone their arrival and their bytes on the wire.
   // A slow page (its batches cost 8 ms or more: a budget phone, not a
-  // laptop) draws a playing world once a second: a play frame within the
+  // laptop) draws a world playing at 1× or faster once a second: a play frame within the
   // second it shows, while the glide has the line where the frame says,
   // waits whole (lateFrames), in order, and goes in first with the next
   // second, a pause, or anything that answers the student. Each drawn
@@ -350,7 +350,9 @@ function startLab(root) {
   // style, layout, paint and layers); a renewal burst's frames then cost
   // it one batch a second instead of one a frame, and the frames between
   // cost it their arrival alone.
-  const slowBatch = 8;
+  // (At half speed a second of the world lasts two: such a page draws as
+  // the frames come, resting as ever.)
+  const slow = () => cost >= 8 && Number(speed.value) >= 1;
   const inbox = [];
   let lateFrames = []; // a slow page's play frames within the second shown, until the next (quiet, applyInbox)
   const lateText = new Map(); // target → {o: its op, el: its element}: a playing second's words and line, until the next (applyInbox)
@@ -470,7 +472,7 @@ function startLab(root) {
   function quiet(m) {
     if (m.type !== "frame" || !m.playing || m.now === undefined || Math.floor(seconds(m.now)) !== shownSecond) return false;
     if (m.x !== undefined && !(steer(m) && !scrollDue(liveBox(), m.x))) return false;
-    if (cost >= slowBatch || lateFrames.length) {
+    if (slow() || lateFrames.length) {
       lateFrames.push(m);
       return true;
     }
@@ -507,7 +509,7 @@ function startLab(root) {
     if (!batch[batch.length - 1].playing) halt();
     else if (mover?.playing) steer(mover);
     const onGlide = !!glide && !!mover && !scrollDue(liveBox(), mover.x);
-    if (tick && glide && (onGlide || !mover) && cost >= slowBatch && batch.every((m) => m.type === "frame" || ownAck(m))) {
+    if (tick && glide && (onGlide || !mover) && slow() && batch.every((m) => m.type === "frame" || ownAck(m))) {
       lateFrames = batch; // a slow page's second, drawn when the next comes (quiet)
       return;
     }

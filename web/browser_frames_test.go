@@ -374,50 +374,63 @@ func TestBrowserChartWaitsForTheSecond(t *testing.T) {
 // page slowed 10× (a budget phone, and then some): once the page knows it
 // is slow and the glide has the line, a play frame within the second
 // shown waits whole, and the picture (its marks, messages and bars)
-// changes only together with the clock. Paused, the page equals a fresh
-// render: nothing that waited was lost or put in out of order.
+// changes only together with the clock. At half speed, where a second
+// lasts two, it changes within the second too. Paused, the page equals a
+// fresh render: nothing that waited was lost or put in out of order.
 func TestBrowserSlowPageDrawsTheSecond(t *testing.T) {
-	t.Parallel()                                             // a browser context of its own in the shared Chromium
-	ctx := browser(t, int(laptop.width), int(laptop.height)) // the whole picture in view: it never scrolls
-	if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: 10}); err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel() // a browser context of its own in the shared Chromium
 	_, ts := newTestServer(t, Config{})
-	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/renew-load?seed=1&do=advance+7s")); err != nil {
-		t.Fatal(err)
-	}
-	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
-	// The picture's layers, each hashed (their attributes count: a bar
-	// set in place changes only its width).
-	log := playPast11(t, ctx, `["live-marks", "live-msgs", "live-leases", "live-beliefs"].map((id) => {
-		const s = document.getElementById(id)?.innerHTML || "";
-		let h = 0;
-		for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
-		return h;
-	}).join(" ")`)
-	changes := 0
-	for i := 1; i < len(log); i++ {
-		at, err := strconv.ParseFloat(strings.ReplaceAll(strings.Fields(log[i-1][0])[0], ",", "."), 64)
-		if err != nil {
-			t.Fatalf("the clock said %q", log[i-1][0])
-		}
-		if at < 9 || log[i][1] == log[i-1][1] {
-			continue // the first two seconds: the page learns it is slow, the glide starts
-		}
-		changes++
-		if log[i][0] == log[i-1][0] {
-			t.Errorf("the picture changed at %q without the clock: %v", log[i][0], log[max(0, i-3):i+1])
-		}
-	}
-	if changes < 2 {
-		t.Errorf("the picture changed %d times while renew-load played from 9 s past 11 s: %v", changes, log)
-	}
-	diff, err := chromedp.Run(ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff != "" {
-		t.Errorf("once paused, the page differs from a fresh render: %s", diff)
+	for _, speed := range []string{"1", "0.5"} {
+		t.Run(speed+"×", func(t *testing.T) {
+			t.Parallel()
+			ctx := browser(t, int(laptop.width), int(laptop.height)) // the whole picture in view: it never scrolls
+			if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: 10}); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/renew-load?seed=1&do=advance+7s")); err != nil {
+				t.Fatal(err)
+			}
+			waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
+			evalString(t, ctx, `(document.getElementById("speed").value = "`+speed+`", "")`)
+			// The picture's layers, each hashed (their attributes count:
+			// a bar set in place changes only its width).
+			log := playPast11(t, ctx, `["live-marks", "live-msgs", "live-leases", "live-beliefs"].map((id) => {
+				const s = document.getElementById(id)?.innerHTML || "";
+				let h = 0;
+				for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
+				return h;
+			}).join(" ")`)
+			changes, alone := 0, 0
+			for i := 1; i < len(log); i++ {
+				at, err := strconv.ParseFloat(strings.ReplaceAll(strings.Fields(log[i-1][0])[0], ",", "."), 64)
+				if err != nil {
+					t.Fatalf("the clock said %q", log[i-1][0])
+				}
+				if at < 9 || log[i][1] == log[i-1][1] {
+					continue // the first two seconds: the page learns it is slow, the glide starts
+				}
+				changes++
+				if log[i][0] == log[i-1][0] {
+					alone++
+					if speed == "1" {
+						t.Errorf("the picture changed at %q without the clock: %v", log[i][0], log[max(0, i-3):i+1])
+					}
+				}
+			}
+			if changes < 2 {
+				t.Errorf("the picture changed %d times while renew-load played from 9 s past 11 s: %v", changes, log)
+			}
+			if speed != "1" && alone == 0 {
+				t.Errorf("at %s× the picture changed only with the clock: %v", speed, log)
+			}
+			diff, err := chromedp.Run(ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff != "" {
+				t.Errorf("once paused, the page differs from a fresh render: %s", diff)
+			}
+		})
 	}
 }
 
