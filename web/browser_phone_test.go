@@ -6,9 +6,11 @@ import (
 	"math"
 	"net"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -166,7 +168,7 @@ func TestPhoneFigures(t *testing.T) {
 		r.firstFrame = firstFrameOnSlowNetwork(t, ts.URL+"/id/labs/"+lab)
 		rows = append(rows, r)
 	}
-	fmt.Printf("phone figures: 390×844, CPU %d× slower, playing at 1× for 10 s (issue 28)\n", phoneSlowdown)
+	fmt.Printf("phone figures: 390×844, CPU %d× slower, playing at 1× for %v (issue 28)\n", phoneSlowdown, phonePlay())
 	fmt.Printf("%-10s %6s %8s %16s %6s %6s %8s %14s %6s %6s %7s %7s %9s %13s\n",
 		"lab", "busy", "ms/frame", "script/lay/style", "frames", "drawn", "ms/drawn", "tap p50 (max)", "answer", "KB/s", "B/frame", "text B", "1st frame", "1×: busy tap")
 	for _, r := range rows {
@@ -206,7 +208,17 @@ func perfMetrics(t *testing.T, ctx context.Context) map[string]float64 {
 	return m
 }
 
-// playOnPhone plays the lab r names for 10 s and then taps "+5 dtk" ten
+// phonePlay is how long TestPhoneFigures measures play: 10 s, or
+// LEASELAB_PHONE_SECONDS (a longer run takes in the picture's changes of
+// scale, each a whole picture, which the first 10 s of a lab have none of).
+func phonePlay() time.Duration {
+	if n, err := strconv.Atoi(os.Getenv("LEASELAB_PHONE_SECONDS")); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return 10 * time.Second
+}
+
+// playOnPhone plays the lab r names for phonePlay and then taps "+5 dtk" ten
 // times while it plays, filling r.
 func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slowdown float64) {
 	t.Helper()
@@ -215,7 +227,11 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/id/labs/"+r.lab)); err != nil {
+	u := base + "/id/labs/" + r.lab
+	if from := os.Getenv("LEASELAB_PHONE_FROM"); from != "" {
+		u += "?do=advance+" + url.QueryEscape(from) // LEASELAB_PHONE_FROM=150s: play from there
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null && window.__phone.frames > 0`)
@@ -234,7 +250,7 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 		tr = startMainTrace(t, ctx)
 	}
 	m0, out0, wall0 := perfMetrics(t, ctx), out.Load(), time.Now()
-	time.Sleep(10 * time.Second)
+	time.Sleep(phonePlay())
 	m1, out1, wall := perfMetrics(t, ctx), out.Load(), time.Since(wall0).Seconds()
 	if tr != nil {
 		tr.stop(t, ctx, filepath.Join(os.Getenv(phoneTraceEnv), r.lab+".txt"))
