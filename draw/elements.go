@@ -95,8 +95,8 @@ func (w *Markup) num(name string, n int) {
 func (w *Markup) id(d *Diagram, kind byte, key int) { w.idPart(d, kind, key, 0) }
 
 // idPart appends the id of one of a keyed element's parts: its id and a
-// letter (a bar's rectangle r, its title t; none when 0), so that a
-// frame can change that part alone (barInPlace).
+// letter (a bar's rectangle r, its title t, its token label k; none when
+// 0), so that a frame can change that part alone (barInPlace).
 func (w *Markup) idPart(d *Diagram, kind byte, key int, part byte) {
 	if !d.Keyed {
 		return
@@ -168,13 +168,13 @@ func (w *Markup) bar(d *Diagram, kind byte, b dBar) {
 	w.s(` rx="3"></rect>`)
 	switch {
 	case barLabelled(kind, b.W) && kind == 'l':
-		w.barLabel("blabel", b, 3)
+		w.barLabel(d, kind, "blabel", b, 3)
 		w.esc(catalog.T(d.Lang, "diagram.token"))
 		w.s(" ")
 		w.B = strconv.AppendInt(w.B, b.Token, 10)
 		w.s("</text>")
 	case barLabelled(kind, b.W):
-		w.barLabel("bllabel", b, 2)
+		w.barLabel(d, kind, "bllabel", b, 2)
 		w.B = strconv.AppendInt(w.B, b.Token, 10)
 		w.s("</text>")
 	}
@@ -200,9 +200,12 @@ func barLabelled(kind byte, width int32) bool {
 	return kind == 'l' && width > 44 || kind == 'b' && width > 24
 }
 
-// barLabel opens a bar's words inside it, up from its bottom by above.
-func (w *Markup) barLabel(class string, b dBar, above int) {
-	w.s(`<text class="`)
+// barLabel opens a bar's words inside it, up from its bottom by above,
+// with an id (part k) for a frame to move it with the bar's start.
+func (w *Markup) barLabel(d *Diagram, kind byte, class string, b dBar, above int) {
+	w.s(`<text`)
+	w.idPart(d, kind, int(b.Key), 'k')
+	w.s(` class="`)
 	w.s(class)
 	w.s(`"`)
 	w.num("x", int(b.X+5))

@@ -642,27 +642,38 @@ func layerOps[T comparable](out *Edits, kind byte, d *Diagram, old, new []T, key
 }
 
 // barInPlace changes a bar of a keyed picture that only grew or shrank
-// (a renewal moves a lease's end, a belief's with it) in place: its
-// rectangle's width and its title, which says until when, rather than
-// the whole bar, which a slow phone parses, lays out and paints anew (a
-// bar swapped cost 10.7-13.9 ms a frame at 6x CPU slowdown, set in place
-// 8.3-9.6: TestFrameCost in package web). It cannot when anything else
-// changed, or when the token written inside the bar comes or goes with
-// its width.
+// (a renewal moves a lease's end, a belief's with it), or whose start
+// the picture's left edge moved (a long bar, cut where a sliding window
+// begins, every time it slides), in place: its rectangle's x and width,
+// its token label's x, and its title, which says until when, rather
+// than the whole bar, which a slow phone parses, lays out and paints
+// anew (a bar swapped cost 10.7-13.9 ms a frame at 6x CPU slowdown, set
+// in place 8.3-9.6: TestFrameCost in package web) and which is about
+// four times the bytes. It cannot when anything else changed, or when
+// the token written inside the bar comes or goes with its width.
 func barInPlace(out *Edits, d *Diagram, kind byte, a, b dBar) bool {
 	if !d.Keyed {
 		return false
 	}
 	x, y := a, b
-	x.W, x.End, y.W, y.End = 0, 0, 0, 0
+	x.X, x.W, x.End, y.X, y.W, y.End = 0, 0, 0, 0, 0, 0
 	if x != y || barLabelled(kind, a.W) != barLabelled(kind, b.W) {
 		return false
 	}
-	if a.W != b.W {
-		target := out.elemPart(d, kind, int(b.Key), 'r')
+	num := func(part byte, attr string, v int32) {
+		target := out.elemPart(d, kind, int(b.Key), part)
 		at := out.At()
-		out.i(int(b.W))
-		out.SetAttr(target, "width", out.Since(at))
+		out.i(int(v))
+		out.SetAttr(target, attr, out.Since(at))
+	}
+	if a.X != b.X {
+		num('r', "x", b.X)
+		if barLabelled(kind, b.W) {
+			num('k', "x", b.X+5) // as barLabel writes it
+		}
+	}
+	if a.W != b.W {
+		num('r', "width", b.W)
 	}
 	if a.End != b.End && kind != 's' {
 		target := out.elemPart(d, kind, int(b.Key), 't')
