@@ -45,6 +45,11 @@ type Edits struct {
 	// a few dozen bytes of these instead of four ops.
 	NowX  int
 	Moved bool
+	// Late says the words that tell the time (the clock's, the "now"
+	// label's, the last command's) are left out: a play frame within the
+	// second the page shows, which would only hold them until the next
+	// second's frame wrote its own (Live.Within).
+	Late bool
 }
 
 // MaxPooled is the largest buffer kept for another picture or frame: a
@@ -94,7 +99,7 @@ func (e *Edits) Reset() {
 		e.Markup = Markup{}
 	}
 	e.B, e.tmp, e.Ops = e.B[:0], e.tmp[:0], e.Ops[:0]
-	e.Clock, e.ClockAt, e.NowX, e.Moved = Span{}, 0, 0, false
+	e.Clock, e.ClockAt, e.NowX, e.Moved, e.Late = Span{}, 0, 0, false, false
 }
 
 // At is where the next text begins.
@@ -187,6 +192,12 @@ type Live struct {
 	Lang, Base string
 	Lab        *labs.Lab
 	Session    Session
+	// Within says the frame is a play frame within the second of the
+	// last frame the page got. While the world plays the page shows the
+	// time's words and the last command's once a second (they wait for
+	// the next second's frame, docs/protocol.md), so such a frame leaves
+	// them out (Edits.Late): a tenth of a phone's bytes while playing.
+	Within bool
 }
 
 // LivePage is what the page of a playing session shows.
@@ -270,9 +281,11 @@ func (p *LivePage) Next(out *Edits, v *Live) error {
 	seen := p.d.drawn // events the page's picture has
 
 	// The time, which the page writes where it shows it.
-	at := out.At()
-	out.B = catalog.AppendTime(out.B, v.Lang, w.Now())
-	out.Clock, out.ClockAt = out.Since(at), w.Now()
+	if out.Late = v.Within; !out.Late {
+		at := out.At()
+		out.B = catalog.AppendTime(out.B, v.Lang, w.Now())
+		out.Clock, out.ClockAt = out.Since(at), w.Now()
+	}
 
 	// The picture: laid out anew into a pooled one, which the page's
 	// picture then goes back to.
@@ -316,8 +329,11 @@ func (p *LivePage) Next(out *Edits, v *Live) error {
 		p.status.Workers = append(shown, workers...)
 	}
 
-	// The session's commands: while it plays, the last one grows.
-	if !p.sessionOps(out, v.Lang, v.Session.Commands()) {
+	// The session's commands: while it plays, the last one grows (in the
+	// page once a second: Within leaves it for the next second's frame,
+	// and the page keeps the words it has).
+	cmds := v.Session.Commands()
+	if held := v.Within && len(cmds) == p.ncmds && p.ncmds > 0; !held && !p.sessionOps(out, v.Lang, cmds) {
 		out.Draw(OpReplace, "session", func(w *Markup) { w.sessionPanel(v.Lang, v.Base, v.Lab.ID, v.Session.Commands(), v.Session.AppendQuery) })
 	}
 
@@ -550,7 +566,7 @@ func nowOps(out *Edits, a, b *Diagram) {
 		out.s(",0)")
 		out.SetAttr(target, "transform", out.Since(at))
 	}
-	if a.Now.At != b.Now.At && !(b.ID == "live" && out.Clock.To > out.Clock.From && out.ClockAt == b.Now.At) {
+	if a.Now.At != b.Now.At && !(b.ID == "live" && (out.Late || out.Clock.To > out.Clock.From && out.ClockAt == b.Now.At)) {
 		target := out.part(b, "nowat")
 		at := out.At()
 		out.B = catalog.AppendTime(out.B, b.Lang, b.Now.At)

@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -277,4 +278,78 @@ func firstDiff(got, want string) string {
 	}
 	lo := max(i-200, 0)
 	return "got:  …" + got[lo:min(i+200, len(got))] + "\nwant: …" + want[lo:min(i+200, len(want))]
+}
+
+// TestPlayFramesWithinASecond plays frames 0.2 s apart, as a page asks
+// for them: a frame within the second of the one before it carries no
+// words that tell the time, no last command's words and no query (the
+// page would only hold them until the next second), and the first frame
+// of each second carries them all, so that the page, which has every
+// frame's ops then, equals a fresh render; as does a pause within a
+// second.
+func TestPlayFramesWithinASecond(t *testing.T) {
+	c, cfg := testCourse(t), testConfig()
+	for _, id := range []string{"w1-w2", "renew-load"} {
+		lab := c.Lab(id)
+		sess, err := labsession.New(lab, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.Do("advance 1s"); err != nil { // a command whose words grow while playing
+			t.Fatal(err)
+		}
+		l := &Conn{cfg: cfg, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1, playing: true}
+		page := newPageModel(t)
+		page.apply(l.frame(0))
+		check := func(when string) {
+			t.Helper()
+			fresh := &Conn{cfg: cfg, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1}
+			want := newPageModel(t)
+			want.apply(fresh.frame(0))
+			for target := range want.roots {
+				if got, exp := page.content(target), want.content(target); got != exp {
+					t.Fatalf("%s, %s: #%s differs from a fresh render:\n%s", id, when, target, firstDiff(got, exp))
+				}
+			}
+		}
+		within, whole := 0, 0
+		last := sess.World().Now() / engine.Second
+		for range 60 {
+			if err := sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: 200 * engine.Millisecond}); err != nil {
+				t.Fatal(err)
+			}
+			now := sess.World().Now()
+			sent := l.frame(0)
+			m := wireOf(sent)
+			cmdText := slices.ContainsFunc(m.Ops, func(o wireOp) bool { return strings.HasPrefix(o.Target, "cmd-") || o.Target == "live-nowat" })
+			if now/engine.Second == last {
+				within++
+				if m.At != "" || m.Query != "" || cmdText {
+					t.Errorf("%s at %s, within a second: at %q, query %q, the time's or a command's words: %v", id, now, m.At, m.Query, cmdText)
+				}
+				page.apply(sent)
+				continue
+			}
+			whole++
+			last = now / engine.Second
+			if m.At == "" || m.Query == "" || !slices.ContainsFunc(m.Ops, func(o wireOp) bool { return o.Target == "cmd-0" }) {
+				t.Errorf("%s at %s, a new second: at %q, query %q, ops %v", id, now, m.At, m.Query, m.Ops)
+			}
+			page.apply(sent)
+			check(now.String())
+		}
+		if within < 40 || whole < 10 {
+			t.Errorf("%s: %d frames within a second, %d of a new one", id, within, whole)
+		}
+		// A pause within the second: its frame says it all.
+		if err := sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: 200 * engine.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		page.apply(l.frame(0))
+		if now := sess.World().Now(); now%engine.Second == 0 {
+			t.Fatalf("%s: paused on a whole second (%s): nothing to tell apart", id, now)
+		}
+		page.apply(l.pauseAck(9))
+		check("a pause within a second")
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,6 +84,12 @@ type Conn struct {
 	// have says the page shows the session as its address draws it (the
 	// page's first connection): the first frame sends none of it (Have).
 	have bool
+	// second is the second of the world's time the last frame was in: a
+	// play frame within it leaves out the words the page shows once a
+	// second (frame).
+	second engine.Time
+	ncmds  int  // the session's commands then
+	late   bool // the last frame was within its second
 	// mem is the session's entry in the server's memory ledger.
 	mem Memory
 	// obs hears the student's commands and goal checks; nil for most.
@@ -202,8 +209,7 @@ func (l *Conn) receive(m ClientMsg) {
 		reply = l.rowsAck(m.ID)
 	case msgPause:
 		l.refused = 0
-		l.stopPlay()
-		reply = l.rowsAck(m.ID)
+		reply = l.pauseAck(m.ID)
 	case msgVote:
 		l.vote(m)
 		return
@@ -545,11 +551,23 @@ func (l *Conn) frame(id int64) serverMsg {
 	if !p.Shows(w) || l.shown < 0 || l.shownRun != l.sess.Run() {
 		p = nil
 	}
+	// A play frame within the second of the last frame leaves out what
+	// the page shows once a second (draw.Live.Within): the time's words,
+	// the last command's, and the session's query, which the address
+	// takes every 5 s.
+	// (A new command is the student's: its frame brings them all.)
+	sec, ncmds := w.Now()/engine.Second, len(l.sess.Commands())
+	within := id == 0 && l.playing && p != nil && !l.have && sec == l.second && ncmds == l.ncmds
+	if l.late = within; !within {
+		l.second, l.ncmds = sec, ncmds
+	}
 	m := serverMsg{Type: "frame", ID: id}
 	out := m.body()
 	at := out.At()
-	out.B = l.sess.AppendQuery(out.B)
-	out.query = out.Since(at)
+	if !within {
+		out.B = l.sess.AppendQuery(out.B)
+		out.query = out.Since(at)
+	}
 	at = out.At()
 	out.B = w.Now().AppendTo(out.B)
 	out.clock = out.Since(at)
@@ -560,7 +578,7 @@ func (l *Conn) frame(id int64) serverMsg {
 		l.shown, l.shownRun = len(w.Events()), l.sess.Run()
 		return m
 	}
-	v := draw.Live{Lang: l.lang, Base: l.cfg.Base, Lab: l.lab, Session: l.sess}
+	v := draw.Live{Lang: l.lang, Base: l.cfg.Base, Lab: l.lab, Session: l.sess, Within: within}
 	if p == nil {
 		p = draw.Whole(&out.Edits, &v)
 	} else if err := p.Next(&out.Edits, &v); err != nil {
@@ -576,6 +594,37 @@ func (l *Conn) frame(id int64) serverMsg {
 	if whole || !l.playing || !l.noRows {
 		draw.EventEdits(&out.Edits, l.lang, w, l.shown, whole)
 		l.shown, l.shownRun = len(events), l.sess.Run()
+	}
+	return m
+}
+
+// pauseAck stops play and answers the pause (rowsAck). When the last
+// play frame was within its second it left out the words the page shows
+// once a second (frame), and the page would stay on those of the
+// second's first frame: the answer brings the session's query, the time
+// and its words, and the last command's words.
+func (l *Conn) pauseAck(id int64) serverMsg {
+	late := l.playing && l.late
+	l.stopPlay()
+	m := l.rowsAck(id)
+	if !late {
+		return m
+	}
+	w, out := l.sess.World(), m.body()
+	at := out.At()
+	out.B = l.sess.AppendQuery(out.B)
+	out.query = out.Since(at)
+	at = out.At()
+	out.B = w.Now().AppendTo(out.B)
+	out.clock = out.Since(at)
+	at = out.At()
+	out.B = catalog.AppendTime(out.B, l.lang, w.Now())
+	out.Clock, out.ClockAt = out.Since(at), w.Now()
+	if cmds := l.sess.Commands(); len(cmds) > 0 {
+		target := out.Str("cmd-" + strconv.Itoa(len(cmds)-1))
+		at = out.At()
+		out.B = catalog.AppendCommand(out.B, l.lang, cmds[len(cmds)-1])
+		out.Add(draw.OpText, target, out.Since(at))
 	}
 	return m
 }
