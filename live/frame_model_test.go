@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"leaselab/engine"
+	"leaselab/labs"
 	"leaselab/labsession"
 )
 
@@ -194,14 +195,7 @@ func TestFramesAddUpToAFreshRender(t *testing.T) {
 		incremental := 0
 		check := func(when string) {
 			t.Helper()
-			fresh := &Conn{cfg: cfg, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1}
-			want := newPageModel(t)
-			want.apply(fresh.frame(0))
-			for target := range want.roots {
-				if got, exp := page.content(target), want.content(target); got != exp {
-					t.Fatalf("%s, %s: #%s differs from a fresh render:\n%s", tc.lab, when, target, firstDiff(got, exp))
-				}
-			}
+			page.matchFresh(cfg, lab, sess, tc.lab+", "+when)
 		}
 		tick := func(n int) {
 			for k := range n {
@@ -303,14 +297,7 @@ func TestPlayFramesWithinASecond(t *testing.T) {
 		page.apply(l.frame(0))
 		check := func(when string) {
 			t.Helper()
-			fresh := &Conn{cfg: cfg, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1}
-			want := newPageModel(t)
-			want.apply(fresh.frame(0))
-			for target := range want.roots {
-				if got, exp := page.content(target), want.content(target); got != exp {
-					t.Fatalf("%s, %s: #%s differs from a fresh render:\n%s", id, when, target, firstDiff(got, exp))
-				}
-			}
+			page.matchFresh(cfg, lab, sess, id+", "+when)
 		}
 		within, whole := 0, 0
 		last := sess.World().Now() / engine.Second
@@ -351,5 +338,19 @@ func TestPlayFramesWithinASecond(t *testing.T) {
 		}
 		page.apply(l.pauseAck(9))
 		check("a pause within a second")
+	}
+}
+
+// matchFresh fails the test where the page differs from what a fresh
+// connection to sess would draw (a page's first frame), saying when.
+func (p *pageModel) matchFresh(cfg *Config, lab *labs.Lab, sess *labsession.Session, when string) {
+	p.t.Helper()
+	fresh := &Conn{cfg: cfg, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1}
+	want := newPageModel(p.t)
+	want.apply(fresh.frame(0))
+	for target := range want.roots {
+		if got, exp := p.content(target), want.content(target); got != exp {
+			p.t.Fatalf("%s: #%s differs from a fresh render:\n%s", when, target, firstDiff(got, exp))
+		}
 	}
 }
