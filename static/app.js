@@ -342,10 +342,10 @@ function startLab(root) {
   // alike) is a frame every 0.2 s; frames that would only wait for the
   // rest cost the phone their arrival and their bytes on the wire.
   // A slow page (its batches cost 8 ms or more: a budget phone, not a
-  // laptop) draws a world playing at 1× or faster once a second: a play frame within the
-  // second it shows, while the glide has the line where the frame says,
-  // waits whole (lateFrames), in order, and goes in first with the next
-  // second, a pause, or anything that answers the student. Each drawn
+  // laptop) draws a world playing at 1× or faster once a second: a play
+  // frame within the second it shows, while the glide has the line where
+  // the frame says, waits whole (lateFrames), in order, and goes in first
+  // with the next second, a pause, or anything that answers the student. Each drawn
   // batch costs a slow phone about 10 ms however little it changes (its
   // style, layout, paint and layers); a renewal burst's frames then cost
   // it one batch a second instead of one a frame, and the frames between
@@ -511,8 +511,9 @@ function startLab(root) {
     const mover = batch.findLast((m) => m.x !== undefined);
     if (!batch[batch.length - 1].playing) halt();
     else if (mover?.playing) steer(mover);
-    const onGlide = !!glide && !!mover && !scrollDue(liveBox(), mover.x);
-    if (tick && (glide || steps()) && (!mover || !scrollDue(liveBox(), mover.x)) && slow() && batch.every((m) => m.type === "frame" || ownAck(m))) {
+    const inView = !mover || !scrollDue(liveBox(), mover.x); // the box need not scroll
+    const onGlide = !!glide && !!mover && inView;
+    if (tick && (glide || steps()) && inView && slow() && batch.every((m) => m.type === "frame" || ownAck(m))) {
       lateFrames = batch; // a slow page's second, drawn when the next comes (quiet)
       return;
     }
