@@ -353,9 +353,6 @@ function startLab(root) {
   // (At half speed a second of the world lasts two: such a page draws as
   // the frames come, resting as ever.)
   const slow = () => cost >= 8 && Number(speed.value) >= 1;
-  // A slow page for a student who asks for less motion: its line steps
-  // once a second with the rest (no glide to keep it moving between).
-  const steps = () => still.matches && slow();
   const inbox = [];
   let lateFrames = []; // a slow page's play frames within the second shown, until the next (quiet, applyInbox)
   const lateText = new Map(); // target → {o: its op, el: its element}: a playing second's words and line, until the next (applyInbox)
@@ -474,7 +471,7 @@ function startLab(root) {
   // after it in the second do too: they go in after it.)
   function quiet(m) {
     if (m.type !== "frame" || !m.playing || m.now === undefined || Math.floor(seconds(m.now)) !== shownSecond) return false;
-    if (m.x !== undefined && !((steer(m) || steps()) && !scrollDue(liveBox(), m.x))) return false;
+    if (m.x !== undefined && !(steer(m) && !scrollDue(liveBox(), m.x))) return false;
     if (slow() || lateFrames.length) {
       lateFrames.push(m);
       return true;
@@ -513,7 +510,7 @@ function startLab(root) {
     else if (mover?.playing) steer(mover);
     const inView = !mover || !scrollDue(liveBox(), mover.x); // the box need not scroll
     const onGlide = !!glide && !!mover && inView;
-    if (tick && (glide || steps()) && inView && slow() && batch.every((m) => m.type === "frame" || ownAck(m))) {
+    if (tick && glide && inView && slow() && batch.every((m) => m.type === "frame" || ownAck(m))) {
       lateFrames = batch; // a slow page's second, drawn when the next comes (quiet)
       return;
     }
