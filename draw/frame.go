@@ -282,9 +282,7 @@ func (p *LivePage) Next(out *Edits, v *Live) error {
 
 	// The time, which the page writes where it shows it.
 	if out.Late = v.Within; !out.Late {
-		at := out.At()
-		out.B = catalog.AppendTime(out.B, v.Lang, w.Now())
-		out.Clock, out.ClockAt = out.Since(at), w.Now()
+		out.clockWords(v.Lang, w.Now())
 	}
 
 	// The picture: laid out anew into a pooled one, which the page's
@@ -391,13 +389,7 @@ func (p *LivePage) sessionOps(out *Edits, lang string, now []engine.Command) boo
 		return false
 	}
 	if last := n - 1; p.lastCmd != now[last] {
-		at := out.At()
-		out.s("cmd-")
-		out.i(last)
-		target := out.Since(at)
-		at = out.At()
-		out.B = appendCommandText(out.B, lang, now[last])
-		out.Add(OpText, target, out.Since(at))
+		out.cmdText(lang, last, now[last])
 	}
 	if len(now) > n {
 		target := out.Str("session-cmds")
@@ -412,6 +404,35 @@ func (p *LivePage) sessionOps(out *Edits, lang string, now []engine.Command) boo
 		out.Add(OpText, target, out.Since(at))
 	}
 	return true
+}
+
+// clockWords writes the world's time as the page shows it (Clock).
+func (e *Edits) clockWords(lang string, now engine.Time) {
+	at := e.At()
+	e.B = catalog.AppendTime(e.B, lang, now)
+	e.Clock, e.ClockAt = e.Since(at), now
+}
+
+// cmdText adds the op that writes command i's words into the page's list
+// (#cmd-i).
+func (e *Edits) cmdText(lang string, i int, c engine.Command) {
+	at := e.At()
+	e.s("cmd-")
+	e.i(i)
+	target := e.Since(at)
+	at = e.At()
+	e.B = appendCommandText(e.B, lang, c)
+	e.Add(OpText, target, e.Since(at))
+}
+
+// TimeWords writes what play frames within a second leave out
+// (Live.Within): the time's words and the last command's, for a page
+// whose world stopped after such a frame.
+func TimeWords(out *Edits, lang string, s Session) {
+	out.clockWords(lang, s.World().Now())
+	if cmds := s.Commands(); len(cmds) > 0 {
+		out.cmdText(lang, len(cmds)-1, cmds[len(cmds)-1])
+	}
 }
 
 // keepCmds notes the commands the page lists.

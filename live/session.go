@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/url"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -563,14 +562,10 @@ func (l *Conn) frame(id int64) serverMsg {
 	}
 	m := serverMsg{Type: "frame", ID: id}
 	out := m.body()
-	at := out.At()
 	if !within {
-		out.B = l.sess.AppendQuery(out.B)
-		out.query = out.Since(at)
+		l.stampQuery(out)
 	}
-	at = out.At()
-	out.B = w.Now().AppendTo(out.B)
-	out.clock = out.Since(at)
+	l.stampNow(out)
 	if l.have {
 		// The first frame to a page that shows what Whole would draw:
 		// nothing to send but the session's query and time.
@@ -610,23 +605,25 @@ func (l *Conn) pauseAck(id int64) serverMsg {
 	if !late {
 		return m
 	}
-	w, out := l.sess.World(), m.body()
-	at := out.At()
-	out.B = l.sess.AppendQuery(out.B)
-	out.query = out.Since(at)
-	at = out.At()
-	out.B = w.Now().AppendTo(out.B)
-	out.clock = out.Since(at)
-	at = out.At()
-	out.B = catalog.AppendTime(out.B, l.lang, w.Now())
-	out.Clock, out.ClockAt = out.Since(at), w.Now()
-	if cmds := l.sess.Commands(); len(cmds) > 0 {
-		target := out.Str("cmd-" + strconv.Itoa(len(cmds)-1))
-		at = out.At()
-		out.B = catalog.AppendCommand(out.B, l.lang, cmds[len(cmds)-1])
-		out.Add(draw.OpText, target, out.Since(at))
-	}
+	out := m.body()
+	l.stampQuery(out)
+	l.stampNow(out)
+	draw.TimeWords(&out.Edits, l.lang, l.sess)
 	return m
+}
+
+// stampQuery writes the session's query into a message's body.
+func (l *Conn) stampQuery(b *msgBody) {
+	at := b.At()
+	b.B = l.sess.AppendQuery(b.B)
+	b.query = b.Since(at)
+}
+
+// stampNow writes the world's time into a message's body.
+func (l *Conn) stampNow(b *msgBody) {
+	at := b.At()
+	b.B = l.sess.World().Now().AppendTo(b.B)
+	b.clock = b.Since(at)
 }
 
 // rowsAck answers play and pause: with the event rows that play frames
