@@ -510,7 +510,7 @@ function startLab(root) {
     else if (mover?.playing) steer(mover);
     const inView = !mover || !scrollDue(liveBox(), mover.x); // the box need not scroll
     const onGlide = !!glide && !!mover && inView;
-    if (tick && glide && inView && slow() && batch.every((m) => m.type === "frame" || ownAck(m))) {
+    if (tick && glide && inView && slow() && batch.every((m) => m.type === "frame" || ownAck(m) && !m.ops?.length)) {
       lateFrames = batch; // a slow page's second, drawn when the next comes (quiet)
       return;
     }
