@@ -344,12 +344,14 @@ function startLab(root) {
   // A slow page (its batches cost 8 ms or more: a budget phone, not a
   // laptop) draws a world playing at 1× or faster once a second: a play
   // frame within the second it shows, while the glide has the line where
-  // the frame says, waits whole (lateFrames), in order, and goes in first
-  // with the next second, a pause, or anything that answers the student. Each drawn
-  // batch costs a slow phone about 10 ms however little it changes (its
-  // style, layout, paint and layers); a renewal burst's frames then cost
-  // it one batch a second instead of one a frame, and the frames between
-  // cost it their arrival alone.
+  // the frame says, waits whole (lateFrames), in order, with the acks of
+  // the page's own play messages that bring nothing (its pace), and goes
+  // in first with the next second, a pause, or anything that answers the
+  // student or brings what the page asked for (an opened event list's
+  // rows). Each drawn batch costs a slow phone about 10 ms however little
+  // it changes (its style, layout, paint and layers); a renewal burst's
+  // frames then cost it one batch a second instead of one a frame, and
+  // the frames between cost it their arrival alone.
   // (At half speed a second of the world lasts two: such a page draws as
   // the frames come, resting as ever.)
   const slow = () => cost >= 8 && Number(speed.value) >= 1;
