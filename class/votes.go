@@ -148,10 +148,33 @@ type roundKey struct {
 // transaction with one notification per round. A vote refused keeps its
 // own error; a database error fails every vote of the batch, none stored.
 func (s *Service) writeVotes(batch []*voteReq) {
-	errs := make([]error, len(batch))
+	errs, rounds, err := s.storeBatch(batch)
+	if err != nil && s.members.forget(batch) {
+		// A student the cache knew may have been removed since (Remove,
+		// maybe on another replica): the vote then breaks the votes'
+		// reference to the students and fails the batch. Once more, with
+		// those students read from the store.
+		errs, rounds, err = s.storeBatch(batch)
+	}
+	for i, r := range batch {
+		switch {
+		case err != nil:
+			r.finish(s, nil, err)
+		case errs[i] != nil:
+			r.finish(s, nil, errs[i])
+		default:
+			r.finish(s, rounds[roundKey{r.classID, r.round}].choices, nil)
+		}
+	}
+}
+
+// storeBatch is writeVotes' transaction: each vote's own error and the
+// rounds read, or the error that failed them all. Committed, it tells
+// the rounds it changed.
+func (s *Service) storeBatch(batch []*voteReq) (errs []error, rounds map[roundKey]*batchRound, err error) {
+	errs = make([]error, len(batch))
 	var changed []roundKey
-	var rounds map[roundKey]*batchRound
-	err := s.inTx(context.Background(), func(tx *sql.Tx) error {
+	err = s.inTx(context.Background(), func(tx *sql.Tx) error {
 		ctx := context.Background()
 		var err error
 		rounds, err = s.batchRounds(ctx, tx, batch)
@@ -179,16 +202,7 @@ func (s *Service) writeVotes(batch []*voteReq) {
 		}
 		s.voteTold.changed(s, changed)
 	}
-	for i, r := range batch {
-		switch {
-		case err != nil:
-			r.finish(s, nil, err)
-		case errs[i] != nil:
-			r.finish(s, nil, errs[i])
-		default:
-			r.finish(s, rounds[roundKey{r.classID, r.round}].choices, nil)
-		}
-	}
+	return errs, rounds, err
 }
 
 // A class voting at once changes its counts many times a second; its
@@ -426,11 +440,13 @@ func (s *Service) joinedOf(ctx context.Context, tx *sql.Tx, classID string, ids 
 	return rows.Err()
 }
 
-// memberCache holds students known to have joined their class: a student
-// never leaves a class (only an ended class goes, with its students, and
-// a vote in it is refused first), so what was once read stays true, and a
+// memberCache holds students known to have joined their class, so that a
 // lecture room's votes need no query for the students the store has
-// already seen joining or voting. Bounded: past maxMembers it starts anew.
+// already seen joining or voting. A student leaves a class only when the
+// instructor removes them (Remove), which forgets them here; another
+// replica's cache may still hold them, and a vote of theirs there fails
+// its batch once, which writeVotes then stores again without the cache.
+// Bounded: past maxMembers it starts anew.
 type memberCache struct {
 	mu sync.Mutex
 	m  map[memberKey]struct{}
@@ -455,6 +471,28 @@ func (c *memberCache) add(classID, studentID string) {
 		c.m = map[memberKey]struct{}{}
 	}
 	c.m[memberKey{classID, studentID}] = struct{}{}
+}
+
+// remove forgets a student who left the class (Remove).
+func (c *memberCache) remove(classID, studentID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, memberKey{classID, studentID})
+}
+
+// forget forgets the students of a batch, and says whether it knew any.
+func (c *memberCache) forget(batch []*voteReq) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	knew := false
+	for _, r := range batch {
+		k := memberKey{r.classID, r.studentID}
+		if _, ok := c.m[k]; ok {
+			knew = true
+			delete(c.m, k)
+		}
+	}
+	return knew
 }
 
 // judgeVotes sets errs[i] for each vote refused, and returns the indexes
