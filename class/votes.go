@@ -149,11 +149,11 @@ type roundKey struct {
 // own error; a database error fails every vote of the batch, none stored.
 func (s *Service) writeVotes(batch []*voteReq) {
 	errs, rounds, err := s.storeBatch(batch)
-	if err != nil && s.members.forget(batch) {
-		// A student the cache knew may have been removed since (Remove,
-		// maybe on another replica): the vote then breaks the votes'
-		// reference to the students and fails the batch. Once more, with
-		// those students read from the store.
+	if brokeReference(err) && s.members.forget(batch) {
+		// A student the cache knew was removed since (Remove, maybe on
+		// another replica): their vote broke the votes' reference to the
+		// students and failed the batch. Once more, with those students
+		// read from the store.
 		errs, rounds, err = s.storeBatch(batch)
 	}
 	for i, r := range batch {
@@ -166,6 +166,17 @@ func (s *Service) writeVotes(batch []*voteReq) {
 			r.finish(s, rounds[roundKey{r.classID, r.round}].choices, nil)
 		}
 	}
+}
+
+// brokeReference reports whether err is a row that names a row missing
+// from another table (SQLite's "FOREIGN KEY constraint failed",
+// PostgreSQL's SQLSTATE 23503), not the database being down.
+func brokeReference(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "foreign key") || strings.Contains(msg, "23503")
 }
 
 // storeBatch is writeVotes' transaction: each vote's own error and the
