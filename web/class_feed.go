@@ -26,9 +26,12 @@ import (
 //   - over the lab page's websocket, when the page has one (a "class"
 //     message, docs/protocol.md): no second connection at all;
 //   - otherwise over a server-sent event stream whose connection the feed
-//     took over from the HTTP server (hijacked): no goroutine, no buffers
-//     of its own, only the socket, written by the feed and pinged every
-//     classPing (a client gone is found when a write fails).
+//     took over from the HTTP server (hijacked): no goroutine at rest and
+//     one bar of buffer, only the socket, pinged every classPing (a client
+//     gone is found when a write fails). The feed never writes to a
+//     stream itself: a short-lived writer does, so a client that stops
+//     reading holds up nobody else, and it is dropped once it falls a
+//     bar behind (feedStream).
 //
 // The broadcast bar is the class's; what is the student's own (their key,
 // the choice they sent, where a vote without script returns) stays in the
@@ -38,6 +41,9 @@ import (
 type classFeeds struct {
 	mu sync.Mutex
 	m  map[string]*classFeed
+	// wait bounds one write to a stream; feedWriteWait when 0 (tests
+	// make it long, to show that no other listener waits on it).
+	wait time.Duration
 }
 
 // classFeed sends one class's bar to its listeners.
@@ -45,9 +51,9 @@ type classFeed struct {
 	s             *Server
 	classID, code string
 	mu            sync.Mutex
-	socks         map[*live.Conn]string // lab sockets, by their page's language
-	streams       map[net.Conn]string   // taken-over event streams, by language
-	gone          bool                  // run has ended: a listener needs a new feed
+	socks         map[*live.Conn]string    // lab sockets, by their page's language
+	streams       map[*feedStream]struct{} // taken-over event streams
+	gone          bool                     // run has ended: a listener needs a new feed
 	// sends counts the bars sent, from 1; notices are the last ones sent
 	// to sockets, by language; kick asks run to send again.
 	sends   uint64
@@ -55,9 +61,8 @@ type classFeed struct {
 	kick    chan struct{}
 }
 
-// feedWriteWait bounds one write to an event stream: the feed writes to
-// every stream of its class in turn, so a stalled client is dropped
-// rather than waited on.
+// feedWriteWait bounds one write to an event stream: a client that takes
+// no bytes for this long is dropped (its browser comes back by itself).
 const feedWriteWait = 2 * time.Second
 
 // feed returns the running feed of a class, started if there is none.
@@ -72,7 +77,7 @@ func (s *Server) feed(classID, code string) *classFeed {
 	if s.feeds.m == nil {
 		s.feeds.m = map[string]*classFeed{}
 	}
-	f := &classFeed{s: s, classID: classID, code: code, socks: map[*live.Conn]string{}, streams: map[net.Conn]string{},
+	f := &classFeed{s: s, classID: classID, code: code, socks: map[*live.Conn]string{}, streams: map[*feedStream]struct{}{},
 		sends: 1, kick: make(chan struct{}, 1)}
 	s.feeds.m[classID] = f
 	changes, stop := s.classes.Subscribe(classID)
@@ -182,7 +187,7 @@ func (f *classFeed) run(changes <-chan class.Change, stop func()) {
 			counts = f.send()
 			last = time.Now()
 		case <-ping.C:
-			f.write(map[string][]byte{"": []byte(": ping\n\n")})
+			f.write(map[string][]byte{"": pingBytes}, true)
 			if f.idle() {
 				return
 			}
@@ -218,8 +223,8 @@ func (f *classFeed) send() (counts bool) {
 	for _, lang := range f.socks {
 		langs[lang] = true
 	}
-	for _, lang := range f.streams {
-		langs[lang] = true
+	for st := range f.streams {
+		langs[st.lang] = true
 	}
 	f.mu.Unlock()
 	ctx, cancel := context.WithTimeout(f.s.ctx, 5*time.Second)
@@ -248,44 +253,145 @@ func (f *classFeed) send() (counts bool) {
 		}
 	}
 	f.mu.Unlock()
-	f.write(events)
+	f.write(events, false)
 	return counts
 }
 
-// write sends each stream its language's bytes (the "" key: every
-// stream), and drops the streams whose write failed.
-func (f *classFeed) write(by map[string][]byte) {
+// pingBytes keeps an idle stream open through proxies.
+var pingBytes = []byte(": ping\n\n")
+
+// write hands each stream its language's bytes (the "" key: every stream),
+// a bar or a ping, and returns at once: the streams' own writers write
+// them. A stream that is behind is dropped.
+func (f *classFeed) write(by map[string][]byte, ping bool) {
 	f.mu.Lock()
-	streams := make([]net.Conn, 0, len(f.streams))
-	langs := make([]string, 0, len(f.streams))
-	for c, lang := range f.streams {
-		streams = append(streams, c)
-		langs = append(langs, lang)
+	streams := make([]*feedStream, 0, len(f.streams))
+	for st := range f.streams {
+		streams = append(streams, st)
 	}
 	f.mu.Unlock()
-	var failed []net.Conn
-	for i, c := range streams {
-		b := by[langs[i]]
+	var behind []*feedStream
+	for _, st := range streams {
+		b := by[st.lang]
 		if b == nil {
 			b = by[""]
 		}
-		if b == nil {
-			continue
-		}
-		c.SetWriteDeadline(time.Now().Add(feedWriteWait))
-		if _, err := c.Write(b); err != nil {
-			failed = append(failed, c)
+		if b != nil && !st.offer(b, ping, f.s.feeds.writeWait(), f.drop) {
+			behind = append(behind, st)
 		}
 	}
-	if len(failed) == 0 {
-		return
+	for _, st := range behind {
+		f.drop(st)
 	}
+}
+
+// drop takes a closed stream out of the feed.
+func (f *classFeed) drop(st *feedStream) {
 	f.mu.Lock()
-	for _, c := range failed {
-		delete(f.streams, c)
-		c.Close()
-	}
+	delete(f.streams, st)
 	f.mu.Unlock()
+}
+
+func (c *classFeeds) writeWait() time.Duration {
+	if c.wait > 0 {
+		return c.wait
+	}
+	return feedWriteWait
+}
+
+// feedStream is an event stream a feed took over: its connection and what
+// waits to be written to it. A writer goroutine runs only while there is
+// something to write, so a stream at rest costs its socket and this
+// struct. Each stream holds at most one bar beside the write in flight
+// (a newer bar replaces a waiting one, as the bar is the class's state,
+// not a log): a bar that finds one already waiting means the client has
+// not taken the one before it in a throttle's time or more, its buffers
+// full, and the stream is dropped; its browser connects again and gets
+// its own bar then.
+type feedStream struct {
+	conn net.Conn
+	lang string
+
+	mu       sync.Mutex
+	next     []byte // what waits for the writer
+	bar      bool   // next holds a bar (not only the stream's head)
+	writing  bool   // a writer runs
+	inFlight bool   // the writer is writing
+	closed   bool
+}
+
+// newFeedStream starts a stream on conn with its first bytes (the
+// response's head and the student's own bar).
+func newFeedStream(conn net.Conn, lang string, first []byte, wait time.Duration, gone func(*feedStream)) *feedStream {
+	st := &feedStream{conn: conn, lang: lang, next: first, writing: true}
+	go st.flush(wait, gone)
+	return st
+}
+
+// offer queues b for the stream, and starts its writer if none runs. It
+// reports false, and closes the stream, when the stream is behind: a bar
+// still waits behind a write in flight. A ping is not queued behind a
+// write: the write keeps the stream alive.
+func (st *feedStream) offer(b []byte, ping bool, wait time.Duration, gone func(*feedStream)) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch {
+	case st.closed:
+		return false
+	case st.writing && ping:
+		return true
+	case st.writing && st.inFlight && st.bar:
+		st.closed = true
+		st.conn.Close()
+		return false
+	case st.writing && len(st.next) > 0:
+		// The writer has not taken what waits yet (the stream's head):
+		// b goes after it.
+		st.next = append(append(make([]byte, 0, len(st.next)+len(b)), st.next...), b...)
+		st.bar = true
+		return true
+	case st.writing:
+		st.next, st.bar = b, true
+		return true
+	}
+	st.next, st.bar, st.writing = b, !ping, true
+	go st.flush(wait, gone)
+	return true
+}
+
+// flush writes what waits until nothing does; on a failed write (the
+// client gone, or taking nothing for wait) it closes the stream and
+// tells gone.
+func (st *feedStream) flush(wait time.Duration, gone func(*feedStream)) {
+	for {
+		st.mu.Lock()
+		b := st.next
+		st.next, st.bar = nil, false
+		if len(b) == 0 || st.closed {
+			st.writing, st.inFlight = false, false
+			st.mu.Unlock()
+			return
+		}
+		st.inFlight = true
+		st.mu.Unlock()
+		st.conn.SetWriteDeadline(time.Now().Add(wait))
+		if _, err := st.conn.Write(b); err != nil {
+			st.close()
+			gone(st)
+			return
+		}
+	}
+}
+
+// close closes the stream's connection, once.
+func (st *feedStream) close() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.closed {
+		st.closed = true
+		st.conn.Close()
+	}
+	st.writing, st.inFlight = false, false
 }
 
 // idle ends the feed when it has no listener left.
@@ -309,8 +415,8 @@ func (f *classFeed) end() {
 	defer f.s.feeds.mu.Unlock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for c := range f.streams {
-		c.Close()
+	for st := range f.streams {
+		st.close()
 	}
 	f.streams, f.socks, f.gone = nil, nil, true
 	if f.s.feeds.m[f.classID] == f {
@@ -375,15 +481,11 @@ func (s *Server) classEvents(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	conn.SetDeadline(time.Time{}) // the server's page timeouts no longer apply
+	first := append([]byte(streamHead), eventBytes("update", html)...)
 	s.listen(f, mark, func(f *classFeed) {
-		// Under the feed's lock: the feed writes to the stream only after
-		// its first bytes.
-		conn.SetWriteDeadline(time.Now().Add(feedWriteWait))
-		if _, err := conn.Write(append([]byte(streamHead), eventBytes("update", html)...)); err != nil {
-			conn.Close()
-			return
-		}
-		f.streams[conn] = lang
+		// Under the feed's lock: what the feed sends comes after the
+		// stream's first bytes, which its writer is given first.
+		f.streams[newFeedStream(conn, lang, first, s.feeds.writeWait(), f.drop)] = struct{}{}
 	})
 	return nil
 }
