@@ -10,11 +10,14 @@ import (
 )
 
 // Behind a reverse proxy every connection comes from the proxy, and the
-// student's address and the site's name travel in headers the proxy sets:
-// X-Forwarded-For, X-Real-IP or Forwarded for the address, X-Forwarded-Host
-// or Forwarded's host= for the name. Anyone can send those headers, so they
+// student's address, the site's name and its protocol travel in headers
+// the proxy sets: X-Forwarded-For, X-Real-IP or Forwarded for the
+// address, X-Forwarded-Host or Forwarded's host= for the name,
+// X-Forwarded-Proto (X-Forwarded-Protocol, X-Forwarded-Ssl, X-Url-Scheme)
+// or Forwarded's proto= for https. Anyone can send those headers, so they
 // are believed only from a peer inside Config.TrustedProxies; from anyone
-// else the peer's own address and the request's own Host are what count.
+// else the peer's own address, the request's own Host and the connection's
+// own protocol are what count.
 
 // ParseTrustedProxies reads a comma-separated list of networks in CIDR
 // form (10.42.0.0/16, fd00::/8); a bare address stands for itself.
@@ -58,6 +61,7 @@ var LoopbackProxies = []*net.IPNet{
 type proxies struct {
 	nets     []*net.IPNet
 	xff, xri echo.IPExtractor
+	proto    echo.SchemeExtractor
 }
 
 func newProxies(nets []*net.IPNet) *proxies {
@@ -67,7 +71,8 @@ func newProxies(nets []*net.IPNet) *proxies {
 	for _, n := range nets {
 		opts = append(opts, echo.TrustIPRange(n))
 	}
-	return &proxies{nets: nets, xff: echo.ExtractIPFromXFFHeader(opts...), xri: echo.ExtractIPFromRealIPHeader(opts...)}
+	return &proxies{nets: nets, xff: echo.ExtractIPFromXFFHeader(opts...), xri: echo.ExtractIPFromRealIPHeader(opts...),
+		proto: echo.ExtractSchemeFromHeaders(opts...)}
 }
 
 // trusts reports whether ip is inside a trusted network.
@@ -116,6 +121,31 @@ func (p *proxies) clientIP(r *http.Request) string {
 		}
 	}
 	return hostOf(r.RemoteAddr)
+}
+
+// scheme is the protocol the browser used (echo's Context.Scheme): https
+// on a TLS connection; from a trusted proxy, what it forwarded; else
+// http. It decides whether the class cookie is Secure and how the links
+// a page shares begin, so a student on the classroom's network cannot
+// pick it with a header of their own (echo would believe any private
+// or loopback peer).
+func (p *proxies) scheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	if !p.peerTrusted(r) {
+		return "http"
+	}
+	h := r.Header
+	if h.Get(echo.HeaderXForwardedProto) != "" || h.Get(echo.HeaderXForwardedProtocol) != "" ||
+		h.Get(echo.HeaderXForwardedSsl) != "" || h.Get(echo.HeaderXUrlScheme) != "" {
+		return p.proto(r)
+	}
+	// The nearest proxy's proto=, the last one.
+	if protos := forwardedValues(h.Values("Forwarded"), "proto"); len(protos) > 0 && strings.EqualFold(protos[len(protos)-1], "https") {
+		return "https"
+	}
+	return "http"
 }
 
 // forwardedHost is the site's name as a trusted proxy forwarded it

@@ -332,6 +332,7 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.SchemeExtractor = s.proxies.scheme
 	e.IPExtractor = s.proxies.clientIP // the access log's client
 	e.Use(s.observe)                   // outermost: it counts what Recover answers too
 	e.Use(middleware.Recover())
