@@ -60,6 +60,12 @@ type ProgramVerdict struct {
 	// more moments than a judgement tries, and the random schedules alone
 	// decided.
 	SearchCut bool
+	// Spent is the steps the program took in the whole judgement; TooSlow
+	// reports that they reached JudgementSteps, which stops a judgement at
+	// once: the program is judged too slow, whatever the schedules played
+	// so far showed, and Line is the line that took the most steps.
+	Spent   uint64
+	TooSlow bool
 
 	worker string
 }
@@ -192,15 +198,32 @@ func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict,
 	if err != nil {
 		return &ProgramVerdict{Compile: err, Event: -1}, nil
 	}
+	c.Budget(JudgementSteps)
+	if ctx := opt.Context; ctx != nil {
+		// A client that leaves ends the work at the program's next call.
+		defer context.AfterFunc(ctx, c.Stop)()
+	}
 	spec := p.spec
 	spec.Scenario = p.Scenario(c)
+	// Once the budget is spent every call fails: what the schedules or the
+	// search then say (or fail to replay) is no verdict, the budget is.
+	slow := func() bool { return c.Spent() >= JudgementSteps }
 	res, err := judge(spec, opt.Workers)
-	if err != nil {
-		return nil, err
+	if ctx := opt.Context; ctx != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
 	v := &ProgramVerdict{Result: res, Event: -1, worker: p.Worker}
+	switch {
+	case slow():
+		return v.tooSlow(c), nil
+	case err != nil:
+		return nil, err
+	}
 	if ce := res.Counterexample; ce != nil {
-		if v.World, err = spec.Play(ce); err != nil {
+		c.Budget(0) // the replay of a schedule the budget allowed
+		v.World, err = spec.Play(ce)
+		c.Budget(JudgementSteps)
+		if err != nil {
 			return nil, err
 		}
 		v.Event = ce.Event
@@ -211,6 +234,8 @@ func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict,
 	if p.lab.search != nil && v.Fault == nil {
 		sv, err := p.search(src, c, opt)
 		switch {
+		case slow():
+			return v.tooSlow(c), nil
 		case errors.Is(err, errSearchCut):
 			v.SearchCut = true
 		case err != nil:
@@ -219,12 +244,26 @@ func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict,
 			v.Search = sv
 		}
 	}
+	v.Spent = c.Spent()
 	if v.Searched() {
 		v.Pass, v.World, v.Fault, v.Line, v.Col = false, v.Search.World, nil, 0, 0
 		v.Event = slices.Index(v.World.Events(), v.Search.Shortest.Harm)
 		v.locate(v.Event)
 	}
 	return v, nil
+}
+
+// JudgementSteps bounds the steps a program may take in one judgement,
+// its random schedules and its search together: about a second of one
+// core at the interpreter's pace with every builtin's work charged
+// (program/cost.go). The course's references take 3 % to 9 % of it
+// (TestJudgementStepsFitTheCourse).
+const JudgementSteps = 30_000_000
+
+// tooSlow is the verdict on a program whose steps reached JudgementSteps.
+func (v *ProgramVerdict) tooSlow(c *program.Compiled) *ProgramVerdict {
+	line, _ := c.HotLine()
+	return &ProgramVerdict{Result: engine.Result{Runs: v.Runs}, Event: -1, worker: v.worker, Spent: c.Spent(), TooSlow: true, Line: line}
 }
 
 // SearchCalls is the most handler calls a program's unfaulted run may

@@ -20,12 +20,15 @@
 //
 // What keeps a hostile program harmless: no load, no while, no recursion
 // (Starlark's own rules), no clock, random, file or network builtins (the
-// language has none and none are added); a step limit per handler call and
-// per run; a size limit on the text; and on values — every +, *, % and <<
-// goes through a guard that refuses a result over the size limit, range is
-// bounded, and the methods that multiply a value in one step (join,
-// replace, format, extend) are not available. The state is checked after
-// every call.
+// language has none and none are added); a step limit per handler call,
+// per run, and (Budget) for all the runs of a judgement; a size limit on
+// the text; and on values — the operators that build values go through a
+// guard that refuses a result over the size limit, range is bounded, the
+// methods that multiply a value in one step (join, replace, format,
+// extend) are not available, and every operation whose work grows with
+// its operands pays for that work in steps first, or is refused before it
+// starts when a value it would walk expands past Limits.Weight (cost.go,
+// instrument.go). The state is checked after every call.
 package program
 
 import (
@@ -36,6 +39,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -52,10 +56,14 @@ type Limits struct {
 	Value        int    // elements of a list, tuple or dict, or bytes of a string, anywhere
 	State        int    // elements and bytes of everything w.state holds, together
 	IntBits      int    // bits of an integer
+	// Weight bounds a value used whole — compared, hashed, searched,
+	// printed, sorted, given to a builtin — counted with every nested part
+	// each time it appears (a unit an element, or 16 bytes of text).
+	Weight int
 }
 
 // DefaultLimits are the limits a lab gets unless it says otherwise.
-var DefaultLimits = Limits{Source: 16 << 10, StepsPerCall: 10_000, StepsPerRun: 100_000, Value: 4096, State: 16 << 10, IntBits: 128}
+var DefaultLimits = Limits{Source: 16 << 10, StepsPerCall: 10_000, StepsPerRun: 100_000, Value: 4096, State: 16 << 10, IntBits: 128, Weight: 64 << 10}
 
 // CallSteps is the least a handler call counts against its run's steps,
 // and ActionSteps what each action it asks for adds.
@@ -76,6 +84,40 @@ type Compiled struct {
 	allowed  map[engine.ActionKind]bool
 	lim      Limits
 	calls    atomic.Int64 // handler calls of every run, all together
+
+	spent   atomic.Uint64   // steps of every run, all together
+	budget  atomic.Uint64   // what spent may reach (0: no bound)
+	stopped atomic.Bool     // Stop was called
+	lines   []atomic.Uint64 // steps spent on each line of the text
+}
+
+// Budget bounds the steps all runs of the program may take together: a
+// judgement's 200 schedules and its search share one budget. A call once
+// the budget is spent fails with "steps-total".
+func (c *Compiled) Budget(steps uint64) { c.budget.Store(steps) }
+
+// Spent is the steps every run of the program has taken so far.
+func (c *Compiled) Spent() uint64 { return c.spent.Load() }
+
+// Stop makes every later handler call fail ("stopped"): the work a
+// judgement does for a client that has left ends at its next call.
+func (c *Compiled) Stop() { c.stopped.Store(true) }
+
+// HotLine is the line of the text that has taken the most steps so far,
+// and those steps (0, 0 before any).
+func (c *Compiled) HotLine() (line int32, steps uint64) {
+	for i := range c.lines {
+		if n := c.lines[i].Load(); n > steps {
+			line, steps = int32(i), n
+		}
+	}
+	return line, steps
+}
+
+func (c *Compiled) tally(line int32, steps uint64) {
+	if line > 0 && int(line) < len(c.lines) {
+		c.lines[line].Add(steps)
+	}
 }
 
 // Calls counts the handler calls of every run of the program so far: a
@@ -92,7 +134,7 @@ func Compile(src string, allowed []string, lim Limits) (*Compiled, error) {
 	if len(src) > lim.Source {
 		return nil, &Error{Code: "size-source", Arg: fmt.Sprint(lim.Source)}
 	}
-	c := &Compiled{lim: lim}
+	c := &Compiled{lim: lim, lines: make([]atomic.Uint64, strings.Count(src, "\n")+2)}
 	if allowed != nil {
 		c.allowed = map[engine.ActionKind]bool{}
 		for _, a := range allowed {
@@ -111,6 +153,7 @@ func Compile(src string, allowed []string, lim Limits) (*Compiled, error) {
 	if err := guardTree(f); err != nil {
 		return nil, err
 	}
+	instrument(f)
 	pre := c.predeclared()
 	prog, err := starlark.FileProgram(f, pre.Has)
 	if err != nil {
@@ -148,9 +191,10 @@ func actionByName(s string) (engine.ActionKind, bool) {
 	return 0, false
 }
 
-// guardTree routes the operators that can build large values through the
-// guard, and refuses the methods that can, and augmented assignments to
-// anything but a name.
+// guardTree writes augmented assignments out (x += y is x = x + y, so that
+// instrument guards the operator), refuses them on anything but names,
+// indexes and attributes, and refuses load and the methods that build
+// large values in one step.
 func guardTree(f *syntax.File) error {
 	var err error
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -158,10 +202,6 @@ func guardTree(f *syntax.File) error {
 			return false
 		}
 		switch x := n.(type) {
-		case *syntax.BinaryExpr:
-			if risky(x.Op) {
-				x.X = guardCall(x.X, x.OpPos)
-			}
 		case *syntax.AssignStmt:
 			if x.Op == syntax.EQ {
 				break
@@ -175,11 +215,7 @@ func guardTree(f *syntax.File) error {
 			// name, or an index or attribute of names and constants
 			// (reading it twice does nothing more).
 			op := map[syntax.Token]syntax.Token{syntax.PLUS_EQ: syntax.PLUS, syntax.MINUS_EQ: syntax.MINUS, syntax.STAR_EQ: syntax.STAR, syntax.SLASH_EQ: syntax.SLASH, syntax.SLASHSLASH_EQ: syntax.SLASHSLASH, syntax.PERCENT_EQ: syntax.PERCENT, syntax.AMP_EQ: syntax.AMP, syntax.PIPE_EQ: syntax.PIPE, syntax.CIRCUMFLEX_EQ: syntax.CIRCUMFLEX, syntax.LTLT_EQ: syntax.LTLT, syntax.GTGT_EQ: syntax.GTGT}[x.Op]
-			rhs := &syntax.BinaryExpr{X: lhs, OpPos: x.OpPos, Op: op, Y: x.RHS}
-			if risky(op) {
-				rhs.X = guardCall(rhs.X, x.OpPos)
-			}
-			x.Op, x.RHS = syntax.EQ, rhs
+			x.Op, x.RHS = syntax.EQ, &syntax.BinaryExpr{X: lhs, OpPos: x.OpPos, Op: op, Y: x.RHS}
 		case *syntax.LoadStmt:
 			err = &Error{Code: "load", Line: x.Load.Line, Col: x.Load.Col}
 			return false
@@ -223,19 +259,14 @@ func copyPure(e syntax.Expr) (syntax.Expr, bool) {
 	return nil, false
 }
 
-func risky(op syntax.Token) bool {
-	return op == syntax.PLUS || op == syntax.STAR || op == syntax.PERCENT || op == syntax.LTLT || op == syntax.PIPE
-}
-
 const guardName = "_guard"
 
-func guardCall(x syntax.Expr, pos syntax.Position) syntax.Expr {
-	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: guardName}, Lparen: pos, Args: []syntax.Expr{x}, Rparen: pos}
-}
-
-// guarded is an operand whose operator result is checked for size.
+// guarded is an operand whose operator pays for its work and whose
+// result is checked for size: a repeat's or a concatenation's length is
+// known before it is built, and refused then.
 type guarded struct {
 	v   starlark.Value
+	th  *starlark.Thread
 	lim *Limits
 }
 
@@ -251,8 +282,10 @@ func (g guarded) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (
 	if gy, ok := y.(guarded); ok {
 		y = gy.v
 	}
-	// Refuse before building: a repeat's or a shift's size is known.
-	if op == syntax.STAR || op == syntax.LTLT {
+	// Refuse before building: a repeat's, a shift's and a concatenation's
+	// sizes are known.
+	switch op {
+	case syntax.STAR, syntax.LTLT:
 		if n, ok := sizeOf(g.v); ok {
 			if k, err := starlark.AsInt32(y); err == nil && n > 0 && k > 0 && int64(n)*int64(k) > int64(g.lim.Value) {
 				return nil, errTooBig
@@ -268,15 +301,41 @@ func (g guarded) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (
 				return nil, errTooBig
 			}
 		}
+	case syntax.PLUS:
+		if n, ok := sizeOf(g.v); ok {
+			if m, ok := sizeOf(y); ok && n+m > g.lim.Value {
+				return nil, errTooBig
+			}
+		}
+	case syntax.PERCENT:
+		// Formatting writes y out whole, however much it shares.
+		if _, ok := g.v.(starlark.String); ok {
+			if err := weighDeep(g.th, y); err != nil {
+				return nil, err
+			}
+		}
+	case syntax.PIPE, syntax.MINUS, syntax.AMP, syntax.CIRCUMFLEX:
+		// A union or a difference hashes the keys of both.
+		if _, ok := g.v.(starlark.Int); !ok {
+			if err := weighDeep(g.th, y); err != nil {
+				return nil, err
+			}
+			if err := charge(g.th, length(g.v)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	r, err := starlark.Binary(op, g.v, y)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(r, g.lim, 0); err != nil {
-		return nil, err
+	if tooLong(r, g.lim) {
+		return nil, errTooBig
 	}
-	return r, nil
+	if _, ok := r.(starlark.Int); ok {
+		return r, nil
+	}
+	return r, charge(g.th, length(r))
 }
 
 var errTooBig = errors.New("value too large")
@@ -292,67 +351,83 @@ func sizeOf(v starlark.Value) (int, bool) {
 	return 0, false
 }
 
-// checkSize refuses a value (walking into containers) larger than the
-// limit, or one that holds anything but plain data.
-func checkSize(v starlark.Value, lim *Limits, depth int) error {
-	if depth > 16 {
-		return errTooBig
+// checkState refuses a state larger than the limits, counted as
+// stateSize counts (a part held twice counts twice: the next call's copy
+// holds it twice), or one that holds anything but plain data. The walk
+// stops at the limit: a state that shares one list many times is refused
+// without being walked whole.
+func checkState(v starlark.Value, lim *Limits) (int, error) {
+	n := 0
+	var walk func(v starlark.Value, depth int) error
+	walk = func(v starlark.Value, depth int) error {
+		if depth > 16 {
+			return errTooBig
+		}
+		n++
+		if n > lim.State {
+			return errStateFull
+		}
+		switch x := v.(type) {
+		case starlark.NoneType, starlark.Bool, starlark.Float:
+		case starlark.Int:
+			if _, ok := x.Int64(); !ok && x.BigInt().BitLen() > lim.IntBits {
+				return errTooBig
+			}
+		case starlark.String:
+			if len(x) > lim.Value {
+				return errTooBig
+			}
+			if n += len(x); n > lim.State {
+				return errStateFull
+			}
+		case *starlark.List:
+			if x.Len() > lim.Value {
+				return errTooBig
+			}
+			for i := range x.Len() {
+				if err := walk(x.Index(i), depth+1); err != nil {
+					return err
+				}
+			}
+		case starlark.Tuple:
+			if len(x) > lim.Value {
+				return errTooBig
+			}
+			for _, e := range x {
+				if err := walk(e, depth+1); err != nil {
+					return err
+				}
+			}
+		case *starlark.Dict:
+			if x.Len() > lim.Value {
+				return errTooBig
+			}
+			return eachEntry(x, func(k, v starlark.Value) error {
+				if err := walk(k, depth+1); err != nil {
+					return err
+				}
+				return walk(v, depth+1)
+			})
+		default:
+			return errNotData
+		}
+		return nil
 	}
-	switch x := v.(type) {
-	case starlark.NoneType, starlark.Bool, starlark.Float:
-	case starlark.Int:
-		if _, ok := x.Int64(); !ok && x.BigInt().BitLen() > lim.IntBits {
-			return errTooBig
-		}
-	case starlark.String:
-		if len(x) > lim.Value {
-			return errTooBig
-		}
-	case *starlark.List:
-		if x.Len() > lim.Value {
-			return errTooBig
-		}
-		for i := range x.Len() {
-			if err := checkSize(x.Index(i), lim, depth+1); err != nil {
-				return err
-			}
-		}
-	case starlark.Tuple:
-		if len(x) > lim.Value {
-			return errTooBig
-		}
-		for _, e := range x {
-			if err := checkSize(e, lim, depth+1); err != nil {
-				return err
-			}
-		}
-	case *starlark.Dict:
-		if x.Len() > lim.Value {
-			return errTooBig
-		}
-		if err := eachEntry(x, func(k, v starlark.Value) error {
-			if err := checkSize(k, lim, depth+1); err != nil {
-				return err
-			}
-			return checkSize(v, lim, depth+1)
-		}); err != nil {
-			return err
-		}
-	default:
-		return errNotData
-	}
-	return nil
+	err := walk(v, 0)
+	return n, err
 }
+
+var errStateFull = errors.New("state too large")
 
 var errNotData = errors.New("not plain data")
 
 func (c *Compiled) predeclared() starlark.StringDict {
-	return starlark.StringDict{
-		guardName: starlark.NewBuiltin(guardName, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	pre := starlark.StringDict{
+		guardName: starlark.NewBuiltin(guardName, func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
 			if len(args) != 1 {
 				return nil, errors.New("guard: one operand")
 			}
-			return guarded{v: args[0], lim: &c.lim}, nil
+			return guarded{v: args[0], th: th, lim: &c.lim}, nil
 		}),
 		"range": starlark.NewBuiltin("range", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 			r, err := starlark.Call(th, starlark.Universe["range"], args, kw)
@@ -366,14 +441,33 @@ func (c *Compiled) predeclared() starlark.StringDict {
 		}),
 		"SECOND": starlark.MakeInt(int(engine.Second)),
 	}
+	c.costBuiltins(pre)
+	return pre
 }
 
+// samplePeriod is how many steps pass between two looks at the line a
+// thread is on: the tally of where a program spends its steps.
+const samplePeriod = 128
+
+// thread is a thread that may take steps steps. The interpreter stops at
+// every samplePeriod'th step to tally the line it is on (the count is
+// deterministic: steps, not time), and at the last to stop the call.
 func (c *Compiled) thread(steps uint64) *starlark.Thread {
 	th := &starlark.Thread{Name: "worker", Print: func(*starlark.Thread, string) {}}
-	th.SetMaxExecutionSteps(steps)
+	m := &meter{max: steps, lim: &c.lim, c: c}
+	th.SetLocal(meterKey, m)
+	th.SetMaxExecutionSteps(min(steps, samplePeriod))
 	th.OnMaxSteps = func(th *starlark.Thread) {
-		th.SetLocal(stepsOut, true)
-		th.Cancel("too many steps")
+		if plain := th.Steps - m.last - m.charged; plain > 0 {
+			c.tally(callerLine(th), plain)
+		}
+		m.last, m.charged = th.Steps, 0
+		if th.Steps >= m.max {
+			th.SetLocal(stepsOut, true)
+			th.Cancel("too many steps")
+			return
+		}
+		th.SetMaxExecutionSteps(min(th.Steps+samplePeriod, m.max))
 	}
 	return th
 }
@@ -412,6 +506,14 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		return nil, nil
 	}
 	r.c.calls.Add(1)
+	if r.c.stopped.Load() {
+		return nil, &Error{Code: "stopped"}
+	}
+	if b := r.c.budget.Load(); b > 0 && r.c.spent.Load() >= b {
+		e := &Error{Code: "steps-total", Arg: fmt.Sprint(b)}
+		e.Line, _ = r.c.HotLine()
+		return nil, e
+	}
 	left := r.c.lim.StepsPerRun - min(r.steps, r.c.lim.StepsPerRun)
 	if left == 0 {
 		return nil, &Error{Code: "steps-run", Arg: fmt.Sprint(r.c.lim.StepsPerRun)}
@@ -423,8 +525,9 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	w := &workerValue{c: r.c, now: m.Now, state: state.(*starlark.Dict)}
 	th := r.c.thread(min(left, r.c.lim.StepsPerCall))
 	_, err = starlark.Call(th, fn, starlark.Tuple{w, eventValue(m)}, nil)
-	steps := th.ExecutionSteps()
+	steps := max(th.ExecutionSteps(), CallSteps)
 	if err != nil {
+		r.c.spent.Add(steps)
 		e := evalError(err, th, r.c.lim)
 		if e.Code == "steps-call" && left < r.c.lim.StepsPerCall {
 			e.Code, e.Arg = "steps-run", fmt.Sprint(r.c.lim.StepsPerRun)
@@ -432,20 +535,26 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		e.Handler = "on_" + m.Kind.String()
 		return nil, e
 	}
-	if err := checkSize(w.state, &r.c.lim, 0); err != nil || stateSize(w.state) > r.c.lim.State {
+	size, err := checkState(w.state, &r.c.lim)
+	if err != nil {
+		r.c.spent.Add(steps)
 		e := &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.Value), Handler: "on_" + m.Kind.String()}
 		if errors.Is(err, errNotData) {
 			e.Code, e.Arg = "state-data", "w.state"
-		} else if err == nil {
+		} else if errors.Is(err, errStateFull) {
 			e.Arg = fmt.Sprint(r.c.lim.State)
 		}
 		return nil, e
 	}
 	// A call and each action it asks for cost the world work beyond the
-	// program's own steps (a thread, a copy of the state, events): the run's
-	// budget counts them too, so a program that fires a timer every
-	// millisecond runs out of it in a few thousand calls, not a million.
-	r.steps += max(steps, CallSteps) + ActionSteps*uint64(len(w.acts))
+	// program's own steps (a thread, events, the state copied, checked and
+	// hashed, a step for every four units): the run's budget counts them
+	// too, so a program that fires a timer every millisecond runs out of
+	// it in a few thousand calls, not a million, and one that keeps a
+	// large state pays for it at every call.
+	cost := steps + ActionSteps*uint64(len(w.acts)) + uint64(size/4)
+	r.steps += cost
+	r.c.spent.Add(cost)
 	w.state.Freeze()
 	r.state, r.hashed = w.state, false
 	return w.acts, nil
@@ -646,8 +755,13 @@ func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starla
 	if len(w.acts) >= maxActions {
 		return nil, &actionRefused{code: "actions", arg: fmt.Sprint(maxActions)}
 	}
-	pos := th.CallFrame(1).Pos
-	a := engine.Action{Kind: k, Line: pos.Line, Col: pos.Col}
+	a := engine.Action{Kind: k}
+	for d := 1; d < th.CallStackDepth(); d++ { // past _call, to the program's line
+		if pos := th.CallFrame(d).Pos; pos.Filename() == Filename {
+			a.Line, a.Col = pos.Line, pos.Col
+			break
+		}
+	}
 	var err error
 	switch k {
 	case engine.ActAcquire, engine.ActStop:
@@ -718,10 +832,10 @@ func syntaxError(err error) *Error {
 // evalError places a run-time error at the innermost line of the
 // student's code and names it.
 func evalError(err error, th *starlark.Thread, lim Limits) *Error {
-	e := &Error{Code: "runtime", Detail: err.Error()}
+	e := &Error{Code: "runtime", Detail: clip(err.Error())}
 	var ee *starlark.EvalError
 	if errors.As(err, &ee) {
-		e.Detail = ee.Msg
+		e.Detail = clip(ee.Msg)
 		for i := len(ee.CallStack) - 1; i >= 0; i-- {
 			if p := ee.CallStack[i].Pos; p.Filename() == Filename {
 				e.Line, e.Col = p.Line, p.Col
@@ -735,8 +849,26 @@ func evalError(err error, th *starlark.Thread, lim Limits) *Error {
 		e.Code, e.Arg, e.Detail = ar.code, ar.arg, ""
 	case errors.Is(err, errTooBig):
 		e.Code, e.Arg, e.Detail = "size-value", fmt.Sprint(lim.Value), ""
+	case errors.Is(err, errTooLarge):
+		e.Code, e.Arg, e.Detail = "size-weight", fmt.Sprint(lim.Weight), ""
 	case th.Local(stepsOut) == true:
 		e.Code, e.Arg, e.Detail = "steps-call", fmt.Sprint(lim.StepsPerCall), ""
 	}
 	return e
+}
+
+// maxDetail bounds the interpreter's words an error carries: a message
+// may quote a value the program built (a missing key, a failed call's
+// argument), and a page shows it.
+const maxDetail = 300
+
+func clip(s string) string {
+	if len(s) <= maxDetail {
+		return s
+	}
+	cut := maxDetail
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -67,7 +67,7 @@ func (s *Server) labShow(c echo.Context) error {
 			if errors.As(cmdErr, &pe) {
 				v.Error = "" // said in the editor, with its line
 			}
-			pv, err := s.programOf(lab, sess.Program(), q.Get("program"), cmdErr, q.Get("submit") != "", lang)
+			pv, err := s.programOf(c.Request().Context(), lab, sess.Program(), q.Get("program"), cmdErr, q.Get("submit") != "", lang)
 			if err != nil {
 				v.Error = clipText(errorText(lang, err))
 			}

@@ -28,6 +28,12 @@ var hostilePrograms = []string{
 	"def on_start(w, ev):\n    w.state['x'] = w.state\n",
 	"def on_start(w, ev):\n" + strings.Repeat("    x = 1\n", 1800),
 	"load('x', 'y')\n",
+	// Issue 51: values that expand when used whole, and builtins whose
+	// work grows with their input, in a link or a Submit.
+	"def on_start(w, ev):\n    l = [\"x\"*4096]*4096\n    s = str([l]*4096)\n",
+	"def on_start(w, ev):\n    l = [\"x\"*4096]*4096\n    s = \"%s\" % ([l]*4096,)\n",
+	"def on_start(w, ev):\n    w.set_timer('t', w.now + 1)\ndef on_timer(w, ev):\n    w.set_timer('t', w.now + 1)\n    s = sorted(list(range(4096))[::-1])\n",
+	"def on_start(w, ev):\n    w.set_timer('t', w.now + 1)\ndef on_timer(w, ev):\n    w.set_timer('t', w.now + 1)\n    w.state['l'] = w.state.get('l', []) + [w.now]\n",
 }
 
 // submitHostile sends one hostile program to Submit (or Run), from the

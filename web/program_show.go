@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -36,6 +37,7 @@ type programVerdict struct {
 	Fault    string   // the program's own failure, when that decided
 	Rule     string   // a write with a refused token, when that decided
 	Line     int32
+	LineKey  string // what Line is: the line that acted, or that took the most steps
 	LineText string
 	Diagram  *draw.Diagram
 }
@@ -44,7 +46,7 @@ type programVerdict struct {
 // carries, else the form's text, else the lab's starting program), says a
 // program error of refused in the editor, and judges the program when
 // asked. Its error is the judgement's own (the lab's), not the program's.
-func (s *Server) programOf(lab *labs.Lab, progText, formText string, refused error, submit bool, lang string) (*programView, error) {
+func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formText string, refused error, submit bool, lang string) (*programView, error) {
 	p := lab.Program()
 	pv := &programView{Lang: lang, Text: progText}
 	if pv.Text == "" {
@@ -59,7 +61,8 @@ func (s *Server) programOf(lab *labs.Lab, progText, formText string, refused err
 		pv.Error = program.Describe(pe, lang)
 	}
 	if submit && pv.Error == "" {
-		v, err := p.Judge(pv.Text, 1)
+		// The request's context: a client that leaves stops its judgement.
+		v, err := p.JudgeWith(pv.Text, labs.SearchOptions{Workers: 1, Context: ctx})
 		if err != nil {
 			return pv, err
 		}
@@ -72,7 +75,13 @@ func (s *Server) programOf(lab *labs.Lab, progText, formText string, refused err
 }
 
 func verdictOfProgram(v *labs.ProgramVerdict, src, worker, lang string) *programVerdict {
-	out := &programVerdict{Lang: lang, Pass: v.Pass}
+	out := &programVerdict{Lang: lang, Pass: v.Pass, LineKey: "program.verdict.line"}
+	if v.TooSlow {
+		out.Summary = fmt.Sprintf(T(lang, "program.verdict.slow"), string(catalog.AppendNumber(nil, lang, strconv.AppendInt(nil, labs.JudgementSteps, 10))))
+		out.LineKey = "program.verdict.hot"
+		out.setLine(v.Line, src)
+		return out
+	}
 	if v.SearchCut {
 		out.Searched = fmt.Sprintf(T(lang, "program.verdict.cut"), labs.SearchCalls)
 	}
@@ -105,13 +114,19 @@ func verdictOfProgram(v *labs.ProgramVerdict, src, worker, lang string) *program
 	case v.WroteAfterRejection():
 		out.Rule = fmt.Sprintf(T(lang, "program.verdict.rejected"), worker, strconv.FormatInt(why.Token, 10))
 	}
-	if v.Line > 0 {
-		out.Line = v.Line
-		if lines := strings.Split(src, "\n"); int(v.Line) <= len(lines) {
-			out.LineText = strings.TrimRight(lines[v.Line-1], " \t\r")
-		}
-	}
+	out.setLine(v.Line, src)
 	return out
+}
+
+// setLine shows line (when there is one) and its text in src.
+func (v *programVerdict) setLine(line int32, src string) {
+	if line <= 0 {
+		return
+	}
+	v.Line = line
+	if lines := strings.Split(src, "\n"); int(line) <= len(lines) {
+		v.LineText = strings.TrimRight(lines[line-1], " \t\r")
+	}
 }
 
 // lineNumbers is the editor's gutter: 1 to n, one a line.

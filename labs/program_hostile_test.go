@@ -1,0 +1,117 @@
+package labs_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"leaselab/labs"
+	"leaselab/program"
+)
+
+// HostilePrograms are written workers for write-renewal that try to take
+// the server down (issue 51): values that expand when printed or compared,
+// builtins whose work grows with their input, a state copied at every
+// call, a storm of timers and writes. Each runs at every moment a timer
+// fires, a millisecond apart.
+var hostilePrograms = []struct{ name, src string }{
+	{"expand-str", "def on_start(w, ev):\n    l = [\"x\"*4096]*4096\n    s = str([l]*4096)\n"},
+	{"expand-repr", "def on_start(w, ev):\n    l = [\"x\"*4096]*4096\n    s = repr([l]*4096)\n"},
+	{"expand-format", "def on_start(w, ev):\n    l = [\"x\"*4096]*4096\n    s = \"%s\" % ([l]*4096,)\n"},
+	{"expand-string-repeat", "def on_start(w, ev):\n    s = \"x\"*4096\n    t = [s]*4096\n    u = s * 4096\n"},
+	{"expand-compare", "def on_start(w, ev):\n    l = [[\"x\"*4096]*4096]*4096\n    s = l == [[\"x\"*4096]*4096]*4096\n"},
+	{"expand-key", "def on_start(w, ev):\n    t = tuple([tuple([\"x\"*4096]*4096)]*4096)\n    d = {t: 1}\n"},
+	{"sorted-256", tick("l = list(range(256))\n    s = sorted(l)\n")},
+	{"sorted-4096", tick("l = list(range(4096))\n    s = sorted(l[::-1])\n")},
+	{"growing-copy", tick("w.state[\"l\"] = w.state.get(\"l\", []) + [w.now]\n")},
+	{"nested-comprehension", tick("x = [[i * j for i in range(64)] for j in range(64)]\n")},
+	{"write-storm", "def on_start(w, ev):\n    w.acquire()\ndef on_granted(w, ev):\n    w.state[\"t\"] = ev.token\n    w.set_timer(\"t\", w.now + 1)\ndef on_timer(w, ev):\n    for i in range(60):\n        w.write(\"data\", w.state[\"t\"])\n    w.set_timer(\"t\", w.now + 1)\n"},
+}
+
+// tick is a program whose timer fires every millisecond and does body.
+func tick(body string) string {
+	return "def on_start(w, ev):\n    w.set_timer(\"t\", w.now + 1)\ndef on_timer(w, ev):\n    w.set_timer(\"t\", w.now + 1)\n    " + body
+}
+
+// Each hostile program is judged as Submit judges it and gets a verdict
+// that says what is wrong, within the judgement's step budget, and the
+// process lives on (the expanding ones asked for tens of gigabytes before
+// their work was charged: the test process died).
+func TestHostileProgramsAreJudgedWithinTheBudget(t *testing.T) {
+	t.Parallel()
+	p, _ := programLab(t, "write-renewal")
+	for _, h := range hostilePrograms {
+		t.Run(h.name, func(t *testing.T) {
+			v, err := p.Judge(h.src, 1)
+			if err != nil {
+				t.Fatalf("judge: %v", err)
+			}
+			if v.Pass {
+				t.Fatal("a hostile program passed")
+			}
+			// Every call fails once the budget is spent: one call's steps
+			// (at most a run's) may pass it.
+			if v.Spent > labs.JudgementSteps+program.DefaultLimits.StepsPerRun {
+				t.Fatalf("spent %d steps, budget %d", v.Spent, labs.JudgementSteps)
+			}
+			var heap runtime.MemStats
+			runtime.ReadMemStats(&heap)
+			t.Logf("spent %d steps, slow %v, fault %v, line %d, heap %d MB", v.Spent, v.TooSlow, faultOf(v), v.Line, heap.HeapInuse>>20)
+			if !v.TooSlow && v.Fault == nil {
+				t.Fatalf("no verdict of the program's own: %+v", v.Result)
+			}
+		})
+	}
+}
+
+func faultOf(v *labs.ProgramVerdict) string {
+	if v.Fault == nil {
+		return "-"
+	}
+	return fmt.Sprint(v.Fault.Err)
+}
+
+// The course's own programs, the references and the starting programs,
+// take at most two thirds of a judgement's steps: a student's program may
+// take half as many steps again as the most wasteful of them (the
+// fenced writer's start, whose search is the longest) and still be judged.
+func TestJudgementStepsFitTheCourse(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"write-renewal", "write-fenced-writer", "write-one-loop"} {
+		p, ref := programLab(t, id)
+		for _, c := range []struct{ name, src string }{{"reference", ref}, {"start", p.Start}} {
+			v := judged(t, p, c.src)
+			t.Logf("%s %s: %d steps (%.0f %% of the budget)", id, c.name, v.Spent, 100*float64(v.Spent)/labs.JudgementSteps)
+			if v.TooSlow || v.Spent > labs.JudgementSteps*2/3 {
+				t.Errorf("%s %s: %d steps, over two thirds of the budget %d", id, c.name, v.Spent, labs.JudgementSteps)
+			}
+		}
+	}
+}
+
+// What a hostile program's Submit costs the server, in CPU time: issue
+// 51's bar is 1.5 s.
+//
+//	go test ./labs -run '^$' -bench HostileSubmit -benchtime 1x
+func BenchmarkHostileSubmit(b *testing.B) {
+	p, ref := programLab(b, "write-renewal")
+	// The reference with a sort of its own at every timer: it passes
+	// every schedule, so the search runs until the budget stops it.
+	slow := strings.Replace(ref, "def on_timer(w, ev):\n", "def on_timer(w, ev):\n    x = sorted(list(range(100))[::-1])\n", 1)
+	for _, h := range append(hostilePrograms, struct{ name, src string }{"slow-reference", slow}) {
+		b.Run(h.name, func(b *testing.B) {
+			cpu0 := cpuTime()
+			var spent uint64
+			for b.Loop() {
+				v, err := p.Judge(h.src, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				spent = v.Spent
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(spent), "steps")
+		})
+	}
+}
