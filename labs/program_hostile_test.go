@@ -1,6 +1,8 @@
 package labs_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -113,5 +115,18 @@ func BenchmarkHostileSubmit(b *testing.B) {
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 			b.ReportMetric(float64(spent), "steps")
 		})
+	}
+}
+
+// A judgement whose client has left stops at the program's next call
+// (Compiled.Stop): JudgeWith answers the context's error, no verdict.
+func TestJudgementStopsWhenItsClientLeaves(t *testing.T) {
+	t.Parallel()
+	p, ref := programLab(t, "write-renewal")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	v, err := p.JudgeWith(ref, labs.SearchOptions{Workers: 1, Context: ctx})
+	if !errors.Is(err, context.Canceled) || v != nil {
+		t.Fatalf("got %v, %v; want the context's error", v, err)
 	}
 }
