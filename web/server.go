@@ -386,15 +386,17 @@ func (s *Server) routes() *echo.Echo {
 	get("/:lang/labs/:id/whatif", s.whatifShow, s.heavy)
 	get("/:lang/labs/:id/search", s.searchShow)
 	get("/:lang/join", s.joinShow)
-	e.POST("/:lang/join", s.joinPost)
-	e.POST("/:lang/class", s.classCreate)
-	e.POST("/:lang/class/vote", s.classVote, s.light)
-	e.POST("/:lang/class/leave", s.classLeave)
+	// Every form that changes what the server keeps comes from this
+	// site's own pages, is small, and is paid for (forms.go).
+	e.POST("/:lang/join", s.joinPost, s.ownForm)
+	e.POST("/:lang/class", s.classCreate, s.ownForm)
+	e.POST("/:lang/class/vote", s.classVote, s.ownForm)
+	e.POST("/:lang/class/leave", s.classLeave, s.ownForm)
 	e.GET("/:lang/class/events", s.classEvents)
 	get("/:lang/teach/:token", s.teachShow)
 	get("/:lang/teach/:token/:view", s.teachShow)
 	e.GET("/:lang/teach/:token/events", s.teachEvents)
-	e.POST("/:lang/teach/:token/:act", s.teachAct)
+	e.POST("/:lang/teach/:token/:act", s.teachAct, s.ownForm)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
 	e.GET("/:lang/labs/:id/whatif/ws", s.pairSocket)
 	return e
