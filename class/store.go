@@ -94,6 +94,8 @@ type Service struct {
 	stmts      map[string]*sql.Stmt
 	txPrepares atomic.Int64
 	members    memberCache // students known to have joined
+	// failing: the last write failed for the store's sake (saving.go).
+	failing atomic.Bool
 }
 
 // stmt is query (in ? form) as a statement of tx: the one prepared at
@@ -321,8 +323,10 @@ func (s *Service) fail(err error) error {
 }
 
 // inTx runs f in one transaction and commits it; on any error nothing of
-// f is kept.
-func (s *Service) inTx(ctx context.Context, f func(*sql.Tx) error) error {
+// f is kept. Every write goes through it: its outcome says whether the
+// store saves (saved).
+func (s *Service) inTx(ctx context.Context, f func(*sql.Tx) error) (err error) {
+	defer func() { s.saved(err) }()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fail(err)

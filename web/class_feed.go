@@ -505,7 +505,11 @@ func (s *Server) classBarOf(ctx context.Context, lang, code string) (*barView, b
 		}
 		return nil, false
 	}
-	return s.barOfClass(ctx, lang, cl), true
+	b := s.barOfClass(ctx, lang, cl)
+	// Reads may still work (kept in memory, or beside a stuck writer)
+	// while nothing can be saved: the bar says so all the same.
+	b.Down = b.Down || s.classes.SavesFailing()
+	return b, true
 }
 
 // voteSaid is what a student's bar says after their vote was kept.
