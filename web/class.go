@@ -48,18 +48,26 @@ func studentOf(r *http.Request) (code, id string, ok bool) {
 	return code, id, true
 }
 
-// setStudent keeps code and id in the browser.
+// setStudent keeps code and id in the browser. The cookie is SameSite
+// Strict (issue 50): a request another site's page starts, a top-level
+// navigation too, does not carry it, so it cannot vote, leave, or note a
+// step or a goal (a lab page's ?do= and ?goal=) for the student. The join
+// link still works from a chat app: its page is a form that needs no
+// cookie, and pressing Join sends it from this site's page, which
+// carries the cookie. A page opened from another site shows the class
+// bar from the next click on (a lab page's socket, a request of this
+// site's page, brings it at once).
 func (s *Server) setStudent(c echo.Context, code, id string) {
 	c.SetCookie(&http.Cookie{
 		Name: classCookie, Value: code + "." + id, Path: s.base + "/",
-		MaxAge: int(classCookieAge / time.Second), HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		MaxAge: int(classCookieAge / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: c.Scheme() == "https",
 	})
 }
 
 // forgetStudent takes the class out of the browser.
 func (s *Server) forgetStudent(c echo.Context) {
-	c.SetCookie(&http.Cookie{Name: classCookie, Value: "", Path: s.base + "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	c.SetCookie(&http.Cookie{Name: classCookie, Value: "", Path: s.base + "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 }
 
 // classErr is a class error as a page: its status and its catalog text.

@@ -49,6 +49,7 @@ func (s *Server) joinShow(c echo.Context) error {
 
 // joinPost joins a class, or with a key restores a student of it, keeps
 // the student in the browser's cookie and opens what the class works on.
+// A browser in another class is asked first (askSwitch).
 func (s *Server) joinPost(c echo.Context) error {
 	lang, err := s.joinLang(c)
 	if err != nil {
@@ -56,6 +57,9 @@ func (s *Server) joinPost(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	code := cleanCode(c.FormValue("code"))
+	if asked, err := s.askSwitch(c, lang, code); asked || err != nil {
+		return err
+	}
 	var st class.Student
 	if key := cleanCode(c.FormValue("key")); key != "" {
 		st, err = s.classes.Restore(ctx, code, key)

@@ -150,8 +150,9 @@ func TestClassFormsOnlyFromOwnPages(t *testing.T) {
 	if _, p := student.get("/id/"); strings.Contains(p, `class="classbar"`) {
 		t.Error("the student still has the class bar after leaving")
 	}
-	if st, _, _ := student.send(http.MethodPost, "/id/join", url.Values{"code": {code}}, map[string]string{"Origin": base}); st != http.StatusSeeOther {
-		t.Errorf("joining again from the own page (a browser without fetch metadata): %d", st)
+	st, _, h := student.send(http.MethodPost, "/id/join", url.Values{"code": {code}}, map[string]string{"Origin": base})
+	if st != http.StatusSeeOther || !strings.Contains(h.Get("Set-Cookie"), "SameSite=Strict") {
+		t.Errorf("joining again from the own page (a browser without fetch metadata): %d %q", st, h.Get("Set-Cookie"))
 	}
 }
 
@@ -180,5 +181,44 @@ func TestClassFormsBehindProxy(t *testing.T) {
 	ts.Config.Handler.ServeHTTP(w, req)
 	if w.Code != http.StatusForbidden {
 		t.Errorf("a forwarded name from an untrusted peer: %d, want 403", w.Code)
+	}
+}
+
+// TestClassJoinAsksFirst: a student of one class who joins another is
+// asked first, on the server's own page, which names both classes and
+// the key to come back with; only that page's answer moves the student.
+func TestClassJoinAsksFirst(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	_, first := openClass(t, teacher, "en", "First class")
+	_, second := openClass(t, teacher, "en", "Second class")
+	st := newClient(t, base)
+	st.post("/en/join", url.Values{"code": {first}, "nick": {"ana"}})
+	code, page, h := st.send(http.MethodPost, "/en/join", url.Values{"code": {second}, "nick": {"ana"}}, ownPage(base))
+	if code != http.StatusOK || !strings.Contains(page, "This browser is in the class First class") || !strings.Contains(page, "Your key in First class: ") || len(h.Values("Set-Cookie")) > 0 {
+		t.Fatalf("joining a second class: %d, cookie %q, want the question and no change\n%s", code, h.Values("Set-Cookie"), clipText(page))
+	}
+	if _, p := st.get("/en/"); !strings.Contains(p, "First class") {
+		t.Fatal("asking moved the student")
+	}
+	token := regexp.MustCompile(`name="switch" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	if token == nil {
+		t.Fatal("the question has no answer to send")
+	}
+	// A made-up answer is asked again; so is the answer for another class.
+	for _, form := range []url.Values{
+		{"code": {second}, "switch": {strings.Repeat("0", len(token[1]))}},
+		{"code": {"WXYWXY"}, "switch": {token[1]}},
+	} {
+		if code, p, _ := st.send(http.MethodPost, "/en/join", form, ownPage(base)); code == http.StatusSeeOther {
+			t.Errorf("a forged answer %v: %d\n%s", form, code, clipText(p))
+		}
+	}
+	if _, p := st.get("/en/"); !strings.Contains(p, "First class") {
+		t.Fatal("a forged answer moved the student")
+	}
+	st.post("/en/join", url.Values{"code": {second}, "nick": {"ana"}, "switch": {token[1]}})
+	if _, p := st.get("/en/"); !strings.Contains(p, "Second class") {
+		t.Error("the answer did not move the student")
 	}
 }
