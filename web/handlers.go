@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -61,6 +62,9 @@ type answerKey struct {
 // answer asks the engine to decide a predict question, once per lab,
 // question, choice and language.
 func (s *Server) answer(lab *labs.Lab, qid, choice, lang string) (*answerView, error) {
+	if err := answerable(lab, qid, choice); err != nil {
+		return nil, err
+	}
 	key := answerKey{lab, qid, choice, lang}
 	v, ok := s.answers.get(key)
 	if !ok {
@@ -81,8 +85,33 @@ func (s *Server) answer(lab *labs.Lab, qid, choice, lang string) (*answerView, e
 	}, nil
 }
 
+// answerable says, in the student's words, why a question cannot be
+// answered with a choice: the lab has no such question, or the question
+// no such choice (an answer of kilobytes, which says its size rather than
+// itself). Only what a page could send reaches the engine.
+func answerable(lab *labs.Lab, qid, choice string) error {
+	q := lab.Question(qid)
+	if q == nil {
+		return &webError{"err.answer.question", []any{shortText(qid)}, "no question " + labsession.Clip(qid)}
+	}
+	if q.Choice(choice) != nil {
+		return nil
+	}
+	if len(choice) > maxChoiceSaid {
+		return &webError{"err.answer.long", []any{len(choice)}, "an answer of " + strconv.Itoa(len(choice)) + " bytes"}
+	}
+	return &webError{"err.answer.choice", []any{choice}, "not a choice of question " + q.ID + ": " + labsession.Clip(choice)}
+}
+
+// maxChoiceSaid is the longest answer an error repeats: a choice is a
+// short name.
+const maxChoiceSaid = 40
+
 // checkGoal judges a goal on the student's own world.
 func checkGoal(lab *labs.Lab, gid string, w *engine.World, lang string) (*goalView, error) {
+	if lab.Goal(gid) == nil {
+		return nil, &webError{"err.goal.unknown", []any{shortText(gid)}, "no goal " + labsession.Clip(gid)}
+	}
 	v, err := lab.CheckGoal(gid, w, lang)
 	if err != nil {
 		return nil, err

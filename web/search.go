@@ -401,6 +401,11 @@ func (s *Server) searchShow(c echo.Context) error {
 		case <-ctx.Done():
 			return nil
 		}
+		var se *searchError
+		if errors.As(r.err, &se) {
+			// Said in the student's language, as the stream says it.
+			return &pageError{status: http.StatusServiceUnavailable, lang: lang, key: se.key, args: se.args}
+		}
 		if r.err != nil {
 			return r.err
 		}

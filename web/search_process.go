@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -59,10 +60,12 @@ func (s *searcher) runProcess(ctx context.Context, r *searchRun, a *searchAsk, b
 		return nil, ctx.Err()
 	}
 	switch {
+	case res == nil && stoppedBySignal(waitErr):
+		return nil, &searchError{"err.search.stopped", nil, fmt.Sprintf("search process: %v: %s", waitErr, errs.last())}
 	case readErr != nil:
-		return nil, fmt.Errorf("search process: %w", readErr)
+		return nil, &searchError{"err.search.failed", nil, fmt.Sprintf("search process: %v", readErr)}
 	case res == nil:
-		return nil, fmt.Errorf("search process: %v: %s", waitErr, errs.last())
+		return nil, &searchError{"err.search.failed", nil, fmt.Sprintf("search process: %v: %s", waitErr, errs.last())}
 	}
 	if cpu == 0 {
 		start := r.startedAt() // no CPU time said: its wall time
@@ -74,6 +77,16 @@ func (s *searcher) runProcess(ctx context.Context, r *searchRun, a *searchAsk, b
 		return nil, err
 	}
 	return a.lab.VerdictOf(a.opt, sr)
+}
+
+// stoppedBySignal says whether a search process was ended from outside
+// (SIGTERM as the machine or its container stops, SIGKILL from the
+// kernel's out-of-memory killer) rather than failing by itself: the
+// student is told the search was stopped and may ask again, not that
+// their question was wrong.
+func stoppedBySignal(waitErr error) bool {
+	var ee *exec.ExitError
+	return errors.As(waitErr, &ee) && ee.ExitCode() == -1
 }
 
 // readSearchLines reads a search process's lines to their end: progress
