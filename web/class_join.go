@@ -14,6 +14,7 @@ import (
 	"leaselab/budget"
 	"leaselab/class"
 	"leaselab/labs"
+	"leaselab/live"
 )
 
 // The student's side of a class: join with the code (or come back with
@@ -62,19 +63,12 @@ func (s *Server) joinPost(c echo.Context) error {
 	}
 	var st class.Student
 	if key := cleanCode(c.FormValue("key")); key != "" {
-		st, err = s.classes.Restore(ctx, code, key)
+		st, err = s.restoreStudent(c, lang, code, key)
 	} else {
-		id := "" // a new student: the class draws the id
-		if oldCode, oldID, ok := studentOf(c.Request()); ok && oldCode == code {
-			id = oldID // a second join from this browser is the same student
-		}
-		st, err = s.classes.Join(ctx, code, id, c.FormValue("nick"))
-		if errors.Is(err, class.ErrBadInput) {
-			return &pageError{status: http.StatusBadRequest, lang: lang, key: "class.badnick"}
-		}
+		st, err = s.joinStudent(c, lang, code)
 	}
 	if err != nil {
-		return classErr(lang, err, code)
+		return err
 	}
 	s.setStudent(c, code, st.ID)
 	cl, err := s.classes.ByCode(ctx, code)
@@ -83,6 +77,75 @@ func (s *Server) joinPost(c echo.Context) error {
 		next = s.base + "/" + lang + "/labs/" + url.PathEscape(cl.Now.Lab)
 	}
 	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// joinStudent joins the class of code: a new student within the limits
+// of the client's address and of the class (class_limits.go), or again
+// the student this browser already is in it.
+func (s *Server) joinStudent(c echo.Context, lang, code string) (class.Student, error) {
+	ctx := c.Request().Context()
+	cl, err := s.classes.ByCode(ctx, code)
+	if err != nil {
+		return class.Student{}, classErr(lang, err, code)
+	}
+	id := "" // a new student: the class draws the id
+	if oldCode, oldID, ok := studentOf(c.Request()); ok && oldCode == cl.Code {
+		id = oldID // a second join from this browser is the same student
+	}
+	// Only a student the class has joins again for free: an id made up
+	// in a cookie is a new student, as any other.
+	again := false
+	if id != "" {
+		_, err := s.classes.Student(ctx, cl.ID, id)
+		again = err == nil
+	}
+	addr := s.clientAddr(c.Request())
+	if !again {
+		if no := s.joins.join(cl.ID, addr, s.live.Clock.Now()); no != nil {
+			return class.Student{}, s.joinRefused(c, lang, addr, no)
+		}
+	}
+	st, err := s.classes.Join(ctx, code, id, c.FormValue("nick"))
+	if err != nil && !again {
+		s.joins.unjoin(cl.ID, addr)
+	}
+	if errors.Is(err, class.ErrBadInput) {
+		return st, &pageError{status: http.StatusBadRequest, lang: lang, key: "class.badnick"}
+	}
+	if err != nil {
+		return st, classErr(lang, err, code)
+	}
+	return st, nil
+}
+
+// restoreStudent finds the student of a key, unless the client's address
+// has tried too many wrong keys: then every key is refused for a while,
+// the right one too, so that guessing tells nothing.
+func (s *Server) restoreStudent(c echo.Context, lang, code, key string) (class.Student, error) {
+	addr := s.clientAddr(c.Request())
+	if wait := s.joins.restoreWait(addr, s.live.Clock.Now()); wait > 0 {
+		return class.Student{}, s.joinRefused(c, lang, addr, &joinRefusal{key: "join.locked", retry: wait})
+	}
+	st, err := s.classes.Restore(c.Request().Context(), code, key)
+	if errors.Is(err, class.ErrNoKey) {
+		s.joins.wrongKey(addr, s.live.Clock.Now())
+	}
+	if err != nil {
+		return st, classErr(lang, err, code)
+	}
+	return st, nil
+}
+
+// joinRefused answers a join past a limit: 429 with when to try again,
+// or 409 when waiting does not help (the address holds its seats).
+func (s *Server) joinRefused(c echo.Context, lang, addr string, no *joinRefusal) error {
+	s.refused(live.ErrRate, "a join past a class limit ("+no.key+")", "client", addr)
+	if no.retry <= 0 {
+		return &pageError{status: http.StatusConflict, lang: lang, key: no.key, args: []any{s.joins.perAddr}}
+	}
+	secs := int((no.retry + time.Second - 1) / time.Second)
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return &pageError{status: http.StatusTooManyRequests, lang: lang, key: no.key, args: []any{secs}}
 }
 
 // classVote records a student's answer in a round.

@@ -62,6 +62,9 @@ func (s *Server) classCreate(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "3600")
 		return &pageError{status: http.StatusTooManyRequests, lang: lang, key: "class.limit"}
 	}
+	if len(strings.Fields(name)) == 0 {
+		return &pageError{status: http.StatusBadRequest, lang: lang, key: "class.noname"}
+	}
 	_, token, err := s.classes.Create(c.Request().Context(), name, lang)
 	if errors.Is(err, class.ErrBadInput) {
 		return &pageError{status: http.StatusBadRequest, lang: lang, key: "class.badname"}
@@ -303,6 +306,12 @@ func (s *Server) teachAct(c echo.Context) error {
 		err = s.classes.Push(ctx, id, link)
 	case "end":
 		err = s.classes.End(ctx, id)
+	case "remove":
+		// A join that is no student (issue 51): its seat and answers go.
+		err = s.classes.Remove(ctx, id, c.FormValue("student"))
+		if errors.Is(err, class.ErrNotJoined) || errors.Is(err, class.ErrBadInput) {
+			return &pageError{status: http.StatusNotFound, lang: lang, key: "teach.remove.absent"}
+		}
 	default:
 		return notFound(lang)
 	}

@@ -107,6 +107,11 @@ type Config struct {
 	// ClassRetention is how long an ended class is kept, as its
 	// instructor is told; default class.DefaultRetention.
 	ClassRetention time.Duration
+	// JoinsPerAddr is how many students one client address may join a
+	// minute, and hold in one class: a lecture room behind one NAT
+	// (class_limits.go). Default DefaultJoinsPerAddr (serve passes
+	// --joins-per-addr).
+	JoinsPerAddr int
 
 	// load reads Content (labs.LoadWith when nil): the package's tests
 	// share one load of the embedded course among their servers.
@@ -188,6 +193,7 @@ type Server struct {
 	// classes: Config.Classes; creates bounds the classes an address opens.
 	classes       *class.Service
 	creates       createLimit
+	joins         *joinLimits // class_limits.go
 	retentionDays int
 	progress      chan progressNote // class_progress.go
 	feeds         classFeeds        // class_feed.go
@@ -257,6 +263,7 @@ func New(cfg Config) (*Server, error) {
 		searches: newSearcher(cfg.AddrWork, cfg.SearchCommand),
 	}
 	s.classes = cfg.Classes
+	s.joins = newJoinLimits(cfg.JoinsPerAddr)
 	if cfg.ClassRetention <= 0 {
 		cfg.ClassRetention = class.DefaultRetention
 	}
