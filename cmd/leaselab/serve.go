@@ -54,6 +54,7 @@ type serveOptions struct {
 	maxMemory   byteSize
 	memPerAddr  byteSize
 	classes     classOptions
+	joinsAddr   int  // --joins-per-addr
 	searchHere  bool // --search-in-server
 }
 
@@ -81,11 +82,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.Var(&o.memPerAddr, "max-memory-per-addr", "memory the live sessions of one client address may hold (default the smaller of 128MiB and a quarter of --max-memory)")
 	f.BoolVar(&o.searchHere, "search-in-server", false, "run the schedule searches pages ask for inside the server, in a pool that rests between parts, instead of each in a process of its own at the lowest CPU priority")
 	o.classes.flags(f)
+	f.IntVar(&o.joinsAddr, "joins-per-addr", web.DefaultJoinsPerAddr, "students one client address may join to classes a minute (a third of them at once), and hold in one class: a lecture room behind one NAT is `N` students")
 	f.group("Listening", "addr", "base-path", "public-url", "metrics-addr")
 	f.group("Behind a proxy", "trusted-proxies", "trust-proxy")
 	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "max-memory", "max-memory-per-addr", "search-in-server")
 	f.group("Content", "content", "show-problems")
-	f.group("Classes", "data", "database", "class-retention")
+	f.group("Classes", "data", "database", "class-retention", "joins-per-addr")
 	f.group("Logging", "log-format", "access-log")
 	pos, code, ok := f.parse(args, stdout, stderr)
 	if !ok {
@@ -100,6 +102,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 		return o, usageError(stderr, "serve", "--idle-timeout must be positive"), false
 	case o.perAddr < 1:
 		return o, usageError(stderr, "serve", "--max-conns-per-addr must be at least 1"), false
+	case o.joinsAddr < 1:
+		return o, usageError(stderr, "serve", "--joins-per-addr must be at least 1"), false
 	}
 	o.classes.explicit = f.given("data") || f.given("database")
 	if msg := o.classes.check(); msg != "" {
@@ -171,7 +175,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Logger: log, MaxSessions: o.maxSessions, IdleTimeout: o.idle,
 		AccessLog: o.accessLog, BasePath: base, ShowProblems: o.problems.val, Build: buildInfo(),
 		PublicURL: o.publicURL, TrustedProxies: o.proxies, MaxClientSessions: o.perAddr, MetricsElsewhere: o.metricsAddr != "",
-		MaxMemory: maxMemory, MaxMemoryPerAddr: int64(o.memPerAddr),
+		MaxMemory: maxMemory, MaxMemoryPerAddr: int64(o.memPerAddr), JoinsPerAddr: o.joinsAddr,
 	}
 	if o.trustProxy {
 		log.Warn("--trust-proxy is deprecated: it trusts a proxy on this machine, as --trusted-proxies 127.0.0.0/8,::1 does; say that instead")

@@ -110,6 +110,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--base-path", "leaselab"}, 2, "start it with /"},
 		{[]string{"--addr", "256.0.0.1:99999"}, 1, "cannot listen"},
 		{[]string{"--class-retention", "5m"}, 2, "--class-retention must be at least 1h"},
+		{[]string{"--joins-per-addr", "0"}, 2, "--joins-per-addr must be at least 1"},
 		{[]string{"--database", "mysql://x"}, 2, "want a URL starting with postgres://"},
 		{[]string{"--addr", "127.0.0.1:0", "--data", "/etc/hostname/sub"}, 1, "cannot open the class database"},
 	} {
