@@ -632,16 +632,7 @@ func openClass(ctx context.Context, t *http.Transport, root, sroot string, cfg C
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			st := newStudent(t)
-			req, _ := http.NewRequestWithContext(ctx, "POST", sroot+"/join", strings.NewReader(url.Values{"code": {code}, "nick": {"s" + strconv.Itoa(i+1)}}.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.Header.Set("X-Forwarded-For", st.addr)
-			resp, err := st.client.Do(req)
-			if err == nil {
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusSeeOther {
-					err = fmt.Errorf("joining: %s", resp.Status)
-				}
-			}
+			err := st.join(ctx, sroot, code, "s"+strconv.Itoa(i+1))
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && firstErr == nil {
@@ -656,6 +647,38 @@ func openClass(ctx context.Context, t *http.Transport, root, sroot string, cfg C
 		return nil, firstErr
 	}
 	return c, nil
+}
+
+// join joins the class of code as a student does, from the join page's
+// form. A class takes only so many joins a second (the server's join
+// limits): a join refused with 429 waits as Retry-After says and tries
+// again.
+func (s *student) join(ctx context.Context, sroot, code, nick string) error {
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "POST", sroot+"/join", strings.NewReader(url.Values{"code": {code}, "nick": {nick}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", s.addr)
+		resp, err := s.client.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == http.StatusSeeOther:
+			return nil
+		case resp.StatusCode != http.StatusTooManyRequests:
+			return fmt.Errorf("joining: %s", resp.Status)
+		}
+		wait, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+		if err != nil || wait < 1 {
+			wait = 1
+		}
+		select {
+		case <-time.After(time.Duration(wait) * time.Second):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (s *student) get(ctx context.Context, u string) (string, error) {
