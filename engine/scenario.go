@@ -162,6 +162,11 @@ type WorkerSpec struct {
 	// LoseOnError: the holder gives the lease up at its first failed
 	// renewal (Consul's lock monitor, MonitorRetries 0).
 	LoseOnError bool
+	// Reconnect: when the worker's link to the coordinator heals, a holder
+	// renews at once, as a client whose connection comes back sends what
+	// it was retrying (GitHub 2018: writes went to the new primaries as
+	// soon as connectivity returned).
+	Reconnect bool
 	// What the coordinator does for this worker's lease, as the real
 	// system's server does it:
 	ServerGrace  Time       // it expires the lease this much after the TTL it tells the holder (Consul: one TTL more)
@@ -491,6 +496,7 @@ var workerOptions = map[string]workerOption{
 	"session-lock-delay":  durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.LockDelay }),
 	"leader-change":       func(ws *WorkerSpec, v string) (err error) { ws.LeaderChange, err = parseLeaderRule(v); return err },
 	"lose-on-error":       boolOption(func(ws *WorkerSpec) *bool { return &ws.LoseOnError }),
+	"reconnect":           boolOption(func(ws *WorkerSpec) *bool { return &ws.Reconnect }),
 	"lease":               setLeaseName,
 }
 

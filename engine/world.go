@@ -435,6 +435,21 @@ func (w *World) heal(c Command) {
 		w.setCut(a, b, false)
 		w.emit(EventFields{Kind: KindHeal, Node: a, Peer: b})
 	}
+	w.reconnect()
+}
+
+// reconnect lets every holder with the reconnect option whose link to the
+// coordinator is whole again renew at once, unless an attempt is already
+// on its way.
+func (w *World) reconnect() {
+	for i := range w.workers {
+		wk := &w.workers[i]
+		if !wk.spec.Reconnect || !wk.holds || wk.crashed || wk.frozen || !wk.renews() || wk.renewal.loops[0].inflight || w.link(wk.id, Coord).cut {
+			continue
+		}
+		wk.clearTimer(slotRenew)
+		w.renewAttempt(wk, 0)
+	}
 }
 
 func (w *World) setLink(a, b Node, c Command) {
