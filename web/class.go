@@ -54,9 +54,9 @@ func studentOf(r *http.Request) (code, id string, ok bool) {
 // step or a goal (a lab page's ?do= and ?goal=) for the student. The join
 // link still works from a chat app: its page is a form that needs no
 // cookie, and pressing Join sends it from this site's page, which
-// carries the cookie. A page opened from another site shows the class
-// bar from the next click on (a lab page's socket, a request of this
-// site's page, brings it at once).
+// carries the cookie. A page opened from another site (a lab's link in
+// a chat) comes without the bar; the student's next click on the site
+// has it again.
 func (s *Server) setStudent(c echo.Context, code, id string) {
 	c.SetCookie(&http.Cookie{
 		Name: classCookie, Value: code + "." + id, Path: s.base + "/",
