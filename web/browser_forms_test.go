@@ -107,7 +107,7 @@ func TestBrowserHostilePages(t *testing.T) {
 		}
 	}))
 	t.Cleanup(hostile.Close)
-	samePort := hostile.URL                                              // http://127.0.0.1:P2
+	samePort := hostile.URL                                                // http://127.0.0.1:P2
 	otherSite := strings.Replace(hostile.URL, "127.0.0.1", "localhost", 1) // http://localhost:P2
 
 	nav := func(u string) {
@@ -183,4 +183,3 @@ func waitPosts(t *testing.T, posts *postLog, n int) {
 		time.Sleep(25 * time.Millisecond)
 	}
 }
-
