@@ -99,64 +99,9 @@ func expr(e syntax.Expr) syntax.Expr {
 			x.X = expr(x.X)
 		}
 	case *syntax.BinaryExpr:
-		x.X, x.Y = expr(x.X), expr(x.Y)
-		switch x.Op {
-		case syntax.PLUS, syntax.PIPE, syntax.MINUS, syntax.AMP, syntax.CIRCUMFLEX:
-			// With a number on either side this is arithmetic, or an error.
-			if !number(x.X) && !number(x.Y) {
-				x.X = wrap(guardName, x.X)
-			}
-		case syntax.STAR, syntax.PERCENT, syntax.LTLT:
-			if x.Op == syntax.LTLT || !number(x.X) || !number(x.Y) {
-				x.X = wrap(guardName, x.X)
-			}
-		case syntax.EQL, syntax.NEQ, syntax.LT, syntax.GT, syntax.LE, syntax.GE:
-			// A comparison walks both operands only as far as the smaller
-			// goes: either one weighed pays for it.
-			if literal(x.X) || scalar(x.X) {
-				break
-			}
-			if literal(x.Y) || scalar(x.Y) {
-				break // a different type, or the literal's size
-			}
-			x.X = weighed(x.X)
-		case syntax.IN, syntax.NOT_IN:
-			if !scalar(x.X) {
-				x.X = weighed(x.X)
-			}
-			if !literal(x.Y) {
-				x.Y = wrap(inName, x.Y)
-			}
-		}
+		binary(x)
 	case *syntax.CallExpr:
-		x.Fn = expr(x.Fn)
-		for i, a := range x.Args {
-			switch y := a.(type) {
-			case *syntax.BinaryExpr: // name=value
-				if y.Op == syntax.EQ {
-					y.Y = expr(y.Y)
-					continue
-				}
-			case *syntax.UnaryExpr: // *args, **kwargs
-				if y.Op == syntax.STAR || y.Op == syntax.STARSTAR {
-					y.X = expr(y.X)
-					continue
-				}
-			}
-			x.Args[i] = expr(a)
-		}
-		if id, ok := x.Fn.(*syntax.Ident); ok && id.Name == guardName {
-			return x // put here by guardTree
-		}
-		if d, ok := x.Fn.(*syntax.DotExpr); ok && slices.Contains(actionNames, d.Name.Name) {
-			return x // only the worker has these methods: their arguments are a few numbers and names
-		}
-		return &syntax.CallExpr{
-			Fn:     &syntax.Ident{NamePos: x.Lparen, Name: callName},
-			Lparen: x.Lparen,
-			Args:   append([]syntax.Expr{x.Fn}, x.Args...),
-			Rparen: x.Rparen,
-		}
+		return call(x)
 	case *syntax.Comprehension:
 		for _, c := range x.Clauses {
 			switch y := c.(type) {
@@ -200,6 +145,72 @@ func expr(e syntax.Expr) syntax.Expr {
 		x.Body = expr(x.Body)
 	}
 	return e
+}
+
+// binary rewrites an operator's operands: the operators that build values
+// go through the guard, comparisons and in weigh what they walk.
+func binary(x *syntax.BinaryExpr) {
+	x.X, x.Y = expr(x.X), expr(x.Y)
+	switch x.Op {
+	case syntax.PLUS, syntax.PIPE, syntax.MINUS, syntax.AMP, syntax.CIRCUMFLEX:
+		// With a number on either side this is arithmetic, or an error.
+		if !number(x.X) && !number(x.Y) {
+			x.X = wrap(guardName, x.X)
+		}
+	case syntax.STAR, syntax.PERCENT, syntax.LTLT:
+		if x.Op == syntax.LTLT || !number(x.X) || !number(x.Y) {
+			x.X = wrap(guardName, x.X)
+		}
+	case syntax.EQL, syntax.NEQ, syntax.LT, syntax.GT, syntax.LE, syntax.GE:
+		// A comparison walks both operands only as far as the smaller
+		// goes: either one weighed pays for it.
+		if literal(x.X) || scalar(x.X) {
+			break
+		}
+		if literal(x.Y) || scalar(x.Y) {
+			break // a different type, or the literal's size
+		}
+		x.X = weighed(x.X)
+	case syntax.IN, syntax.NOT_IN:
+		if !scalar(x.X) {
+			x.X = weighed(x.X)
+		}
+		if !literal(x.Y) {
+			x.Y = wrap(inName, x.Y)
+		}
+	}
+}
+
+// call routes a call through _call, which charges a builtin for its work.
+func call(x *syntax.CallExpr) syntax.Expr {
+	x.Fn = expr(x.Fn)
+	for i, a := range x.Args {
+		switch y := a.(type) {
+		case *syntax.BinaryExpr: // name=value
+			if y.Op == syntax.EQ {
+				y.Y = expr(y.Y)
+				continue
+			}
+		case *syntax.UnaryExpr: // *args, **kwargs
+			if y.Op == syntax.STAR || y.Op == syntax.STARSTAR {
+				y.X = expr(y.X)
+				continue
+			}
+		}
+		x.Args[i] = expr(a)
+	}
+	if id, ok := x.Fn.(*syntax.Ident); ok && id.Name == guardName {
+		return x // put here by guardTree
+	}
+	if d, ok := x.Fn.(*syntax.DotExpr); ok && slices.Contains(actionNames, d.Name.Name) {
+		return x // only the worker has these methods: their arguments are a few numbers and names
+	}
+	return &syntax.CallExpr{
+		Fn:     &syntax.Ident{NamePos: x.Lparen, Name: callName},
+		Lparen: x.Lparen,
+		Args:   append([]syntax.Expr{x.Fn}, x.Args...),
+		Rparen: x.Rparen,
+	}
 }
 
 // key rewrites an index or a dict's key: weighed, since hashing and

@@ -219,6 +219,7 @@ func (s *Server) metricsText() []byte {
 	s.metrics.writeRequests(&b)
 	s.metrics.write(&b)
 	s.searches.writeMetrics(&b)
+	s.writeJudgeMetrics(&b)
 	return []byte(b.String())
 }
 

@@ -62,7 +62,13 @@ func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formTex
 	}
 	if submit && pv.Error == "" {
 		// The request's context: a client that leaves stops its judgement.
-		v, err := p.JudgeWith(pv.Text, labs.SearchOptions{Workers: 1, Context: ctx})
+		var v *labs.ProgramVerdict
+		var err error
+		if _, cerr := p.Compile(pv.Text); cerr == nil && s.judgeCommand != nil {
+			v, err = s.judgeProcess(ctx, lab, pv.Text)
+		} else {
+			v, err = p.JudgeWith(pv.Text, labs.SearchOptions{Workers: 1, Context: ctx})
+		}
 		if err != nil {
 			return pv, err
 		}

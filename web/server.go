@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -103,6 +104,9 @@ type Config struct {
 	// SearchCommand, when set, runs each search a page asks for in a
 	// process of its own (search_process.go); nil: in the server's pool.
 	SearchCommand SearchCommand
+	// JudgeCommand, when set, judges each written worker a page submits in
+	// a process of its own (judge_process.go); nil: in the server.
+	JudgeCommand JudgeCommand
 
 	// ClassRetention is how long an ended class is kept, as its
 	// instructor is told; default class.DefaultRetention.
@@ -182,6 +186,11 @@ type Server struct {
 	answers  *lru[answerKey, *labs.Verdict]
 	pages    *lru[pageKey, []byte]
 	searches *searcher
+	// judgeCommand judges written workers apart (Config.JudgeCommand);
+	// judgeCPU is the CPU time those processes said they used.
+	judgeCommand JudgeCommand
+	judgeCPU     atomic.Int64
+	judgeRuns    atomic.Int64
 
 	upgrader websocket.Upgrader
 	// live is what the live connections are given (package live). Its
@@ -260,7 +269,7 @@ func New(cfg Config) (*Server, error) {
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
 		answers:  newLRU[answerKey](1024, 1<<20, func(*labs.Verdict) int { return 1 }),
 		pages:    newLRU[pageKey](512, 64<<20, func(b []byte) int { return len(b) }),
-		searches: newSearcher(cfg.AddrWork, cfg.SearchCommand),
+		searches: newSearcher(cfg.AddrWork, cfg.SearchCommand), judgeCommand: cfg.JudgeCommand,
 	}
 	s.classes = cfg.Classes
 	s.joins = newJoinLimits(cfg.JoinsPerAddr)

@@ -32,6 +32,7 @@ func init() {
 		{"check", "[DIR] [flags]", "validate course content and run every question in the engine", checkCmd},
 		{"run", "LAB|FILE [flags]", "run a lab's scenario headless and print its trace", runCmd},
 		{"search", "LAB|FILE [flags]", "try every fault schedule within a lab's bounds: prove it or break it", searchCmd},
+		{"judge", "LAB [flags] < PROGRAM", "judge a written worker as Submit does, printing one JSON line (what a server runs)", judgeCmd},
 		{"new", "lab|lesson ID [DIR]", "write the skeleton of a new lab or lesson into a course folder", newCmd},
 		{"export", "DIR", "write the embedded course into DIR, a folder to start your own from", exportCmd},
 		{"schema", "[course|lab]", "print the JSON Schema of course.yaml or lab.yaml, for editor completion", schemaCmd},

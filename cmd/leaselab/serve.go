@@ -80,7 +80,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics (and /healthz) on `HOST:PORT` instead, for any host name; the site then has no /metrics")
 	f.Var(&o.maxMemory, "max-memory", "memory the server may use, such as 1GiB: near it new live sessions are refused, and GOMEMLIMIT is set to nine tenths of it when unset (default: the container's limit, else half the machine's memory)")
 	f.Var(&o.memPerAddr, "max-memory-per-addr", "memory the live sessions of one client address may hold (default the smaller of 128MiB and a quarter of --max-memory)")
-	f.BoolVar(&o.searchHere, "search-in-server", false, "run the schedule searches pages ask for inside the server, in a pool that rests between parts, instead of each in a process of its own at the lowest CPU priority")
+	f.BoolVar(&o.searchHere, "search-in-server", false, "run the schedule searches pages ask for, and the judgements of submitted programs, inside the server (searches in a pool that rests between parts), instead of each in a process of its own at the lowest CPU priority")
 	o.classes.flags(f)
 	f.IntVar(&o.joinsAddr, "joins-per-addr", web.DefaultJoinsPerAddr, "students one client address may join to classes a minute (a third of them at once), and hold in one class: a lecture room behind one NAT is `N` students")
 	f.group("Listening", "addr", "base-path", "public-url", "metrics-addr")
@@ -191,8 +191,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !o.searchHere {
 		if exe, err := os.Executable(); err == nil {
 			cfg.SearchCommand = searchCommand(exe, o.dir)
+			cfg.JudgeCommand = judgeCommand(exe, o.dir)
 		} else {
-			log.Warn("searches run inside the server: cannot find this program to start them apart", "err", err)
+			log.Warn("searches and judgements run inside the server: cannot find this program to start them apart", "err", err)
 		}
 	}
 	classes, err := o.classes.open(ctx, log)
@@ -322,8 +323,8 @@ func logStartError(log *slog.Logger, dir string, err error) {
 	log.Error(fmt.Sprintf("the course has %d error(s); fix them and start again (leaselab check lists them)", ps.Errors()), "content", src)
 }
 
-// searchProcessEnv marks a process a server started to run a search (a
-// test binary then acts as leaselab: main_test.go).
+// searchProcessEnv marks a process a server started to run a search or a
+// judgement (a test binary then acts as leaselab: main_test.go).
 const searchProcessEnv = "LEASELAB_SEARCH_PROCESS"
 
 // searchCommand runs a page's search as this program's search command, in
@@ -338,13 +339,29 @@ func searchCommand(exe, dir string) web.SearchCommand {
 		for _, kv := range opt.Set {
 			args = append(args, "--set", kv)
 		}
-		if dir != "" {
-			args = append(args, "--content", dir)
-		} else {
-			args = append(args, "--embedded")
-		}
-		cmd := exec.CommandContext(ctx, exe, args...)
-		cmd.Env = append(os.Environ(), searchProcessEnv+"=1")
-		return cmd
+		return apart(ctx, exe, dir, args)
+	}
+}
+
+// apart is the command that runs this program with args in a process of
+// its own, on the course the server serves: the folder dir, or the
+// embedded course when dir is "".
+func apart(ctx context.Context, exe, dir string, args []string) *exec.Cmd {
+	if dir != "" {
+		args = append(args, "--content", dir)
+	} else {
+		args = append(args, "--embedded")
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), searchProcessEnv+"=1")
+	return cmd
+}
+
+// judgeCommand judges a submitted program as this program's judge
+// command, in a process of its own at the lowest CPU priority, on the
+// course the server serves (as searchCommand).
+func judgeCommand(exe, dir string) web.JudgeCommand {
+	return func(ctx context.Context, lab string) *exec.Cmd {
+		return apart(ctx, exe, dir, []string{"judge", lab, "--background"})
 	}
 }

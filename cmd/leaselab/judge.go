@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+)
+
+// judgeMemory bounds the heap of a judgement's process: the cost model
+// (program/cost.go) keeps a program's values far below it, and a
+// judgement of the course's references holds about 30 MB.
+const judgeMemory = 512 << 20
+
+// judgeCmd judges a written worker, read from standard input, as Submit
+// does, and prints the judgement as one JSON line (labs.JudgementLine):
+// what a server reads when it judges in a process of its own.
+func judgeCmd(args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("judge", "leaselab judge LAB [--content DIR | --embedded] [--background] < PROGRAM", `
+Judges the written worker on standard input against the program lab LAB:
+its random schedules and its search, within the judgement's step budget,
+as the lab page's Submit does. Prints one JSON object (the counts, the
+index of the deciding schedule, the search's shortest schedule, the steps
+and CPU time spent): a server runs this in a process of its own, with
+--background (the lowest CPU priority), and replays the deciding schedule
+itself. To read a verdict, use leaselab run LAB --program FILE --judge.`)
+	dir := fl.String("content", "", "find LAB in the course in folder `DIR` instead of the embedded one")
+	embedded := fl.Bool("embedded", false, "find LAB in the embedded course, even when a file of that name is here")
+	bg := fl.Bool("background", false, "run at the lowest CPU priority, so that everything else on the machine comes first")
+	pos, code, ok := fl.parse(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return usageError(stderr, "judge", "takes one program lab")
+	}
+	lab, err := searchLab(pos[0], *dir, *embedded)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab judge: %v\n", err)
+		return 1
+	}
+	p := lab.Program()
+	if p == nil {
+		fmt.Fprintf(stderr, "leaselab judge: lab %s has no written worker\n", lab.ID)
+		return 1
+	}
+	if *bg {
+		if err := background(); err != nil {
+			fmt.Fprintf(stderr, "leaselab judge: --background: %v (judging at normal priority)\n", err)
+		}
+	}
+	debug.SetMemoryLimit(judgeMemory)
+	src, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab judge: %v\n", err)
+		return 1
+	}
+	v, err := p.Judge(string(src), 1)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab judge: %s: %v\n", lab.ID, err)
+		return 1
+	}
+	if v.Compile != nil {
+		fmt.Fprintf(stderr, "leaselab judge: %s: %v\n", lab.ID, v.Compile)
+		return 1
+	}
+	line := v.Stream()
+	line.CPU = cpuTime()
+	if err := json.NewEncoder(stdout).Encode(line); err != nil {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"html"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestServeJudgesInAProcess: serve judges a submitted program as this
+// program's judge command, in a process of its own at the lowest
+// priority, and the page shows the verdict the engine gives here: the
+// reference passes, the starting program fails at the line the engine
+// names, and a program that expands a value is told so in words.
+func TestServeJudgesInAProcess(t *testing.T) {
+	c, err := embeddedCourse()
+	if c == nil {
+		t.Fatal(err)
+	}
+	p := c.Lab("write-renewal").Program()
+	start, err := p.Judge(p.Start, 1)
+	if err != nil || start.Pass || start.Line == 0 {
+		t.Fatalf("the engine here: %v, %+v", err, start)
+	}
+
+	u, stop, _ := startServe(t, "--addr", "127.0.0.1:0")
+	defer stop()
+	submit := func(src string) string {
+		t.Helper()
+		code, page := httpGet(t, u+"en/labs/write-renewal?"+url.Values{"program": {src}, "submit": {"1"}}.Encode())
+		if code != 200 {
+			t.Fatalf("Submit: %d\n%s", code, page)
+		}
+		return html.UnescapeString(page)
+	}
+	page := submit(p.Start)
+	if !strings.Contains(page, `data-program="1"`) || !strings.Contains(page, `data-correct="false"`) {
+		t.Fatalf("the starting program's verdict is missing or passes:\n%s", page)
+	}
+	if m := regexp.MustCompile(`data-line="(\d+)"`).FindStringSubmatch(page); m == nil || m[1] != strconv.Itoa(int(start.Line)) {
+		t.Errorf("the page names line %q, the engine here %d", m, start.Line)
+	}
+	page = submit("def on_start(w, ev):\n    l = [\"x\"*4096]*4096\n    s = str([l]*4096)\n")
+	if !strings.Contains(page, "too large to work on") {
+		t.Errorf("an expanding value is not said in words:\n%s", grepLines(page, "verdict"))
+	}
+	_, metrics := httpGet(t, u+"metrics")
+	if !strings.Contains(metrics, "leaselab_judgements_in_process_total 2") {
+		t.Errorf("metrics: want two judgements run in a process:\n%s", grepLines(metrics, "judge"))
+	}
+	if m := regexp.MustCompile(`leaselab_judge_cpu_seconds_total ([0-9.]+)`).FindStringSubmatch(metrics); m == nil || m[1] == "0.000" {
+		t.Errorf("metrics: the processes' CPU time is not counted: %q", m)
+	}
+}
