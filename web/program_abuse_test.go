@@ -1,10 +1,14 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,9 +96,13 @@ func TestHostileProgramsAreRefusedWithWords(t *testing.T) {
 // ratio (issue 30's bar is 2), the attack's verdicts and its refusals
 // (429: the address's budget held).
 //
+// With JUDGE=process the judgements run as serve runs them by default, in
+// processes of their own at the lowest priority (a leaselab built for the
+// benchmark); otherwise in the server.
+//
 //	go test ./web -run '^$' -bench BystanderUnderProgramAttack -benchtime 1x
 func BenchmarkBystanderUnderProgramAttack(b *testing.B) {
-	_, ts := newTestServer(b, Config{SessionWork: defaultSessionWork, AddrWork: benchAddrWork()})
+	_, ts := newTestServer(b, Config{SessionWork: defaultSessionWork, AddrWork: benchAddrWork(), JudgeCommand: benchJudgeCommand(b)})
 	u, _ := url.Parse(ts.URL)
 	const samples = 300
 	for b.Loop() {
@@ -138,5 +146,20 @@ func BenchmarkBystanderUnderProgramAttack(b *testing.B) {
 		b.ReportMetric(float64(l99)/float64(q99), "p99-ratio")
 		b.ReportMetric(float64(judged.Load()), "attack-pages")
 		b.ReportMetric(float64(refused.Load()), "attack-429s")
+	}
+}
+
+// benchJudgeCommand is serve's judge command on a leaselab built for the
+// benchmark, when JUDGE=process; nil otherwise.
+func benchJudgeCommand(b *testing.B) JudgeCommand {
+	if os.Getenv("JUDGE") != "process" {
+		return nil
+	}
+	exe := filepath.Join(b.TempDir(), "leaselab")
+	if out, err := exec.Command("go", "build", "-o", exe, "../cmd/leaselab").CombinedOutput(); err != nil {
+		b.Fatalf("build leaselab: %v\n%s", err, out)
+	}
+	return func(ctx context.Context, lab string) *exec.Cmd {
+		return exec.CommandContext(ctx, exe, "judge", lab, "--background", "--embedded")
 	}
 }
