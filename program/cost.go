@@ -251,6 +251,10 @@ var deepReceiver = []string{"index", "remove"}
 func (c *Compiled) paidCall(th *starlark.Thread, fn starlark.Value, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 	b, ok := fn.(*starlark.Builtin)
 	if !ok {
+		// f(*l) spreads l into the call's arguments: that copy is paid.
+		if err := charge(th, len(args)+len(kw)); err != nil {
+			return nil, err
+		}
 		return starlark.Call(th, fn, args, kw)
 	}
 	name := b.Name()
