@@ -25,6 +25,9 @@ func FuzzProgram(f *testing.F) {
 		"def on_start(w, ev):\n    w.renew(1, tag=-1)\n",
 		"def on_start(w, ev):\n    w.state['x'] = w.state\n",
 		"def on_start(w, ev):\n    x = 1 << 62\n    x = x * x * x\n",
+		"def on_start(w, ev):\n    l = [\"x\"*4096]*4096\n    s = str([l]*4096)\n",
+		"def on_start(w, ev):\n    l = [[1]*64]*64\n    s = (l == [l]) or (l in [l, l]) or sorted([l, l]) or {tuple([1]*64): l}\n",
+		"def f(*a, **k):\n    return a\ndef on_start(w, ev):\n    l = list(range(4096))\n    x = f(*l, **{'a': l})[1:][::-1] + l[:2]\n    y = '%s %r' % (x, l)\n",
 	} {
 		f.Add(s)
 	}
