@@ -121,8 +121,9 @@ type courseLoader struct {
 	refs []lessonRef
 
 	byID   map[string]*Lab
-	broken map[string]bool // lab directories whose lab.yaml did not load
-	labs   []*Lab          // in directory order
+	broken map[string]bool   // lab directories whose lab.yaml did not load
+	labs   []*Lab            // in directory order
+	titles map[string]string // lab id/lang: title, as titleFromFile read it
 
 	// When course.yaml does not load, every lab is in no lesson and every
 	// lesson link is broken: those follow from its error, listed after it.
@@ -231,7 +232,7 @@ func (ld *courseLoader) readLabFiles() {
 			ld.broken[path.Base(path.Dir(file))] = true
 			continue
 		}
-		l.dir, l.link, l.root = path.Dir(file), ld.opt.Link, ld.opt.Root
+		l.dir, l.link, l.root = path.Dir(file), ld.link, ld.opt.Root
 		if other := ld.byID[l.ID]; other != nil {
 			r.errorf(l.at, "duplicate lab id %q: %s has it too", l.ID, other.file)
 			continue
@@ -291,24 +292,6 @@ func (ld *courseLoader) orderLessonsAndLabs() {
 	}
 }
 
-// checkLinks reports the links of a text to lessons and labs that do not
-// exist.
-func (ld *courseLoader) checkLinks(src, file string, line int) {
-	for _, ln := range contentLinks(src, file, line) {
-		known := ld.c.Lesson(ln.id) != nil
-		if ln.kind == "lab" {
-			known = ld.byID[ln.id] != nil || ld.broken[ln.id]
-		}
-		if !known {
-			n := len(ld.r.ps)
-			ld.r.errorf(ln.at, "broken link: no %s %q", ln.kind, ln.id)
-			if ln.kind == "lesson" {
-				ld.followsCourse(n)
-			}
-		}
-	}
-}
-
 // readLessonWords reads each lesson's words in each language.
 func (ld *courseLoader) readLessonWords() {
 	r := ld.r
@@ -326,8 +309,8 @@ func (ld *courseLoader) readLessonWords() {
 			}
 			title, body, bodyLine := readTitle(r, file, string(data), "a lesson starts with front matter: ---, title: ..., ---", r.errorf)
 			ls.titles[lang] = title
-			ld.checkLinks(body, file, bodyLine)
-			ls.html[lang] = renderMarkdown(body, lang, ld.opt.Link)
+			ld.checkLinks(body, file, bodyLine, ls.ID)
+			ls.html[lang] = renderMarkdown(body, lang, ld.link)
 		}
 	}
 }
@@ -356,7 +339,7 @@ func (ld *courseLoader) readLabWords() {
 				continue
 			}
 			_, _, body, bodyLine, _ := frontMatter(string(data))
-			ld.checkLinks(body, file, bodyLine)
+			ld.checkLinks(body, file, bodyLine, "")
 			l.text[lang] = parseLabText(r, l, lang, file, data, runs)
 		}
 	}

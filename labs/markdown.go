@@ -17,7 +17,10 @@ import (
 var markdown = goldmark.New()
 
 // LinkFunc maps a link inside content, such as "lab:w1-w2" (kind "lab",
-// id "w1-w2"), to the URL the reader follows, in language lang.
+// id "w1-w2"), to the URL the reader follows, in language lang. A link to
+// one goal or question of a lab, "lab:redlock-pause#forgotten", reaches it
+// as id "redlock-pause#forgotten"; the loader's own LinkFunc turns the
+// part after "#" into the lab page's anchor for it.
 type LinkFunc func(lang, kind, id string) string
 
 // DefaultLink is the URL scheme used when Load is given none:
@@ -58,6 +61,9 @@ func contentLink(dest string) (kind, id string, ok bool) {
 }
 
 var linkRE = regexp.MustCompile(`\]\(\s*<?(lab|lesson):([^)\s>]*)`)
+
+// linkTextRE finds a content link with its text: [text](lab:id).
+var linkTextRE = regexp.MustCompile(`\[([^\[\]]*)\]\(\s*<?(lab|lesson):([^)\s>]*)`)
 
 // contentLinks finds lab: and lesson: links in a Markdown source with
 // their positions; line is the file line of src's first line.
