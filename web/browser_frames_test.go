@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -173,13 +172,14 @@ func TestBrowserEventRowsWaitWhileClosed(t *testing.T) {
 	}
 }
 
-// TestBrowserClockTicksBySecond plays W1/W2 at 1× (a frame each 0.2 s):
-// the words that tell the time (the clock, the "now" layer's label, the
-// last step) change only when the second does, and a pause shows the
-// exact time at once, in all three. The layer itself glides: once the
-// frames keep to a straight line, an animation moves it smoothly and the
-// frames write nothing to it; for a student who asks for less motion it
-// moves with every frame instead.
+// TestBrowserClockTicksBySecond plays W1/W2 at 1×, a frame each 0.2 s
+// on clocks the test moves (steppedPage): the words that tell the time
+// (the clock, the "now" layer's label, the last step) change only when
+// the second does, and a pause shows the exact time at once, in all
+// three. The layer itself glides: once the frames keep to a straight
+// line, an animation moves it and the frames on that line write nothing
+// to it and ask for no animation frame within a second; for a student
+// who asks for less motion it moves with every frame instead.
 func TestBrowserClockTicksBySecond(t *testing.T) {
 	t.Parallel() // a browser context of its own in the shared Chromium
 	for _, still := range []bool{false, true} {
@@ -191,114 +191,139 @@ func TestBrowserClockTicksBySecond(t *testing.T) {
 	}
 }
 
+// countRAFs counts the animation frames the page asks for (window.__rafs).
+const countRAFs = `(() => {
+	const raf = window.requestAnimationFrame.bind(window);
+	window.__rafs = 0;
+	window.requestAnimationFrame = (f) => { window.__rafs++; return raf(f); };
+})()`
+
+// watchTicks keeps the texts that tell the time as they change
+// (window.__ticks), counts the writes to the now layer's style, and
+// gives the layer's place in the picture's units as it is drawn (at) and
+// whether an animation moves it (gliding).
+const watchTicks = `(() => {
+	const w = window.__ticks = {clock: [], label: [], step: [], moves: 0};
+	const layer = document.querySelector("#live-box > .nowlayer");
+	new MutationObserver(() => {
+		const last = (a, v) => { if (a[a.length - 1] !== v) a.push(v); };
+		last(w.clock, document.getElementById("now").textContent);
+		last(w.label, layer.textContent);
+		last(w.step, document.getElementById("cmd-0")?.textContent || "");
+	}).observe(document.getElementById("lab"), {subtree: true, childList: true, characterData: true});
+	new MutationObserver(() => { w.moves++; }).observe(layer, {attributes: true, attributeFilter: ["style"]});
+	w.at = () => {
+		const box = layer.parentElement, svg = box.querySelector("svg.diagram");
+		const r = svg.getBoundingClientRect(), k = r.width / (Number(box.dataset.width) || svg.viewBox.baseVal.width);
+		return (layer.getBoundingClientRect().left - r.left) / k;
+	};
+	w.gliding = () => layer.getAnimations().some((a) => a.playState === "running");
+	return "";
+})()`
+
 func clockTicksBySecond(t *testing.T, still bool) {
-	ctx := browser(t, int(phone.width), int(phone.height))
+	p := openStepped(t, int(phone.width), int(phone.height), 0, countRAFs)
 	if still {
-		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}}); err != nil {
+		if _, err := chromedp.Call(p.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// The probe counts the live messages (window.__phone.frames), and
-	// this the animation frames the page asks for.
-	for _, src := range []string{phoneProbe, `(() => {
-		const raf = window.requestAnimationFrame.bind(window);
-		window.__rafs = 0;
-		window.requestAnimationFrame = (f) => { window.__rafs++; return raf(f); };
-	})()`} {
-		if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, ts := newTestServer(t, Config{})
-	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/w1-w2")); err != nil {
-		t.Fatal(err)
-	}
-	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
-	waitJS(t, ctx, "the now layer", `!!document.querySelector("#live-box > .nowlayer:not([hidden])")`)
-	evalString(t, ctx, `(() => {
-		const w = window.__ticks = {clock: [], label: [], step: [], moves: 0, glided: false};
-		const layer = document.querySelector("#live-box > .nowlayer");
-		new MutationObserver(() => {
-			const last = (a, v) => { if (a[a.length - 1] !== v) a.push(v); };
-			last(w.clock, document.getElementById("now").textContent);
-			last(w.label, layer.textContent);
-			last(w.step, document.getElementById("cmd-0")?.textContent || "");
-		}).observe(document.getElementById("lab"), {subtree: true, childList: true, characterData: true});
-		new MutationObserver(() => { w.moves++; }).observe(layer, {attributes: true, attributeFilter: ["style"]});
-		// The layer's place in the picture's units, as it is drawn.
-		w.at = () => {
-			const box = layer.parentElement, svg = box.querySelector("svg.diagram");
-			const r = svg.getBoundingClientRect(), k = r.width / (Number(box.dataset.width) || svg.viewBox.baseVal.width);
-			return (layer.getBoundingClientRect().left - r.left) / k;
-		};
-		w.gliding = () => layer.getAnimations().some((a) => a.playState === "running");
-		return "";
-	})()`)
-	click(t, ctx, "#play")
+	p.open("/id/labs/w1-w2")
+	waitJS(t, p.ctx, "the now layer", `!!document.querySelector("#live-box > .nowlayer:not([hidden])")`)
+	evalString(t, p.ctx, watchTicks)
+	p.play()
 	if still {
-		waitJS(t, ctx, "12 moves of the now layer", `window.__ticks.moves >= 12`)
-		if evalBool(t, ctx, `window.__ticks.gliding()`) {
+		for range 12 {
+			p.step()
+		}
+		if evalBool(t, p.ctx, `window.__ticks.gliding()`) {
 			t.Error("the now layer glides for a student who asked for less motion")
 		}
 	} else {
-		waitJS(t, ctx, "the now layer gliding", `window.__ticks.gliding()`)
-		// While it glides, frames keep coming and the layer moves between
-		// them, with its style untouched, and a frame within a second
-		// that changes nothing else is not drawn at all (no animation
-		// frame asked for).
-		f0, m0, r0 := evalAs[int](t, ctx, `window.__phone.frames`), evalAs[int](t, ctx, `window.__ticks.moves`), evalAs[int](t, ctx, `window.__rafs`)
-		var at []float64
-		for range 8 {
-			at = append(at, evalAs[float64](t, ctx, `window.__ticks.at()`))
-			time.Sleep(90 * time.Millisecond)
-		}
-		f1, m1, r1 := evalAs[int](t, ctx, `window.__phone.frames`), evalAs[int](t, ctx, `window.__ticks.moves`), evalAs[int](t, ctx, `window.__rafs`)
-		t.Logf("while gliding: %d frames, %d animation frames asked for, %d style writes", f1-f0, r1-r0, m1-m0)
-		if r1-r0 >= f1-f0 {
-			t.Errorf("%d frames while gliding asked for %d animation frames: none was left undrawn", f1-f0, r1-r0)
-		}
-		if f1-f0 < 2 {
-			t.Errorf("%d frames came in %d samples' time while playing", f1-f0, len(at))
-		}
-		if m1-m0 > 1 {
-			t.Errorf("the frames wrote the gliding layer's style %d times in %d frames", m1-m0, f1-f0)
-		}
-		// It moves on between any two samples, but where a frame off its
-		// line made it start again, within the three units the page lets
-		// the frames' whole units stray.
-		forward := 0
-		for i := 1; i < len(at); i++ {
-			if at[i] > at[i-1] {
-				forward++
-			}
-			if at[i] < at[i-1]-3 {
-				t.Errorf("the gliding layer went back from %.2f to %.2f units: %.2f", at[i-1], at[i], at)
-			}
-		}
-		if forward < len(at)-2 {
-			t.Errorf("the gliding layer stood still between samples 90 ms apart: %.2f", at)
-		}
+		glideOnItsLine(t, p)
 	}
-	click(t, ctx, "#play")
-	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
-	if evalBool(t, ctx, `window.__ticks.gliding()`) {
+	// Paused between two whole seconds, so that the exact time differs
+	// from the second's.
+	for now := seconds(t, evalString(t, p.ctx, `window.__clock.now`)); now == math.Trunc(now); {
+		now = seconds(t, p.step())
+	}
+	p.pause()
+	if evalBool(t, p.ctx, `window.__ticks.gliding()`) {
 		t.Error("the now layer still glides once paused")
 	}
 	// Paused, the layer stands on the picture's own line.
-	line := evalAs[float64](t, ctx, `Number(/translate\(([-\d.]+)/.exec(document.getElementById("live-nowline").getAttribute("transform"))[1])`)
-	if at := evalAs[float64](t, ctx, `window.__ticks.at()`); math.Abs(at-line) > 0.5 {
+	line := evalAs[float64](t, p.ctx, `Number(/translate\(([-\d.]+)/.exec(document.getElementById("live-nowline").getAttribute("transform"))[1])`)
+	if at := evalAs[float64](t, p.ctx, `window.__ticks.at()`); math.Abs(at-line) > 0.5 {
 		t.Errorf("paused, the now layer is at %.2f units, the picture's line at %.2f", at, line)
 	}
+	timeTicksBySecond(t, p, still)
+}
+
+// seconds is a Go duration's length in seconds, as the wire has it.
+func seconds(t *testing.T, d string) float64 {
+	t.Helper()
+	v, err := time.ParseDuration(d)
+	if err != nil {
+		t.Fatalf("a frame's time %q: %v", d, err)
+	}
+	return v.Seconds()
+}
+
+// glideOnItsLine steps the playing page until the now layer glides, then
+// eight frames more: each is drawn (or not) by what it brings, whatever
+// the machine's speed. The frames keep to the glide's line, so they write
+// nothing to the layer, the glide goes on unbroken, and those within a
+// second ask for no animation frame at all.
+func glideOnItsLine(t *testing.T, p *steppedPage) {
+	t.Helper()
+	for i := 0; !evalBool(t, p.ctx, `window.__ticks.gliding()`); i++ {
+		if i == 25 {
+			t.Fatalf("the now layer did not glide after %d frames of 0.2 s", i)
+		}
+		p.step()
+	}
+	evalString(t, p.ctx, `(window.__ticks.anim = document.querySelector("#live-box > .nowlayer").getAnimations()[0], "")`)
+	f0, m0, r0 := evalAs[int](t, p.ctx, `window.__clock.frames`), evalAs[int](t, p.ctx, `window.__ticks.moves`), evalAs[int](t, p.ctx, `window.__rafs`)
+	at0 := evalAs[float64](t, p.ctx, `window.__ticks.at()`)
+	var times []string
+	for range 8 {
+		times = append(times, p.step())
+	}
+	f1, m1, r1 := evalAs[int](t, p.ctx, `window.__clock.frames`), evalAs[int](t, p.ctx, `window.__ticks.moves`), evalAs[int](t, p.ctx, `window.__rafs`)
+	t.Logf("while gliding: %d frames (%s), %d animation frames asked for, %d style writes", f1-f0, times, r1-r0, m1-m0)
+	if f1-f0 != 8 {
+		t.Errorf("8 steps of the clocks brought %d play frames", f1-f0)
+	}
+	// A second's change draws the words (one animation frame); the
+	// frames between it ask for none.
+	if r1-r0 >= f1-f0 {
+		t.Errorf("%d frames while gliding asked for %d animation frames: none was left undrawn", f1-f0, r1-r0)
+	}
+	if m1 != m0 {
+		t.Errorf("the frames wrote the gliding layer's style %d times in %d frames", m1-m0, f1-f0)
+	}
+	if !evalBool(t, p.ctx, `window.__ticks.anim.playState === "running" && document.querySelector("#live-box > .nowlayer").getAnimations()[0] === window.__ticks.anim`) {
+		t.Error("the frames on the glide's line stopped or started the glide again")
+	}
+	// The animation moves the layer on from where it was: the screen's
+	// own clock, which the test leaves alone, takes it there.
+	waitJS(t, p.ctx, "the gliding layer moving on", fmt.Sprintf(`window.__ticks.at() > %g`, at0))
+}
+
+// timeTicksBySecond checks the texts that told the time while the page
+// played, once it is paused.
+func timeTicksBySecond(t *testing.T, p *steppedPage, still bool) {
+	t.Helper()
 	var got struct {
 		Clock, Label, Step []string
 		Moves              int
 	}
-	if err := json.Unmarshal([]byte(evalString(t, ctx, `JSON.stringify(window.__ticks)`)), &got); err != nil {
+	if err := json.Unmarshal([]byte(evalString(t, p.ctx, `JSON.stringify(window.__ticks)`)), &got); err != nil {
 		t.Fatal(err)
 	}
-	exact := evalString(t, ctx, `document.querySelector("#live-box .nowline text").textContent`)
+	exact := evalString(t, p.ctx, `document.querySelector("#live-box .nowline text").textContent`)
 	if !strings.Contains(exact, ",") {
-		t.Skipf("paused on a whole second (%s): nothing to tell apart", exact)
+		t.Fatalf("paused at %s: on a whole second, though the test paused between two", exact)
 	}
 	// secondOf reads "1,2 dtk", "kini 1 dtk", "maju 400 ms" as a second.
 	secondOf := func(s string) int {
@@ -320,7 +345,7 @@ func clockTicksBySecond(t *testing.T, still bool) {
 			t.Fatalf("the time's words did not change while playing: %q", texts)
 		}
 		// Each text shown while playing is of a later second than the one
-		// before it (frames that came together may skip one).
+		// before it.
 		for i := 1; i < len(texts)-1; i++ {
 			if secondOf(texts[i]) <= secondOf(texts[i-1]) {
 				t.Errorf("while playing the page went from %q to %q within a second", texts[i-1], texts[i])
@@ -337,19 +362,16 @@ func clockTicksBySecond(t *testing.T, still bool) {
 }
 
 // TestBrowserChartWaitsForTheSecond plays renew-load at 1× through its
-// first renewals (from 7 s to past 11 s) and watches the renewal chart:
-// while the world plays it changes only with the clock, once a second
-// (the chart's ops wait with the clock's words), and once paused the
-// page equals a fresh render, chart included.
+// first renewals (from 7 s to past 11 s), a frame each 0.2 s on clocks
+// the test moves, and watches the renewal chart: while the world plays
+// it changes only with the clock, once a second (the chart's ops wait
+// with the clock's words), and once paused the page equals a fresh
+// render, chart included.
 func TestBrowserChartWaitsForTheSecond(t *testing.T) {
 	t.Parallel() // a browser context of its own in the shared Chromium
-	ctx := browser(t, int(phone.width), int(phone.height))
-	_, ts := newTestServer(t, Config{})
-	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/renew-load?seed=1&do=advance+7s")); err != nil {
-		t.Fatal(err)
-	}
-	waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
-	log := playPast(t, ctx, 11, `document.getElementById("chart").innerHTML`)
+	p := openStepped(t, int(phone.width), int(phone.height), 0)
+	p.open("/id/labs/renew-load?seed=1&do=advance+7s")
+	log := playPast(p, 11, `document.getElementById("chart").innerHTML`)
 	changes := 0
 	for i := 1; i < len(log); i++ {
 		if log[i][1] != log[i-1][1] {
@@ -362,7 +384,7 @@ func TestBrowserChartWaitsForTheSecond(t *testing.T) {
 	if changes < 2 {
 		t.Errorf("the chart changed %d times while renew-load played from 7 s past 11 s", changes)
 	}
-	diff, err := chromedp.Run(ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
+	diff, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,65 +394,33 @@ func TestBrowserChartWaitsForTheSecond(t *testing.T) {
 }
 
 // TestBrowserSlowPageDrawsTheSecond plays renew-load's renewal burst on a
-// page slowed 10× (a budget phone, and then some): once the page knows it
-// is slow and the glide has the line, a play frame within the second
-// shown waits whole, and the picture (its marks, messages and bars)
-// changes only together with the clock. At half speed, where a second
-// lasts two, it changes within the second too (slowed 4×, so that it
-// rests less than a second between batches under a loaded machine).
-// Paused, the page equals a fresh render: nothing that waited was lost
-// or put in out of order.
+// page whose every drawn batch costs it 10 ms (a budget phone: the page's
+// own measure of itself, on a clock the test moves, so that the machine's
+// speed does not change what it measures): once the page knows it is slow
+// and the glide has the line, a play frame within the second shown waits
+// whole, and the picture (its marks, messages and bars) changes only
+// together with the clock. At half speed, where a second lasts two, it
+// draws as the frames come, and so changes within the second too.
+// Paused, the page equals a fresh render: nothing that waited was lost or
+// put in out of order.
 func TestBrowserSlowPageDrawsTheSecond(t *testing.T) {
 	t.Parallel() // a browser context of its own in the shared Chromium
-	_, ts := newTestServer(t, Config{})
-	for _, c := range []struct {
-		speed string
-		slow  float64
-	}{{"1", 10}, {"0.5", 4}} {
-		speed := c.speed
+	for _, speed := range []string{"1", "0.5"} {
 		t.Run(speed+"×", func(t *testing.T) {
 			t.Parallel()
-			ctx := browser(t, int(laptop.width), int(laptop.height)) // the whole picture in view: it never scrolls
-			if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: c.slow}); err != nil {
-				t.Fatal(err)
-			}
-			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/renew-load?seed=1&do=advance+7s")); err != nil {
-				t.Fatal(err)
-			}
-			waitJS(t, ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
-			evalString(t, ctx, `(document.getElementById("speed").value = "`+speed+`", "")`)
+			p := openStepped(t, int(laptop.width), int(laptop.height), 10) // the whole picture in view: it never scrolls
+			p.open("/id/labs/renew-load?seed=1&do=advance+7s")
+			evalString(t, p.ctx, `(document.getElementById("speed").value = "`+speed+`", "")`)
 			// The picture's layers, each hashed (their attributes count:
 			// a bar set in place changes only its width).
-			log := playPast(t, ctx, 12, `["live-marks", "live-msgs", "live-leases", "live-beliefs"].map((id) => {
+			log := playPast(p, 12, `["live-marks", "live-msgs", "live-leases", "live-beliefs"].map((id) => {
 				const s = document.getElementById(id)?.innerHTML || "";
 				let h = 0;
 				for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
 				return h;
 			}).join(" ")`)
-			changes, alone := 0, 0
-			for i := 1; i < len(log); i++ {
-				at, err := strconv.ParseFloat(strings.ReplaceAll(strings.Fields(log[i-1][0])[0], ",", "."), 64)
-				if err != nil {
-					t.Fatalf("the clock said %q", log[i-1][0])
-				}
-				if at < 9 || log[i][1] == log[i-1][1] {
-					continue // the first two seconds: the page learns it is slow, the glide starts
-				}
-				changes++
-				if log[i][0] == log[i-1][0] {
-					alone++
-					if speed == "1" {
-						t.Errorf("the picture changed at %q without the clock: %v", log[i][0], log[max(0, i-3):i+1])
-					}
-				}
-			}
-			if changes < 1 {
-				t.Errorf("the picture did not change while renew-load played from 9 s past 12 s: %v", log)
-			}
-			if speed != "1" && alone == 0 {
-				t.Errorf("at %s× the picture changed only with the clock: %v", speed, log)
-			}
-			diff, err := chromedp.Run(ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
+			slowPageChanges(t, speed, log)
+			diff, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](samePageAsFresh, chromedp.EvalAwaitPromise))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -441,13 +431,43 @@ func TestBrowserSlowPageDrawsTheSecond(t *testing.T) {
 	}
 }
 
-// playPast plays the page's world from where it is past the second
-// until and pauses it, and returns what the page showed on the way: the clock's
-// words and what the script part says of the rest, at the start and at
-// every change of the page that changed either.
-func playPast(t *testing.T, ctx context.Context, until int, part string) [][2]string {
+// slowPageChanges checks what a slow page's picture did from 9 s on, the
+// page playing at speed: it changed, at 1× only with the clock, at half
+// speed within the second too.
+func slowPageChanges(t *testing.T, speed string, log [][2]string) {
 	t.Helper()
-	evalString(t, ctx, `(() => {
+	changes, alone := 0, 0
+	for i := 1; i < len(log); i++ {
+		at, err := strconv.ParseFloat(strings.ReplaceAll(strings.Fields(log[i-1][0])[0], ",", "."), 64)
+		if err != nil {
+			t.Fatalf("the clock said %q", log[i-1][0])
+		}
+		if at < 9 || log[i][1] == log[i-1][1] {
+			continue // the first two seconds: the page learns it is slow, the glide starts
+		}
+		changes++
+		if log[i][0] == log[i-1][0] {
+			alone++
+			if speed == "1" {
+				t.Errorf("the picture changed at %q without the clock: %v", log[i][0], log[max(0, i-3):i+1])
+			}
+		}
+	}
+	if changes < 1 {
+		t.Errorf("the picture did not change while renew-load played from 9 s past 12 s: %v", log)
+	}
+	if speed != "1" && alone == 0 {
+		t.Errorf("at %s× the picture changed only with the clock: %v", speed, log)
+	}
+}
+
+// playPast plays the stepped page's world from where it is past the
+// second until and pauses it, and returns what the page showed on the
+// way: the clock's words and what the script part says of the rest, at
+// the start and at every change of the page that changed either.
+func playPast(p *steppedPage, until float64, part string) [][2]string {
+	p.t.Helper()
+	evalString(p.t, p.ctx, `(() => {
 		const seen = () => [document.getElementById("now").textContent, String(`+part+`)];
 		const w = window.__seen = {log: [seen()]};
 		new MutationObserver(() => {
@@ -456,13 +476,12 @@ func playPast(t *testing.T, ctx context.Context, until int, part string) [][2]st
 		}).observe(document.getElementById("lab"), {subtree: true, childList: true, characterData: true, attributes: true});
 		return "";
 	})()`)
-	click(t, ctx, "#play")
-	waitJS(t, ctx, fmt.Sprintf("play past %d s", until), fmt.Sprintf(`parseFloat(document.getElementById("now").textContent.replace(",", ".")) >= %d`, until))
-	click(t, ctx, "#play")
-	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
+	p.play()
+	p.stepPast(until)
+	p.pause()
 	var log [][2]string
-	if err := json.Unmarshal([]byte(evalString(t, ctx, `JSON.stringify(window.__seen.log)`)), &log); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal([]byte(evalString(p.t, p.ctx, `JSON.stringify(window.__seen.log)`)), &log); err != nil {
+		p.t.Fatal(err)
 	}
 	return log
 }
