@@ -288,12 +288,18 @@ func screenshot(t *testing.T, ctx context.Context, name string, full bool) {
 const scrollsSideways = `document.documentElement.scrollWidth > document.documentElement.clientWidth + 1`
 
 // waitJS waits until a JavaScript expression is true. A navigation in
-// between only makes it try again. Its 45 s are for a stuck page: a
-// search or a play on a machine shared by four parallel tests and more
-// took longer than 15 s to show progress.
+// between only makes it try again. It waits as long as the tab lives
+// (openTab's three minutes), less a little to read what the page shows:
+// that is for a stuck page. A slow one is not a failure: a search or a
+// play on a machine shared by four parallel tests and other work took
+// longer than 15 s to show progress, and its 45 s were once not enough.
 func waitJS(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(3 * time.Minute)
+	}
+	deadline = deadline.Add(-10 * time.Second)
 	var err error
 	for time.Now().Before(deadline) {
 		var ok bool
