@@ -70,6 +70,27 @@ type ProgramVerdict struct {
 	worker string
 }
 
+// Faulted reports that the program's own failure (an error, a runaway)
+// decided the verdict: it leads what the student reads.
+func (v *ProgramVerdict) Faulted() bool { return v.Fault != nil && !v.Searched() }
+
+// FaultsBefore is the deciding random schedule with only the faults that
+// began by the deciding event: a fault that comes after it played no part.
+func (v *ProgramVerdict) FaultsBefore() engine.Result {
+	res := v.Result
+	if ce := res.Counterexample; ce != nil {
+		cp := *ce
+		cp.Faults = nil
+		for _, f := range ce.Faults {
+			if f.At <= ce.Why.T {
+				cp.Faults = append(cp.Faults, f)
+			}
+		}
+		res.Counterexample = &cp
+	}
+	return res
+}
+
 // Searched reports whether the search's shortest schedule decided the
 // verdict (rather than one of the random schedules).
 func (v *ProgramVerdict) Searched() bool { return v.Search != nil && v.Search.Shortest != nil }

@@ -34,6 +34,9 @@ func Describe(err error, lang string) string {
 			text = fmt.Sprintf(text, arg)
 		}
 		b.WriteString(text)
+		if pe.Hint != "" {
+			fmt.Fprintf(&b, catalog.T(lang, "program.hint"), pe.Hint)
+		}
 		if pe.Detail != "" {
 			fmt.Fprintf(&b, catalog.T(lang, "program.detail"), pe.Detail)
 		}

@@ -705,7 +705,7 @@ func (e *event) Attr(name string) (starlark.Value, error) {
 		}
 		return starlark.String(e.m.Reason.String()), nil
 	}
-	return nil, nil
+	return nil, missing("ev", name, e.AttrNames())
 }
 
 // workerValue is the handler's w: the clock, the state, the actions.
@@ -739,7 +739,7 @@ func (w *workerValue) Attr(name string) (starlark.Value, error) {
 	}
 	k, ok := actionByName(name)
 	if !ok {
-		return nil, nil
+		return nil, missing("w", name, w.AttrNames())
 	}
 	return starlark.NewBuiltin(name, func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		return w.action(th, k, b, args, kw)
@@ -797,6 +797,7 @@ func (e *actionRefused) Error() string { return e.code + ": " + e.arg }
 type Error struct {
 	Code      string
 	Arg       string
+	Hint      string // a name the program may have meant (program.hint)
 	Line, Col int32
 	Handler   string
 	Detail    string
@@ -844,9 +845,12 @@ func evalError(err error, th *starlark.Thread, lim Limits) *Error {
 		}
 	}
 	var ar *actionRefused
+	var am *attrMissing
 	switch {
 	case errors.As(err, &ar):
 		e.Code, e.Arg, e.Detail = ar.code, ar.arg, ""
+	case errors.As(err, &am):
+		e.Code, e.Arg, e.Hint, e.Detail = "attr", am.owner+"."+am.name, am.near, ""
 	case errors.Is(err, errTooBig):
 		e.Code, e.Arg, e.Detail = "size-value", fmt.Sprint(lim.Value), ""
 	case errors.Is(err, errTooLarge):

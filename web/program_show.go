@@ -108,9 +108,13 @@ func verdictOfProgram(v *labs.ProgramVerdict, src, worker, lang string) *program
 	} else {
 		ce := v.Counterexample
 		out.Summary = fmt.Sprintf(T(lang, "program.verdict.fail"), ce.Index+1, catalog.TimeText(lang, why.T))
-		out.Faults = (&challengeView{Lang: lang, Verdict: &labs.ChallengeVerdict{Result: v.Result}}).Faults()
+		if v.Faulted() {
+			out.Summary = fmt.Sprintf(T(lang, "program.verdict.faulted"), catalog.TimeText(lang, why.T), ce.Index+1)
+			out.LineKey = "program.verdict.failedline"
+		}
+		out.Faults = (&challengeView{Lang: lang, Verdict: &labs.ChallengeVerdict{Result: v.FaultsBefore()}}).Faults()
 	}
-	if v.World != nil {
+	if v.World != nil && !v.Faulted() { // a failure of its own is said below, in its words
 		out.Why = catalog.TimeText(lang, why.T) + ": " + labs.DescribeEvent(why, v.World.Names(), lang)
 		out.Diagram = draw.ZoomedDiagram("program", v.World, lang, map[int]bool{v.Event: true})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +55,14 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 	if v.SearchCut {
 		defer fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.cut")+"\n", labs.SearchCalls)
 	}
+	if v.TooSlow {
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.slow")+"\n", string(catalog.AppendNumber(nil, lang, strconv.AppendInt(nil, labs.JudgementSteps, 10))))
+		if v.Line > 0 {
+			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.hot")+"\n", v.Line)
+		}
+		fmt.Fprintf(stderr, "(%s)\n", took.Round(time.Millisecond))
+		return 1
+	}
 	if v.Pass {
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.pass")+"\n", v.Runs)
 		if v.Search != nil {
@@ -71,8 +80,12 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 		}
 	} else {
 		ce := v.Counterexample
-		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.TimeText(lang, why.T))
-		for _, f := range ce.Faults {
+		if v.Faulted() {
+			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.faulted")+"\n", catalog.TimeText(lang, why.T), ce.Index+1)
+		} else {
+			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.TimeText(lang, why.T))
+		}
+		for _, f := range v.FaultsBefore().Counterexample.Faults {
 			fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.TimeText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
 		}
 	}
@@ -87,7 +100,11 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stdout, catalog.T(lang, "program.verdict.survive"))
 	}
 	if v.Line > 0 {
-		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.line")+"\n", v.Line)
+		key := "program.verdict.line"
+		if v.Faulted() {
+			key = "program.verdict.failedline"
+		}
+		fmt.Fprintf(stdout, catalog.T(lang, key)+"\n", v.Line)
 		lines := strings.Split(string(src), "\n")
 		if int(v.Line) <= len(lines) {
 			fmt.Fprintf(stdout, "  %d | %s\n", v.Line, strings.TrimRight(lines[v.Line-1], " \t\r"))
