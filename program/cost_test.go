@@ -204,3 +204,20 @@ func errorCodes(t *testing.T, file string) []string {
 	})
 	return out
 }
+
+// A name w or ev does not have is said in the student's words, with the
+// name they most likely meant; getattr with a default still answers it.
+func TestAttrTypoHinted(t *testing.T) {
+	c := mustCompile(t, "def on_start(w, ev):\n    x = getattr(w, 'nope', 3)\n    w.aquire()\n")
+	e := wantCode(t, start(t, c), "attr", 3)
+	if e.Arg != "w.aquire" || e.Hint != "acquire" {
+		t.Fatalf("arg %q hint %q", e.Arg, e.Hint)
+	}
+	if d := Describe(e, "id"); !strings.Contains(d, "w.aquire tidak ada (maksudmu .acquire?)") {
+		t.Fatalf("id: %q", d)
+	}
+	c = mustCompile(t, "def on_start(w, ev):\n    x = ev.zzzzzz\n")
+	if e := wantCode(t, start(t, c), "attr", 2); e.Hint != "" {
+		t.Fatalf("a hint for a name far from every name: %q", e.Hint)
+	}
+}
