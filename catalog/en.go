@@ -516,6 +516,7 @@ func init() {
 		"time.m":                           "%sm",
 		"time.h":                           "%sh",
 		"time.never":                       "never",
+		"time.at":                          "%s",
 		"number.point":                     ".",
 		"object.report":                    "report",
 		"object.thumb":                     "thumb",
@@ -551,6 +552,8 @@ func init() {
 		"param.survive-partition":          "Longest cut-off you promise to keep the lease through",
 		"param.retry-past-deadline":        "Retry past the deadline (on or off)",
 		"fault.hold":                       "+%s / %s",
+		"fault.for":                        "for %s",
+		"fault.outage.for":                 "cut off from the coordinator for %s, longer than the lease",
 		"harm.acted-after-expiry":          "acting after the lease expired",
 	})
 }

@@ -40,6 +40,8 @@ func sayArg(lang string, a any) any {
 		return string(AppendCommand(nil, lang, a))
 	case error:
 		return Error(lang, a)
+	case engine.Time:
+		return TimeText(lang, a)
 	}
 	return a
 }

@@ -67,6 +67,8 @@ func appendf(b []byte, lang, format string, args []Arg) []byte {
 			b = strconv.AppendInt(b, a.n, 10)
 		case a.k == argTime && (verb == 's' || verb == 'v'):
 			b = AppendTime(b, lang, engine.Time(a.n))
+		case a.k == argMoment && (verb == 's' || verb == 'v'):
+			b = AppendMoment(b, lang, engine.Time(a.n))
 		case a.k == argInt && (verb == 'd' || verb == 'v'):
 			b = strconv.AppendInt(b, a.n, 10)
 		case a.k == argCount && (verb == 'd' || verb == 'v'):
@@ -97,6 +99,9 @@ func fmtAppendf(b []byte, lang, format string, args []Arg) []byte {
 		if a.k == argTime && lang != "" {
 			vs[i] = string(AppendTime(nil, lang, engine.Time(a.n)))
 		}
+		if a.k == argMoment && lang != "" {
+			vs[i] = string(AppendMoment(nil, lang, engine.Time(a.n)))
+		}
 	}
 	return fmt.Appendf(b, format, vs...)
 }
@@ -120,6 +125,36 @@ func AppendTime(b []byte, lang string, t engine.Time) []byte {
 	}
 	return appendTimeWords(b, w, t)
 }
+
+// AppendMoment appends t as a moment of the run ("at 4s"), where
+// AppendTime writes a duration: in a language with a word for it
+// (time.at: "detik ke-%s"), the number of seconds in it, "detik ke-4",
+// "detik ke-12,5"; otherwise as AppendTime. A student then tells "4 dtk"
+// (how long) from "detik ke-4" (when) at a glance.
+func AppendMoment(b []byte, lang string, t engine.Time) []byte {
+	if lang == "" {
+		return t.AppendTo(b)
+	}
+	w := numberWordsOf(lang)
+	if w.at[0] == "" && w.at[1] == "" || t == engine.Never || t < 0 {
+		return AppendTime(b, lang, t)
+	}
+	b = append(b, w.at[0]...)
+	ms := int64(t / engine.Millisecond)
+	b = strconv.AppendInt(b, ms/1000, 10)
+	if frac := ms % 1000; frac != 0 {
+		b = append(b, w.point...)
+		digits := strconv.AppendInt(nil, 1000+frac, 10)[1:]
+		for len(digits) > 0 && digits[len(digits)-1] == '0' {
+			digits = digits[:len(digits)-1]
+		}
+		b = append(b, digits...)
+	}
+	return append(b, w.at[1]...)
+}
+
+// MomentText is t as AppendMoment writes it, as a string.
+func MomentText(lang string, t engine.Time) string { return string(AppendMoment(nil, lang, t)) }
 
 // appendTimeWords is AppendTime in w's words, for a time that comes.
 func appendTimeWords(b []byte, w *numberWords, t engine.Time) []byte {
@@ -159,6 +194,7 @@ type numberWords struct {
 	never string
 	point string
 	units [4][2]string // by unitMS...unitH: the words before and after the number
+	at    [2]string    // a moment's words before and after its seconds (time.at), none when the language has no such key
 }
 
 // The units of a time, in the order of their keys.
@@ -175,6 +211,10 @@ var allNumberWords = sync.OnceValue(func() []numberWords {
 	var all []numberWords
 	for _, lang := range Langs() {
 		w := numberWords{lang: lang, point: T(lang, "number.point"), never: T(lang, "time.never")}
+		if at, ok := texts[lang]["time.at"]; ok {
+			before, after, _ := strings.Cut(at, "%s")
+			w.at = [2]string{before, after}
+		}
 		for i, k := range unitKeys {
 			before, after, _ := strings.Cut(T(lang, k), "%s")
 			w.units[i] = [2]string{before, after}
@@ -249,6 +289,7 @@ const (
 	argInt
 	argTime
 	argCount
+	argMoment
 )
 
 // Str is a string argument.
@@ -289,6 +330,10 @@ func appendCount(b []byte, sep string, n int64) []byte {
 // Time is a time argument, for %s: its String.
 func Time(t engine.Time) Arg { return Arg{n: int64(t), k: argTime} }
 
+// Moment is a time argument for %s that says a moment of the run, not a
+// duration (AppendMoment): "detik ke-4" in Indonesian.
+func Moment(t engine.Time) Arg { return Arg{n: int64(t), k: argMoment} }
+
 // Value is a as fmt takes it.
 func (a Arg) Value() any {
 	switch a.k {
@@ -298,7 +343,7 @@ func (a Arg) Value() any {
 		return strconv.FormatInt(a.n, 10)
 	case argInt, argCount:
 		return a.n
-	case argTime:
+	case argTime, argMoment:
 		return engine.Time(a.n)
 	}
 	return a.s

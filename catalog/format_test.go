@@ -122,3 +122,32 @@ func TestAppendTime(t *testing.T) {
 		t.Errorf("an Indonesian event writes %q", got)
 	}
 }
+
+// A moment of the run is written apart from a duration: "detik ke-4" in
+// Indonesian, so that "4 dtk" always says how long; English keeps the
+// trace's form.
+func TestAppendMoment(t *testing.T) {
+	for _, c := range []struct {
+		lang string
+		t    engine.Time
+		want string
+	}{
+		{"", 1500, "1.5s"},
+		{"en", 4000, "4s"},
+		{"id", 0, "detik ke-0"},
+		{"id", 4000, "detik ke-4"},
+		{"id", 12500, "detik ke-12,5"},
+		{"id", 250, "detik ke-0,25"},
+		{"id", 30010, "detik ke-30,01"},
+		{"id", 75 * engine.Second, "detik ke-75"},
+		{"id", engine.Never, "tanpa batas waktu"},
+		{"xx", 1500, "detik ke-1,5"},
+	} {
+		if got := string(AppendMoment([]byte("x"), c.lang, c.t)); got != "x"+c.want {
+			t.Errorf("AppendMoment(%q, %d) = %q, want %q", c.lang, c.t, got, "x"+c.want)
+		}
+	}
+	if got := string(Append(nil, "id", "search.fault", Str("jeda"), Str("25 dtk"), Moment(engine.Second))); got != "jeda 25 dtk pada detik ke-1" {
+		t.Errorf("the search's fault reads %q", got)
+	}
+}

@@ -895,7 +895,7 @@ func violationSentence(v engine.Event, events []engine.Event, names engine.Names
 		case engine.ViolationSplitBrain:
 			key = "diagram.because.other"
 		}
-		s += " (" + string(catalog.Append(nil, lang, key, catalog.Time(events[i].T))) + ")"
+		s += " (" + string(catalog.Append(nil, lang, key, catalog.Moment(events[i].T))) + ")"
 	}
 	return s + "."
 }

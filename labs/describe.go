@@ -23,7 +23,7 @@ func AppendEvent(b []byte, e engine.Event, names engine.Names, lang string) []by
 	s.tok = catalog.Decimal(e.Token)
 	s.reason = catalog.Str(s.words.reasonName(e.Reason(), lang))
 	s.msg = catalog.Str(s.words.msgName(e.Msg(), lang))
-	s.at = catalog.Time(e.At)
+	s.at = catalog.Moment(e.At) // an event's At is a moment, except a link's delay and a refusal's need
 	// Called one by one, not through a table of functions: so s stays on
 	// the stack, and a frame's sentences allocate nothing.
 	if out, ok := s.messageEvent(); ok {
@@ -167,7 +167,7 @@ func (s *eventSay) workerEvent() ([]byte, bool) {
 	case engine.KindPublish:
 		return s.f("event.publish", s.n, s.tok), true
 	case engine.KindRefuse:
-		return s.f("event.refuse", s.n, catalog.Time(engine.Time(e.Value)), s.at), true
+		return s.f("event.refuse", s.n, catalog.Time(engine.Time(e.Value)), catalog.Time(e.At)), true
 	}
 	return nil, false
 }
@@ -266,7 +266,7 @@ func (s *eventSay) changeEvent() ([]byte, bool) {
 		var scratch [32]byte
 		var point [32]byte
 		loss := catalog.Bytes(catalog.AppendNumber(scratch[:0], s.lang, strconv.AppendFloat(point[:0], float64(e.Value)/1e6, 'f', -1, 64)))
-		return s.f("event.link", s.n, s.p, s.at, loss), true
+		return s.f("event.link", s.n, s.p, catalog.Time(e.At), loss), true
 	case engine.KindClock:
 		if e.Node == engine.Coord && e.Token > 0 {
 			var scratch [48]byte

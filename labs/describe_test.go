@@ -26,6 +26,7 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	tok := strconv.FormatInt(e.Token, 10)
 	reason := reasonTextFmt(e.Reason(), lang)
 	tm := func(t engine.Time) string { return string(catalog.AppendTime(nil, lang, t)) }
+	mo := func(t engine.Time) string { return catalog.MomentText(lang, t) } // a moment: "detik ke-4"
 	key := func(k engine.KeyID) string { return ObjectName(names, k, lang) }
 	switch e.Kind {
 	case engine.KindSend:
@@ -38,16 +39,16 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		if e.At == engine.Never {
 			return fmt.Sprintf(pick("event.grant"), p, tok)
 		}
-		return fmt.Sprintf(pick("event.grant.2"), p, tok, tm(e.At))
+		return fmt.Sprintf(pick("event.grant.2"), p, tok, mo(e.At))
 	case engine.KindQueue:
 		return fmt.Sprintf(pick("event.queue"), p)
 	case engine.KindDeny:
 		return fmt.Sprintf(pick("event.deny"), p, reason)
 	case engine.KindExtend:
 		if r := e.Reason(); r == engine.ReasonRefresh || r == engine.ReasonResume {
-			return fmt.Sprintf(pick("event.extend."+r.String()), p, tok, tm(e.At))
+			return fmt.Sprintf(pick("event.extend."+r.String()), p, tok, mo(e.At))
 		}
-		return fmt.Sprintf(pick("event.extend"), p, tok, tm(e.At))
+		return fmt.Sprintf(pick("event.extend"), p, tok, mo(e.At))
 	case engine.KindRenewReject:
 		return fmt.Sprintf(pick("event.renew-reject"), p, tok)
 	case engine.KindUnavailable:
@@ -60,7 +61,7 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindRelease:
 		return fmt.Sprintf(pick("event.release"), p, tok)
 	case engine.KindElection:
-		return fmt.Sprintf(pick("event.election"), tm(e.At))
+		return fmt.Sprintf(pick("event.election"), mo(e.At))
 	case engine.KindLeader:
 		return fmt.Sprintf(pick("event.leader"), e.Value)
 	case engine.KindReplica:
@@ -71,18 +72,18 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindStart:
 		return fmt.Sprintf(pick("event.start"), n)
 	case engine.KindAcquired:
-		return fmt.Sprintf(pick("event.acquired"), n, tok, tm(e.At))
+		return fmt.Sprintf(pick("event.acquired"), n, tok, mo(e.At))
 	case engine.KindRenewed:
-		return fmt.Sprintf(pick("event.renewed"), n, tok, tm(e.At))
+		return fmt.Sprintf(pick("event.renewed"), n, tok, mo(e.At))
 	case engine.KindLost:
 		return fmt.Sprintf(pick("event.lost"), n, tok, reason)
 	case engine.KindWork:
 		return fmt.Sprintf(pick("event.work"), n, tm(engine.Time(e.Value)))
 	case engine.KindCheck:
 		if e.Reason() == engine.ReasonOK {
-			return fmt.Sprintf(pick("event.check"), n, tm(e.At))
+			return fmt.Sprintf(pick("event.check"), n, mo(e.At))
 		}
-		return fmt.Sprintf(pick("event.check.2"), n, tm(e.At))
+		return fmt.Sprintf(pick("event.check.2"), n, mo(e.At))
 	case engine.KindWrite:
 		verb := pick("event.write")
 		if e.Effect() {
@@ -128,7 +129,7 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		return fmt.Sprintf(pick(k), key(e.Key), p, tok, e.Value)
 	case engine.KindFreeze:
 		if e.At != 0 {
-			return fmt.Sprintf(pick("event.freeze"), n, tm(e.At))
+			return fmt.Sprintf(pick("event.freeze"), n, mo(e.At))
 		}
 		return fmt.Sprintf(pick("event.freeze.2"), n)
 	case engine.KindThaw:
@@ -159,9 +160,9 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		return fmt.Sprintf(pick("event.link"), n, p, tm(e.At), string(catalog.AppendNumber(nil, lang, []byte(strconv.FormatFloat(float64(e.Value)/1e6, 'f', -1, 64)))))
 	case engine.KindClock:
 		if e.Node == engine.Coord && e.Token > 0 {
-			return fmt.Sprintf(pick("event.clock"), fmt.Sprintf(pick("node.replica"), e.Token), tm(e.At))
+			return fmt.Sprintf(pick("event.clock"), fmt.Sprintf(pick("node.replica"), e.Token), mo(e.At))
 		}
-		return fmt.Sprintf(pick("event.clock"), n, tm(e.At))
+		return fmt.Sprintf(pick("event.clock"), n, mo(e.At))
 	case engine.KindReset:
 		return pick("event.reset")
 	case engine.KindViolation:
@@ -175,11 +176,11 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		return fmt.Sprintf(pick("event.renew-error.2"), n, reason)
 	case engine.KindUncertain:
 		if r := e.Reason(); r == engine.ReasonJeopardy || r == engine.ReasonSuspended {
-			return fmt.Sprintf(pick("event.uncertain."+r.String()), n, tm(e.At))
+			return fmt.Sprintf(pick("event.uncertain."+r.String()), n, mo(e.At))
 		}
-		return fmt.Sprintf(pick("event.uncertain"), n, tm(engine.Time(e.Value)), tm(e.At))
+		return fmt.Sprintf(pick("event.uncertain"), n, tm(engine.Time(e.Value)), mo(e.At))
 	case engine.KindGiveUp:
-		return fmt.Sprintf(pick("event.give-up"), n, reason, tm(e.At))
+		return fmt.Sprintf(pick("event.give-up"), n, reason, mo(e.At))
 	case engine.KindStaleReply:
 		return fmt.Sprintf(pick("event.stale-reply"), n, e.Value)
 	case engine.KindPublish:

@@ -571,7 +571,7 @@ func FaultText(lang string, f engine.SearchFault) string {
 	default:
 		size = catalog.AppendTime(size, lang, f.Size)
 	}
-	return string(catalog.Append(nil, lang, "search.fault", catalog.Str(kind), catalog.Bytes(size), catalog.Time(f.At)))
+	return string(catalog.Append(nil, lang, "search.fault", catalog.Str(kind), catalog.Bytes(size), catalog.Moment(f.At)))
 }
 
 // Faults counts the faults in a session's commands since its last reset,

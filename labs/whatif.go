@@ -82,10 +82,10 @@ func AppendDifference(b []byte, p *engine.Pair, d engine.Difference, found bool,
 	if d.A >= 0 && d.B >= 0 && p.A.Events()[d.A].T != p.B.Events()[d.B].T {
 		// The runs part in time: say when each side happens.
 		var whenA, whenB [224]byte
-		sa = catalog.Append(whenA[:0], lang, "diff.when", catalog.Time(p.A.Events()[d.A].T), catalog.Bytes(sa))
-		sb = catalog.Append(whenB[:0], lang, "diff.when", catalog.Time(p.B.Events()[d.B].T), catalog.Bytes(sb))
+		sa = catalog.Append(whenA[:0], lang, "diff.when", catalog.Moment(p.A.Events()[d.A].T), catalog.Bytes(sa))
+		sb = catalog.Append(whenB[:0], lang, "diff.when", catalog.Moment(p.B.Events()[d.B].T), catalog.Bytes(sb))
 	}
-	return catalog.Append(b, lang, "diff.part", catalog.Time(at), catalog.Str(nameA), catalog.Bytes(sa), catalog.Str(nameB), catalog.Bytes(sb))
+	return catalog.Append(b, lang, "diff.part", catalog.Moment(at), catalog.Str(nameA), catalog.Bytes(sa), catalog.Str(nameB), catalog.Bytes(sb))
 }
 
 // compareRE finds {{compare CMD}} and {{compare CMD at TIME}} in an
@@ -166,7 +166,7 @@ func expandCompare(r *report, at pos, q *Question, md, lang string) string {
 		}
 		var b strings.Builder
 		b.WriteString("\n> ")
-		nameA, nameB := catalog.T(lang, "diff.question"), string(catalog.Append(nil, lang, "diff.changed", catalog.Time(f.At)))
+		nameA, nameB := catalog.T(lang, "diff.question"), string(catalog.Append(nil, lang, "diff.changed", catalog.Moment(f.At)))
 		b.WriteString(DescribeDifferenceAs(c.Pair, c.Diff, c.Found, lang, nameA, nameB))
 		b.WriteString("\n")
 		return b.String()

@@ -13,7 +13,7 @@ func TestCompareInExplanation(t *testing.T) {
 	c := SharedCourse(t)
 	q := c.Lab("w1-w2").Question("storage-blind")
 	for lang, want := range map[string]string{
-		"id": "Pada 29 dtk kedua simulasi mulai berbeda: di simulasi soal ini, penyimpanan menerima file dari W1 dengan token 7",
+		"id": "Pada detik ke-29 kedua simulasi mulai berbeda: di simulasi soal ini, penyimpanan menerima file dari W1 dengan token 7",
 		"en": "At 29s the runs part: in this question's run, the storage accepts file from W1 with token 7",
 	} {
 		x := string(q.Explanation(lang))

@@ -41,7 +41,7 @@ func TestBrowserWhatif(t *testing.T) {
 			if strings.TrimSpace(got) != want {
 				t.Errorf("%s: the page says %q, the engine %q", v.name, got, want)
 			}
-			if !strings.Contains(got, "29 dtk") || !strings.Contains(got, "W1") {
+			if !strings.Contains(got, "detik ke-29") || !strings.Contains(got, "W1") {
 				t.Errorf("%s: the sentence does not name W1's write at 29 dtk: %q", v.name, got)
 			}
 			marks, err := chromedp.Run(ctx, chromedp.Evaluate[string](`["run-a","run-b"].map(id => document.querySelectorAll("#" + id + " svg .hl").length).join(",")`))

@@ -134,14 +134,18 @@ func (c *challengeView) Faults() []string {
 		return nil
 	}
 	for _, f := range c.Verdict.Counterexample.Faults {
-		s := catalog.TimeText(c.Lang, f.At) + ": " + T(c.Lang, "fault."+string(f.Kind))
+		s := catalog.MomentText(c.Lang, f.At) + ": " + T(c.Lang, "fault."+string(f.Kind))
 		switch {
+		case f.Kind == engine.FaultOutage:
+			// How long it lasted, and that this is longer than the lease:
+			// not a lease of that length.
+			s = catalog.MomentText(c.Lang, f.At) + ": " + string(catalog.Append(nil, c.Lang, "fault.outage.for", catalog.Time(f.Size)))
 		case f.Kind == engine.FaultDrift:
 			s += " (" + string(catalog.AppendNumber(nil, c.Lang, fmt.Appendf(nil, "%.2f", float64(f.Rate-1_000_000)/10_000))) + "%)"
 		case f.Hold > 0:
 			s += " " + string(catalog.Append(nil, c.Lang, "fault.hold", catalog.Time(f.Size), catalog.Time(f.Hold)))
 		case f.Size > 0:
-			s += " " + catalog.TimeText(c.Lang, f.Size)
+			s += " " + string(catalog.Append(nil, c.Lang, "fault.for", catalog.Time(f.Size)))
 		}
 		out = append(out, s)
 	}

@@ -168,7 +168,7 @@ func TestWhatifLeaseLength(t *testing.T) {
 		t.Fatalf("the runs part at %+v (found %v), want the first grant", d, found)
 	}
 	sentence := labs.DescribeDifferenceAs(p, d, found, "id", T("id", "whatif.nameA"), T("id", "whatif.nameB"))
-	if !strings.Contains(body, html.EscapeString(sentence)) || !strings.Contains(sentence, "30 dtk") {
+	if !strings.Contains(body, html.EscapeString(sentence)) || !strings.Contains(sentence, "detik ke-30") {
 		t.Errorf("pair page lacks the sentence %q", sentence)
 	}
 	// A length the lab does not offer is refused.

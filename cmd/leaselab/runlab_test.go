@@ -62,7 +62,7 @@ func TestRunFileAndSentences(t *testing.T) {
 	}
 	// Flags first, the directory last.
 	code, out, _ = runCLI("run", "--lang", "id", filepath.Dir(file))
-	if code != 0 || !strings.Contains(out, "koordinator memberi W1 lease dengan token 7 sampai 15 dtk") {
+	if code != 0 || !strings.Contains(out, "koordinator memberi W1 lease dengan token 7 sampai detik ke-15") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
