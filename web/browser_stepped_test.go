@@ -34,11 +34,21 @@ import (
 //   - counts the live messages that came (msgs) and the play frames
 //     among them (frames), and keeps the last one's time (now);
 //   - keeps the browser's own requestAnimationFrame (raf), which costs
-//     nothing, for the test's waits.
+//     nothing, for the test's waits;
+//   - settled() is a promise of the moment the page has done with what
+//     came: the animation frame a message is handed to (later, in
+//     static/app.js) has run, and a task after it, where the page reads
+//     what the batch cost;
+//   - next(n) is settled() once more than n play frames have come.
+//
+// Its listener is the socket's first, so the page's own (onmessage) has
+// run by the task after it.
 const pageClock = `(() => {
-	const c = window.__clock = {t: 1000, cost: 0, msgs: 0, frames: 0, now: "", raf: window.requestAnimationFrame.bind(window)};
+	const c = window.__clock = {t: 1000, cost: 0, msgs: 0, frames: 0, now: "", raf: window.requestAnimationFrame.bind(window), waiting: []};
 	performance.now = () => c.t;
 	window.requestAnimationFrame = (f) => c.raf((ts) => { f(ts); c.t += c.cost; });
+	c.settled = () => new Promise((r) => setTimeout(() => c.raf(() => setTimeout(() => r(c.now), 0)), 0));
+	c.next = (n) => c.frames > n ? c.settled() : new Promise((r) => c.waiting.push([n, r]));
 	const W = window.WebSocket;
 	window.WebSocket = class extends W {
 		constructor(...a) {
@@ -48,6 +58,7 @@ const pageClock = `(() => {
 				c.msgs++;
 				if (m.type === "frame" && m.playing) c.frames++;
 				if (m.now !== undefined) c.now = m.now;
+				c.waiting = c.waiting.filter(([n, r]) => c.frames > n ? (c.settled().then(r), false) : true);
 			});
 		}
 	};
@@ -92,15 +103,10 @@ func (p *steppedPage) open(path string) {
 	waitJS(p.t, p.ctx, "the live connection", `document.querySelector("#conn.on") !== null`)
 }
 
-// settle waits until the page has done with what came: a message that
-// came has been handed to an animation frame (later, in static/app.js)
-// by now, and this waits for that frame and a task after it, where the
-// page reads what the batch cost.
+// settle waits until the page has done with what came (settled).
 func (p *steppedPage) settle() {
 	p.t.Helper()
-	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`new Promise((r) => window.__clock.raf(() => setTimeout(() => r(true), 0)))`, chromedp.EvalAwaitPromise)); err != nil {
-		p.t.Fatal(err)
-	}
+	evalString(p.t, p.ctx, `window.__clock.settled()`)
 }
 
 // play presses play and waits until the page shows the world playing.
@@ -122,15 +128,18 @@ func (p *steppedPage) pause() {
 // step moves the page's clock and then the server's on by stepTick, so
 // that the next play frame falls due, waits for it to come and for the
 // page to have done with it, and returns the world's time it brought
-// (a Go duration, as the wire has it).
+// (a Go duration, as the wire has it). It waits on the frame, not on a
+// time: what a frame that never came means is for the tab's own three
+// minutes to tell.
 func (p *steppedPage) step() string {
 	p.t.Helper()
-	n := evalAs[int](p.t, p.ctx, `window.__clock.frames`)
-	evalAs[bool](p.t, p.ctx, fmt.Sprintf(`(window.__clock.t += %d, true)`, stepTick.Milliseconds()))
+	evalAs[bool](p.t, p.ctx, fmt.Sprintf(`(window.__clock.t += %d, window.__clock.pending = window.__clock.next(window.__clock.frames), true)`, stepTick.Milliseconds()))
 	p.clock.Advance(stepTick)
-	waitJS(p.t, p.ctx, "the next play frame", fmt.Sprintf(`window.__clock.frames > %d`, n))
-	p.settle()
-	return evalString(p.t, p.ctx, `window.__clock.now`)
+	now, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`window.__clock.pending`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("waiting for the play frame %s on: %v", stepTick, err)
+	}
+	return now
 }
 
 // stepPast steps until the page's clock shows at least until seconds.
