@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"leaselab/live"
 	"runtime/pprof"
 	"strconv"
@@ -48,15 +49,16 @@ func liveGoroutines(t *testing.T) (read, write, play int) {
 }
 
 // waitGoroutines waits until the live goroutines are as wanted, and fails
-// with what they are if they never get there.
+// with what they are if they never get there (in 30 s, eventually's
+// guard against a hang: on a busy machine a goroutine ends late, not
+// never).
 func waitGoroutines(t *testing.T, read, write, play int) {
 	t.Helper()
 	var r, w, p int
-	for range 200 {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(25 * time.Millisecond) {
 		if r, w, p = liveGoroutines(t); r == read && w == write && p == play {
 			return
 		}
-		time.Sleep(25 * time.Millisecond)
 	}
 	t.Fatalf("live goroutines: %d readers, %d writers, %d players; want %d, %d, %d", r, w, p, read, write, play)
 }
@@ -71,13 +73,7 @@ func TestIdleSessionHoldsOnlyItsReader(t *testing.T) {
 	// waitQueued waits until the players' queue holds want frames.
 	waitQueued := func(want int) {
 		t.Helper()
-		for range 200 {
-			if srv.live.Players.Queued() == want {
-				return
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
-		t.Fatalf("%d play frames queued, want %d", srv.live.Players.Queued(), want)
+		eventually(t, fmt.Sprintf("%d play frames queued", want), func() bool { return srv.live.Players.Queued() == want })
 	}
 	const n = 5
 	var cs []*wsClient
