@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"leaselab/content"
 )
 
 // leaselab run LAB --program FILE --judge: the starting program of
@@ -61,6 +64,17 @@ func TestNewProgramLabPassesCheck(t *testing.T) {
 	code, out, errs := runCLI("check", dir)
 	if code != 0 || errs != "" || !strings.Contains(out, "ok: 1 lessons, 1 labs") {
 		t.Errorf("check of the new course: exit %d\n%s%s", code, out, errs)
+	}
+	// No course lab's solution, or its comments, goes into a new lab.
+	ref, _ := os.ReadFile(filepath.Join(dir, "labs", "my-loop", "reference.star"))
+	for _, id := range []string{"write-renewal", "write-fenced-writer", "write-one-loop"} {
+		course, _ := fs.ReadFile(content.FS, "labs/"+id+"/reference.star")
+		if len(course) == 0 || string(course) == string(ref) {
+			t.Errorf("the new lab's reference is %s's", id)
+		}
+	}
+	if y, _ := os.ReadFile(filepath.Join(dir, "labs", "my-loop", "lab.yaml")); strings.Contains(string(y), "Issue") {
+		t.Errorf("the new lab.yaml keeps a course lab's internal comment:\n%s", y)
 	}
 	if code, _, _ := runCLI("new", "lesson", "x", "--kind", "program", dir); code != 2 {
 		t.Errorf("--kind with a lesson: exit %d, want a usage error", code)

@@ -211,9 +211,7 @@ func newLab(dir, id, lesson, kind string) ([]string, error) {
 		filepath.Join(labDir, "en.md"):    labMDEN,
 	}
 	if kind == "program" {
-		if files, err = programLabFiles(labDir, id); err != nil {
-			return nil, err
-		}
+		files = programLabFiles(labDir, id)
 	}
 	written, err := writeNew(files)
 	if err != nil {
@@ -227,26 +225,17 @@ func newLab(dir, id, lesson, kind string) ([]string, error) {
 	return append(written, s...), err
 }
 
-// programLabFiles is a program lab's skeleton: the renewal loop lab of
-// the embedded course (its scenario, starting program and reference, which
-// check proves), under the new id, with words to replace.
-func programLabFiles(labDir, id string) (map[string]string, error) {
-	files := map[string]string{
-		filepath.Join(labDir, "id.md"): programMDID,
-		filepath.Join(labDir, "en.md"): programMDEN,
+// programLabFiles is a program lab's skeleton: a small lab of its own
+// (skeleton.go), not a course lab's solution, whose reference check
+// proves and whose start the engine breaks.
+func programLabFiles(labDir, id string) map[string]string {
+	return map[string]string{
+		filepath.Join(labDir, "id.md"):          programMDID,
+		filepath.Join(labDir, "en.md"):          programMDEN,
+		filepath.Join(labDir, "lab.yaml"):       strings.Replace(programLabYAML, "id: ID\n", "id: "+id+"\n", 1),
+		filepath.Join(labDir, "start.star"):     programStart,
+		filepath.Join(labDir, "reference.star"): programReference,
 	}
-	for _, name := range []string{"lab.yaml", "start.star", "reference.star"} {
-		data, err := fs.ReadFile(content.FS, "labs/write-renewal/"+name)
-		if err != nil {
-			return nil, err
-		}
-		text := string(data)
-		if name == "lab.yaml" {
-			text = strings.Replace(text, "id: write-renewal\n", "id: "+id+"\n", 1)
-		}
-		files[filepath.Join(labDir, name)] = text
-	}
-	return files, nil
 }
 
 // writeNew writes files that must not exist yet, in name order.

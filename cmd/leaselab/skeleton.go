@@ -145,3 +145,85 @@ In this lab you write W1's logic in Starlark. Tell here what W1 must do,
 which handlers the engine calls, and how the program is judged: the engine
 plays fault schedules, and W1 must never act without its lease.
 `
+
+// programLabYAML is a program lab's skeleton (its id is ID until written):
+// W1 takes a lease, writes while it believes the lease holds, and asks
+// again when it runs out; the schedules pause it and slow its answers.
+const programLabYAML = `# yaml-language-server: $schema=../../lab.schema.json
+# A program lab: the student writes W1's logic in Starlark (start.star);
+# reference.star is the solution leaselab check proves, never shown.
+id: ID
+scenario:
+  ttl: 10s
+  delay: 100ms
+  storage: none
+  workers:
+    # W1's steps only name the key it writes; its program decides.
+    W1: acquire; write data
+horizon: 40s
+
+program:
+  worker: W1
+  actions: [acquire, write, set_timer, stop]
+  start: start.star
+  reference: reference.star
+  runs: 100
+  seed: 1
+  horizon: 40s
+  faults:
+    spike: 3s
+    pause: 12s
+`
+
+// programStart is the skeleton's starting program: it counts the lease
+// from when the answer arrived, and the engine breaks it.
+const programStart = `# W1 takes a lease, writes "data" every second while it believes the
+# lease holds, and asks for a new lease when it runs out. It counts the
+# lease from when the answer arrived: run it, then Submit.
+
+def on_start(w, ev):
+    w.acquire()
+
+def on_denied(w, ev):
+    w.set_timer("work", w.now + SECOND)
+
+def on_granted(w, ev):
+    w.state["token"] = ev.token
+    w.state["until"] = w.now + ev.ttl
+    w.set_timer("work", w.now + SECOND)
+
+def on_timer(w, ev):
+    if w.now < w.state.get("until", 0):
+        w.write("data", w.state["token"])
+        w.set_timer("work", w.now + SECOND)
+    else:
+        w.acquire()
+`
+
+// programReference is the skeleton's solution, which check proves.
+const programReference = `# The solution: count the lease from when the request left (an answer
+# can come late), and write only while more than a margin is left.
+MARGIN = SECOND // 2
+
+def ask(w):
+    w.state["sent"] = w.now
+    w.acquire()
+
+def on_start(w, ev):
+    ask(w)
+
+def on_denied(w, ev):
+    w.set_timer("work", w.now + SECOND)
+
+def on_granted(w, ev):
+    w.state["token"] = ev.token
+    w.state["until"] = w.state["sent"] + ev.ttl
+    w.set_timer("work", w.now + SECOND)
+
+def on_timer(w, ev):
+    if w.now + MARGIN < w.state.get("until", 0):
+        w.write("data", w.state["token"])
+        w.set_timer("work", w.now + SECOND)
+    else:
+        ask(w)
+`
