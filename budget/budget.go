@@ -112,6 +112,29 @@ func (b *Work) charge(d time.Duration) {
 	b.spent += d
 }
 
+// chargeUpTo takes d from the budget, but not past a debt of most: a
+// refusal's charge keeps a flood refused without making its debt, and so
+// the wait after it, grow for as long as it lasts.
+func (b *Work) chargeUpTo(d, most time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.refill(time.Now())
+	if b.level <= -most {
+		return
+	}
+	d = min(d, b.level+most)
+	b.level -= d
+	b.spent += d
+}
+
+// Owes is how much work the budget is in debt, 0 when it is not.
+func (b *Work) Owes() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.refill(time.Now())
+	return max(0, -b.level)
+}
+
 // Used is all the work charged to the budget so far.
 func (b *Work) Used() time.Duration {
 	b.mu.Lock()
@@ -177,6 +200,19 @@ func ChargeFixed(d time.Duration, budgets ...*Work) {
 	for _, b := range budgets {
 		if b != nil {
 			b.charge(d)
+		}
+	}
+}
+
+// ChargeRefusal is ChargeFixed for answering a refusal, or for reading
+// what will be refused: it takes d from each budget given, but never
+// takes one deeper in debt than most. A client that goes on asking stays
+// refused (its debt stays at most), and once it stops it waits at most
+// most/rate, however long it flooded.
+func ChargeRefusal(d, most time.Duration, budgets ...*Work) {
+	for _, b := range budgets {
+		if b != nil {
+			b.chargeUpTo(d, most)
 		}
 	}
 }
