@@ -29,18 +29,95 @@ const (
 	// maxAddrBudgets bounds the addresses remembered; those with a full
 	// budget are forgotten first, as they owe nothing.
 	maxAddrBudgets = 10_000
+
+	// A student's forms (votes above all) are paid from a budget of the
+	// student's own, beside their address's: behind a campus NAT a room
+	// of 300 is one address, and one student flooding votes must not put
+	// the room in debt. The address's budget is still charged for the
+	// work done, a ceiling over all its students; the student's refusals
+	// are charged to the student alone. The server tells students apart
+	// by their class cookie (a cookie it did not issue names a student
+	// of its own, whose work the address still pays).
+	studentShare = 10 // a student's rate: the address's over this
+	studentBurst = time.Second
+
+	// Refusals are charged (RefuseCost), but never take a budget deeper
+	// in debt than its ceiling: an address owes at most addrCeiling for
+	// being refused, a student studentCeiling. A client at its ceiling
+	// (within ceilingSlack: it refills meanwhile) is flooding: work
+	// alone leaves an address far below it, as work starts only out of
+	// debt (one verdict overshoots by 1.3 s at most). Its refusals close
+	// the connection and, for a student or behind a trusted proxy, come
+	// after refuseHold; an address at its ceiling has each new connection
+	// held refuseHold before a byte of it is read (limitListener). A flood
+	// then costs the server its sockets, not its cores.
+	addrCeiling    = 3 * time.Second
+	studentCeiling = time.Second
+	ceilingSlack   = 250 * time.Millisecond
+	refuseHold     = 2 * time.Second
+
+	// readCost is what reading a request costs the server per KB (a
+	// 900 KB header took 4 ms): bytes read on a connection are charged
+	// to its address (limitConn), so a flood of huge headers, which
+	// net/http refuses itself, is paid for too. It is charged in
+	// pieces of readChargeEvery bytes.
+	readCost        = 4 * time.Microsecond
+	readChargeEvery = 16 << 10
 )
 
-// addrBudgets is one work budget per client address.
+// addrBudgets is one work budget per client address, and one per
+// student of a class (by address and class cookie) for their forms.
 type addrBudgets struct {
-	mu    sync.Mutex
-	rate  float64
-	burst time.Duration
-	m     map[string]*budget.Work
+	mu       sync.Mutex
+	rate     float64
+	burst    time.Duration
+	m        map[string]*budget.Work
+	students map[string]*budget.Work
 }
 
 func newAddrBudgets(rate float64, burst time.Duration) *addrBudgets {
-	return &addrBudgets{rate: rate, burst: burst, m: map[string]*budget.Work{}}
+	return &addrBudgets{rate: rate, burst: burst, m: map[string]*budget.Work{}, students: map[string]*budget.Work{}}
+}
+
+// student is the budget of the student a class cookie names, seen from
+// an address (the same cookie from another address is another budget:
+// a copied cookie cannot spend a student's budget from elsewhere).
+func (a *addrBudgets) student(addr, cookie string) *budget.Work {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	key := addr + " " + cookie
+	if b, ok := a.students[key]; ok {
+		return b
+	}
+	if len(a.students) >= maxAddrBudgets {
+		now := time.Now()
+		for k, b := range a.students {
+			if b.Idle(now) {
+				delete(a.students, k)
+			}
+		}
+		if len(a.students) >= maxAddrBudgets {
+			// None idle: a flood of made-up cookies. Their work is
+			// still their address's.
+			a.students = map[string]*budget.Work{}
+		}
+	}
+	b := budget.New(a.rate/studentShare, studentBurst)
+	a.students[key] = b
+	return b
+}
+
+// over reports whether addr is at its ceiling.
+func (a *addrBudgets) over(addr string) bool {
+	a.mu.Lock()
+	b := a.m[addr]
+	a.mu.Unlock()
+	return atCeiling(b, addrCeiling)
+}
+
+// atCeiling reports whether b owes its ceiling, or near it.
+func atCeiling(b *budget.Work, ceiling time.Duration) bool {
+	return b != nil && b.Owes() >= ceiling-ceilingSlack
 }
 
 func (a *addrBudgets) get(addr string) *budget.Work {

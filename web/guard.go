@@ -38,8 +38,11 @@ const (
 	// httpIdleTimeout closes a keep-alive connection that sends nothing.
 	httpIdleTimeout = 60 * time.Second
 	// maxHeaderBytes leaves room for a link with a session at its caps in
-	// the URL (2,000 commands, usually well under 100 KB).
-	maxHeaderBytes = 1 << 20
+	// the URL (2,000 commands, usually well under 100 KB) and a browser's
+	// header fields; past it net/http answers 431 itself and reads no
+	// more. It was a megabyte: reading a 900 KB header took 4 ms of the
+	// server each time, before it was refused.
+	maxHeaderBytes = 128 << 10
 	// The header fields besides the request line are bounded to what a
 	// browser sends: a field of at most maxHeaderField bytes (servers
 	// commonly take 8 KB; browsers cut a Referer at 4 KB), all of them
@@ -165,16 +168,17 @@ func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // overBudget refuses a request of a client over its work budget: 429,
-// with when to try again.
+// with when to try again, in bytes made once (refuse.go), charged to the
+// address up to its ceiling; at its ceiling the connection is closed.
 func (s *Server) overBudget(c echo.Context, client string, b *budget.Work, err error) error {
 	s.refused(live.ErrBudget, "a client over its work budget asked for a heavy page", "client", client, "path", labsession.Clip(c.Request().URL.Path))
-	budget.ChargeFixed(budget.RefuseCost, b)
-	var retry = 1
+	budget.ChargeRefusal(budget.RefuseCost, addrCeiling, b)
+	retry := time.Second
 	if be, ok := err.(*budget.Busy); ok {
-		retry = max(1, int(be.Retry.Seconds()+0.999))
+		retry = be.Retry
 	}
-	c.Response().Header().Set("Retry-After", strconv.Itoa(retry))
-	return classAnswer(c, &pageError{status: http.StatusTooManyRequests, lang: langOf(c), key: "busy.text", title: "busy.title"})
+	s.writeBusy(c.Response(), c.Request(), busyAddr, langOf(c), retry, atCeiling(b, addrCeiling))
+	return nil
 }
 
 // maxStoreCharge bounds what one request that writes to the class store
@@ -183,19 +187,28 @@ func (s *Server) overBudget(c echo.Context, client string, b *budget.Work, err e
 // behind one address is charged at most 0.6 s of its 5 s burst.
 const maxStoreCharge = 2 * time.Millisecond
 
-// light bounds a light request (a vote) by the client address's work
-// budget: refused while the budget is in debt, charged what it cost up to
-// maxStoreCharge. Unlike heavy it does not wait for the address's turn: a
-// class behind one address votes at once.
+// light bounds a light request (a vote, a class form) by the student's
+// work budget, when the request names a student, and the client
+// address's: refused while either is in debt, each charged what it cost
+// up to maxStoreCharge. A student in debt is refused at their own cost
+// alone (refuseStudent), so one student's flood leaves the rest of the
+// room behind their address voting. Unlike heavy it does not wait for
+// the address's turn: a class behind one address votes at once.
 func (s *Server) light(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		client := s.clientAddr(c.Request())
+		r := c.Request()
+		client := s.clientAddr(r)
+		own := s.studentBudget(r, client)
+		if err := budget.Wait(own); err != nil {
+			s.refuseStudent(c.Response(), r, client, own, langOf(c))
+			return nil
+		}
 		b := s.addrBudgets.get(client)
 		if err := budget.Wait(b); err != nil {
 			return s.overBudget(c, client, b, err)
 		}
 		start := time.Now()
-		defer func() { budget.ChargeFixed(min(time.Since(start), maxStoreCharge), b) }()
+		defer func() { budget.ChargeFixed(min(time.Since(start), maxStoreCharge), own, b) }()
 		return next(c)
 	}
 }
@@ -259,7 +272,18 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		proxy := l.srv.proxies.trusts(net.ParseIP(addr))
 		why := l.admit(addr, proxy)
 		if why == "" {
-			return &limitConn{Conn: c, l: l, addr: addr}, nil
+			lc := &limitConn{Conn: c, l: l, addr: addr}
+			if !proxy {
+				// What is read is charged to the address: a proxy
+				// reads for everyone, and its students are charged
+				// by their requests.
+				lc.budget = l.srv.addrBudgets.get(addr)
+				if l.srv.addrBudgets.over(addr) {
+					lc.held = true
+					l.srv.refused(live.ErrBudget, "an address at its work ceiling opened a connection: held before it is read", "client", addr)
+				}
+			}
+			return lc, nil
 		}
 		l.srv.refused(errConns, why, "client", addr)
 		l.refuse(c)
@@ -329,12 +353,42 @@ func (l *limitListener) refuse(c net.Conn) {
 	}()
 }
 
-// limitConn gives its place back when closed, once.
+// limitConn gives its place back when closed, once. It charges what is
+// read from it to its address (readCost), and, held, waits refuseHold
+// before its first read: the address was at its ceiling when it
+// connected, so what it asks will be refused, and a flood of new
+// connections costs the server their sockets, not the reading and
+// answering of each.
 type limitConn struct {
 	net.Conn
 	l    *limitListener
 	addr string
 	once sync.Once
+
+	budget  *budget.Work // the address's; nil behind a trusted proxy
+	held    bool
+	unpaid  int // bytes read and not charged yet
+	started bool
+}
+
+func (c *limitConn) Read(p []byte) (int, error) {
+	if c.held && !c.started {
+		c.started = true
+		t := time.NewTimer(c.l.srv.refuseHold())
+		select {
+		case <-t.C:
+		case <-c.l.srv.ctx.Done():
+			t.Stop()
+		}
+	}
+	n, err := c.Conn.Read(p)
+	if c.budget != nil {
+		if c.unpaid += n; c.unpaid >= readChargeEvery {
+			budget.ChargeRefusal(time.Duration(c.unpaid>>10)*readCost, addrCeiling, c.budget)
+			c.unpaid &= 1<<10 - 1
+		}
+	}
+	return n, err
 }
 
 func (c *limitConn) Close() error {

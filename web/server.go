@@ -26,7 +26,6 @@ import (
 	"leaselab/class"
 	"leaselab/content"
 	"leaselab/labs"
-	"leaselab/labsession"
 	"leaselab/live"
 	"leaselab/static"
 )
@@ -180,6 +179,7 @@ type Server struct {
 	clients      *clientSessions
 	sessionWork  float64
 	addrBudgets  *addrBudgets
+	busy         busyAnswers // refuse.go
 	mem          *memLedger
 	// Deterministic results, kept so that asking again costs nothing.
 	verdicts *lru[verdictKey, *labs.ChallengeVerdict]
@@ -439,8 +439,10 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 // ServeHTTP serves the site.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if field := headerTooLarge(r.Header); field != "" {
-		s.refused(errHeader, "a request whose header is larger than a browser sends", "field", labsession.Clip(field))
-		http.Error(w, "leaselab: request header too large: "+labsession.Clip(field), http.StatusRequestHeaderFieldsTooLarge)
+		s.refuseHeader(w, r, field)
+		return
+	}
+	if s.refuseEarly(w, r) {
 		return
 	}
 	if s.base != "" {
