@@ -38,6 +38,12 @@ func (s *Service) ms() int64 { return s.now().UnixMilli() }
 // holds the token runs the class (ByToken). The token is not stored, only
 // its hash, so it cannot be asked for again.
 func (s *Service) Create(ctx context.Context, className, lang string) (Class, string, error) {
+	return s.create(ctx, className, lang, nil)
+}
+
+// create opens a class, for a lecturer key's holder when own is not nil
+// (lecturer.go): the token is then sealed to the key, to be shown again.
+func (s *Service) create(ctx context.Context, className, lang string, own *Lecturer) (Class, string, error) {
 	n, err := name(className)
 	if err != nil {
 		return Class{}, "", err
@@ -53,9 +59,10 @@ func (s *Service) Create(ctx context.Context, className, lang string) (Class, st
 		c.Code = randomCode(CodeLength)
 		var added int64
 		err := s.inTx(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO classes (id, code, token_hash, name, lang, created)
-				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
-				c.ID, c.Code, tokenHash(token), c.Name, c.Lang, c.Created.UnixMilli())
+			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO classes (id, code, token_hash, name, lang, created, projector_hash, lecturer, token_sealed)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+				c.ID, c.Code, tokenHash(token), c.Name, c.Lang, c.Created.UnixMilli(),
+				tokenHash(ProjectorToken(token)), own.id(), own.seal(token))
 			if err != nil {
 				return err
 			}
@@ -613,7 +620,11 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		// A lecturer key whose classes are all gone goes too.
+		_, err = tx.ExecContext(ctx, s.q("DELETE FROM lecturers WHERE created < ? AND NOT EXISTS (SELECT 1 FROM classes WHERE lecturer = lecturers.id)"), cutoff)
 		return err
 	})
 	if n > 0 {

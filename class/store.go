@@ -301,7 +301,8 @@ func (s *Service) fail(err error) error {
 		return nil
 	}
 	for _, own := range []error{ErrNoClass, ErrEnded, ErrNotJoined, ErrNoKey, ErrClassFull, ErrNoRound,
-		ErrRoundClosed, ErrRoundLimit, ErrBadChoice, ErrBadInput, ErrUnavailable, context.Canceled, context.DeadlineExceeded} {
+		ErrRoundClosed, ErrRoundLimit, ErrBadChoice, ErrBadInput, ErrUnavailable, context.Canceled, context.DeadlineExceeded,
+		ErrNoLecturer, ErrUndoLate, ErrCodeTaken} {
 		if errors.Is(err, own) {
 			return err
 		}
