@@ -12,6 +12,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,14 +27,18 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migration is one numbered schema step; migrations run in order, each in
-// its own transaction, and schema_version remembers the last one run.
+// migration is one numbered schema step; migrations run in order of their
+// numbers, together in one transaction, and schema_version keeps a row for
+// each one run. Numbers may have gaps: two changes made side by side take
+// numbers of their own (002_…, 003_…), and a database that has 003 but
+// not 002 gets 002 when a leaselab that has it starts.
 type migration struct {
 	version int
 	sql     string
 }
 
-// migrations reads the embedded NNN_name.sql files in order.
+// migrations reads the embedded NNN_name.sql files in order of their
+// numbers, each number once.
 func migrations() ([]migration, error) {
 	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
 	if err != nil {
@@ -41,12 +46,12 @@ func migrations() ([]migration, error) {
 	}
 	sort.Strings(names)
 	var out []migration
-	for i, name := range names {
+	for _, name := range names {
 		base := filepath.Base(name)
 		num, _, ok := strings.Cut(base, "_")
 		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v != i+1 {
-			return nil, fmt.Errorf("class: migration %s is not number %03d", base, i+1)
+		if !ok || err != nil || len(num) != 3 || v < 1 || len(out) > 0 && v <= out[len(out)-1].version {
+			return nil, fmt.Errorf("class: migration %s is not named NNN_name.sql with a number of its own", base)
 		}
 		b, err := migrationFiles.ReadFile(name)
 		if err != nil {
@@ -251,15 +256,23 @@ func (s *Service) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	var have sql.NullInt64
-	if err := tx.QueryRowContext(ctx, "SELECT MAX(version) FROM schema_version").Scan(&have); err != nil {
+	have, err := schemaVersions(ctx, tx)
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	at := int(have.Int64)
-	if at > len(ms) {
-		return fmt.Errorf("%w: the class database is at schema %d and this leaselab knows schemas up to %d; run the newer leaselab, or give this one another --data folder or --database", ErrNewerSchema, at, len(ms))
+	known := map[int]bool{}
+	for _, m := range ms {
+		known[m.version] = true
 	}
-	for _, m := range ms[at:] {
+	for _, v := range have {
+		if !known[v] {
+			return fmt.Errorf("%w: the class database has schema step %03d, which this leaselab does not know; run the newer leaselab, or give this one another --data folder or --database", ErrNewerSchema, v)
+		}
+	}
+	for _, m := range ms {
+		if slices.Contains(have, m.version) {
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("class: migration %03d: %w", m.version, err)
 		}
@@ -343,6 +356,24 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// schemaVersions lists the schema steps the database has run.
+func schemaVersions(ctx context.Context, tx *sql.Tx) ([]int, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT version FROM schema_version")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // redact hides a password in a database URL for messages.
