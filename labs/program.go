@@ -3,9 +3,11 @@ package labs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"leaselab/engine"
@@ -422,12 +424,14 @@ func verifyProgram(r *report, l *Lab) {
 		return
 	case ref.Compile != nil:
 		// verifyProgramCompiles said so
+	case ref.TooSlow:
+		r.errorf(p.at, "program: the reference %s takes more than the %d steps a judgement may (line %d took the most)", p.refFile, JudgementSteps, ref.Line)
 	case ref.Searched():
 		h := ref.Search.Shortest
-		r.errorf(p.at, "program: the reference %s is broken within the search's bounds by %s (%s at %s)", p.refFile, faultList("en", h.Faults), h.Harm.Reason(), h.Harm.T)
+		r.errorf(p.at, "program: the reference %s is broken within the search's bounds by %s (%s at %s); replay it: %s", p.refFile, faultList("en", h.Faults), h.Harm.Reason(), h.Harm.T, l.replayCommand(p.refFile, -1))
 	case !ref.Pass:
 		ce := ref.Counterexample
-		r.errorf(p.at, "program: the reference %s fails run %d (%s at %s)", p.refFile, ce.Index, ce.Why.Kind, ce.Why.T)
+		r.errorf(p.at, "program: the reference %s fails run %d (%s at %s); replay it: %s", p.refFile, ce.Index, ce.Why.Kind, ce.Why.T, l.replayCommand(p.refFile, ce.Index))
 	}
 	start, err := p.Judge(p.Start, 0)
 	switch {
@@ -437,6 +441,36 @@ func verifyProgram(r *report, l *Lab) {
 	case start.Pass:
 		r.errorf(p.at, "program: the starting program %s passes every schedule: give the student something to fix", p.startFile)
 	}
+}
+
+// replayCommand is the command line, from the course's folder, that plays
+// the judgement's random schedule i (-1: the search's, which leaselab
+// search finds again) with program file as the lab's written worker.
+func (l *Lab) replayCommand(file string, i int) string {
+	run := "leaselab run " + path.Join(l.dir, "lab.yaml") + " --program " + path.Join(l.dir, file)
+	if i < 0 {
+		return "leaselab search " + path.Join(l.dir, "lab.yaml") + ", then " + run + " --do ... with its commands"
+	}
+	return run + " --schedule " + strconv.Itoa(i)
+}
+
+// PlaySchedule plays the judgement's random schedule i with src as the
+// written worker, as Judge plays it: the world of a counterexample.
+func (p *ProgramSpec) PlaySchedule(src string, i int) (*engine.World, error) {
+	c, err := p.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	spec := p.spec
+	spec.Scenario = p.Scenario(c)
+	if spec, err = spec.Ready(); err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= spec.Runs {
+		return nil, fmt.Errorf("schedule %d: the lab plays schedules 0 to %d", i, spec.Runs-1)
+	}
+	_, w, err := spec.PlayRun(i, nil)
+	return w, err
 }
 
 // Runs is how many schedules a judgement plays.

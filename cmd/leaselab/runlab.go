@@ -45,6 +45,7 @@ worker, --program FILE runs that Starlark program as the worker, and
 	fl.Var(lang, "lang", "text output as sentences in this language (id or en) instead of the trace format")
 	progFile := fl.String("program", "", "a Starlark program for the lab's written worker (a lab with program: in its lab.yaml)")
 	judgeIt := fl.Bool("judge", false, "with --program: judge the program on the lab's schedules instead of printing a trace")
+	schedule := fl.Int("schedule", -1, "with --program: play the judgement's random schedule `N` (as a verdict or check names it) instead of the lab's own run")
 	vs := fl.String("vs", "", "what if: run B is the same run with this command applied (such as \"fencing on\"); prints where the runs first differ")
 	vsAt := fl.String("vs-at", "", "with --vs: the virtual time the change lands (default: where the --do commands end)")
 	pos, code, ok := fl.parse(args, stdout, stderr)
@@ -67,8 +68,11 @@ worker, --program FILE runs that Starlark program as the worker, and
 		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
 		return 1
 	}
-	if *judgeIt && *progFile == "" {
-		return usageError(stderr, "run", "--judge goes with --program")
+	if (*judgeIt || fl.given("schedule")) && *progFile == "" {
+		return usageError(stderr, "run", "--judge and --schedule go with --program")
+	}
+	if fl.given("schedule") && (*judgeIt || len(dos) > 0 || *vs != "" || *question != "") {
+		return usageError(stderr, "run", "--schedule plays a judgement's schedule: it goes with none of --judge, --do, --vs, --question")
 	}
 	if *progFile != "" {
 		if lab, err = withProgram(lab, *progFile, lang.val, stderr); err != nil {
@@ -85,7 +89,14 @@ worker, --program FILE runs that Starlark program as the worker, and
 		}
 		return runPair(lab, *seed, dos, *vs, *vsAt, format.val, lang.val, stdout, stderr)
 	}
-	w, failed, err := runWorld(lab, *question, *seed, fl.given("seed"), dos)
+	var w *engine.World
+	var failed error
+	if fl.given("schedule") {
+		src, _ := os.ReadFile(*progFile) // withProgram read it already
+		w, err = lab.Program().PlaySchedule(string(src), *schedule)
+	} else {
+		w, failed, err = runWorld(lab, *question, *seed, fl.given("seed"), dos)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
 		return 1

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -75,6 +76,22 @@ func TestNewProgramLabPassesCheck(t *testing.T) {
 	}
 	if y, _ := os.ReadFile(filepath.Join(dir, "labs", "my-loop", "lab.yaml")); strings.Contains(string(y), "Issue") {
 		t.Errorf("the new lab.yaml keeps a course lab's internal comment:\n%s", y)
+	}
+	// A broken reference: check says so and how to replay the schedule
+	// that breaks it, and that command shows the harm.
+	labDir := filepath.Join(dir, "labs", "my-loop")
+	start, _ := os.ReadFile(filepath.Join(labDir, "start.star"))
+	if err := os.WriteFile(filepath.Join(labDir, "reference.star"), start, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, errs = runCLI("check", dir)
+	m := regexp.MustCompile(`replay it: leaselab run (\S+) --program (\S+) --schedule (\d+)`).FindStringSubmatch(out + errs)
+	if m == nil {
+		t.Fatalf("check of a broken reference names no replay:\n%s%s", out, errs)
+	}
+	code, out, errs = runCLI("run", filepath.Join(dir, m[1]), "--program", filepath.Join(dir, m[2]), "--schedule", m[3], "--lang", "en")
+	if code != 0 || !strings.Contains(out, "VIOLATION") {
+		t.Errorf("the replay shows no harm: exit %d\n%s%s", code, out, errs)
 	}
 	if code, _, _ := runCLI("new", "lesson", "x", "--kind", "program", dir); code != 2 {
 		t.Errorf("--kind with a lesson: exit %d, want a usage error", code)
