@@ -115,6 +115,17 @@ type Config struct {
 	// (class_limits.go). Default DefaultJoinsPerAddr (serve passes
 	// --joins-per-addr).
 	JoinsPerAddr int
+	// StudentURL is the address students reach the server by, such as
+	// http://192.168.1.23:8080 (classroom mode's LAN address): the join
+	// link and QR codes use it whatever name the instructor's browser
+	// used. Empty: PublicURL, else the address a request came to.
+	StudentURL string
+	// LoopbackOnly: the server listens on this machine only, so a class's
+	// dashboard says that phones cannot reach it (class_projector.go).
+	LoopbackOnly bool
+	// ClassOpened, if set, is told of each class opened from a page, with
+	// its join link (classroom mode prints it in the terminal).
+	ClassOpened func(c class.Class, joinURL string)
 
 	// load reads Content (labs.LoadWith when nil): the package's tests
 	// share one load of the embedded course among their servers.
@@ -206,6 +217,10 @@ type Server struct {
 	retentionDays int
 	progress      chan progressNote // class_progress.go
 	feeds         classFeeds        // class_feed.go
+	// studentURL, loopbackOnly, classOpened: Config's (class_projector.go)
+	studentURL   string
+	loopbackOnly bool
+	classOpened  func(class.Class, string)
 }
 
 // New builds a server. It fails when the static assets cannot be read or
@@ -273,6 +288,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.classes = cfg.Classes
 	s.joins = newJoinLimits(cfg.JoinsPerAddr)
+	s.studentURL = strings.TrimRight(cfg.StudentURL, "/")
+	if s.studentURL == "" {
+		s.studentURL = strings.TrimRight(cfg.PublicURL, "/")
+	}
+	s.loopbackOnly, s.classOpened = cfg.LoopbackOnly, cfg.ClassOpened
 	if cfg.ClassRetention <= 0 {
 		cfg.ClassRetention = class.DefaultRetention
 	}
@@ -412,6 +432,8 @@ func (s *Server) routes() *echo.Echo {
 	get("/:lang/teach/:token", s.teachShow)
 	get("/:lang/teach/:token/:view", s.teachShow)
 	e.GET("/:lang/teach/:token/events", s.teachEvents)
+	get("/:lang/projector/:ptoken", s.projectorShow)
+	e.GET("/:lang/projector/:ptoken/events", s.projectorEvents)
 	e.POST("/:lang/teach/:token/:act", s.teachAct, s.ownForm)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
 	e.GET("/:lang/labs/:id/whatif/ws", s.pairSocket)
