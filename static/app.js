@@ -740,6 +740,8 @@ function startLab(root) {
   }
   for (const f of document.querySelectorAll("form.goalcheck")) {
     f.addEventListener("submit", (e) => {
+      // A try: the engine's own shortest schedule may now be asked for.
+      for (const s of f.querySelectorAll(".after-try")) s.hidden = false;
       if (send({ type: "goal", goal: f.dataset.goal })) e.preventDefault();
     });
   }
@@ -961,6 +963,17 @@ function followClass() {
     es.addEventListener("update", (e) => {
       const cur = document.getElementById("teach-live");
       if (cur) fitAll(replaceFrom(cur, e.data) || document);
+    });
+  }
+  // The projector view follows its class the same way (issue 43).
+  const hall = document.getElementById("hall");
+  if (hall && hall.dataset.events) {
+    const es = new EventSource(hall.dataset.events);
+    es.addEventListener("update", (e) => {
+      const cur = document.getElementById("hall-live");
+      if (!cur) return;
+      fitAll(replaceFrom(cur, e.data) || document);
+      hall.classList.toggle("revealed", !!document.getElementById("reveal"));
     });
   }
   // A vote is sent without leaving the page; the answer says it was

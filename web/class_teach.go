@@ -93,6 +93,14 @@ type teachView struct {
 	Retention int               // days an ended class is kept
 	Projector bool
 	Down      bool // the store could not be read in full
+	// The lecture hall (class_projector.go, classroom.go): the projector's
+	// own link, why phones cannot reach the join link ("" if they can),
+	// the lecturer key made with the class (shown once), and until when
+	// an end can be undone.
+	ProjectorURL string
+	Unreachable  string
+	NewKey       string
+	UndoUntil    string
 }
 
 // Current is the newest round of the current question, nil if none.
@@ -163,8 +171,9 @@ func (s *Server) teachData(c echo.Context, lang string, cl class.Class, projecto
 		p.Kind = "teach projector"
 	}
 	v := &teachView{page: p, Course: course, Class: cl, Token: token, Projector: projector, Retention: s.retentionDays}
-	v.JoinURL = s.siteURL(c) + s.base + "/" + lang + "/join?code=" + url.QueryEscape(cl.Code)
+	v.JoinURL = s.joinURL(c, lang, cl.Code)
 	v.TeachURL = s.siteURL(c) + v.THref("")
+	s.hallData(c, v)
 	if whole {
 		if v.QR, err = qrSVG(v.JoinURL, fmt.Sprintf(T(lang, "teach.qr"), cl.Code)); err != nil {
 			return nil, err
@@ -220,7 +229,10 @@ func (s *Server) teachShow(c echo.Context) error {
 		return err
 	}
 	switch c.Param("view") {
-	case "", "projector":
+	case "":
+	case "projector":
+		// The projector has a link of its own, which runs nothing.
+		return c.Redirect(http.StatusSeeOther, s.projectorHref(lang, c.Param("token")))
 	case "export.csv", "export.json":
 		return s.teachExport(c, lang, cl, strings.TrimPrefix(c.Param("view"), "export."))
 	default:

@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -213,6 +214,13 @@ func TestBrowserSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the live page", `document.querySelector("#conn.on") !== null`)
+	// The engine's answer is offered only once the student has checked
+	// their own try.
+	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#goal-one-pause .after-try").hidden`)); err != nil || !hidden {
+		t.Fatalf("the shortest schedule is offered before a try (hidden %v, %v)", hidden, err)
+	}
+	click(t, ctx, `#goal-one-pause form.goalcheck button[type=submit]:not(.search-ask)`)
+	waitJS(t, ctx, "the goal's verdict", `document.querySelector("#goal-verdict-one-pause .verdict") !== null`)
 	click(t, ctx, `button[data-search="goal-search-one-pause"]`)
 	waitJS(t, ctx, "the shortest schedule", `document.querySelector("#goal-search-one-pause .search-verdict") !== null`)
 	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#goal-search-one-pause").innerText`))
@@ -246,5 +254,33 @@ func TestBrowserSearch(t *testing.T) {
 	})
 	if p := reqs.problems(); len(p) > 0 {
 		t.Errorf("the browser reported: %v", p)
+	}
+}
+
+// A "break it" goal offers the engine's shortest schedule only after the
+// student's own try: hidden on a fresh page, shown once the goal was
+// checked (the page the no-script form comes back to).
+func TestShortestOfferedAfterATry(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, Config{})
+	for _, tc := range []struct {
+		query  string
+		hidden bool
+	}{{"", true}, {"?goal=one-pause", false}} {
+		resp, err := http.Get(ts.URL + "/id/labs/break-fencing" + tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		page := string(body)
+		i := strings.Index(page, `class="after-try"`)
+		if i < 0 {
+			t.Fatalf("%q: no shortest-schedule button", tc.query)
+		}
+		tag := page[i : i+strings.IndexByte(page[i:], '>')]
+		if got := strings.Contains(tag, "hidden"); got != tc.hidden {
+			t.Errorf("%q: the button's span %q, hidden %v, want %v", tc.query, tag, got, tc.hidden)
+		}
 	}
 }
