@@ -134,6 +134,7 @@ type barView struct {
 	Right   string       // the engine's answer once revealed
 	Back    string       // where a vote without script returns
 	Down    bool         // the store is unavailable
+	Joined  bool         // the first page after joining (classroom.go)
 }
 
 // Question is the round's question, nil if none.
@@ -262,11 +263,13 @@ func (s *Server) classBar(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		lang := langOf(c)
+		joined := !strings.HasPrefix(r.URL.Path, staticPrefix) && s.justJoined(c)
 		w := &barWriter{ResponseWriter: c.Response().Writer, fill: func() []byte {
 			b, ok := s.bar(r.Context(), lang, code, id)
 			if !ok {
 				return nil
 			}
+			b.Joined = joined
 			b.Back = requestPath(r)
 			if q := r.URL.RawQuery; q != "" && len(q) < maxBack {
 				b.Back += "?" + q

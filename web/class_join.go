@@ -71,6 +71,7 @@ func (s *Server) joinPost(c echo.Context) error {
 		return err
 	}
 	s.setStudent(c, code, st.ID)
+	s.joined(c) // the next page's bar confirms it (classroom.go)
 	cl, err := s.classes.ByCode(ctx, code)
 	next := s.base + "/" + lang + "/"
 	if err == nil && cl.Now.Lab != "" {

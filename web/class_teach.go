@@ -65,7 +65,7 @@ func (s *Server) classCreate(c echo.Context) error {
 	if len(strings.Fields(name)) == 0 {
 		return &pageError{status: http.StatusBadRequest, lang: lang, key: "class.noname"}
 	}
-	_, token, err := s.classes.Create(c.Request().Context(), name, lang)
+	_, token, err := s.createClass(c, name, lang) // classroom.go: the lecturer key
 	if errors.Is(err, class.ErrBadInput) {
 		return &pageError{status: http.StatusBadRequest, lang: lang, key: "class.badname"}
 	}
@@ -95,12 +95,12 @@ type teachView struct {
 	Down      bool // the store could not be read in full
 	// The lecture hall (class_projector.go, classroom.go): the projector's
 	// own link, why phones cannot reach the join link ("" if they can),
-	// the lecturer key made with the class (shown once), and until when
-	// an end can be undone.
+	// the lecturer key made with the class (shown once), and the minutes
+	// left to undo an end (0: none).
 	ProjectorURL string
 	Unreachable  string
 	NewKey       string
-	UndoUntil    string
+	UndoLeft     int
 }
 
 // Current is the newest round of the current question, nil if none.
@@ -316,8 +316,8 @@ func (s *Server) teachAct(c echo.Context) error {
 			return &pageError{status: http.StatusBadRequest, lang: lang, key: "teach.push.bad"}
 		}
 		err = s.classes.Push(ctx, id, link)
-	case "end":
-		err = s.classes.End(ctx, id)
+	case "end", "reopen", "rotate":
+		return s.teachLife(c, lang, cl) // classroom.go: asked first, undone, new links
 	case "remove":
 		// A join that is no student (issue 51): its seat and answers go.
 		err = s.classes.Remove(ctx, id, c.FormValue("student"))

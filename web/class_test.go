@@ -235,7 +235,7 @@ func TestClassWrongCodes(t *testing.T) {
 			t.Errorf("join %q: %d, want %d and %q", tc.code, st, tc.status, tc.want)
 		}
 	}
-	teacher.post(teach+"/end", nil)
+	teacher.post(teach+"/end", url.Values{"confirm": {"1"}}) // asked, and confirmed (classroom.go)
 	st, body, _ := s.do(http.MethodPost, "/id/join", url.Values{"code": {code}}, "")
 	if st != http.StatusGone || !strings.Contains(body, "sudah diakhiri") {
 		t.Errorf("join an ended class: %d\n%s", st, clipText(body))

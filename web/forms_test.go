@@ -110,7 +110,10 @@ func TestClassFormsOnlyFromOwnPages(t *testing.T) {
 		{"/id/class/leave", nil},
 		{teach + "/reveal", url.Values{"round": {round}}},
 		{teach + "/activity", url.Values{"lab": {""}}},
-		{teach + "/end", nil},
+		{teach + "/end", url.Values{"confirm": {"1"}}},
+		{teach + "/rotate", nil},
+		{teach + "/reopen", nil},
+		{"/id/lecturer", url.Values{"key": {"ACEFG-HJKMN-PRTWX-Y3467"}}},
 	}
 	for name, hdr := range attacks {
 		for _, f := range forms {

@@ -433,6 +433,8 @@ func (s *Server) routes() *echo.Echo {
 	get("/:lang/teach/:token/:view", s.teachShow)
 	e.GET("/:lang/teach/:token/events", s.teachEvents)
 	get("/:lang/projector/:ptoken", s.projectorShow)
+	get("/:lang/lecturer", s.lecturerShow)
+	e.POST("/:lang/lecturer", s.lecturerPost, s.ownForm)
 	e.GET("/:lang/projector/:ptoken/events", s.projectorEvents)
 	e.POST("/:lang/teach/:token/:act", s.teachAct, s.ownForm)
 	e.GET("/:lang/labs/:id/ws", s.labSocket)
