@@ -89,9 +89,9 @@ func TestProjectorCapability(t *testing.T) {
 		t.Errorf("%s/projector: %d to %q, want 303 to %s", teach, st, h.Get("Location"), proj)
 	}
 	for _, bad := range []string{
-		"/id/projector/" + token,                                 // the instructor token is no projector token
-		"/id/projector/" + class.ProjectorToken(token) + "x",     // nor a made-up one
-		"/id/teach/" + class.ProjectorToken(token),               // a projector token runs nothing
+		"/id/projector/" + token,                                  // the instructor token is no projector token
+		"/id/projector/" + class.ProjectorToken(token) + "x",      // nor a made-up one
+		"/id/teach/" + class.ProjectorToken(token),                // a projector token runs nothing
 		"/id/teach/" + class.ProjectorToken(token) + "/projector", // nor leads there
 	} {
 		if st, _ := screen.get(bad); st != http.StatusNotFound {
