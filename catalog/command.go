@@ -40,7 +40,7 @@ var commandWords = map[engine.CommandKind]sayCommand{
 	},
 	engine.CmdStep: sayPlain("cmd.step"),
 	engine.CmdUntil: func(b []byte, lang string, c engine.Command) []byte {
-		return Append(b, lang, "cmd.until", Time(c.At))
+		return Append(b, lang, "cmd.until", Moment(c.At)) // a moment: "jalankan sampai detik ke-30"
 	},
 	engine.CmdFreeze:    sayFreeze,
 	engine.CmdThaw:      sayWorker("cmd.thaw"),

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 
+	"leaselab/catalog"
 	"leaselab/content"
 	"leaselab/labs"
 )
@@ -24,7 +25,7 @@ problem as file:line:col: message on stderr and exits 1 when any is an
 error; otherwise prints its ok summary on stdout.`)
 	verbose := fl.Bool("v", false, "for every question, print the choice the engine's run makes true and the events that show it")
 	lang := newOneOf(labs.DefaultLang, labs.Langs...)
-	fl.Var(lang, "lang", "language of -v's event sentences (id or en)")
+	fl.Var(lang, "lang", "language of -v's event sentences (id or en) and of the summary (default: Indonesian when LC_ALL, LC_MESSAGES or LANG is, else English)")
 	pos, code, ok := fl.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -68,8 +69,9 @@ error; otherwise prints its ok summary on stdout.`)
 		fmt.Fprintln(stderr, p.String())
 	}
 	nerr := problems.Errors()
+	said := readerLang(fl.given("lang"), lang.val, "en")
 	if nerr > 0 {
-		fmt.Fprintf(stderr, "leaselab check: %d error(s), %d warning(s)\n", nerr, len(problems)-nerr)
+		fmt.Fprintln(stderr, say(said, "cli.check.failed", catalog.Int(int64(nerr)), catalog.Int(int64(len(problems)-nerr))))
 		return 1
 	}
 	questions := 0
@@ -79,7 +81,7 @@ error; otherwise prints its ok summary on stdout.`)
 			printAnswers(stdout, l, lang.val)
 		}
 	}
-	fmt.Fprintf(stdout, "leaselab check: ok: %d lessons, %d labs, %d questions run, %d warning(s)\n", len(c.Lessons), len(c.Labs), questions, len(problems))
+	fmt.Fprintln(stdout, say(said, "cli.check.ok", catalog.Int(int64(len(c.Lessons))), catalog.Int(int64(len(c.Labs))), catalog.Int(int64(questions)), catalog.Int(int64(len(problems)))))
 	return 0
 }
 

@@ -105,7 +105,7 @@ func classCmd(args []string, stdout, stderr io.Writer) int {
 	o.flags(f)
 	var name, lang, base string
 	f.StringVar(&name, "name", "", "the class's `NAME` shown to its students, such as \"Sistem Terdistribusi A\"")
-	f.StringVar(&lang, "lang", "id", "the language of the links, `id` or en")
+	f.StringVar(&lang, "lang", "id", "the language of the links and of what this prints, `id` or en (what it prints: Indonesian when LC_ALL, LC_MESSAGES or LANG is, else English, unless --lang is given)")
 	f.StringVar(&base, "base-url", "http://localhost:8080", "the address students use, a `URL` with the server's --base-path, such as https://leases.example.edu/leaselab")
 	pos, code, ok := f.parse(args[1:], stdout, stderr)
 	if !ok {
@@ -140,9 +140,10 @@ func classCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "leaselab class: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "join code:        %s\n", c.Code)
-	fmt.Fprintf(stdout, "join link:        %s/%s/join?code=%s\n", root, lang, c.Code)
-	fmt.Fprintf(stdout, "instructor link:  %s/%s/teach/%s\n", root, lang, token)
-	fmt.Fprintln(stdout, "Keep the instructor link private: whoever holds it runs the class.")
+	l := readerLang(f.given("lang"), lang, "en")
+	fmt.Fprintln(stdout, say(l, "cli.class.code", catalog.Str(c.Code)))
+	fmt.Fprintln(stdout, say(l, "cli.class.join", catalog.Str(root+"/"+lang+"/join?code="+c.Code)))
+	fmt.Fprintln(stdout, say(l, "cli.class.teach", catalog.Str(root+"/"+lang+"/teach/"+token)))
+	fmt.Fprintln(stdout, catalog.T(l, "cli.class.private"))
 	return 0
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"leaselab/catalog"
@@ -43,5 +45,87 @@ func TestRunSpeaksIndonesian(t *testing.T) {
 				t.Errorf("%v: English in the trace: %q", args, words)
 			}
 		}
+	}
+}
+
+// cliEnglish are English words the command line printed before it spoke
+// the reader's language, beyond catalog.Untranslated's: the trace's own
+// words and the English summaries.
+var cliEnglish = regexp.MustCompile(`(?i)\b(send|recv|grant|acquire|acquired|coord|extend|lost|violation|warning|harm|schedules|decided|commands|permalink|shortest|breaking|join|code|instructor|link|private|whoever|lessons|questions|warnings|errors|design|same|faults?|moments|branches|kept|ok|accept|reject|highest|from)\b|\b(token|highest|proof)=`)
+
+// cliProse is what a reader reads in out as words: without the lab's and
+// its questions' ids, the commands given (syntax), quoted commands, paths
+// and links.
+func cliProse(out string, lab *labs.Lab, syntax ...string) string {
+	out = regexp.MustCompile(`"[^"\n]*"|\S*/\S*`).ReplaceAllString(out, " ")
+	for _, s := range syntax {
+		out = strings.ReplaceAll(out, s, " ")
+	}
+	if lab != nil {
+		out = strings.ReplaceAll(out, lab.ID, " ")
+		for _, q := range lab.Questions {
+			out = strings.ReplaceAll(out, q.ID, " ")
+		}
+	}
+	return out
+}
+
+// englishIn is the English words a reader finds in text.
+func englishIn(text string) []string {
+	return append(catalog.Untranslated("id", text), cliEnglish.FindAllString(text, -1)...)
+}
+
+// TestCommandLineSpeaksIndonesian: with --lang id, what leaselab search
+// (every lab with bounds), run --vs (every lab), check's summary and
+// class new print holds no English word outside command syntax, ids and
+// links; and an Indonesian locale (LANG) makes --lang id the default.
+func TestCommandLineSpeaksIndonesian(t *testing.T) {
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lab := range course.Labs {
+		if lab.Search() != nil {
+			code, out, errs := runCLI("search", lab.ID, "--lang", "id")
+			if code != 0 {
+				t.Errorf("search %s: exit %d: %s", lab.ID, code, errs)
+			}
+			var syntax []string
+			for _, line := range strings.Split(out, "\n") {
+				if c, ok := strings.CutPrefix(line, "  "); ok {
+					syntax = append(syntax, strings.Fields(c)...)
+				}
+			}
+			if words := englishIn(cliProse(out, lab, syntax...)); len(words) > 0 {
+				t.Errorf("search %s --lang id: English %q in\n%s", lab.ID, words, out)
+			}
+		}
+		args := []string{"run", lab.ID, "--lang", "id", "--vs", "fencing on", "--vs-at", "0s"}
+		code, out, errs := runCLI(args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
+		if words := englishIn(cliProse(out, lab)); len(words) > 0 {
+			t.Errorf("%v: English %q in\n%s", args, words, out)
+		}
+	}
+	code, out, errs := runCLI("check", "--lang", "id")
+	if code != 0 || len(englishIn(strings.TrimPrefix(out, "leaselab check:"))) > 0 {
+		t.Errorf("check --lang id: exit %d: %s%s", code, out, errs)
+	}
+	code, out, errs = runCLI("class", "new", "--data", t.TempDir(), "--name", "Kelas A", "--lang", "id")
+	if code != 0 || len(englishIn(cliProse(out, nil))) > 0 || !strings.Contains(out, "kode kelas:") {
+		t.Errorf("class new --lang id: exit %d: %s%s", code, out, errs)
+	}
+
+	// An Indonesian locale is the default; --lang wins over it.
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_MESSAGES", "")
+	t.Setenv("LANG", "id_ID.UTF-8")
+	if _, out, _ := runCLI("search", "break-fencing"); !strings.Contains(out, "jadwal terpendek") {
+		t.Errorf("search under LANG=id_ID.UTF-8:\n%s", out)
+	}
+	if _, out, _ := runCLI("search", "break-fencing", "--lang", "en"); !strings.Contains(out, "shortest breaking schedule") {
+		t.Errorf("search --lang en under LANG=id_ID.UTF-8:\n%s", out)
 	}
 }

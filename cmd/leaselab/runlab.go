@@ -42,7 +42,7 @@ worker, --program FILE runs that Starlark program as the worker, and
 	fl.Var(format, "format", "output: text, json (one event per line), svg (the space-time diagram) or chart (lease time left at each renewal, SVG)")
 	question := fl.String("question", "", "run this question's variant and commands first")
 	lang := newOneOf("", labs.Langs...)
-	fl.Var(lang, "lang", "text output as sentences in this language (id or en) instead of the trace format")
+	fl.Var(lang, "lang", "text output as sentences in this language (id or en) instead of the trace format (default: Indonesian when LC_ALL, LC_MESSAGES or LANG is)")
 	progFile := fl.String("program", "", "a Starlark program for the lab's written worker (a lab with program: in its lab.yaml)")
 	judgeIt := fl.Bool("judge", false, "with --program: judge the program on the lab's schedules instead of printing a trace")
 	schedule := fl.Int("schedule", -1, "with --program: play the judgement's random schedule `N` (as a verdict or check names it) instead of the lab's own run")
@@ -52,6 +52,8 @@ worker, --program FILE runs that Starlark program as the worker, and
 	if !ok {
 		return code
 	}
+	// An Indonesian locale reads sentences in Indonesian, as --lang id does.
+	lang.val = readerLang(fl.given("lang"), lang.val, "")
 	switch {
 	case len(pos) == 0:
 		return usageError(stderr, "run", "which lab? give a lab id or a lab.yaml")
@@ -357,7 +359,7 @@ func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang 
 		l = labs.DefaultLang
 	}
 	sentence := labs.DescribeDifference(p, d, found, l)
-	labelB := fmt.Sprintf(catalog.T(l, "run.vs.label"), ch, f.At)
+	labelB := say(l, "run.vs.label", catalog.Str(ch.String()), catalog.Moment(f.At))
 	switch format {
 	case "svg":
 		err = draw.RenderPairSVG(stdout, p.A, p.B, d, found, l, "A", labelB, sentence)
@@ -401,7 +403,8 @@ func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang 
 		if ran == "" {
 			ran = catalog.T(l, "run.vs.nocmds")
 		}
-		fmt.Fprintf(stdout, catalog.T(l, "run.vs.a")+"\n"+catalog.T(l, "run.vs.b")+"\n", ran, strconv.Quote(ch.String()), f.At)
+		fmt.Fprintln(stdout, say(l, "run.vs.a", catalog.Str(ran)))
+		fmt.Fprintln(stdout, say(l, "run.vs.b", catalog.Str(strconv.Quote(ch.String())), catalog.Moment(f.At)))
 		if found {
 			for _, x := range []struct {
 				name string
@@ -412,7 +415,14 @@ func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang 
 					fmt.Fprintf(stdout, "%s  %s\n", x.name, catalog.T(l, "run.vs.ended"))
 					continue
 				}
-				fmt.Fprintf(stdout, "%s #%-3d%s\n", x.name, x.i, x.w.Names().Format(x.w.Events()[x.i]))
+				e := x.w.Events()[x.i]
+				if lang != "" {
+					// The reader's words, as printTrace writes a trace with --lang.
+					t := catalog.TimeText(lang, e.T)
+					fmt.Fprintf(stdout, "%s #%-3d %s%s  %s\n", x.name, x.i, strings.Repeat(" ", max(0, 7-len(t))), t, labs.DescribeEvent(e, x.w.Names(), lang))
+					continue
+				}
+				fmt.Fprintf(stdout, "%s #%-3d%s\n", x.name, x.i, x.w.Names().Format(e))
 			}
 		}
 		fmt.Fprintln(stdout, sentence)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"leaselab/catalog"
+	"leaselab/engine"
 	"leaselab/labs"
 )
 
@@ -37,8 +39,8 @@ in a process of its own, with --background (the lowest CPU priority) and
 	dir := fl.String("content", "", "find LAB in the course in folder `DIR` instead of the embedded one")
 	embedded := fl.Bool("embedded", false, "find LAB in the embedded course, even when a file of that name is here")
 	bg := fl.Bool("background", false, "run at the lowest CPU priority, so that everything else on the machine comes first")
-	lang := newOneOf(labs.DefaultLang, labs.Langs...)
-	fl.Var(lang, "lang", "the language of the permalink and the harm's sentence")
+	lang := newOneOf("", labs.Langs...)
+	fl.Var(lang, "lang", "the language of the text and the permalink (default: Indonesian when LC_ALL, LC_MESSAGES or LANG is, else English text and an Indonesian permalink)")
 	pos, code, ok := fl.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -87,16 +89,37 @@ in a process of its own, with --background (the lowest CPU priority) and
 	for _, k := range v.Bounds.Kinds {
 		out.Kinds = append(out.Kinds, string(k.Name))
 	}
+	textLang := readerLang(fl.given("lang"), lang.val, "en")
+	pageLang := readerLang(fl.given("lang"), lang.val, labs.DefaultLang)
+	out.lang = textLang
+	for _, k := range v.Bounds.Kinds {
+		out.kindWords = append(out.kindWords, catalog.T(textLang, "search.kind."+string(k.Name)))
+	}
 	if br := v.Shortest; br != nil {
 		s := &searchBreak{Harm: br.Harm.Reason().String(), At: br.Harm.T.String(), Sentence: v.World.Names().Describe(br.Harm)}
+		s.said.at, s.said.harm = s.At, s.Sentence
+		if textLang != "en" {
+			s.said.at = catalog.MomentText(textLang, br.Harm.T)
+			s.said.harm = labs.DescribeEvent(br.Harm, v.World.Names(), textLang)
+		}
 		for _, f := range br.Faults {
 			s.Faults = append(s.Faults, f.String())
+			if textLang == "en" {
+				s.said.faults = append(s.said.faults, f.String())
+			} else {
+				s.said.faults = append(s.said.faults, labs.FaultText(textLang, f))
+			}
 		}
 		for _, c := range br.Commands {
 			s.Commands = append(s.Commands, c.String())
+			said := ""
+			if textLang != "en" {
+				said = string(catalog.AppendCommand(nil, textLang, c))
+			}
+			s.said.cmds = append(s.said.cmds, said)
 		}
 		if v.Query != "" {
-			s.Permalink = "/" + lang.val + "/labs/" + lab.ID + "/at?" + v.Query
+			s.Permalink = "/" + pageLang + "/labs/" + lab.ID + "/at?" + v.Query
 		}
 		out.Shortest = s
 	}
@@ -129,6 +152,9 @@ type searchReport struct {
 	Seconds   float64      `json:"seconds"`
 	TooLarge  bool         `json:"too_large,omitempty"`
 	Shortest  *searchBreak `json:"shortest,omitempty"`
+
+	lang      string   // the text's language
+	kindWords []string // Kinds in lang's words
 }
 
 type searchBreak struct {
@@ -138,31 +164,56 @@ type searchBreak struct {
 	Sentence  string   `json:"sentence"`
 	Commands  []string `json:"commands"`
 	Permalink string   `json:"permalink,omitempty"`
+
+	// said is the text's words for the same: the faults, when and what
+	// the harm is, and each command as the reader reads it ("" in English,
+	// where the command is its own reading).
+	said struct {
+		faults   []string
+		at, harm string
+		cmds     []string
+	}
 }
 
 func (r searchReport) write(w io.Writer) {
-	design := "its own design"
+	l := r.lang
+	design := catalog.T(l, "cli.search.own")
 	if r.Design != "" {
 		design = r.Design
 	}
-	fmt.Fprintf(w, "lab %s, %s: up to %d %s of %s, each run to %s\n", r.Lab, design, r.Faults, plural(r.Faults, "fault", "faults"), strings.Join(r.Kinds, ", "), r.Horizon)
-	fmt.Fprintf(w, "%d schedules decided (%d broke it), %d first-fault moments, %d distinct states kept, %d branches cut at a state seen before, in %.2fs\n",
-		r.Schedules, r.Broken, r.Moments, r.States, r.Pruned, r.Seconds)
+	head, horizon, took := "cli.search.head", r.Horizon, fmt.Sprintf("%.2fs", r.Seconds)
+	if r.Faults == 1 {
+		head = "cli.search.head.one"
+	}
+	kinds := strings.Join(r.Kinds, ", ")
+	if l != "en" {
+		kinds = strings.Join(r.kindWords, ", ")
+		if d, err := engine.ParseTime(r.Horizon); err == nil {
+			horizon = catalog.TimeText(l, d)
+		}
+		took = string(catalog.AppendNumber(nil, l, fmt.Appendf(nil, "%.2f", r.Seconds))) + " " + strings.TrimPrefix(catalog.T(l, "time.s"), "%s ")
+	}
+	fmt.Fprintln(w, say(l, head, catalog.Str(r.Lab), catalog.Str(design), catalog.Int(int64(r.Faults)), catalog.Str(kinds), catalog.Str(horizon)))
+	fmt.Fprintln(w, say(l, "cli.search.counts", catalog.Count(int64(r.Schedules)), catalog.Count(int64(r.Broken)), catalog.Count(int64(r.Moments)), catalog.Count(int64(r.States)), catalog.Count(int64(r.Pruned)), catalog.Str(took)))
 	switch {
 	case r.TooLarge:
-		fmt.Fprintln(w, "bounds too large: the search stopped at its cap of states; give fewer kinds, sizes or faults")
+		fmt.Fprintln(w, catalog.T(l, "cli.search.toolarge"))
 	case r.Shortest == nil:
-		fmt.Fprintf(w, "no schedule within these bounds breaks it\n")
+		fmt.Fprintln(w, catalog.T(l, "cli.search.safe"))
 	default:
 		s := r.Shortest
-		fmt.Fprintf(w, "shortest breaking schedule: %s\n", strings.Join(s.Faults, ", "))
-		fmt.Fprintf(w, "harm at %s: %s\n", s.At, s.Sentence)
-		fmt.Fprintln(w, "commands:")
-		for _, c := range s.Commands {
+		fmt.Fprintln(w, say(l, "cli.search.shortest", catalog.Str(strings.Join(s.said.faults, ", "))))
+		fmt.Fprintln(w, say(l, "cli.search.harm", catalog.Str(s.said.at), catalog.Str(s.said.harm)))
+		fmt.Fprintln(w, catalog.T(l, "cli.search.commands"))
+		for i, c := range s.Commands {
+			if i < len(s.said.cmds) && s.said.cmds[i] != "" {
+				fmt.Fprintf(w, "  %-28s  %s\n", c, s.said.cmds[i])
+				continue
+			}
 			fmt.Fprintf(w, "  %s\n", c)
 		}
 		if s.Permalink != "" {
-			fmt.Fprintf(w, "permalink: %s\n", s.Permalink)
+			fmt.Fprintln(w, say(l, "cli.search.permalink", catalog.Str(s.Permalink)))
 		}
 	}
 }

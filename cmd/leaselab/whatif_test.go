@@ -16,8 +16,9 @@ func TestRunVs(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
-		"storage accept file from W1 token=7 highest=8",
-		"storage reject file from W1 token=7 (stale-token: 7 < 8)",
+		// With --lang, both runs' lines are sentences, as run --lang prints a trace.
+		"A #38      29s  the storage accepts file from W1 with token 7 (highest: 8)",
+		"B #39      29s  the storage rejects file from W1 with token 7 (stale token: 7 < 8)",
 		"At 29s the runs part: in A, the storage accepts file from W1 with token 7",
 	} {
 		if !strings.Contains(out, want) {
@@ -58,7 +59,7 @@ func TestRunVs(t *testing.T) {
 func TestRunVsLabels(t *testing.T) {
 	for lang, want := range map[string][]string{
 		"en": {"A: until 4s; freeze W1 for=25s; until 30s\n", "B: the same, with \"fencing on\" from 4s\n"},
-		"id": {"A: until 4s; freeze W1 for=25s; until 30s\n", "B: sama, dengan \"fencing on\" mulai 4s\n"},
+		"id": {"A: until 4s; freeze W1 for=25s; until 30s\n", "B: sama, dengan \"fencing on\" mulai detik ke-4\n"},
 	} {
 		code, out, errs := runCLI(append(w1w2Freeze, "--vs", "fencing on", "--vs-at", "4s", "--lang", lang)...)
 		for _, w := range want {
@@ -67,7 +68,7 @@ func TestRunVsLabels(t *testing.T) {
 			}
 		}
 		_, svg, _ := runCLI(append(w1w2Freeze, "--vs", "fencing on", "--vs-at", "4s", "--lang", lang, "--format", "svg")...)
-		label := map[string]string{"en": "B: fencing on from 4s", "id": "B: fencing on mulai 4s"}[lang]
+		label := map[string]string{"en": "B: fencing on from 4s", "id": "B: fencing on mulai detik ke-4"}[lang]
 		if !strings.Contains(svg, label) {
 			t.Errorf("--lang %s: the SVG lacks the label %q", lang, label)
 		}

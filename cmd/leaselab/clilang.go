@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"strings"
+
+	"leaselab/catalog"
+	"leaselab/labs"
+)
+
+// readerLang is the language a command speaks to the person reading it:
+// --lang when given, else Indonesian when the environment's locale is
+// (LC_ALL, then LC_MESSAGES, then LANG, as POSIX orders them: the first
+// that is set decides), else def.
+func readerLang(given bool, val, def string) string {
+	if given {
+		return val
+	}
+	if envIndonesian() {
+		return "id"
+	}
+	return def
+}
+
+// envIndonesian reports whether the locale the environment names is
+// Indonesian (id, id_ID.UTF-8, ...).
+func envIndonesian() bool {
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if v := os.Getenv(k); v != "" {
+			v = strings.ToLower(v)
+			return v == "id" || strings.HasPrefix(v, "id_") || strings.HasPrefix(v, "id.") || strings.HasPrefix(v, "id-")
+		}
+	}
+	return false
+}
+
+// say is key's text in lang, filled with args.
+func say(lang, key string, args ...catalog.Arg) string {
+	return string(catalog.Append(nil, lang, key, args...))
+}
+
+// langOrDefault is lang, or the course's default language when none.
+func langOrDefault(lang string) string {
+	if lang == "" {
+		return labs.DefaultLang
+	}
+	return lang
+}
