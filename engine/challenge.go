@@ -34,6 +34,11 @@ type FaultLimits struct {
 	Pause     Time  // how long the holder freezes
 	Partition Time  // how long the holder is cut off from the coordinator
 	DriftPPM  int64 // how far the holder's clock rate strays, either way
+	// Work, in Survive only and for a written worker, is the share of
+	// the seconds from its first grant to the horizon, in percent, in
+	// which the holder must write: keeping the lease is not enough, it
+	// must keep working. 0: at least one write.
+	Work int
 	// Outage cuts the holder off from the coordinator for longer than the
 	// lease: from the TTL up to Outage. No margin outlasts it, so the
 	// holder always loses the lease, and such a run is judged on safety
@@ -281,7 +286,7 @@ func (c Challenge) PlayIn(w *World, run *Run) (*World, error) {
 			return w, nil
 		}
 	}
-	if w.p.sc.Workers[holder].Logic != nil && w.judgeProgram(holder, run) {
+	if w.p.sc.Workers[holder].Logic != nil && w.judgeProgram(holder, run, c.Survive.Work) {
 		return w, nil
 	}
 	if run.Survive {

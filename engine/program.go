@@ -353,7 +353,7 @@ func (w *World) brainReceive(wk *worker, m message) {
 // its program must not fail, and through a schedule it must survive it
 // must keep working — not stop, and write at least once. It reports
 // whether the run failed.
-func (w *World) judgeProgram(holder Node, run *Run) bool {
+func (w *World) judgeProgram(holder Node, run *Run, work int) bool {
 	for _, f := range w.faults {
 		if f.Worker == holder {
 			run.Failed, run.Event, run.Why = true, int(f.Event), w.log[f.Event]
@@ -381,7 +381,56 @@ func (w *World) judgeProgram(holder Node, run *Run) bool {
 		run.Failed, run.Event, run.Why = true, len(w.log)-1, w.log[len(w.log)-1]
 		return true
 	}
+	if work > 0 {
+		if share, i := w.WorkShare(holder); share < work && i >= 0 {
+			run.Failed, run.Event, run.Why = true, i, w.log[i]
+			return true
+		}
+	}
 	return false
+}
+
+// WorkShare is the share, in percent, of the seconds from holder's first
+// grant to now in which holder wrote, and the event that begins its
+// longest stretch of seconds without a write: the last write before it,
+// or the grant (-1 when it wrote in every second, or never had a lease).
+func (w *World) WorkShare(holder Node) (share, before int) {
+	start, grant := Time(-1), -1
+	var wrote []bool // a second from start: did holder write in it
+	for i, e := range w.log {
+		switch {
+		case start < 0 && e.Kind == KindGrant && e.Peer() == holder:
+			start, grant = e.T, i
+			wrote = make([]bool, max(1, int((w.now-start+Second-1)/Second)))
+		case start >= 0 && e.Kind == KindWrite && e.Node == holder:
+			if k := int((e.T - start) / Second); k < len(wrote) {
+				wrote[k] = true
+			}
+		}
+	}
+	if start < 0 {
+		return 100, -1
+	}
+	n, gap, longest, run := 0, -1, 0, 0
+	for k, ok := range wrote {
+		if ok {
+			n, run = n+1, 0
+			continue
+		}
+		if run++; run > longest {
+			longest, gap = run, k-run+1
+		}
+	}
+	before = -1
+	if gap >= 0 {
+		before = grant
+		for i, e := range w.log {
+			if e.Kind == KindWrite && e.Node == holder && e.T < start+Time(gap)*Second {
+				before = i
+			}
+		}
+	}
+	return n * 100 / len(wrote), before
 }
 
 // wroteAfterRejection is the first write of holder with a token the

@@ -186,7 +186,7 @@ func TestProgramWroteAfterRejection(t *testing.T) {
 		t.Fatalf("decided by event %d %+v, the refusal at %d", i, e, rejected)
 	}
 	run := Run{Survive: false, Event: -1}
-	if !w.judgeProgram(0, &run) || run.Event != i {
+	if !w.judgeProgram(0, &run, 0) || run.Event != i {
 		t.Fatalf("judgeProgram: %+v, want event %d", run, i)
 	}
 }

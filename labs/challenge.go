@@ -247,6 +247,10 @@ func parseChallenge(r *report, l *Lab, y ynode) *Challenge {
 			c.Holder, c.spec.Holder = s, s
 		case "runs", "seed", "horizon", "faults", "survive":
 			good = readSchedules(r, l, e, &c.spec) && good
+			if c.spec.Survive.Work > 0 {
+				r.errorf(e.val.pos(), "survive work: only a program lab's written worker is judged on its work; a challenge's holder must keep its lease")
+				c.spec.Survive.Work, good = 0, false
+			}
 		case "policy":
 			good = c.readPolicy(r, e.val) && good
 		}
@@ -359,10 +363,25 @@ func parseFaultLimits(r *report, l *Lab, y ynode, what string) (engine.FaultLimi
 	if !ok {
 		return lim, false
 	}
-	knownKeys(r, kvs, what, "spike", "drop", "pause", "partition", "drift", "outage")
+	keys := []string{"spike", "drop", "pause", "partition", "drift", "outage"}
+	if what == "survive" {
+		keys = append(keys, "work")
+	}
+	knownKeys(r, kvs, what, keys...)
 	good := true
 	for _, e := range kvs {
 		s, _ := e.val.str(r, e.key)
+		if e.key == "work" {
+			v, ok := strings.CutSuffix(s, "%")
+			n, err := strconv.Atoi(v)
+			if !ok || err != nil || n < 1 || n > 100 {
+				r.errorf(e.val.pos(), "survive work %q: want the share of seconds the written worker must write in, such as 80%%", s)
+				good = false
+				continue
+			}
+			lim.Work = n
+			continue
+		}
 		if e.key == "drift" {
 			v, ok := strings.CutSuffix(s, "%")
 			f, err := strconv.ParseFloat(v, 64)

@@ -93,6 +93,23 @@ func (v *ProgramVerdict) FaultsBefore() engine.Result {
 	return res
 }
 
+// WorkShort reports a verdict decided by too little work: the share of
+// seconds in which the written worker wrote in the deciding run, and the
+// share the lab asks for (survive work).
+func (v *ProgramVerdict) WorkShort(p *ProgramSpec) (share, want int, ok bool) {
+	want = p.spec.Survive.Work
+	ce := v.Counterexample
+	if want == 0 || v.World == nil || ce == nil || !ce.Survive || v.Searched() || v.Fault != nil {
+		return 0, want, false
+	}
+	holder, found := v.World.Worker(p.Worker)
+	if !found {
+		return 0, want, false
+	}
+	share, before := v.World.WorkShare(holder)
+	return share, want, share < want && before == v.Event
+}
+
 // Searched reports whether the search's shortest schedule decided the
 // verdict (rather than one of the random schedules).
 func (v *ProgramVerdict) Searched() bool { return v.Search != nil && v.Search.Shortest != nil }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/program"
 )
@@ -128,5 +129,57 @@ func TestJudgementStopsWhenItsClientLeaves(t *testing.T) {
 	v, err := p.JudgeWith(ref, labs.SearchOptions{Workers: 1, Context: ctx})
 	if !errors.Is(err, context.Canceled) || v != nil {
 		t.Fatalf("got %v, %v; want the context's error", v, err)
+	}
+}
+
+// A program that keeps its lease but writes only a third of the time (it
+// writes while more than 7 s of the lease is left, and gives up on the
+// first failed renewal) fails write-renewal's survival bar: the lab asks
+// for writes in 80 % of the seconds, and the verdict says the share and
+// points at the write before the longest silence.
+func TestSurvivalMeansWork(t *testing.T) {
+	t.Parallel()
+	p, _ := programLab(t, "write-renewal")
+	lazy := `def on_start(w, ev):
+    w.state["sent"] = w.now
+    w.acquire()
+
+def on_denied(w, ev):
+    w.set_timer("retry", w.now + SECOND)
+
+def on_granted(w, ev):
+    w.state["token"] = ev.token
+    w.state["until"] = w.state["sent"] + ev.ttl
+    w.set_timer("renew", w.state["until"] - 3 * SECOND)
+    w.set_timer("work", w.now + SECOND)
+
+def on_renewed(w, ev):
+    w.state["until"] = w.state["sent"] + ev.ttl
+    w.set_timer("renew", w.state["until"] - 3 * SECOND)
+
+def on_renew_failed(w, ev):
+    w.stop()
+
+def on_timer(w, ev):
+    if ev.timer == "retry":
+        on_start(w, ev)
+    elif ev.timer == "renew":
+        w.state["sent"] = w.now
+        w.renew(w.state["token"])
+    elif ev.timer == "work":
+        if w.state["until"] - w.now > 7 * SECOND:
+            w.write("data", w.state["token"])
+        w.set_timer("work", w.now + SECOND)
+`
+	v := judged(t, p, lazy)
+	if v.Pass || v.SafetyFailures > 0 || v.LivenessFailures == 0 {
+		t.Fatalf("pass %v, %d safety and %d liveness failures: want only liveness", v.Pass, v.SafetyFailures, v.LivenessFailures)
+	}
+	share, want, short := v.WorkShort(p)
+	if !short || share >= want || want != 80 {
+		t.Fatalf("work share %d%% of %d%% (short %v)", share, want, short)
+	}
+	if why, _ := v.Why(); why.Kind != engine.KindWrite || v.Line != 29 {
+		t.Errorf("deciding event %v at line %d, want the write at line 29 before the silence", why.Kind, v.Line)
 	}
 }

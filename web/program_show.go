@@ -72,7 +72,7 @@ func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formTex
 		if err != nil {
 			return pv, err
 		}
-		pv.Judged = verdictOfProgram(v, pv.Text, p.Worker, lang)
+		pv.Judged = verdictOfProgram(v, pv.Text, p, lang)
 		if v.Compile != nil {
 			pv.Error, pv.Judged = program.Describe(v.Compile, lang), nil
 		}
@@ -80,7 +80,8 @@ func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formTex
 	return pv, nil
 }
 
-func verdictOfProgram(v *labs.ProgramVerdict, src, worker, lang string) *programVerdict {
+func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, lang string) *programVerdict {
+	worker := p.Worker
 	out := &programVerdict{Lang: lang, Pass: v.Pass, LineKey: "program.verdict.line"}
 	if v.TooSlow {
 		out.Summary = fmt.Sprintf(T(lang, "program.verdict.slow"), string(catalog.AppendNumber(nil, lang, strconv.AppendInt(nil, labs.JudgementSteps, 10))))
@@ -123,6 +124,10 @@ func verdictOfProgram(v *labs.ProgramVerdict, src, worker, lang string) *program
 		out.Fault = fmt.Sprintf(T(lang, "program.verdict.fault"), program.Describe(v.Fault.Err, lang))
 	case v.WroteAfterRejection():
 		out.Rule = fmt.Sprintf(T(lang, "program.verdict.rejected"), worker, strconv.FormatInt(why.Token, 10))
+	default:
+		if share, want, short := v.WorkShort(p); short {
+			out.Rule = fmt.Sprintf(T(lang, "program.verdict.work"), worker, share, want)
+		}
 	}
 	out.setLine(v.Line, src)
 	return out

@@ -97,7 +97,11 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 	case v.WroteAfterRejection():
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.rejected")+"\n", lab.Program().Worker, fmt.Sprint(why.Token))
 	default:
-		fmt.Fprintln(stdout, catalog.T(lang, "program.verdict.survive"))
+		if share, want, short := v.WorkShort(lab.Program()); short {
+			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.work")+"\n", lab.Program().Worker, share, want)
+		} else {
+			fmt.Fprintln(stdout, catalog.T(lang, "program.verdict.survive"))
+		}
 	}
 	if v.Line > 0 {
 		key := "program.verdict.line"
