@@ -56,6 +56,9 @@ type Class struct {
 	Ended   *time.Time // nil while the class runs
 	Now     Activity   // what the class works on now
 	Pushed  string     // the permalink the instructor pushed last, "" if none
+	// Settings are the instructor's choices for grading and voting
+	// (issue 44, settings.go).
+	Settings Settings
 }
 
 // Activity is what the instructor asks the class to work on; any field
@@ -74,6 +77,8 @@ type Student struct {
 	// Key is the short "your key" (KeyLength letters of CodeAlphabet) that
 	// restores the student on another device, with the join code.
 	Key string
+	// NIM is the student number given when joining, "" if none (issue 44).
+	NIM string
 }
 
 // Round states.
@@ -94,14 +99,20 @@ type Round struct {
 	State    string // RoundOpen, RoundClosed or RoundRevealed
 	Shown    bool   // the instructor shows the live counts to the class
 	Opened   time.Time
+	// Closes is when a timed vote closes by itself (SetTimer); zero for
+	// a vote without a timer.
+	Closes time.Time
 }
 
 // Tally is a round with its counts: votes per choice (every choice is a
-// key, zero included) and the number of students who voted.
+// key, zero included) and the number of students who voted. Sure and
+// Unsure count, per choice, the votes sent with "sure" and with "not
+// sure" (a class that asks for confidence, issue 44).
 type Tally struct {
-	Round  Round
-	Counts map[string]int
-	Voters int
+	Round        Round
+	Counts       map[string]int
+	Voters       int
+	Sure, Unsure map[string]int
 }
 
 // GoalProgress says where the class is on one goal of a lab: how many

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,16 +13,21 @@ import (
 
 // Export formats.
 const (
-	CSV  = "csv"
-	JSON = "json"
+	CSV    = "csv"
+	JSON   = "json"
+	Moodle = "moodle" // a CSV in the shape Moodle's gradebook import takes (moodle.go)
 )
 
 // exportAnswer is one student's answer in one round.
 type exportAnswer struct {
-	Lab      string    `json:"lab"`
+	Lab      string    `json:"lab,omitempty"`
 	Question string    `json:"question"`
 	Round    int       `json:"round"` // 1 or 2
 	Choice   string    `json:"choice"`
+	Letter   string    `json:"letter"`          // as the students saw it: A, B, C…
+	Right    *bool     `json:"right,omitempty"` // absent: no right answer decides it
+	Final    bool      `json:"final"`           // the vote the score counts
+	Sure     string    `json:"sure,omitempty"`  // "sure" or "unsure", if asked
 	At       time.Time `json:"at"`
 }
 
@@ -33,192 +37,228 @@ type exportGoal struct {
 	At   time.Time `json:"at"`
 }
 
+type exportProgram struct {
+	Lab string    `json:"lab"`
+	At  time.Time `json:"at"`
+}
+
+type exportScore struct {
+	Questions int `json:"questions_right"`
+	Goals     int `json:"goals_reached"`
+	Programs  int `json:"programs_passed"`
+	Total     int `json:"total"`
+}
+
 type exportStudent struct {
-	ID      string         `json:"id"`
-	Nick    string         `json:"nick,omitempty"`
-	Joined  time.Time      `json:"joined"`
-	Answers []exportAnswer `json:"answers"`
-	Goals   []exportGoal   `json:"goals"`
+	ID       string          `json:"id"`
+	Nick     string          `json:"nick,omitempty"`
+	NIM      string          `json:"nim,omitempty"`
+	Joined   time.Time       `json:"joined"`
+	Answers  []exportAnswer  `json:"answers"`
+	Goals    []exportGoal    `json:"goals"`
+	Programs []exportProgram `json:"programs"`
+	Score    exportScore     `json:"score"`
+}
+
+type exportQuestion struct {
+	Lab      string   `json:"lab,omitempty"`
+	Question string   `json:"question"`
+	Text     string   `json:"text,omitempty"` // a typed question's
+	Choices  []string `json:"choices"`
+	Right    string   `json:"right,omitempty"`
+	Letter   string   `json:"right_letter,omitempty"`
 }
 
 type exportClass struct {
-	Name     string          `json:"name"`
-	Code     string          `json:"code"`
-	Lang     string          `json:"lang"`
-	Created  time.Time       `json:"created"`
-	Ended    *time.Time      `json:"ended,omitempty"`
-	Rounds   []Tally         `json:"rounds"`
-	Students []exportStudent `json:"students"`
+	Name      string           `json:"name"`
+	Code      string           `json:"code"`
+	Lang      string           `json:"lang"`
+	Zone      string           `json:"zone"`
+	Created   time.Time        `json:"created"`
+	Ended     *time.Time       `json:"ended,omitempty"`
+	Questions []exportQuestion `json:"questions"`
+	Rounds    []Tally          `json:"rounds"`
+	Possible  exportScore      `json:"possible"`
+	Students  []exportStudent  `json:"students"`
 }
 
-// Export writes a class for a spreadsheet (CSV: a row per student, a pair
-// of columns per question and round, a column per goal) or as JSON. A CSV
-// cell that a spreadsheet would read as a formula gets a leading quote.
-func (s *Service) Export(ctx context.Context, classID string, w io.Writer, format string) error {
-	if format != CSV && format != JSON {
+// Export writes a class for a spreadsheet (CSV: a row per student, the
+// columns of each question's votes, the goals, the program labs and the
+// score; writeCSV), as JSON, or in the shape of Moodle's gradebook import
+// (writeMoodle). Right answers are the engine's, through course. Times
+// are in the class's time zone, with their offset. A CSV cell that a
+// spreadsheet would read as a formula gets a leading apostrophe.
+func (s *Service) Export(ctx context.Context, classID string, w io.Writer, format string, course Course) error {
+	if format != CSV && format != JSON && format != Moodle {
 		return fmt.Errorf("%w: export format %q", ErrBadInput, format)
 	}
-	c, err := s.ByID(ctx, classID)
+	g, err := s.Grades(ctx, classID, course)
 	if err != nil {
 		return err
 	}
-	rounds, err := s.Rounds(ctx, classID)
-	if err != nil {
-		return err
-	}
-	x := exportClass{Name: c.Name, Code: c.Code, Lang: c.Lang, Created: c.Created, Ended: c.Ended, Rounds: rounds}
-	at, err := s.exportStudents(ctx, classID, &x)
-	if err != nil {
-		return err
-	}
-	if err := s.exportVotes(ctx, classID, &x, at); err != nil {
-		return err
-	}
-	if err := s.exportGoals(ctx, classID, &x, at); err != nil {
-		return err
-	}
-	if format == JSON {
+	switch format {
+	case Moodle:
+		list, err := s.ClassList(ctx, classID)
+		if err != nil {
+			return err
+		}
+		return writeMoodle(w, g, list)
+	case JSON:
+		rounds, err := s.Rounds(ctx, classID)
+		if err != nil {
+			return err
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(x)
+		return enc.Encode(exportOf(g, rounds))
 	}
-	return writeCSV(w, x)
+	return writeCSV(w, g)
 }
 
-// exportStudents adds the class's students to x, in the order they
-// joined; at is each one's place in x.Students, by id.
-func (s *Service) exportStudents(ctx context.Context, classID string, x *exportClass) (map[string]int, error) {
-	at := map[string]int{}
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT id, nick, joined FROM students WHERE class_id = ? ORDER BY joined, id"), classID)
-	if err != nil {
-		return nil, s.fail(err)
+// exportOf is the JSON export of a gradebook, its times in the class's
+// zone.
+func exportOf(g *Grades, rounds []Tally) exportClass {
+	loc := g.Class.Location()
+	in := func(t time.Time) time.Time { return t.In(loc) }
+	c := g.Class
+	x := exportClass{Name: c.Name, Code: c.Code, Lang: c.Lang, Zone: loc.String(), Created: in(c.Created), Rounds: rounds,
+		Questions: []exportQuestion{}, Students: []exportStudent{}}
+	if c.Ended != nil {
+		t := in(*c.Ended)
+		x.Ended = &t
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var st exportStudent
-		var joined int64
-		if err := rows.Scan(&st.ID, &st.Nick, &joined); err != nil {
-			return nil, s.fail(err)
+	for i := range x.Rounds {
+		x.Rounds[i].Round.Opened = in(x.Rounds[i].Round.Opened)
+		if !x.Rounds[i].Round.Closes.IsZero() {
+			x.Rounds[i].Round.Closes = in(x.Rounds[i].Round.Closes)
 		}
-		st.Joined = time.UnixMilli(joined).UTC()
-		st.Answers, st.Goals = []exportAnswer{}, []exportGoal{}
-		at[st.ID] = len(x.Students)
-		x.Students = append(x.Students, st)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, s.fail(err)
+	x.Possible.Questions, x.Possible.Goals, x.Possible.Programs = g.Possible()
+	x.Possible.Total = x.Possible.Questions + x.Possible.Goals + x.Possible.Programs
+	for _, q := range g.Questions {
+		eq := exportQuestion{Lab: q.Lab, Question: q.Question, Choices: q.Choices, Right: q.Right, Letter: Letter(q.Choices, q.Right)}
+		if q.Typed != nil {
+			eq.Text, eq.Choices = q.Typed.Text, q.Typed.Choices
+		}
+		x.Questions = append(x.Questions, eq)
 	}
-	return at, nil
+	for _, st := range g.Students {
+		es := exportStudent{ID: st.ID, Nick: st.Nick, NIM: st.NIM, Joined: in(st.Joined),
+			Answers: []exportAnswer{}, Goals: []exportGoal{}, Programs: []exportProgram{},
+			Score: exportScore{st.QuestionsRight, st.GoalsReached, st.ProgramsPassed, st.Total}}
+		for _, q := range g.Questions {
+			for _, r := range q.Rounds {
+				a, ok := st.Answers[r.ID]
+				if !ok {
+					continue
+				}
+				ea := exportAnswer{Lab: q.Lab, Question: q.Question, Round: r.N, Choice: a.Choice, Letter: Letter(q.Choices, a.Choice),
+					Final: r.ID == q.Final, Sure: a.Sure.String(), At: in(a.At)}
+				if q.Right != "" {
+					right := a.Choice == q.Right
+					ea.Right = &right
+				}
+				es.Answers = append(es.Answers, ea)
+			}
+		}
+		for _, k := range g.Goals {
+			if at, ok := st.Goals[k]; ok {
+				es.Goals = append(es.Goals, exportGoal{Lab: k.Lab, Goal: k.Goal, At: in(at)})
+			}
+		}
+		for _, l := range g.Programs {
+			if at, ok := st.Programs[l]; ok {
+				es.Programs = append(es.Programs, exportProgram{Lab: l, At: in(at)})
+			}
+		}
+		x.Students = append(x.Students, es)
+	}
+	return x
 }
 
-// exportVotes adds each student's votes, with their round's question.
-func (s *Service) exportVotes(ctx context.Context, classID string, x *exportClass, at map[string]int) error {
-	byRound := map[int64]Round{}
-	for _, t := range x.Rounds {
-		byRound[t.Round.ID] = t.Round
-	}
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT round_id, student_id, choice, at FROM votes WHERE class_id = ? ORDER BY round_id, student_id"), classID)
-	if err != nil {
-		return s.fail(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, ms int64
-		var sid, ch string
-		if err := rows.Scan(&id, &sid, &ch, &ms); err != nil {
-			return s.fail(err)
+// questionName is how the CSV's head names a question: the lab and the
+// question's id, or a typed question's number and the start of its text.
+func questionName(q Question) string {
+	if q.Typed != nil {
+		t := []rune(q.Typed.Text)
+		if len(t) > 40 {
+			t = append(t[:39], '…')
 		}
-		r := byRound[id]
-		if i, ok := at[sid]; ok {
-			x.Students[i].Answers = append(x.Students[i].Answers, exportAnswer{Lab: r.Lab, Question: r.Question, Round: r.N, Choice: ch, At: time.UnixMilli(ms).UTC()})
-		}
+		return q.Question + " " + string(t)
 	}
-	if err := rows.Err(); err != nil {
-		return s.fail(err)
-	}
-	return nil
+	return q.Lab + " / " + q.Question
 }
 
-// exportGoals adds the goals each student reached.
-func (s *Service) exportGoals(ctx context.Context, classID string, x *exportClass, at map[string]int) error {
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT student_id, lab, goal, at FROM reached WHERE class_id = ? ORDER BY lab, goal, student_id"), classID)
-	if err != nil {
-		return s.fail(err)
+// writeCSV lays the gradebook out flat: student, nickname, NIM, joined;
+// for each question (in the order first voted) and each of its two
+// votes, the letter the student chose, right or wrong (empty when no
+// right answer decides it), how sure (when some vote said) and the
+// time; a column per goal of the labs worked in and per program lab,
+// with when it was reached or passed; then the score: questions right,
+// goals reached, programs passed, total.
+func writeCSV(w io.Writer, g *Grades) error {
+	loc := g.Class.Location()
+	stamp := func(t time.Time) string { return t.In(loc).Format(time.RFC3339) }
+	head := []string{"student", "nickname", "NIM", "joined"}
+	per := []string{"vote", "right", "time"}
+	if g.Confidence {
+		per = []string{"vote", "right", "sure", "time"}
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var sid string
-		var g exportGoal
-		var ms int64
-		if err := rows.Scan(&sid, &g.Lab, &g.Goal, &ms); err != nil {
-			return s.fail(err)
-		}
-		g.At = time.UnixMilli(ms).UTC()
-		if i, ok := at[sid]; ok {
-			x.Students[i].Goals = append(x.Students[i].Goals, g)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return s.fail(err)
-	}
-	return nil
-}
-
-// writeCSV lays the export out flat: student, nickname, joined; then for
-// each question (in the order first voted) answer 1, time 1, answer 2,
-// time 2; then for each goal any student reached, the time reached.
-func writeCSV(w io.Writer, x exportClass) error {
-	type question struct{ lab, q string }
-	var questions []question
-	qi := map[question]int{}
-	for _, t := range x.Rounds {
-		k := question{t.Round.Lab, t.Round.Question}
-		if _, ok := qi[k]; !ok {
-			qi[k] = len(questions)
-			questions = append(questions, k)
-		}
-	}
-	type goal struct{ lab, g string }
-	gi := map[goal]int{}
-	var goals []goal
-	for _, st := range x.Students {
-		for _, g := range st.Goals {
-			k := goal{g.Lab, g.Goal}
-			if _, ok := gi[k]; !ok {
-				gi[k] = 0
-				goals = append(goals, k)
+	for _, q := range g.Questions {
+		for n := 1; n <= 2; n++ {
+			for _, p := range per {
+				head = append(head, questionName(q)+" / "+p+" "+strconv.Itoa(n))
 			}
 		}
 	}
-	sort.Slice(goals, func(i, j int) bool {
-		return goals[i].lab < goals[j].lab || goals[i].lab == goals[j].lab && goals[i].g < goals[j].g
-	})
-	for i, g := range goals {
-		gi[g] = i
+	for _, k := range g.Goals {
+		head = append(head, k.Lab+" / "+k.Goal+" / reached")
 	}
-	head := []string{"student", "nickname", "joined"}
-	for _, q := range questions {
-		for n := 1; n <= 2; n++ {
-			head = append(head, q.lab+" / "+q.q+" / vote "+strconv.Itoa(n), q.lab+" / "+q.q+" / time "+strconv.Itoa(n))
-		}
+	for _, l := range g.Programs {
+		head = append(head, l+" / program passed")
 	}
-	for _, g := range goals {
-		head = append(head, g.lab+" / "+g.g+" / reached")
-	}
+	head = append(head, "questions right", "goals reached", "programs passed", "total")
 	cw := csv.NewWriter(w)
 	if err := cw.Write(safeCells(head)); err != nil {
 		return err
 	}
-	for _, st := range x.Students {
-		row := make([]string, len(head))
-		row[0], row[1], row[2] = st.ID, st.Nick, stamp(st.Joined)
-		for _, a := range st.Answers {
-			col := 3 + 4*qi[question{a.Lab, a.Question}] + 2*(a.Round-1)
-			row[col], row[col+1] = a.Choice, stamp(a.At)
+	for _, st := range g.Students {
+		row := []string{st.ID, st.Nick, st.NIM, stamp(st.Joined)}
+		for _, q := range g.Questions {
+			for n := 1; n <= 2; n++ {
+				cells := make([]string, len(per))
+				for _, r := range q.Rounds {
+					a, ok := st.Answers[r.ID]
+					if r.N != n || !ok {
+						continue
+					}
+					cells[0] = Letter(q.Choices, a.Choice)
+					if q.Right != "" {
+						cells[1] = map[bool]string{true: "right", false: "wrong"}[a.Choice == q.Right]
+					}
+					if g.Confidence {
+						cells[2] = a.Sure.String()
+					}
+					cells[len(cells)-1] = stamp(a.At)
+				}
+				row = append(row, cells...)
+			}
 		}
-		for _, g := range st.Goals {
-			row[3+4*len(questions)+gi[goal{g.Lab, g.Goal}]] = stamp(g.At)
+		for _, k := range g.Goals {
+			cell := ""
+			if at, ok := st.Goals[k]; ok {
+				cell = stamp(at)
+			}
+			row = append(row, cell)
 		}
+		for _, l := range g.Programs {
+			cell := ""
+			if at, ok := st.Programs[l]; ok {
+				cell = stamp(at)
+			}
+			row = append(row, cell)
+		}
+		row = append(row, strconv.Itoa(st.QuestionsRight), strconv.Itoa(st.GoalsReached), strconv.Itoa(st.ProgramsPassed), strconv.Itoa(st.Total))
 		if err := cw.Write(safeCells(row)); err != nil {
 			return err
 		}
@@ -226,8 +266,6 @@ func writeCSV(w io.Writer, x exportClass) error {
 	cw.Flush()
 	return cw.Error()
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
 
 // safeCells keeps a spreadsheet from reading a cell as a formula: a cell
 // starting with = + - @ (or a tab or carriage return, which some read

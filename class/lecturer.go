@@ -201,7 +201,7 @@ func (s *Service) ClassesOf(ctx context.Context, typed string) ([]Owned, error) 
 		return nil, err
 	}
 	priv := lecturerPrivate(key)
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT "+classColumns+", token_sealed FROM classes WHERE lecturer = ? ORDER BY created DESC, id LIMIT 500"), lecturerHash(key))
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT "+baseClassColumns+", token_sealed FROM classes WHERE lecturer = ? ORDER BY created DESC, id LIMIT 500"), lecturerHash(key))
 	if err != nil {
 		return nil, s.fail(err)
 	}

@@ -132,6 +132,7 @@ func copyTallies(t []Tally) []Tally {
 		out[i] = x
 		out[i].Round.Choices = slices.Clone(x.Round.Choices)
 		out[i].Counts = maps.Clone(x.Counts)
+		out[i].Sure, out[i].Unsure = maps.Clone(x.Sure), maps.Clone(x.Unsure)
 	}
 	return out
 }

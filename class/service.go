@@ -10,14 +10,21 @@ import (
 	"time"
 )
 
-const classColumns = "id, code, name, lang, created, ended, lesson, lab, question, goal, pushed"
+// baseClassColumns are the classes' columns of 001, in scanClass's order;
+// classColumns are all scanClass reads.
+const (
+	baseClassColumns = "id, code, name, lang, created, ended, lesson, lab, question, goal, pushed"
+	classColumns     = baseClassColumns + ", " + settingsColumns
+)
 
 func scanClass(row interface{ Scan(...any) error }) (Class, error) {
 	var c Class
 	var created int64
 	var ended sql.NullInt64
-	err := row.Scan(&c.ID, &c.Code, &c.Name, &c.Lang, &created, &ended,
-		&c.Now.Lesson, &c.Now.Lab, &c.Now.Question, &c.Now.Goal, &c.Pushed)
+	var st settingsRow
+	err := row.Scan(append([]any{&c.ID, &c.Code, &c.Name, &c.Lang, &created, &ended,
+		&c.Now.Lesson, &c.Now.Lab, &c.Now.Question, &c.Now.Goal, &c.Pushed}, st.dest()...)...)
+	c.Settings = st.settings()
 	if errors.Is(err, sql.ErrNoRows) {
 		return Class{}, ErrNoClass
 	}
@@ -140,10 +147,22 @@ func (s *Service) running(ctx context.Context, tx *sql.Tx, classID string) error
 // Join puts a student in the running class of a code. studentID is the
 // anonymous id the browser kept ("" for a new one); joining again with
 // the same id returns the same student (and a new nickname, if one is
-// given, replaces the old).
+// given, replaces the old). A class that requires a student number
+// refuses it (ErrNIMRequired): JoinAs gives one.
 func (s *Service) Join(ctx context.Context, code, studentID, nick string) (Student, error) {
+	return s.JoinAs(ctx, code, studentID, nick, "")
+}
+
+// JoinAs is Join with the student number (NIM) the student gave, ""
+// for none; a class that does not ask for it ignores it (issue 44).
+// Joining again with a number replaces the one kept; one already given
+// by another student of the class is ErrNIMTaken.
+func (s *Service) JoinAs(ctx context.Context, code, studentID, nick, nim string) (Student, error) {
 	nick, err := Nick(nick)
 	if err != nil {
+		return Student{}, err
+	}
+	if nim, err = NIM(nim); err != nil {
 		return Student{}, err
 	}
 	if studentID == "" {
@@ -155,20 +174,29 @@ func (s *Service) Join(ctx context.Context, code, studentID, nick string) (Stude
 	if err != nil {
 		return Student{}, err
 	}
-	st := Student{ID: studentID, Nick: nick}
+	if c.Settings.NIM == NIMOff {
+		nim = ""
+	}
+	st := Student{ID: studentID, Nick: nick, NIM: nim}
 	joined := false
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := s.running(ctx, tx, c.ID); err != nil {
 			return err
 		}
-		var had string
-		err := tx.QueryRowContext(ctx, s.q("SELECT nick, restore_key FROM students WHERE class_id = ? AND id = ?"),
-			c.ID, studentID).Scan(&had, &st.Key)
+		if err := s.nimFree(ctx, tx, c.ID, studentID, nim); err != nil {
+			return err
+		}
+		var had, hadNIM string
+		err := tx.QueryRowContext(ctx, s.q("SELECT nick, restore_key, nim FROM students WHERE class_id = ? AND id = ?"),
+			c.ID, studentID).Scan(&had, &st.Key, &hadNIM)
 		if err == nil {
 			if nick == "" {
 				st.Nick = had
 			} else if nick != had {
 				_, err = tx.ExecContext(ctx, s.q("UPDATE students SET nick = ? WHERE class_id = ? AND id = ?"), nick, c.ID, studentID)
+			}
+			if err == nil {
+				st.NIM, err = s.keepNIM(ctx, tx, c, studentID, hadNIM, nim)
 			}
 			return err
 		}
@@ -182,10 +210,13 @@ func (s *Service) Join(ctx context.Context, code, studentID, nick string) (Stude
 		if count >= maxStudents {
 			return ErrClassFull
 		}
+		if nim == "" && c.Settings.NIM == NIMRequire {
+			return ErrNIMRequired
+		}
 		for range 10 {
 			st.Key = randomCode(KeyLength)
-			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO students (class_id, id, nick, restore_key, joined)
-				VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`), c.ID, studentID, nick, st.Key, s.ms())
+			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO students (class_id, id, nick, restore_key, joined, nim)
+				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`), c.ID, studentID, nick, st.Key, s.ms(), nim)
 			if err != nil {
 				return err
 			}
@@ -280,7 +311,7 @@ func (s *Service) OpenRound(ctx context.Context, classID, lab, question string, 
 	if lab, question, err = labField(lab, "question", question); err != nil {
 		return Round{}, err
 	}
-	if lab == "" || question == "" {
+	if question == "" || lab == "" && !IsTyped(question) {
 		return Round{}, fmt.Errorf("%w: a round needs a lab and a question", ErrBadInput)
 	}
 	if len(choices) < 2 || len(choices) > MaxChoices {
@@ -405,7 +436,7 @@ func (s *Service) Rounds(ctx context.Context, classID string) ([]Tally, error) {
 }
 
 func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
-	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT id, lab, question, choices, n, state, shown, opened
+	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT id, lab, question, choices, n, state, shown, opened, closes
 		FROM rounds WHERE class_id = ? ORDER BY id`), classID)
 	if err != nil {
 		return nil, s.fail(err)
@@ -417,7 +448,8 @@ func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
 		var js string
 		var shown int
 		var opened int64
-		if err := rows.Scan(&r.ID, &r.Lab, &r.Question, &js, &r.N, &r.State, &shown, &opened); err != nil {
+		var closes sql.NullInt64
+		if err := rows.Scan(&r.ID, &r.Lab, &r.Question, &js, &r.N, &r.State, &shown, &opened, &closes); err != nil {
 			rows.Close()
 			return nil, s.fail(err)
 		}
@@ -426,7 +458,10 @@ func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
 			return nil, s.fail(err)
 		}
 		r.Shown, r.Opened = shown != 0, time.UnixMilli(opened).UTC()
-		t := Tally{Round: r, Counts: map[string]int{}}
+		if closes.Valid {
+			r.Closes = time.UnixMilli(closes.Int64).UTC()
+		}
+		t := Tally{Round: r, Counts: map[string]int{}, Sure: map[string]int{}, Unsure: map[string]int{}}
 		for _, ch := range r.Choices {
 			t.Counts[ch] = 0
 		}
@@ -437,7 +472,7 @@ func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
 	if err := rows.Err(); err != nil {
 		return nil, s.fail(err)
 	}
-	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT round_id, choice, COUNT(*) FROM votes WHERE class_id = ? GROUP BY round_id, choice"), classID)
+	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT round_id, choice, sure, COUNT(*) FROM votes WHERE class_id = ? GROUP BY round_id, choice, sure"), classID)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -445,13 +480,20 @@ func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
 	for rows.Next() {
 		var id int64
 		var ch string
+		var sure sql.NullInt64
 		var n int
-		if err := rows.Scan(&id, &ch, &n); err != nil {
+		if err := rows.Scan(&id, &ch, &sure, &n); err != nil {
 			return nil, s.fail(err)
 		}
 		if i, ok := at[id]; ok {
 			out[i].Counts[ch] += n
 			out[i].Voters += n
+			switch {
+			case sure.Valid && sure.Int64 != 0:
+				out[i].Sure[ch] += n
+			case sure.Valid:
+				out[i].Unsure[ch] += n
+			}
 		}
 	}
 	return out, s.fail(rows.Err())

@@ -99,6 +99,7 @@ type Service struct {
 	stmts      map[string]*sql.Stmt
 	txPrepares atomic.Int64
 	members    memberCache // students known to have joined
+	typed      typedCache  // typed questions read (clicker.go)
 	// failing: the last write failed for the store's sake (saving.go).
 	failing atomic.Bool
 }
@@ -266,7 +267,7 @@ func (s *Service) migrate(ctx context.Context) error {
 	}
 	for _, v := range have {
 		if !known[v] {
-			return fmt.Errorf("%w: the class database has schema step %03d, which this leaselab does not know; run the newer leaselab, or give this one another --data folder or --database", ErrNewerSchema, v)
+			return fmt.Errorf("%w: the class database has schema %d, a step this leaselab does not know; run the newer leaselab, or give this one another --data folder or --database", ErrNewerSchema, v)
 		}
 	}
 	for _, m := range ms {

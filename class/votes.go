@@ -27,6 +27,7 @@ type voteReq struct {
 	classID, studentID string
 	round              int64
 	choice             string
+	sure               Confidence // how sure the student said they were (issue 44)
 	// then gets the outcome, on the writer (or at once when the vote
 	// cannot wait): the round's choices for a vote stored, else why not.
 	then func(choices []string, err error)
@@ -85,20 +86,21 @@ func (s *Service) stopVotes() {
 // the answer (one vote per student and round). It returns once the vote
 // is stored, or with why it was not.
 func (s *Service) Vote(ctx context.Context, classID, studentID string, roundID int64, choice string) error {
-	_, err := s.Cast(ctx, classID, studentID, roundID, choice)
+	_, err := s.Cast(ctx, classID, studentID, roundID, choice, NotAsked)
 	return err
 }
 
 // Cast is Vote that also returns the round's choices once the vote is
 // stored, so that the caller can say which one was kept without asking
-// the store again. It waits for room in the writer's queue until ctx ends.
-func (s *Service) Cast(ctx context.Context, classID, studentID string, roundID int64, choice string) ([]string, error) {
+// the store again, and keeps how sure the student said they were. It
+// waits for room in the writer's queue until ctx ends.
+func (s *Service) Cast(ctx context.Context, classID, studentID string, roundID int64, choice string, sure Confidence) ([]string, error) {
 	type outcome struct {
 		choices []string
 		err     error
 	}
 	done := make(chan outcome, 1)
-	s.enqueue(ctx, true, &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice,
+	s.enqueue(ctx, true, &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice, sure: sure,
 		then: func(choices []string, err error) { done <- outcome{choices, err} }})
 	o := <-done
 	return o.choices, o.err
@@ -109,8 +111,8 @@ func (s *Service) Cast(ctx context.Context, classID, studentID string, roundID i
 // vote cannot wait (the service closed, too many waiting). A lecture
 // room's votes then hold no goroutine each while the store writes. then
 // must be quick and must not block.
-func (s *Service) CastThen(classID, studentID string, roundID int64, choice string, then func(choices []string, err error)) {
-	s.enqueue(context.Background(), false, &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice, then: then})
+func (s *Service) CastThen(classID, studentID string, roundID int64, choice string, sure Confidence, then func(choices []string, err error)) {
+	s.enqueue(context.Background(), false, &voteReq{classID: classID, studentID: studentID, round: roundID, choice: choice, sure: sure, then: then})
 }
 
 // enqueue hands r to the writer. A full queue refuses r at once, or when
@@ -330,7 +332,7 @@ func (s *Service) tellVotes(cs []Change) {
 // few statements only, each prepared once (voteStmts, Service.stmt).
 const (
 	maxVoteList = 64
-	roundOfVote = `SELECT c.ended, COALESCE(r.state, ''), COALESCE(r.choices, '')
+	roundOfVote = `SELECT c.ended, COALESCE(r.state, ''), COALESCE(r.choices, ''), r.closes
 			FROM classes c LEFT JOIN rounds r ON r.class_id = c.id AND r.id = ? WHERE c.id = ?`
 )
 
@@ -341,9 +343,9 @@ func joinedOfClass(n int) string {
 
 // insertVotes stores n votes, each replacing the student's earlier one.
 func insertVotes(n int) string {
-	return "INSERT INTO votes (class_id, round_id, student_id, choice, at) VALUES (?, ?, ?, ?, ?)" +
-		strings.Repeat(", (?, ?, ?, ?, ?)", n-1) +
-		" ON CONFLICT (class_id, round_id, student_id) DO UPDATE SET choice = excluded.choice, at = excluded.at"
+	return "INSERT INTO votes (class_id, round_id, student_id, choice, at, sure) VALUES (?, ?, ?, ?, ?, ?)" +
+		strings.Repeat(", (?, ?, ?, ?, ?, ?)", n-1) +
+		" ON CONFLICT (class_id, round_id, student_id) DO UPDATE SET choice = excluded.choice, at = excluded.at, sure = excluded.sure"
 }
 
 // voteStmts are the texts of every statement the vote writer runs.
@@ -372,12 +374,12 @@ func (s *Service) batchRounds(ctx context.Context, tx *sql.Tx, batch []*voteReq)
 		}
 		ri := &batchRound{}
 		var state, js string
-		var ended sql.NullInt64
+		var ended, closes sql.NullInt64
 		st, err := s.stmt(ctx, tx, roundOfVote)
 		if err != nil {
 			return nil, err
 		}
-		err = st.QueryRowContext(ctx, r.round, r.classID).Scan(&ended, &state, &js)
+		err = st.QueryRowContext(ctx, r.round, r.classID).Scan(&ended, &state, &js, &closes)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			ri.err = ErrNoClass
@@ -387,7 +389,9 @@ func (s *Service) batchRounds(ctx context.Context, tx *sql.Tx, batch []*voteReq)
 			ri.err = ErrEnded
 		case state == "":
 			ri.err = ErrNoRound
-		case state != RoundOpen:
+		case state != RoundOpen, closes.Valid && s.ms() >= closes.Int64:
+			// A timed vote takes none from its time on, whether or not
+			// its timer has closed it yet (timer.go).
 			ri.err = ErrRoundClosed
 		default:
 			if err := json.Unmarshal([]byte(js), &ri.choices); err != nil {
@@ -542,10 +546,10 @@ func (s *Service) storeVotes(ctx context.Context, tx *sql.Tx, batch []*voteReq, 
 	for _, n := range chunks(len(good), maxVoteList) {
 		part := good[:n]
 		good = good[n:]
-		args := make([]any, 0, 5*n)
+		args := make([]any, 0, 6*n)
 		for _, i := range part {
 			r := batch[i]
-			args = append(args, r.classID, r.round, r.studentID, r.choice, now)
+			args = append(args, r.classID, r.round, r.studentID, r.choice, now, r.sure.value())
 		}
 		st, err := s.stmt(ctx, tx, insertVotes(n))
 		if err != nil {

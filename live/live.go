@@ -98,9 +98,10 @@ type Observer interface {
 // are written together), from another goroutine or at once, so that a
 // class voting in one second holds no goroutine a vote. said is what
 // tells the student their vote was kept; an error is Readable
-// (catalog.Error), or says why in general words.
+// (catalog.Error), or says why in general words. sure is how sure the
+// student said they were ("sure", "unsure", "" not asked).
 type Voter interface {
-	Vote(round int64, choice string, then func(said string, err error))
+	Vote(round int64, choice, sure string, then func(said string, err error))
 }
 
 // Memory is a session's entry in the server's memory ledger: it says how

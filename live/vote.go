@@ -88,7 +88,7 @@ func (l *Conn) vote(m ClientMsg) {
 			then("", errVoteBug)
 		}
 	}()
-	l.voter.Vote(m.Round, m.Choice, then)
+	l.voter.Vote(m.Round, m.Choice, m.Sure, then)
 }
 
 // voted queues a vote's answer: at once when the session is free, else

@@ -14,7 +14,7 @@ import (
 // another goroutine, as the store's writer does.
 type voterFunc func(round int64, choice string) (string, error)
 
-func (f voterFunc) Vote(round int64, choice string, then func(string, error)) {
+func (f voterFunc) Vote(round int64, choice, _ string, then func(string, error)) {
 	said, err := f(round, choice)
 	done := make(chan struct{})
 	go func() {
@@ -27,7 +27,7 @@ func (f voterFunc) Vote(round int64, choice string, then func(string, error)) {
 // laterVoter keeps each vote's then until the test answers it.
 type laterVoter struct{ thens chan func(string, error) }
 
-func (v laterVoter) Vote(_ int64, _ string, then func(string, error)) { v.thens <- then }
+func (v laterVoter) Vote(_ int64, _, _ string, then func(string, error)) { v.thens <- then }
 
 // votingForTest is a session whose answers stay in its queue (no socket).
 func votingForTest(t *testing.T, v Voter) *Conn {

@@ -67,8 +67,10 @@ type ClientMsg struct {
 	Question string `json:"question,omitempty"`
 	Choice   string `json:"choice,omitempty"`
 	Goal     string `json:"goal,omitempty"`
-	// Round is a class vote's round (class mode); Choice its answer.
-	Round int64 `json:"round,omitempty"`
+	// Round is a class vote's round (class mode); Choice its answer, and
+	// Sure how sure the student is ("sure", "unsure"; issue 44).
+	Round int64  `json:"round,omitempty"`
+	Sure  string `json:"sure,omitempty"`
 	// Values are a design challenge's policy options, by name.
 	Values map[string]string `json:"values,omitempty"`
 

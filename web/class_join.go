@@ -167,7 +167,7 @@ func (s *Server) classVote(c echo.Context) error {
 	var choices []string
 	cl, err := s.classes.ByCode(ctx, code)
 	if err == nil {
-		choices, err = s.classes.Cast(ctx, cl.ID, id, round, c.FormValue("choice"))
+		choices, err = s.classes.Cast(ctx, cl.ID, id, round, c.FormValue("choice"), class.ParseConfidence(c.FormValue("sure")))
 	}
 	if err != nil {
 		return classAnswer(c, classErr(lang, err, code))
@@ -194,8 +194,8 @@ type classVoter struct {
 	lang string
 }
 
-func (v *classVoter) Vote(round int64, choice string, then func(string, error)) {
-	v.s.classes.CastThen(v.m.classID, v.m.studentID, round, choice, func(choices []string, err error) {
+func (v *classVoter) Vote(round int64, choice, sure string, then func(string, error)) {
+	v.s.classes.CastThen(v.m.classID, v.m.studentID, round, choice, class.ParseConfidence(sure), func(choices []string, err error) {
 		if err != nil {
 			if e := classErr(v.lang, err, v.m.code); e != err {
 				then("", e)

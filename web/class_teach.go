@@ -380,7 +380,7 @@ func (s *Server) teachExport(c echo.Context, lang string, cl class.Class, format
 		mime = echo.MIMEApplicationJSON
 	}
 	var buf bytes.Buffer
-	if err := s.classes.Export(c.Request().Context(), cl.ID, &buf, format); err != nil {
+	if err := s.classes.Export(c.Request().Context(), cl.ID, &buf, format, s.grading()); err != nil {
 		return classErr(lang, err, cl.Code)
 	}
 	h := c.Response().Header()
