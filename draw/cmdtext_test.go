@@ -59,7 +59,7 @@ func referenceCommandText(lang, src string) string {
 	case engine.CmdStep:
 		return catalog.T(lang, "cmd.step")
 	case engine.CmdUntil:
-		return f("cmd.until", c.At)
+		return f("cmd.until", catalog.MomentText(lang, c.At)) // a moment
 	case engine.CmdFreeze:
 		s := f("cmd.freeze", c.A)
 		if c.Dur > 0 {

@@ -71,7 +71,7 @@ error; otherwise prints its ok summary on stdout.`)
 	nerr := problems.Errors()
 	said := readerLang(fl.given("lang"), lang.val, "en")
 	if nerr > 0 {
-		fmt.Fprintln(stderr, say(said, "cli.check.failed", catalog.Int(int64(nerr)), catalog.Int(int64(len(problems)-nerr))))
+		fmt.Fprintln(stderr, "leaselab check: "+say(said, "cli.check.failed", catalog.Int(int64(nerr)), catalog.Int(int64(len(problems)-nerr))))
 		return 1
 	}
 	questions := 0
@@ -81,7 +81,7 @@ error; otherwise prints its ok summary on stdout.`)
 			printAnswers(stdout, l, lang.val)
 		}
 	}
-	fmt.Fprintln(stdout, say(said, "cli.check.ok", catalog.Int(int64(len(c.Lessons))), catalog.Int(int64(len(c.Labs))), catalog.Int(int64(questions)), catalog.Int(int64(len(problems)))))
+	fmt.Fprintln(stdout, "leaselab check: "+say(said, "cli.check.ok", catalog.Int(int64(len(c.Lessons))), catalog.Int(int64(len(c.Labs))), catalog.Int(int64(questions)), catalog.Int(int64(len(problems)))))
 	return 0
 }
 
