@@ -911,6 +911,9 @@ function replaceFrom(el, html) {
   if (back) next.querySelectorAll("input[name=back]").forEach((b) => { if (!b.value) b.value = back.value; });
   const more = el.querySelector(".cb-more");
   if (more && !next.querySelector(".cb-more")) next.append(more);
+  // The confirmation of joining is the student's own too (issue 43).
+  const joined = el.querySelector(".cb-joined"), head = next.querySelector(".cb-head");
+  if (joined && head && !next.querySelector(".cb-joined")) head.after(joined);
   if (el.dataset.events) next.dataset.events = el.dataset.events;
   const open = [...el.querySelectorAll("details")].map((d) => d.open);
   next.querySelectorAll("details").forEach((d, i) => { if (open[i]) d.open = true; });

@@ -97,7 +97,7 @@ func (s *Server) projectorData(c echo.Context, lang string, cl class.Class, whol
 	}
 	ctx := c.Request().Context()
 	pt := c.Param("ptoken")
-	p := s.newPage(lang, "/projector/"+pt, fmt.Sprintf(T(lang, "hall.title"), cl.Name), "hall projector")
+	p := s.newPage(lang, "/projector/"+pt, fmt.Sprintf(T(lang, "hall.title"), cl.Name), "hallview projector")
 	v := &projectorView{page: p, Class: cl, PToken: pt}
 	v.JoinURL = s.joinURL(c, lang, cl.Code)
 	v.JoinText = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(v.JoinURL, "?code="+url.QueryEscape(cl.Code)), "https://"), "http://")

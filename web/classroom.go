@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -200,4 +201,77 @@ func labTitle(lab *labs.Lab, lang string) string {
 		return ""
 	}
 	return lab.Title(lang)
+}
+
+// ClassroomURL is the address students use in classroom mode: publicURL
+// when there is one, else http:// and this machine's address on its
+// network (LANAddress) with bound's port.
+func ClassroomURL(bound, publicURL string) (string, error) {
+	if publicURL != "" {
+		return strings.TrimRight(publicURL, "/"), nil
+	}
+	_, port, err := net.SplitHostPort(bound)
+	if err != nil {
+		return "", err
+	}
+	ip, err := LANAddress()
+	if err != nil {
+		return "", err
+	}
+	return "http://" + net.JoinHostPort(ip.String(), port), nil
+}
+
+// LANAddress is this machine's address on the network students' phones
+// are on: an up interface's, not loopback nor a container bridge's, a
+// private IPv4 address first (a campus Wi-Fi's), then any other IPv4
+// one, then IPv6.
+func LANAddress() (net.IP, error) {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return nil, err
+	}
+	var best net.IP
+	rank := func(ip net.IP) int {
+		switch {
+		case ip.To4() != nil && ip.IsPrivate():
+			return 3
+		case ip.To4() != nil:
+			return 2
+		default:
+			return 1
+		}
+	}
+	for _, in := range ifs {
+		if in.Flags&net.FlagUp == 0 || in.Flags&net.FlagLoopback != 0 || bridgeName(in.Name) {
+			continue
+		}
+		addrs, err := in.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			ipn, ok := a.(*net.IPNet)
+			if !ok || !ipn.IP.IsGlobalUnicast() {
+				continue
+			}
+			if best == nil || rank(ipn.IP) > rank(best) {
+				best = ipn.IP
+			}
+		}
+	}
+	if best == nil {
+		return nil, errors.New("this machine has no network address besides loopback: join the campus network, or give --public-url")
+	}
+	return best, nil
+}
+
+// bridgeName: an interface containers or virtual machines make, which
+// phones are not on.
+func bridgeName(name string) bool {
+	for _, p := range []string{"docker", "br-", "veth", "virbr", "cni", "flannel", "podman", "lxc"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
