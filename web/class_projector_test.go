@@ -235,3 +235,42 @@ func TestLecturerKeyPage(t *testing.T) {
 		t.Errorf("opening a class with a wrong key: %d, want 404", st)
 	}
 }
+
+// TestUnreachableWarning: a dashboard says plainly when phones cannot open
+// its join link, and how to fix it: on a server that listens on loopback
+// only, and when the link names this machine (the lecturer's browser
+// used 127.0.0.1); not when the students' address is set (classroom mode).
+func TestUnreachableWarning(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string // in the warning; "" for none
+	}{
+		{"loopback only", Config{LoopbackOnly: true}, "leaselab serve --classroom"},
+		{"a loopback name", Config{}, "127.0.0.1"},
+		{"classroom", Config{LoopbackOnly: false, StudentURL: "http://192.168.10.7:8080"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, err := class.Open(context.Background(), class.Config{Data: t.TempDir(), Logf: t.Logf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { svc.Close() })
+			tc.cfg.Classes = svc
+			_, ts := newTestServer(t, tc.cfg)
+			teacher := newClient(t, ts.URL)
+			teach, _ := openClass(t, teacher, "en", "Hall")
+			dash := mustGet(t, teacher, teach)
+			m := regexp.MustCompile(`id="unreachable" role="alert">([^<]*)<`).FindStringSubmatch(dash)
+			switch {
+			case tc.want == "" && m != nil:
+				t.Errorf("a warning where phones reach the class: %q", m[1])
+			case tc.want != "" && (m == nil || !strings.Contains(htmlUnescape(m[1]), tc.want)):
+				t.Errorf("want a warning naming %q, got %v", tc.want, m)
+			}
+			if tc.cfg.StudentURL != "" && !strings.Contains(dash, `href="http://192.168.10.7:8080/en/join?code=`) {
+				t.Error("the join link is not on the students' address")
+			}
+		})
+	}
+}

@@ -56,6 +56,7 @@ type serveOptions struct {
 	classes     classOptions
 	joinsAddr   int  // --joins-per-addr
 	searchHere  bool // --search-in-server
+	classroom   bool // --classroom (classroom.go)
 }
 
 // parseServe reads serve's flags; ok false carries the exit code.
@@ -83,7 +84,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.BoolVar(&o.searchHere, "search-in-server", false, "run the schedule searches pages ask for, and the judgements of submitted programs, inside the server (searches in a pool that rests between parts), instead of each in a process of its own at the lowest CPU priority")
 	o.classes.flags(f)
 	f.IntVar(&o.joinsAddr, "joins-per-addr", web.DefaultJoinsPerAddr, "students one client address may join to classes a minute (a third of them at once), and hold in one class: a lecture room behind one NAT is `N` students")
-	f.group("Listening", "addr", "base-path", "public-url", "metrics-addr")
+	f.BoolVar(&o.classroom, "classroom", false, "a lecture from this laptop: listen on every interface (:8080 unless --addr says otherwise) and print the address students use, this machine's LAN address (or --public-url), with a QR code; classes' join links and QR codes use it")
+	f.group("Listening", "addr", "classroom", "base-path", "public-url", "metrics-addr")
 	f.group("Behind a proxy", "trusted-proxies", "trust-proxy")
 	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "max-memory", "max-memory-per-addr", "search-in-server")
 	f.group("Content", "content", "show-problems")
@@ -106,6 +108,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 		return o, usageError(stderr, "serve", "--joins-per-addr must be at least 1"), false
 	}
 	o.classes.explicit = f.given("data") || f.given("database")
+	if o.classroom && !f.given("addr") {
+		o.addr = ":8080"
+	}
 	if msg := o.classes.check(); msg != "" {
 		return o, usageError(stderr, "serve", "%s", msg), false
 	}
@@ -185,6 +190,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// page whose name an attacker points here (DNS rebinding) cannot.
 		cfg.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
 	}
+	// A class's dashboard then says phones cannot reach it (issue 43).
+	cfg.LoopbackOnly = loopback(o.addr)
 	if o.dir != "" {
 		cfg.Content, cfg.Watch = os.DirFS(o.dir), true
 	}
@@ -211,13 +218,26 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// the course is served, class mode says it is off.
 		log.Error("class mode is off: the default class database cannot be opened; give --data DIR or --database URL", "store", o.classes.where(), "err", err)
 	}
+	var ln net.Listener
+	if o.classroom {
+		// Listening first: the students' address carries the port bound.
+		var ok bool
+		if ln, ok = classroomListen(o, &cfg, stdout, log); !ok {
+			return 1
+		}
+	}
 	srv, err := web.New(cfg)
 	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
 		logStartError(log, o.dir, err)
 		return 1
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", o.addr)
+	if ln == nil {
+		ln, err = net.Listen("tcp", o.addr)
+	}
 	if err != nil {
 		log.Error("cannot listen", "addr", o.addr, "err", err)
 		return 1
