@@ -97,6 +97,16 @@ func init() {
 	}
 }
 
+// CommandWords lists the words a command starts with, in the table's
+// order: what an author meant by a word none starts with is among them.
+func CommandWords() []string {
+	var out []string
+	for _, s := range commandTable {
+		out = append(out, s.words...)
+	}
+	return out
+}
+
 func (k CommandKind) spec() *commandSpec {
 	if int(k) < len(specByKind) {
 		return specByKind[k]

@@ -361,6 +361,23 @@ func parseEither(val, first, second string) (bool, error) {
 // Set assigns one scenario option by name, as written in scenario files:
 // ttl, first-token, replicas, lock-delay, election, tick, service, renew-token,
 // masters, expiry, storage, copies, delay, jitter, loss, seed, max-events, max-time.
+// scenarioOptions are the keys Scenario.Set takes, in its order.
+var scenarioOptions = []string{"seed", "replicas", "ttl", "first-token", "lock-delay", "election", "tick", "service", "renew-token", "masters", "expiry", "storage", "copies", "fencing", "delay", "jitter", "loss", "max-events", "max-time"}
+
+// OptionNames lists the options of a "scenario" or a "worker", for a
+// message that names what an author may have meant.
+func OptionNames(of string) []string {
+	if of == "scenario" {
+		return slices.Clone(scenarioOptions)
+	}
+	var out []string
+	for k := range workerOptions {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (sc *Scenario) Set(key, val string) error {
 	var err error
 	switch key {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -230,4 +231,28 @@ func formatOverlap(w *World) string {
 		return "no overlap\n"
 	}
 	return out.String()
+}
+
+// OptionNames lists every option Set takes, and none it refuses as unknown.
+func TestOptionNames(t *testing.T) {
+	for _, of := range []string{"scenario", "worker"} {
+		names := OptionNames(of)
+		if len(names) < 15 {
+			t.Fatalf("%s: %d options", of, len(names))
+		}
+		for _, k := range names {
+			var err error
+			if of == "scenario" {
+				var sc Scenario
+				err = sc.Set(k, "x")
+			} else {
+				var ws WorkerSpec
+				err = ws.Set(k, "x")
+			}
+			var unknown *UnknownOptionError
+			if errors.As(err, &unknown) {
+				t.Errorf("%s option %q is listed but unknown to Set", of, k)
+			}
+		}
+	}
 }

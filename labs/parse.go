@@ -38,9 +38,46 @@ var (
 func knownKeys(r *report, kvs []kv, what string, want ...string) {
 	for _, e := range kvs {
 		if !slices.Contains(want, e.key) {
+			if near, ok := nearest(e.key, want); ok {
+				r.errorf(e.keyAt.pos(), "unknown key %q in %s: did you mean %q? (want %s)", e.key, what, near, strings.Join(want, ", "))
+				continue
+			}
 			r.errorf(e.keyAt.pos(), "unknown key %q in %s (want %s)", e.key, what, strings.Join(want, ", "))
 		}
 	}
+}
+
+// nearest is the word of choices within two typing mistakes of word, the
+// nearest first, if one is.
+func nearest(word string, choices []string) (string, bool) {
+	best, bestD := "", 3
+	if len(word) < 3 {
+		return "", false
+	}
+	for _, c := range choices {
+		if d := editDistance(word, c); d < bestD || d == bestD && c < best {
+			best, bestD = c, d
+		}
+	}
+	return best, best != ""
+}
+
+// commandHint is what a command that did not parse was meant to be: the
+// command word nearest its first word ("did you mean `freeze`?"), else
+// the list of command words, when the first word starts none.
+func commandHint(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	words := engine.CommandWords()
+	if slices.Contains(words, f[0]) {
+		return "" // the form is wrong, and the engine says which it wants
+	}
+	if near, ok := nearest(f[0], words); ok {
+		return fmt.Sprintf(": did you mean %q?", near)
+	}
+	return fmt.Sprintf(": a command starts with one of %s", strings.Join(words, ", "))
 }
 
 // parseLabFile reads a lab's language-neutral file. It returns nil when
@@ -261,10 +298,14 @@ func parseScenario(r *report, y ynode, base engine.Scenario, variant bool) (engi
 		if err := sc.Set(e.key, val); err != nil {
 			at := e.val.pos()
 			var unknown *engine.UnknownOptionError
+			hint := ""
 			if errors.As(err, &unknown) {
 				at = e.keyAt.pos()
+				if near, ok := nearest(unknown.Key, engine.OptionNames(unknown.Of)); ok {
+					hint = fmt.Sprintf(": did you mean %q?", near)
+				}
 			}
-			r.errorf(at, "%s: %v", what, err)
+			r.errorf(at, "%s: %v%s", what, err, hint)
 			good = false
 		}
 	}
@@ -306,7 +347,14 @@ func readWorkers(r *report, e kv, sc *engine.Scenario, variant bool) bool {
 			if errors.As(err, &step) {
 				at = w.val.pos()
 			}
-			r.errorf(at, "worker %s: %v", strings.Fields(w.key + " ?")[0], err)
+			hint := ""
+			var unknown *engine.UnknownOptionError
+			if errors.As(err, &unknown) {
+				if near, ok := nearest(unknown.Key, engine.OptionNames(unknown.Of)); ok {
+					hint = fmt.Sprintf(": did you mean %q?", near)
+				}
+			}
+			r.errorf(at, "worker %s: %v%s", strings.Fields(w.key + " ?")[0], err, hint)
 			good = false
 			continue
 		}
@@ -343,7 +391,7 @@ func parseCommands(r *report, y ynode, what string) []command {
 		}
 		c, err := engine.ParseCommand(s)
 		if err != nil {
-			r.errorf(it.pos(), "%s: %v", what, err)
+			r.errorf(it.pos(), "%s: %v%s", what, err, commandHint(s))
 			continue
 		}
 		out = append(out, command{src: s, cmd: c, at: it.pos()})

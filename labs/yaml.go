@@ -2,6 +2,7 @@ package labs
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -26,6 +27,7 @@ func parseYAML(r *report, file string, data []byte, lineOffset int) (ast.Node, b
 			msg = ye.GetMessage()
 			if t := ye.GetToken(); t != nil && t.Position != nil {
 				at.line, at.col = t.Position.Line+lineOffset, t.Position.Column
+				msg += yamlHint(string(data), msg, t.Position.Line, t.Position.Column, t.Value)
 			}
 		}
 		r.errorf(at, "YAML: %s", msg)
@@ -39,6 +41,59 @@ func parseYAML(r *report, file string, data []byte, lineOffset int) (ast.Node, b
 		return nil, false
 	}
 	return f.Docs[0].Body, true
+}
+
+// yamlHint says, after the parser's own message, how it read the line
+// and what fits there: what an author needs to mend an indent. line and
+// col are the parser's (1-based, within data); value is the token's text.
+func yamlHint(data, msg string, line, col int, value string) string {
+	lines := strings.Split(data, "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	indentOf := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	blank := func(l string) bool {
+		t := strings.TrimSpace(l)
+		return t == "" || strings.HasPrefix(t, "#")
+	}
+	switch {
+	case strings.Contains(msg, "cannot start any token") && strings.Contains(lines[line-1]+value, "\t"):
+		return ": a tab is not allowed in YAML's indentation; indent with spaces"
+	case strings.HasPrefix(msg, "mapping value is not allowed"):
+		// The value of the key on this line runs on: either "key: a: b"
+		// on one line, or the next line, indented deeper than its key,
+		// read as more of this value.
+		key := strings.TrimSpace(strings.SplitN(strings.TrimLeft(lines[line-1], " -"), ":", 2)[0])
+		if !strings.Contains(value, " ") || line >= len(lines) {
+			return fmt.Sprintf("; the value of %q is read as another \"key: value\" on the same line: put the inner key on a line of its own, indented under %q", key, key)
+		}
+		next := line
+		for next < len(lines) && blank(lines[next]) {
+			next++
+		}
+		return fmt.Sprintf("; line %d is indented deeper (%d spaces) than the key %q above it (%d), so it was read as more of that key's value (%q); a key beside %q starts at %d spaces", next+1, indentOf(lines[min(next, len(lines)-1)]), key, indentOf(lines[line-1]), value, key, indentOf(lines[line-1]))
+	case strings.HasPrefix(msg, "value is not allowed"):
+		// The line's indent matches none of the keys or items above it.
+		have := col - 1
+		var fits []string
+		last := 1 << 30
+		for i := line - 2; i >= 0 && last > 0; i-- {
+			if blank(lines[i]) {
+				continue
+			}
+			if in := indentOf(lines[i]); in < last {
+				fits = append(fits, fmt.Sprintf("%d (as line %d)", in, i+1))
+				last = in
+			}
+		}
+		if len(fits) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("; line %d is indented %d spaces, which lines up with nothing above it: a key or a list item starts exactly where the ones beside it do, here at %s", line, have, strings.Join(fits, ", "))
+	case strings.Contains(msg, "must be specified"):
+		return "; a list in [ ] or a mapping in { } is not closed the way it was opened"
+	}
+	return ""
 }
 
 // ynode is a YAML node with the file it came from.
