@@ -276,7 +276,7 @@ func init() {
 		"event.election":                   "a coordinator leader election starts, done at %s",
 		"event.expire":                     "%s's lease with token %s expires at the coordinator",
 		"event.expire.takeover":            "%s's lease record (token %s) is overwritten by a candidate that, by its own clock, saw it unchanged for a TTL",
-		"event.expire.forgotten":           "%s's lock (token %s) no longer has a majority: a master that restarted without persistence forgot its key",
+		"event.expire.forgotten":           "%s's lock (token %s) no longer has a majority: a master that restarted without persistence forgot it",
 		"event.extend":                     "the coordinator extends %s's lease (token %s) until %s",
 		"event.extend.refresh":             "the coordinator's new leader gives %s's lease (token %s) its full TTL again, until %s",
 		"event.extend.resume":              "the new master lets %s's session lease (token %s) run on from where its timer stopped, until %s",
