@@ -91,6 +91,15 @@ type Observer interface {
 	Goal(goal string, w *engine.World)
 }
 
+// Mover is an Observer that also hears the world each time it moved: a
+// command applied, a replay, a play frame (frame true). Class mode counts
+// a goal reached as soon as the student's world meets it, without the
+// student asking (issue 43). It runs under the session's lock, on the
+// session's own work budget.
+type Mover interface {
+	Moved(w *engine.World, frame bool)
+}
+
 // Voter takes a class vote sent from the lab page (class mode): a lecture
 // room votes over the sockets its pages hold open, not over as many new
 // connections. The server fills it for a student of a class. Vote must

@@ -209,6 +209,7 @@ func (l *Conn) receive(m ClientMsg) {
 	case msgPause:
 		l.refused = 0
 		reply = l.pauseAck(m.ID)
+		l.moved(false) // a goal met by a frame the check skipped is told now
 	case msgVote:
 		l.vote(m)
 		return
@@ -331,6 +332,7 @@ func (l *Conn) playFrame(e playEntry) {
 			return l.fail(0, err)
 		}
 		l.cfg.Metrics.Command()
+		l.moved(true)
 		return l.runs.frame(l, 0)
 	})
 	l.addr.Give()
@@ -394,6 +396,16 @@ func (l *Conn) costly(m ClientMsg) serverMsg {
 		reply = l.safely(m.ID, func() serverMsg { return l.handle(m) })
 	}
 	return reply
+}
+
+// moved tells a Mover that a lab session's world moved. Called with l.mu
+// held.
+func (l *Conn) moved(frame bool) {
+	if mv, ok := l.obs.(Mover); ok {
+		if _, lab := l.runs.(labRun); lab {
+			mv.Moved(l.sess.World(), frame)
+		}
+	}
 }
 
 // fail is the error answer to message id, counted by kind.
@@ -460,11 +472,13 @@ func (labRun) handle(l *Conn, m ClientMsg) serverMsg {
 		if l.obs != nil {
 			l.obs.Step(m.Cmd)
 		}
+		l.moved(false)
 		return l.ack(m.ID)
 	case msgReplay:
 		if err := l.sess.Replay(); err != nil {
 			return fail(err)
 		}
+		l.moved(false)
 		return l.ack(m.ID)
 	case msgAnswer:
 		f, err := l.cfg.Verdicts.Answer(l.lab, m.Question, m.Choice, l.lang)

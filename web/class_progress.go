@@ -88,11 +88,49 @@ func (s *Server) progressLoop() {
 }
 
 // classObserver tells a student's class what they do in a live lab
-// session (live.Observer).
+// session (live.Observer), and which of the lab's goals their world meets
+// as it moves (live.Mover): a goal counts as reached when the engine
+// says so, whether or not the student pressed Check (issue 43).
 type classObserver struct {
 	s   *Server
 	m   *classmate
 	lab *labs.Lab
+	// Under the session's lock: the goals told reached, and the world's
+	// events and the time when the goals were last checked.
+	told    map[string]bool
+	seen    int
+	checked time.Time
+}
+
+// goalCheckEvery is how often a playing world's goals are checked: a play
+// frame comes every tenth of a second, and a goal reached is told within
+// a second. A command's world is checked at once.
+const goalCheckEvery = time.Second
+
+// Moved checks the lab's goals not yet told against the world, when it
+// has new events: on play frames at most every goalCheckEvery.
+func (o *classObserver) Moved(w *engine.World, frame bool) {
+	n := len(w.Events())
+	if n == o.seen || len(o.told) == len(o.lab.Goals) {
+		return
+	}
+	now := o.s.live.Clock.Now()
+	if frame && now.Sub(o.checked) < goalCheckEvery {
+		return
+	}
+	o.seen, o.checked = n, now
+	for _, g := range o.lab.Goals {
+		if o.told[g.ID] {
+			continue
+		}
+		if v, err := o.lab.CheckGoal(g.ID, w, labs.DefaultLang); err == nil && v.Correct {
+			if o.told == nil {
+				o.told = map[string]bool{}
+			}
+			o.told[g.ID] = true
+			o.s.reached(o.m, o.lab, g.ID)
+		}
+	}
 }
 
 func (o *classObserver) Step(command string) { o.s.step(o.m, o.lab, command) }
