@@ -681,7 +681,7 @@ function startLab(root) {
   function doCmd(cmd) { return send({ type: "do", cmd }); }
   // A class vote goes over this socket while it is open (class mode): the
   // answer, "voted" or an error, comes back with the vote's id.
-  labVote = (round, choice) => send({ type: "vote", round: Number(round), choice });
+  labVote = (round, choice, sure) => send({ type: "vote", round: Number(round), choice, sure: sure || undefined });
 
   // A control shows at once that it was pressed, before the server's
   // answer comes (on a slow network or a busy phone, a while later); the
@@ -901,9 +901,13 @@ function replaceFrom(el, html) {
   const form = el.querySelector("form.cb-vote");
   const nf = next.querySelector("form.cb-vote");
   if (form && nf && nf.dataset.round === form.dataset.round) {
-    const picked = form.querySelector("input[name=choice]:checked");
-    const i = picked && nf.querySelector(`input[name=choice][value="${CSS.escape(picked.value)}"]`);
-    if (i) i.checked = true;
+    for (const name of ["choice", "sure"]) {
+      const picked = form.querySelector(`input[name=${name}]:checked`);
+      const i = picked && nf.querySelector(`input[name=${name}][value="${CSS.escape(picked.value)}"]`);
+      if (i) i.checked = true;
+    }
+    const why = form.querySelector("input[name=why]"), nwhy = nf.querySelector("input[name=why]");
+    if (why && nwhy) nwhy.value = why.value;
     const said = form.querySelector(".cb-said"), nsaid = nf.querySelector(".cb-said");
     if (said && nsaid && !nsaid.textContent.trim()) nsaid.textContent = said.textContent;
   }
@@ -986,8 +990,9 @@ function followClass() {
     if (!f) return;
     e.preventDefault();
     const body = new URLSearchParams(new FormData(f));
-    // On a lab page the vote goes over its socket, already open.
-    if (body.get("choice") && labVote(body.get("round"), body.get("choice"))) return;
+    // On a lab page the vote goes over its socket, already open; one
+    // with a "why?" is sent as the form.
+    if (body.get("choice") && !(body.get("why") || "").trim() && labVote(body.get("round"), body.get("choice"), body.get("sure"))) return;
     body.set("bar", "1");
     try {
       const r = await fetch(f.action, { method: "POST", body, headers: { Accept: "application/json" } });
@@ -999,6 +1004,21 @@ function followClass() {
   });
 }
 followClass();
+
+// A timed vote counts down (issue 44): .timer has when it closes and the
+// server's time when it was drawn, on the server's clock; the first one
+// seen says how far this device's clock is from the server's. The vote
+// closes on the server, which sends the page again.
+let timerSkew = null;
+function tickTimers() {
+  for (const el of document.querySelectorAll(".timer[data-closes]")) {
+    if (timerSkew === null) timerSkew = Number(el.dataset.now) - Date.now();
+    const left = Math.max(0, Math.ceil((Number(el.dataset.closes) - (Date.now() + timerSkew)) / 1000));
+    const out = el.querySelector(".timer-left");
+    if (out) out.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  }
+}
+setInterval(tickTimers, 1000);
 // ---- end of class mode ----
 
 // A written worker's editor: an event the program caused (li[data-line],

@@ -131,7 +131,9 @@ type barView struct {
 	Lab     *labs.Lab    // the lab the class works on, nil if none
 	Round   *class.Tally // the newest round of the class's question
 	Mine    string       // the student's choice in Round, "" if none
-	Right   string       // the engine's answer once revealed
+	Right   string       // the engine's answer once revealed (a typed question's: the one its instructor marked)
+	Typed   *class.Typed // the round's question when the instructor typed it (issue 44)
+	Now     time.Time    // the server's time when drawn, for a timer's countdown
 	Back    string       // where a vote without script returns
 	Down    bool         // the store is unavailable
 	Joined  bool         // the first page after joining (classroom.go)
@@ -149,6 +151,9 @@ func (b *barView) Question() *labs.Question {
 func (b *barView) ChoiceText(id string) string {
 	if b.Round == nil {
 		return id
+	}
+	if b.Typed != nil {
+		return typedChoice(b.Typed, id)
 	}
 	return choiceText(b.Question(), b.Round.Round.Choices, id, b.Lang)
 }
@@ -191,7 +196,7 @@ func questionNumber(lab *labs.Lab, qid string) int {
 func currentRounds(cl class.Class, all []class.Tally) []class.Tally {
 	var out []class.Tally
 	for _, t := range all {
-		if t.Round.Lab == cl.Now.Lab && t.Round.Question == cl.Now.Question {
+		if (t.Round.Lab == cl.Now.Lab || class.IsTyped(t.Round.Question)) && t.Round.Question == cl.Now.Question {
 			out = append(out, t)
 		}
 	}
@@ -240,6 +245,7 @@ func (s *Server) barOfClass(ctx context.Context, lang string, cl class.Class) *b
 	if rs := currentRounds(cl, all); len(rs) > 0 {
 		t := rs[len(rs)-1]
 		b.Round = &t
+		s.barTyped(ctx, b) // a typed question, its marked choice once revealed (class_grades.go)
 		if t.Round.State == class.RoundRevealed && b.Lab != nil {
 			if a, err := s.answer(b.Lab, t.Round.Question, t.Round.Choices[0], lang); err == nil {
 				b.Right = a.Verdict.Right

@@ -25,6 +25,10 @@ type joinView struct {
 	*page
 	Code  string
 	Error string // what went wrong with the last try, in the page's language
+	// NIM is whether the form asks for the student number (class.NIMOff,
+	// NIMAsk, NIMRequire: the class of Code's), and Nick the nickname
+	// typed before the page asked for it (issue 44).
+	NIM, Nick string
 }
 
 func (s *Server) joinLang(c echo.Context) (string, error) {
@@ -45,6 +49,7 @@ func (s *Server) joinShow(c echo.Context) error {
 	if v.Code != "" {
 		v.page.Query = "code=" + v.Code
 	}
+	v.NIM = s.joinNIMMode(c.Request().Context(), v.Code)
 	return render(c, http.StatusOK, joinPage(v))
 }
 
@@ -61,11 +66,17 @@ func (s *Server) joinPost(c echo.Context) error {
 	if asked, err := s.askSwitch(c, lang, code); asked || err != nil {
 		return err
 	}
+	if asked, err := s.askNIM(c, lang, code); asked || err != nil {
+		return err
+	}
 	var st class.Student
 	if key := cleanCode(c.FormValue("key")); key != "" {
 		st, err = s.restoreStudent(c, lang, code, key)
 	} else {
 		st, err = s.joinStudent(c, lang, code)
+	}
+	if nimRefused(err) {
+		return s.joinNIMErr(c, lang, code, err)
 	}
 	if err != nil {
 		return err
@@ -106,9 +117,12 @@ func (s *Server) joinStudent(c echo.Context, lang, code string) (class.Student, 
 			return class.Student{}, s.joinRefused(c, lang, addr, no)
 		}
 	}
-	st, err := s.classes.Join(ctx, code, id, c.FormValue("nick"))
+	st, err := s.classes.JoinAs(ctx, code, id, c.FormValue("nick"), c.FormValue("nim"))
 	if err != nil && !again {
 		s.joins.unjoin(cl.ID, addr)
+	}
+	if nimRefused(err) {
+		return st, err // the join form asks again (joinNIMErr)
 	}
 	if errors.Is(err, class.ErrBadInput) {
 		return st, &pageError{status: http.StatusBadRequest, lang: lang, key: "class.badnick"}
@@ -168,6 +182,9 @@ func (s *Server) classVote(c echo.Context) error {
 	cl, err := s.classes.ByCode(ctx, code)
 	if err == nil {
 		choices, err = s.classes.Cast(ctx, cl.ID, id, round, c.FormValue("choice"), class.ParseConfidence(c.FormValue("sure")))
+	}
+	if why := c.FormValue("why"); err == nil && strings.TrimSpace(why) != "" {
+		err = s.classes.SetWhy(ctx, cl.ID, id, round, why) // the "why?" sent with the vote (issue 44)
 	}
 	if err != nil {
 		return classAnswer(c, classErr(lang, err, code))

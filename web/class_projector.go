@@ -35,6 +35,8 @@ type projectorView struct {
 	Rounds   []class.Tally // the current question's, oldest first
 	Reveal   *answerView   // the engine's answer, once revealed
 	Down     bool
+	// Clicker is the typed question and the timer's time (issue 44).
+	Clicker clickerView
 }
 
 // Question is the class's current question, nil if none.
@@ -114,6 +116,7 @@ func (s *Server) projectorData(c echo.Context, lang string, cl class.Class, whol
 		v.Down = true
 	}
 	v.Rounds = currentRounds(cl, all)
+	v.Clicker = s.clickerOf(ctx, lang, cl, v.Rounds, false)
 	if n := len(v.Rounds); n > 0 {
 		cur := v.Rounds[n-1]
 		if cur.Round.State == class.RoundRevealed && v.Lab != nil && v.Lab.Question(cur.Round.Question) != nil {

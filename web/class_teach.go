@@ -101,6 +101,9 @@ type teachView struct {
 	Unreachable  string
 	NewKey       string
 	UndoLeft     int
+	// Clicker is the typed question, the timer's time and the whys
+	// (class_grades.go, issue 44).
+	Clicker clickerView
 }
 
 // Current is the newest round of the current question, nil if none.
@@ -187,6 +190,7 @@ func (s *Server) teachData(c echo.Context, lang string, cl class.Class, projecto
 		v.Down = true
 	}
 	v.Rounds = currentRounds(cl, all)
+	v.Clicker = s.clickerOf(ctx, lang, cl, v.Rounds, !projector)
 	if cur := v.Current(); cur != nil && cur.Round.State == class.RoundRevealed && v.Lab != nil && v.Lab.Question(cur.Round.Question) != nil {
 		if a, err := s.answer(v.Lab, cur.Round.Question, cur.Round.Choices[0], lang); err == nil {
 			if v.Reveal, err = s.answer(v.Lab, cur.Round.Question, a.Verdict.Right, lang); err != nil {
@@ -235,6 +239,10 @@ func (s *Server) teachShow(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, s.projectorHref(lang, c.Param("token")))
 	case "export.csv", "export.json":
 		return s.teachExport(c, lang, cl, strings.TrimPrefix(c.Param("view"), "export."))
+	case "export.moodle.csv":
+		return s.teachExport(c, lang, cl, class.Moodle)
+	case "grades":
+		return s.gradesShow(c, lang, cl)
 	default:
 		return notFound(lang)
 	}
@@ -288,6 +296,10 @@ func (s *Server) teachAct(c echo.Context) error {
 		if cerr != nil {
 			return cerr
 		}
+		if class.IsTyped(cl.Now.Question) {
+			err = s.openTyped(c, cl) // class_grades.go
+			break
+		}
 		lab := course.Lab(cl.Now.Lab)
 		var q *labs.Question
 		if lab != nil {
@@ -296,7 +308,10 @@ func (s *Server) teachAct(c echo.Context) error {
 		if q == nil {
 			return &pageError{status: http.StatusBadRequest, lang: lang, key: "teach.noround"}
 		}
-		_, err = s.classes.OpenRound(ctx, id, lab.ID, q.ID, choiceIDs(q))
+		var r class.Round
+		if r, err = s.classes.OpenRound(ctx, id, lab.ID, q.ID, choiceIDs(q)); err == nil {
+			err = s.startTimer(c, cl, r.ID) // with a timer, if the form gave one
+		}
 	case "close", "show", "hide", "reveal":
 		n, rerr := round()
 		if rerr != nil {
@@ -325,6 +340,9 @@ func (s *Server) teachAct(c echo.Context) error {
 			return &pageError{status: http.StatusNotFound, lang: lang, key: "teach.remove.absent"}
 		}
 	default:
+		if handled, err := s.gradeAct(c, lang, cl); handled {
+			return err // a form of issue 44 (class_grades.go)
+		}
 		return notFound(lang)
 	}
 	if err != nil {
@@ -379,12 +397,16 @@ func (s *Server) teachExport(c echo.Context, lang string, cl class.Class, format
 	if format == "json" {
 		mime = echo.MIMEApplicationJSON
 	}
+	name := format
+	if format == class.Moodle {
+		name = "moodle.csv"
+	}
 	var buf bytes.Buffer
 	if err := s.classes.Export(c.Request().Context(), cl.ID, &buf, format, s.grading()); err != nil {
 		return classErr(lang, err, cl.Code)
 	}
 	h := c.Response().Header()
-	h.Set("Content-Disposition", `attachment; filename="leaselab-class-`+cl.Code+`.`+format+`"`)
+	h.Set("Content-Disposition", `attachment; filename="leaselab-class-`+cl.Code+`.`+name+`"`)
 	h.Set("Cache-Control", "no-store")
 	return c.Blob(http.StatusOK, mime, buf.Bytes())
 }

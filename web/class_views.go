@@ -110,7 +110,7 @@ func goalText(v *teachView, id string) string {
 // start of the anonymous id (the export has it whole). The whole id is
 // not shown: with the join code it is what the student's browser holds.
 func rosterName(v *teachView, r class.RosterRow) string {
-	if r.Nick != "" {
+	if r.Nick != "" && !v.Class.Settings.HideNames {
 		return r.Nick
 	}
 	return fmt.Sprintf(v.T("teach.roster.anon"), r.ID[:min(6, len(r.ID))])

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"leaselab/budget"
+	"leaselab/class"
 	"leaselab/labsession"
 	"leaselab/live"
 )
@@ -22,6 +23,10 @@ import (
 // a vote whose "back" field carries the page's address (at most maxBack
 // bytes, escaped once more in the form): a few kilobytes.
 const maxFormBytes = 16 << 10
+
+// maxListForm bounds the one larger form, a class list pasted or
+// uploaded on an instructor's grades page: thousands of rows.
+const maxListForm = class.MaxListSize + 64<<10
 
 // errTooLarge is a form body over maxFormBytes.
 var errTooLarge = errors.New("a form body larger than the pages send")
@@ -50,13 +55,17 @@ func (s *Server) formOrigin(r *http.Request) error {
 // memory, never in temporary files.
 func readForm(c echo.Context) error {
 	r := c.Request()
-	if r.ContentLength > maxFormBytes {
+	limit := int64(maxFormBytes)
+	if c.Param("act") == "list" && c.Param("token") != "" {
+		limit = maxListForm // an instructor's class list (issue 44)
+	}
+	if r.ContentLength > limit {
 		return errTooLarge
 	}
-	r.Body = http.MaxBytesReader(c.Response().Writer, r.Body, maxFormBytes)
+	r.Body = http.MaxBytesReader(c.Response().Writer, r.Body, limit)
 	var err error
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-		err = r.ParseMultipartForm(maxFormBytes)
+		err = r.ParseMultipartForm(limit)
 	} else {
 		err = r.ParseForm()
 	}

@@ -72,6 +72,7 @@ func (s *Server) labShow(c echo.Context) error {
 				v.Error = clipText(errorText(lang, err))
 			}
 			v.Program = pv
+			s.programPassed(c.Request(), lab, pv) // scored for a student of a class (class_grades.go)
 		}
 		if ch := lab.Challenge(); ch != nil {
 			v.Policy = policyValues(ch, q.Get)

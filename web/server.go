@@ -355,6 +355,7 @@ func New(cfg Config) (*Server, error) {
 	if s.classes != nil {
 		s.progress = make(chan progressNote, progressQueue)
 		go s.progressLoop()
+		go s.armTimers() // the timed votes open when the server starts (class_grades.go)
 	}
 	s.echo = s.routes()
 	s.handler = s.echo
