@@ -326,10 +326,10 @@ func describeDifferenceFmt(p *engine.Pair, d engine.Difference, found bool, lang
 	}
 	sa, sb := side(p.A, d.A), side(p.B, d.B)
 	if d.A >= 0 && d.B >= 0 && p.A.Events()[d.A].T != p.B.Events()[d.B].T {
-		sa = fmt.Sprintf(catalog.T(lang, "diff.when"), catalog.AppendTime(nil, lang, p.A.Events()[d.A].T), sa)
-		sb = fmt.Sprintf(catalog.T(lang, "diff.when"), catalog.AppendTime(nil, lang, p.B.Events()[d.B].T), sb)
+		sa = fmt.Sprintf(catalog.T(lang, "diff.when"), catalog.AppendMoment(nil, lang, p.A.Events()[d.A].T), sa)
+		sb = fmt.Sprintf(catalog.T(lang, "diff.when"), catalog.AppendMoment(nil, lang, p.B.Events()[d.B].T), sb)
 	}
-	return fmt.Sprintf(catalog.T(lang, "diff.part"), catalog.AppendTime(nil, lang, at), nameA, sa, nameB, sb)
+	return fmt.Sprintf(catalog.T(lang, "diff.part"), catalog.AppendMoment(nil, lang, at), nameA, sa, nameB, sb)
 }
 
 // TestAppendDifferenceIsTheSentence: for what-ifs of every lab (changes

@@ -145,7 +145,7 @@ func TestBreakGoal(t *testing.T) {
 	if got := CompareBreak("en", 3, sv.Shortest); !strings.HasPrefix(got, "You used 3 faults; 1 is enough: pause ") {
 		t.Errorf("compare: %q", got)
 	}
-	if got := CompareBreak("id", 1, sv.Shortest); !strings.HasPrefix(got, "Kamu memakai 1 gangguan, sesedikit") {
+	if got := CompareBreak("id", 1, sv.Shortest); !strings.HasPrefix(got, "Kamu memakai 1 gangguan, sama sedikitnya") {
 		t.Errorf("compare: %q", got)
 	}
 }
