@@ -72,6 +72,11 @@ type ClassConfig struct {
 	// streams) open after the vote until it is closed, as a class stays
 	// while its students play: the run returns then, not before.
 	Until <-chan struct{}
+	// Confidence has each class ask how sure its students are, and each
+	// student say (sure and not sure in turn); Timer opens the vote with
+	// a timer of this long (issue 44), 0 none.
+	Confidence bool
+	Timer      time.Duration
 }
 
 // ClassResult is what a class run measured.
@@ -275,9 +280,9 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 				var status int
 				var text string
 				if st.ws != nil {
-					status, text = st.voteOver(ctx, 1, choice)
+					status, text = st.voteOver(ctx, 1, choice, sureOf(cfg, i))
 				} else {
-					status, text = st.post(ctx, sroot+"/class/vote", url.Values{"round": {"1"}, "choice": {choice}})
+					status, text = st.post(ctx, sroot+"/class/vote", url.Values{"round": {"1"}, "choice": {choice}, "sure": {sureOf(cfg, i)}})
 				}
 				done := time.Now()
 				mu.Lock()
@@ -506,8 +511,8 @@ func (s *student) dial(ctx context.Context, u string) error {
 
 // voteOver sends the student's vote over its socket and waits for the
 // answer: 204 for "voted", as the form's answer, else 0 and why.
-func (s *student) voteOver(ctx context.Context, round int64, choice string) (int, string) {
-	msg := fmt.Sprintf(`{"id":%d,"type":"vote","round":%d,"choice":%q}`, voteID, round, choice)
+func (s *student) voteOver(ctx context.Context, round int64, choice, sure string) (int, string) {
+	msg := fmt.Sprintf(`{"id":%d,"type":"vote","round":%d,"choice":%q,"sure":%q}`, voteID, round, choice, sure)
 	s.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	if err := s.ws.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
 		return 0, err.Error()
@@ -604,9 +609,10 @@ func openClass(ctx context.Context, t *http.Transport, root, sroot string, cfg C
 		act  string
 		form url.Values
 	}{
+		{"settings", url.Values{"nim": {"off"}, "confidence": {flag(cfg.Confidence)}}},
 		{"activity", url.Values{"lab": {cfg.Lab}}},
 		{"activity", url.Values{"lab": {cfg.Lab}, "question": {cfg.Question}}},
-		{"round", nil},
+		{"round", url.Values{"seconds": {strconv.Itoa(int(cfg.Timer / time.Second))}}},
 	} {
 		if status, text := teacher.post(ctx, teach+"/"+step.act, step.form); status != http.StatusNoContent {
 			return nil, fmt.Errorf("%s: %d %s", step.act, status, text)
@@ -743,4 +749,24 @@ func (c *loadClass) watch(ctx context.Context, teacher *student, u string, ready
 	if !signalled {
 		ready <- fmt.Errorf("dashboard events ended before the first update")
 	}
+}
+
+// sureOf is how sure the i-th student of a class says they are: sure and
+// not sure in turn, with Confidence; else not asked.
+func sureOf(cfg ClassConfig, i int) string {
+	switch {
+	case !cfg.Confidence:
+		return ""
+	case i%2 == 0:
+		return "sure"
+	}
+	return "unsure"
+}
+
+// flag is a form's checkbox: "1" on, "" off.
+func flag(on bool) string {
+	if on {
+		return "1"
+	}
+	return ""
 }

@@ -35,9 +35,10 @@ connection cap.
 
 With --class-students N it runs class mode instead: --classes classes of N
 students, each class with its dashboard's event stream open and a vote
-opened on the first question of --lab, every student on the lab's page
-(its socket open) voting in the same second; it prints the votes recorded
-and the vote-to-dashboard latency.
+opened on the first question of --lab (with a --class-timer, and asking
+how sure: --class-confidence), every student on the lab's page (its
+socket open) voting in the same second; it prints the votes recorded and
+the vote-to-dashboard latency.
 With --sessions given too, the classes vote while the sessions play.`)
 	var cfg load.Config
 	fl.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server, on a loopback address")
@@ -59,6 +60,8 @@ With --sessions given too, the classes vote while the sessions play.`)
 	fl.BoolVar(&cc.Bars, "class-bars", true, "in a run of class mode with --class-sockets=false, every student keeps the class bar's stream open, as such a page does")
 	fl.DurationVar(&cc.Within, "vote-within", time.Second, "in a run of class mode, each student votes at a random moment within this time of the vote's start, as a room answering in the same second does; 0: all at one instant")
 	fl.DurationVar(&cc.Apart, "classes-apart", 0, "in a run of class mode, the classes vote one after another, this far apart (the students of each still within --vote-within); 0: every class in the same second")
+	fl.BoolVar(&cc.Confidence, "class-confidence", true, "in a run of class mode, the class asks how sure each student is, and they say (sure and not sure in turn)")
+	fl.DurationVar(&cc.Timer, "class-timer", 2*time.Minute, "in a run of class mode, the vote opens with a timer of this long, which closes it by itself; 0: none")
 	fl.IntVar(&cc.Classes, "classes", 1, fmt.Sprintf("classes in a run of class mode (at most %d)", load.MaxClasses))
 	var voteOnStdin bool
 	fl.BoolVar(&voteOnStdin, "vote-on-stdin", false, "in a run of class mode, join, then vote when a line comes on stdin, and leave when stdin ends (how load runs its classes beside sessions, in a process of their own)")
