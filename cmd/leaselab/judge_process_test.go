@@ -28,7 +28,7 @@ func TestServeJudgesInAProcess(t *testing.T) {
 		t.Fatalf("the engine here: %v, %+v", err, start)
 	}
 
-	u, stop, _ := startServe(t, "--addr", "127.0.0.1:0")
+	u, stop, _ := startServe(t, "--addr", "127.0.0.1:0", "--max-memory", "256MiB")
 	defer stop()
 	submit := func(src string) string {
 		t.Helper()
@@ -63,7 +63,30 @@ func TestServeJudgesInAProcess(t *testing.T) {
 	if !strings.Contains(page, "too large to work on") {
 		t.Errorf("an expanding value is not said in words:\n%s", grepLines(page, "verdict"))
 	}
+	// The same programs carried in a link run in the server's own live
+	// world (the lab page, its permalink and its diagram): each is told
+	// in words, and the server's heap stays far below its --max-memory.
+	for _, src := range []string{
+		"def on_start(w, ev):\n    l = [\"x\"*4096]*4096\n    s = str([l]*4096)\n",
+		"def on_start(w, ev):\n    l = [\"x\"*4096]*4096\n    s = \"%s\" % ([l]*4096,)\n",
+		"def on_start(w, ev):\n    l = [[\"x\"*4096]*4096]*4096\n    s = l == [l]\n",
+	} {
+		q := url.Values{"program": {src}}.Encode()
+		for _, path := range []string{"en/labs/write-renewal?", "en/labs/write-renewal/at?until=30s&", "en/labs/write-renewal/diagram.svg?until=30s&"} {
+			code, page := httpGet(t, u+path+q)
+			if code != 200 && code != 400 && code != 429 {
+				t.Fatalf("%s: %d\n%s", path, code, page)
+			}
+			if code == 200 && !strings.HasPrefix(path, "en/labs/write-renewal/diagram") && !strings.Contains(html.UnescapeString(page), "too large to work on") {
+				t.Errorf("%s: the program's refusal is not said:\n%s", path, grepLines(page, "large"))
+			}
+		}
+	}
 	_, metrics := httpGet(t, u+"metrics")
+	m := regexp.MustCompile(`go_memstats_heap_inuse_bytes (\d+)`).FindStringSubmatch(metrics)
+	if heap, _ := strconv.Atoi(m[1]); m == nil || heap > 128<<20 {
+		t.Errorf("the server's heap after the hostile links: %v bytes", m)
+	}
 	if !strings.Contains(metrics, "leaselab_judgements_in_process_total 2") {
 		t.Errorf("metrics: want two judgements run in a process:\n%s", grepLines(metrics, "judge"))
 	}
