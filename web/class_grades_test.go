@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"io/fs"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"leaselab/class"
+	"leaselab/content"
 	"leaselab/live"
 )
 
@@ -410,5 +412,33 @@ func TestClassListUpload(t *testing.T) {
 	status, page = upload([]byte(big.String()))
 	if status != http.StatusOK || !strings.Contains(page, "3000 baris diterima.") || !strings.Contains(page, "3000 mahasiswa di daftar: 1 sudah bergabung, 2999 belum.") {
 		t.Errorf("3000 rows: %d\n%s", status, clipText(page))
+	}
+}
+
+// TestClassProgramPassed: a student of a class whose program the engine
+// passes in a program lab scores it on the grades page; one whose
+// program fails does not.
+func TestClassProgramPassed(t *testing.T) {
+	_, base, _ := newClassServer(t, t.TempDir())
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "id", "Program")
+	teacher.post(teach+"/activity", url.Values{"lab": {"write-one-loop"}})
+	for nick, file := range map[string]string{"Ana": "reference.star", "Budi": "start.star"} {
+		src, err := fs.ReadFile(content.FS, "labs/write-one-loop/"+file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := studentJoins(t, base, code, nick, "")
+		if status, page := st.get("/id/labs/write-one-loop?submit=1&program=" + url.QueryEscape(string(src))); status != http.StatusOK || !strings.Contains(page, `id="program-verdict"`) {
+			t.Fatalf("%s's program: %d", nick, status)
+		}
+	}
+	_, g := teacher.get(teach + "/grades")
+	for nick, want := range map[string]string{"Ana": "1", "Budi": "0"} {
+		i := strings.Index(g, ">"+nick+"<")
+		cells := regexp.MustCompile(`<td class="n">(\d+)</td>`).FindAllStringSubmatch(g[i:], 3)
+		if i < 0 || len(cells) < 3 || cells[2][1] != want {
+			t.Errorf("%s's programs passed: %v, want %s", nick, cells, want)
+		}
 	}
 }
