@@ -190,15 +190,7 @@ func (s *Service) JoinAs(ctx context.Context, code, studentID, nick, nim string)
 		err := tx.QueryRowContext(ctx, s.q("SELECT nick, restore_key, nim FROM students WHERE class_id = ? AND id = ?"),
 			c.ID, studentID).Scan(&had, &st.Key, &hadNIM)
 		if err == nil {
-			if nick == "" {
-				st.Nick = had
-			} else if nick != had {
-				_, err = tx.ExecContext(ctx, s.q("UPDATE students SET nick = ? WHERE class_id = ? AND id = ?"), nick, c.ID, studentID)
-			}
-			if err == nil {
-				st.NIM, err = s.keepNIM(ctx, tx, c, studentID, hadNIM, nim)
-			}
-			return err
+			return s.rejoin(ctx, tx, c, &st, had, hadNIM)
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err

@@ -207,3 +207,19 @@ func (s *Service) keepNIM(ctx context.Context, tx *sql.Tx, c Class, studentID, h
 	_, err := tx.ExecContext(ctx, s.q("UPDATE students SET nim = ? WHERE class_id = ? AND id = ?"), nim, c.ID, studentID)
 	return nim, err
 }
+
+// rejoin is a student joining a class again (JoinAs): a nickname given
+// replaces the one kept (had), and so does a NIM (hadNIM, keepNIM); st
+// holds what was given and gets what is kept.
+func (s *Service) rejoin(ctx context.Context, tx *sql.Tx, c Class, st *Student, had, hadNIM string) error {
+	var err error
+	if st.Nick == "" {
+		st.Nick = had
+	} else if st.Nick != had {
+		_, err = tx.ExecContext(ctx, s.q("UPDATE students SET nick = ? WHERE class_id = ? AND id = ?"), st.Nick, c.ID, st.ID)
+	}
+	if err == nil {
+		st.NIM, err = s.keepNIM(ctx, tx, c, st.ID, hadNIM, st.NIM)
+	}
+	return err
+}
