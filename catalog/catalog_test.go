@@ -80,30 +80,60 @@ func TestIndonesianTextsSpeakIndonesian(t *testing.T) {
 	}
 }
 
-// untranslatedRE is what Untranslated found before it scanned words by
-// hand: the regular expression it must agree with.
-var untranslatedRE = regexp.MustCompile(`(?i)\b(never|renew|renews|renewed|renewal|lost|error|errors|deadline|report|request|requests|timeout|timed out|transient|definitive|thumb|orders|state|the|and|with|until|stale|expired|write|writes|frozen|play|check|freeze)\b|\b(lease|gen|prev|left|class|why|current)=`)
+// quotedRE is what Untranslated passes over: «quoted» text.
+var quotedRE = regexp.MustCompile(`«[^»]*»`)
+
+// untranslatedRE is what Untranslated finds, as a regular expression: the
+// words and pairs of the list, whole, and its keys followed by "=".
+func untranslatedRE(g *giveaways) *regexp.Regexp {
+	var words, keys []string
+	for w := range g.words {
+		words = append(words, w)
+	}
+	for a, b := range g.pairs {
+		words = append(words, a+" "+b)
+	}
+	for k := range g.keys {
+		keys = append(keys, k)
+	}
+	return regexp.MustCompile(`\b(` + strings.Join(words, "|") + `)\b|\b(` + strings.Join(keys, "|") + `)=`)
+}
+
+// asciiLower is s with A-Z made a-z: Untranslated's case, without (?i)'s
+// folding of ſ into s and K into k.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
 
 // Untranslated finds what the regular expression finds, on texts made of
 // its words, their near misses and the marks around them.
 func TestUntranslatedIsTheExpression(t *testing.T) {
-	parts := []string{"renew", "Renewed", "renewal", "renewer", "THE", "then", "timed", "out", "Timed out", "timed  out", "lease", "lease=", "Lease=", "leases=", "state=", "why=", "x", "_", "9", "é", "ſ", " ", "  ", "=", ".", "-", "\n", "<b>", "kini", "W1", "gen=3", "prev=", "current", "frozen", "writes", "with", "Play", "check", "checks", "freeze", "freezes", "on=check", "=lease="}
+	parts := []string{"renew", "Renewed", "renewal", "renewer", "THE", "then", "timed", "out", "Timed out", "timed  out", "lease", "lease=", "Lease=", "leases=", "state=", "why=", "x", "_", "9", "é", "ſ", " ", "  ", "=", ".", "-", "\n", "<b>", "kini", "W1", "gen=3", "prev=", "current", "frozen", "writes", "with", "Play", "check", "checks", "freeze", "freezes", "on=check", "=lease=", "for=25s", "for", "of", "offer", "goal", "vote=", "as", "AS", "«", "»", "«on»", "why"}
+	re := untranslatedRE(untranslated["id"])
 	r := rand.New(rand.NewPCG(7, 11))
 	for range 20000 {
 		var b strings.Builder
 		for range 1 + r.IntN(12) {
 			b.WriteString(parts[r.IntN(len(parts))])
 		}
-		text := b.String()
 		var want []string
-		for _, m := range untranslatedRE.FindAllStringIndex(text, -1) {
-			if m[0] == 0 || text[m[0]-1] != '=' {
+		text := quotedRE.ReplaceAllString(b.String(), "\x00")
+		for _, m := range re.FindAllStringSubmatchIndex(asciiLower(text), -1) {
+			// A command's value (=check) and option (for=) are syntax.
+			value := m[0] > 0 && text[m[0]-1] == '='
+			option := m[2] >= 0 && m[1] < len(text) && text[m[1]] == '='
+			if !value && !option {
 				want = append(want, text[m[0]:m[1]])
 			}
 		}
-		got := Untranslated("id", text)
+		got := Untranslated("id", b.String())
 		if !slices.Equal(got, want) {
-			t.Fatalf("%q: found %q, the expression %q", text, got, want)
+			t.Fatalf("%q: found %q, the expression %q", b.String(), got, want)
 		}
 	}
 }

@@ -17,7 +17,7 @@ func init() {
 		"program.err.runtime":        "kode ini gagal saat berjalan",
 		"program.err.size-source":    "program terlalu panjang: paling banyak %s bita",
 		"program.err.size-value":     "nilai yang kamu buat terlalu besar: paling banyak %s elemen atau karakter",
-		"program.err.state-data":     "%s hanya boleh berisi data biasa: None, bool, angka, teks, list, tuple, dict",
+		"program.err.state-data":     "%s hanya boleh berisi data biasa: «None», bool, angka, teks, list, tuple, dict",
 		"program.err.steps-call":     "handler ini tidak selesai dalam %s langkah: ada perulangan yang terlalu panjang? Mesin menghentikannya",
 		"program.err.steps-run":      "program sudah memakai semua %s langkahnya untuk satu simulasi",
 		"program.err.handler-shape":  "%s harus fungsi dengan dua parameter: (w, ev)",
