@@ -18,7 +18,7 @@ import (
 )
 
 // notYetIndonesian are labs whose Indonesian still shows English a student
-// reads: what TestIndonesianEverywhere finds in them is logged, not
+// reads: what TestIndonesianLessons finds in them is logged, not
 // failed. None today; a lab goes here only while its words are rewritten.
 var notYetIndonesian = map[string]bool{}
 
@@ -36,51 +36,12 @@ func idServer(t *testing.T) (*httptest.Server, *labs.Course) {
 	return ts, course
 }
 
-// TestIndonesianEverywhere: every lab's /id/ page, and the frames of its
-// live world played with the controls that page offers (each button
-// pressed, time let run, every question answered and every goal
-// checked), hold no word catalog.Untranslated finds. Only the HTTP server
-// and the socket are used, as a student's browser would.
-func TestIndonesianEverywhere(t *testing.T) {
-	t.Parallel()
-	ts, course := idServer(t)
-	for _, lab := range course.Labs {
-		t.Run(lab.ID, func(t *testing.T) {
-			report := t.Errorf
-			if notYetIndonesian[lab.ID] {
-				report = t.Logf
-			}
-			page := idGet(t, ts.URL+"/id/labs/"+lab.ID)
-			if words := catalog.Untranslated("id", idVisibleText(page)); len(words) > 0 {
-				report("the /id/ page has English: %q", words)
-			}
-			text := idPlay(t, ts.URL, lab, idOfferedCommands(page))
-			if words := catalog.Untranslated("id", text); len(words) > 0 {
-				report("the played frames have English: %q", idContext(text, words))
-			}
-			// What if: the same run beside one changed by the first control
-			// that changes the world.
-			for _, cmd := range idOfferedCommands(page) {
-				if strings.HasPrefix(cmd, "advance") || strings.HasPrefix(cmd, "until") || cmd == "step" || cmd == "reset" {
-					continue
-				}
-				q := url.Values{"do": {"advance 5s"}, "vs": {cmd}, "vs-at": {"now"}}
-				pair := idGet(t, ts.URL+"/id/labs/"+lab.ID+"/whatif?"+q.Encode())
-				if words := catalog.Untranslated("id", idVisibleText(pair)); len(words) > 0 {
-					report("the what-if page (%s) has English: %q", cmd, words)
-				}
-				break
-			}
-		})
-	}
-}
-
 // idPlay opens lab's live world and presses each offered command with
 // time run between them, then answers its questions and checks its
 // goals; it returns the text of every frame, answer and error.
-func idPlay(t *testing.T, base string, lab *labs.Lab, cmds []string) string {
+func idPlay(t *testing.T, base, lang string, lab *labs.Lab, cmds []string) string {
 	t.Helper()
-	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/id/labs/"+lab.ID+"/ws", nil)
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/"+lang+"/labs/"+lab.ID+"/ws", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,17 +206,170 @@ func TestStripTagsIsTheExpression(t *testing.T) {
 // quotes: the original named on purpose, as the glossary does.
 var idGloss = regexp.MustCompile(`(?:\(|&quot;|“)<em>[^<]*</em>`)
 
-// TestIndonesianLessons: every lesson's /id/ page holds no word
-// catalog.Untranslated finds, outside quoted code and bracketed English
-// glosses.
+// TestIndonesianLessons: everything a reader of /id/ reads
+// (readerSurfaces: every lesson and lab page, the live frames of every
+// lab played, its permalink and what-if page, the verdicts, and the class
+// pages a student, the lecturer and the room's wall see) holds no word
+// catalog.Untranslated finds, outside quoted code, addresses, bracketed
+// English glosses and the glossary's own list of the forms it rejects.
+// The command line's traces are held to the same words in
+// cmd/leaselab (TestRunSpeaksIndonesian, TestCommandLineSpeaksIndonesian).
 func TestIndonesianLessons(t *testing.T) {
 	t.Parallel()
-	ts, course := idServer(t)
-	for _, l := range course.Lessons {
-		page := idGet(t, ts.URL+"/id/lessons/"+l.ID)
-		text := idVisibleText(idGloss.ReplaceAllString(page, "("))
+	for _, s := range readerSurfaces(t, "id") {
+		text := idReadable(s.text)
 		if words := catalog.Untranslated("id", text); len(words) > 0 {
-			t.Errorf("lesson %s: the /id/ page has English: %q", l.ID, idContext(text, words))
+			report := t.Errorf
+			if lab, _, _ := strings.Cut(strings.TrimPrefix(s.where, "lab "), ","); strings.HasPrefix(s.where, "lab ") && notYetIndonesian[lab] {
+				report = t.Logf
+			}
+			report("%s: English: %q", s.where, idContext(text, words))
 		}
 	}
+}
+
+var (
+	// An address (a join link, a permalink) is what the reader copies,
+	// not what they read.
+	idAddress = regexp.MustCompile(`\S*://\S*|\S*/(?:id|en)/\S*`)
+	// The glossary names the forms it rejects, after "Bukan:".
+	idRejected = regexp.MustCompile(`Bukan:[^.]*\.`)
+)
+
+// idReadable is text without what a reader does not read as words.
+func idReadable(text string) string {
+	return idRejected.ReplaceAllString(idAddress.ReplaceAllString(text, " "), " ")
+}
+
+// surface is one thing a reader reads: where it is, and its text.
+type surface struct{ where, text string }
+
+// readerSurfaces is everything a reader of lang reads on the site: the
+// home page, every lesson, every lab's page, its live frames played with
+// the controls the page offers (each question answered, each goal
+// checked), its permalink, its what-if page, a challenge's and a written
+// program's verdict, a "break it" goal's shortest schedule, and the class
+// pages: the join page, the class bar on a lab page and on the home page,
+// the lecturer's dashboard (a question round revealed, a goal under way,
+// the grades, an ended class), the projector and "my classes".
+func readerSurfaces(t *testing.T, lang string) []surface {
+	t.Helper()
+	ts, course := idServer(t)
+	var out []surface
+	page := func(where, path string) string {
+		body := idGet(t, ts.URL+path)
+		out = append(out, surface{where, idVisibleText(idGloss.ReplaceAllString(body, "("))})
+		return body
+	}
+	page("home", "/"+lang+"/")
+	for _, l := range course.Lessons {
+		page("lesson "+l.ID, "/"+lang+"/lessons/"+l.ID)
+	}
+	for _, lab := range course.Labs {
+		base := "/" + lang + "/labs/" + lab.ID
+		p := page("lab "+lab.ID, base)
+		cmds := idOfferedCommands(p)
+		out = append(out, surface{"lab " + lab.ID + ", its live frames", idPlay(t, ts.URL, lang, lab, cmds)})
+		played := url.Values{"seed": {"1"}, "do": {"advance 20s"}}
+		page("lab "+lab.ID+", its permalink", base+"/at?"+played.Encode())
+		for _, cmd := range cmds {
+			if strings.HasPrefix(cmd, "advance") || strings.HasPrefix(cmd, "until") || cmd == "step" || cmd == "reset" {
+				continue
+			}
+			q := url.Values{"do": {"advance 5s"}, "vs": {cmd}, "vs-at": {"now"}}
+			page("lab "+lab.ID+", what if "+cmd, base+"/whatif?"+q.Encode())
+			break
+		}
+		if lab.Challenge() != nil {
+			page("lab "+lab.ID+", the challenge's verdict", base+"?challenge=1")
+		}
+		if lab.Program() != nil {
+			page("lab "+lab.ID+", the program's verdict", base+"?submit=1")
+		}
+		for _, g := range lab.Goals {
+			if g.BreakFaults() > 0 && lab.Search() != nil {
+				q := url.Values{"goal": {g.ID}, "shortest": {"1"}, "do": {"advance 5s"}}
+				page("lab "+lab.ID+", the shortest schedule of "+g.ID, base+"/search?"+q.Encode())
+			}
+		}
+	}
+	out = append(out, classSurfaces(t, lang, course)...)
+	return out
+}
+
+// classSurfaces opens a class in lang as a lecturer does and reads every
+// page of it a student, the lecturer and the room's wall see.
+func classSurfaces(t *testing.T, lang string, course *labs.Course) []surface {
+	t.Helper()
+	_, base, _ := newClassServer(t, t.TempDir())
+	var out []surface
+	read := func(where string, c *client, path string) string {
+		t.Helper()
+		st, body := c.get(path)
+		if st != http.StatusOK {
+			t.Fatalf("%s: GET %s: %d", where, path, st)
+		}
+		out = append(out, surface{where, idVisibleText(body)})
+		return body
+	}
+	teacher := newClient(t, base)
+	read("the page that opens a class", teacher, "/"+lang+"/")
+	teach, code := openClass(t, teacher, lang, "Sistem Terdistribusi")
+	read("the dashboard of a new class", teacher, teach)
+	read("my classes", teacher, "/"+lang+"/lecturer")
+	teacher.post(teach+"/settings", url.Values{"nim": {"require"}})
+	openVote(teacher, teach, "w1-w2", "storage-checks")
+	read("the join page", newClient(t, base), "/"+lang+"/join")
+	read("the join link's page", newClient(t, base), "/"+lang+"/join?code="+code)
+	var students []*client
+	for i, choice := range []string{"rejected", "overwrites"} {
+		s := newClient(t, base)
+		s.post("/"+lang+"/join", url.Values{"code": {code}, "nick": {"m" + string(rune('a'+i))}, "nim": {"2201" + string(rune('1'+i)) + "0001"}})
+		bar := read("the class bar on a lab page", s, "/"+lang+"/labs/w1-w2")
+		round := roundField.FindStringSubmatch(bar)
+		if round == nil {
+			t.Fatalf("no open vote in the bar")
+		}
+		s.post("/"+lang+"/class/vote", url.Values{"round": {round[1]}, "choice": {choice}, "back": {"/" + lang + "/"}})
+		read("the class bar after a vote", s, "/"+lang+"/")
+		students = append(students, s)
+	}
+	dash := read("the dashboard during a vote", teacher, teach)
+	proj := projectorOf(t, dash)
+	wall := newClient(t, base)
+	read("the projector during a vote", wall, proj)
+	round := roundField.FindStringSubmatch(dash)
+	if round == nil {
+		t.Fatal("no round on the dashboard")
+	}
+	teacher.post(teach+"/show", url.Values{"round": {round[1]}})
+	read("the projector with the counts", wall, proj)
+	teacher.post(teach+"/reveal", url.Values{"round": {round[1]}})
+	read("the dashboard after the reveal", teacher, teach)
+	read("the projector after the reveal", wall, proj)
+	read("the class bar after the reveal", students[0], "/"+lang+"/")
+	// A goal under way: one student reaches it, one works on it.
+	if lab := course.Lab("w1-w2"); lab != nil && len(lab.Goals) > 0 {
+		g := lab.Goals[0]
+		teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "goal": {g.ID}})
+		proof := url.Values{"goal": {g.ID}}
+		for _, c := range g.Proof() {
+			proof.Add("do", c)
+		}
+		read("a goal reached, with the class bar", students[0], "/"+lang+"/labs/w1-w2?"+proof.Encode())
+		read("a goal under way, with the class bar", students[1], "/"+lang+"/labs/w1-w2?"+url.Values{"goal": {g.ID}, "do": {"advance 5s"}}.Encode())
+		read("the dashboard with a goal under way", teacher, teach)
+		read("the projector with a goal under way", wall, proj)
+	}
+	read("the grades", teacher, teach+"/grades")
+	teacher.post(teach+"/end", url.Values{"confirm": {"1"}})
+	read("the dashboard of an ended class", teacher, teach)
+	st, body, _ := newClient(t, base).do(http.MethodPost, "/"+lang+"/join", url.Values{"code": {code}}, "")
+	if st != http.StatusGone {
+		t.Errorf("joining an ended class: %d", st)
+	}
+	out = append(out, surface{"joining an ended class", idVisibleText(body)})
+	_, body, _ = newClient(t, base).do(http.MethodPost, "/"+lang+"/join", url.Values{"code": {"WXYWXY"}}, "")
+	out = append(out, surface{"joining with a wrong code", idVisibleText(body)})
+	return out
 }
