@@ -33,6 +33,20 @@ type Work struct {
 	// one address starting a third of a second each at once would take
 	// every core from every other student.
 	turn chan struct{}
+	// parent is the budget this one is within (Under): a student's within
+	// their address's, the ceiling of a lecture room behind one NAT.
+	parent *Work
+}
+
+// Under makes b a budget within parent and returns b (issue 43): work
+// charged to b is charged to parent too (ChargeTimes charges parent the
+// work's time, not its factor), and work waits while either is in debt.
+// b's turn is its own: parent's rate, not its turns, bounds b, so that
+// one student's page or verdict never holds up a classmate's frames.
+// What a refusal costs (ChargeRefusal) stays with b.
+func (b *Work) Under(parent *Work) *Work {
+	b.parent = parent
+	return b
 }
 
 // SlotWait is how long a piece of work waits for its address's turn
@@ -95,16 +109,28 @@ func (b *Work) refill(now time.Time) {
 // now.
 func (b *Work) wait(now time.Time) time.Duration {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.refill(now)
-	if b.level >= 0 {
-		return 0
+	var w time.Duration
+	if b.level < 0 {
+		w = time.Duration(float64(-b.level) / b.rate)
 	}
-	return time.Duration(float64(-b.level) / b.rate)
+	b.mu.Unlock()
+	if b.parent != nil {
+		w = max(w, b.parent.wait(now))
+	}
+	return w
 }
 
-// charge takes d of work from the budget.
+// charge takes d of work from the budget, and from its parent.
 func (b *Work) charge(d time.Duration) {
+	b.chargeSelf(d)
+	if b.parent != nil {
+		b.parent.charge(d)
+	}
+}
+
+// chargeSelf takes d of work from the budget alone.
+func (b *Work) chargeSelf(d time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.refill(time.Now())
@@ -233,12 +259,18 @@ const MaxWriteCharge = 2 * time.Millisecond
 // A cached verdict costs next to nothing, so this hurts only new ones.
 const VerdictFactor = 4
 
-// ChargeTimes is Charge, with the work counted factor times.
+// ChargeTimes is Charge, with the work counted factor times; a budget's
+// parent (Under) is charged the work's time once: the factor is what the
+// student's verdict costs everyone's frames, and is the student's to pay,
+// not their whole room's.
 func ChargeTimes(start time.Time, factor int, budgets ...*Work) {
-	d := time.Since(start) * time.Duration(factor)
+	d := time.Since(start)
 	for _, b := range budgets {
 		if b != nil {
-			b.charge(d)
+			b.chargeSelf(d * time.Duration(factor))
+			if b.parent != nil {
+				b.parent.charge(d)
+			}
 		}
 	}
 }

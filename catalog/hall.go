@@ -45,6 +45,9 @@ func init() {
 		"bar.joined.nick":      "Nama panggilanmu: %s.",
 		"bar.joined.lab":       "Lab dari pengajar: %s.",
 		"bar.joined.wait":      "Tunggu pengajar memilih lab; bilah ini akan menunjukkannya.",
+		"program.queued":       "Programmu menunggu penilaian: penilaian ke-%d dari %d.",
+		"program.judging":      "Programmu sedang dinilai…",
+		"program.queued.note":  "Penilaian antre bergiliran untuk tiap mahasiswa. Halaman ini memuat ulang sendiri dan menunjukkan putusannya begitu selesai; lab teman-temanmu tetap berjalan.",
 	})
 	register("en", map[string]string{
 		"hall.title":           "%s · projector",
@@ -87,5 +90,8 @@ func init() {
 		"bar.joined.nick":      "Your nickname: %s.",
 		"bar.joined.lab":       "The lab your instructor chose: %s.",
 		"bar.joined.wait":      "Wait for your instructor to choose a lab; this bar will show it.",
+		"program.queued":       "Your program waits to be judged: judgement %d of %d.",
+		"program.judging":      "Your program is being judged…",
+		"program.queued.note":  "Judgements take turns, student by student. This page reloads by itself and shows the verdict as soon as it is ready; your classmates' labs keep playing.",
 	})
 }

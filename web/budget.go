@@ -3,6 +3,7 @@ package web
 import (
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -65,18 +66,52 @@ const (
 	readChargeEvery = 16 << 10
 )
 
-// addrBudgets is one work budget per client address, and one per
-// student of a class (by address and class cookie) for their forms.
+// addrBudgets is one work budget per client address, one per client
+// within it (client.go: a student or a browser, for their pages, live
+// sessions and verdicts; issue 43), and one per student of a class (by
+// address and class cookie) for their forms.
+//
+// A client's budget is rate, as an address's was before; the address's
+// is the ceiling over all its clients, ceil (Config.RoomWork: a lecture
+// room behind one NAT), so that one student's Submit or page never makes
+// a classmate's frames wait, while a script that makes up clients still
+// gets no more than a room's share of the server.
 type addrBudgets struct {
 	mu       sync.Mutex
 	rate     float64
 	burst    time.Duration
+	ceil     float64 // the address's rate; rate when 0
 	m        map[string]*budget.Work
+	clients  map[string]*budget.Work
 	students map[string]*budget.Work
 }
 
 func newAddrBudgets(rate float64, burst time.Duration) *addrBudgets {
-	return &addrBudgets{rate: rate, burst: burst, m: map[string]*budget.Work{}, students: map[string]*budget.Work{}}
+	return &addrBudgets{rate: rate, burst: burst, m: map[string]*budget.Work{}, clients: map[string]*budget.Work{}, students: map[string]*budget.Work{}}
+}
+
+// client is the budget of one client of an address (clientKey; "" for
+// its requests without a cookie), within the address's: one piece of its
+// work at a time, at rate.
+func (a *addrBudgets) client(addr, key string) *budget.Work {
+	room := a.get(addr)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := addr + " " + key
+	if b, ok := a.clients[k]; ok {
+		return b
+	}
+	if len(a.clients) >= maxAddrBudgets {
+		now := time.Now()
+		for k, b := range a.clients {
+			if b.Idle(now) {
+				delete(a.clients, k)
+			}
+		}
+	}
+	b := budget.NewTurns(a.rate, a.burst).Under(room)
+	a.clients[k] = b
+	return b
 }
 
 // student is the budget of the student a class cookie names, seen from
@@ -134,10 +169,20 @@ func (a *addrBudgets) get(addr string) *budget.Work {
 			}
 		}
 	}
-	b := budget.NewTurns(a.rate, a.burst)
+	// The ceiling holds no turns: each client has its own (client).
+	b := budget.New(a.ceiling(), a.burst)
 	a.m[addr] = b
 	return b
 }
+
+// ceiling is the address's rate: ceil, and never less than a client's.
+func (a *addrBudgets) ceiling() float64 { return max(a.ceil, a.rate) }
+
+// DefaultRoomWork is the work all the clients of one address may make
+// the server do together, in cores (Config.RoomWork): half the server's
+// cores, and at least one. A lecture room behind one campus NAT is one
+// address; a server of its own for the room may give it every core.
+func DefaultRoomWork() float64 { return max(1, float64(runtime.GOMAXPROCS(0))/2) }
 
 // clientAddr is the address a request's budgets count against: the
 // peer's, or behind a trusted proxy the student's it forwarded.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"leaselab/budget"
 	"leaselab/live"
@@ -148,21 +149,49 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // heavy bounds the work of a page that runs the engine (a lab with a
-// session, a permalink, a verdict) by the client address's work budget.
-// A cached page costs next to nothing, so repeats are free.
+// session, a permalink, a verdict) by its client's work budget (a student
+// or a browser, client.go), within its address's (issue 43). A cached
+// page costs next to nothing, so repeats are free. A submitted program
+// is judged in the judgements' queue (judge_queue.go), which gives the
+// turn back while it waits: the wait is not charged.
 func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		client := s.clientAddr(c.Request())
-		b := s.addrBudgets.get(client)
-		if err := budget.Start(b); err != nil {
-			return s.overBudget(c, client, b, err)
+		r := c.Request()
+		client := s.clientAddr(r)
+		h := &heavyWork{addr: client, key: clientKey(r)}
+		h.b = s.addrBudgets.client(client, h.key)
+		if err := budget.Start(h.b); err != nil {
+			// The refusal is charged to whichever is in debt: the
+			// address (its ceiling), or the client alone.
+			if room := s.addrBudgets.get(client); room.Owes() > 0 {
+				return s.overBudget(c, client, room, err)
+			}
+			return s.overBudget(c, client, h.b, err)
 		}
-		defer b.Give()
-		factor := 1
-		if c.QueryParam("challenge") != "" || c.QueryParam("submit") != "" {
-			factor = budget.VerdictFactor // a challenge's or a program's verdict
+		h.held = true
+		// One heavy page fewer at once than the cores: the players' frames
+		// keep one (issue 43). A page waits for its place rather than be
+		// refused: a lecture room opening a lab at once is served in turn.
+		select {
+		case s.heavySlots <- struct{}{}:
+			h.slot = s.heavySlots
+		case <-r.Context().Done():
+			h.give()
+			return nil
+		case <-s.ctx.Done():
+			h.give()
+			return nil
 		}
-		defer budget.ChargeTimes(time.Now(), factor, b)
+		c.SetRequest(r.WithContext(context.WithValue(r.Context(), heavyKey{}, h)))
+		start := time.Now()
+		defer func() {
+			h.give()
+			factor := 1
+			if c.QueryParam("challenge") != "" {
+				factor = budget.VerdictFactor // a challenge's verdict
+			}
+			budget.ChargeTimes(start.Add(h.waited), factor, h.b)
+		}()
 		return next(c)
 	}
 }

@@ -25,7 +25,7 @@ func (s *Server) labShow(c echo.Context) error {
 		return &pageError{status: http.StatusServiceUnavailable, lang: lang, key: "full.text", title: "full.title"}
 	}
 	s.labProgress(c.Request(), lab)
-	return s.cachedPage(c, lab, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
+	err = s.cachedPage(c, lab, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
 		q := c.QueryParams()
 		sess, cmdErr, err := openSession(lab, q)
 		if err != nil {
@@ -85,9 +85,30 @@ func (s *Server) labShow(c echo.Context) error {
 				}
 			}
 		}
-		return renderBytes(c, labPage(v))
+		if v.Program != nil && v.Program.Queued != nil {
+			// Asked again without the #fragment: the same address with
+			// one would only scroll the page.
+			v.Program.Queued.Again = s.base + c.Request().URL.RequestURI()
+		}
+		body, err := renderBytes(c, labPage(v))
+		if err == nil && v.Program != nil && v.Program.Queued != nil {
+			return nil, &uncachedPage{body} // a place in the queue is not the page's for long
+		}
+		return body, err
 	})
+	var u *uncachedPage
+	if errors.As(err, &u) {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return c.HTMLBlob(http.StatusOK, u.body)
+	}
+	return err
 }
+
+// uncachedPage is a page made whole that must not be kept: a program's
+// place in the judgements' queue.
+type uncachedPage struct{ body []byte }
+
+func (*uncachedPage) Error() string { return "a page not to keep" }
 
 // clipText shortens an error for a page: at most a few lines.
 func clipText(s string) string {

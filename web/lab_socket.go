@@ -186,7 +186,9 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 			hold.release()
 		}
 	}()
-	addr := s.addrBudgets.get(client)
+	// The student's (or browser's) budget, within their address's: a room
+	// behind one NAT is one address (issue 43).
+	addr := s.addrBudgets.client(client, clientKey(c.Request()))
 	if err := budget.Start(addr); err != nil {
 		s.refused(live.ErrBudget, "a client over its work budget opened a live lab", "client", client)
 		return s.refuseLive(c, websocket.CloseTryAgainLater, errorText(lang, err))

@@ -21,6 +21,9 @@ type programView struct {
 	Lines  int    // how many line numbers the editor shows
 	Error  string // what keeps the program from running, with its line
 	Judged *programVerdict
+	// Queued is the Submit's place in the judgements' queue, until it is
+	// judged (judge_queue.go): the page then asks again by itself.
+	Queued *judgePlace
 }
 
 // programVerdict is a judged program in the student's words: the
@@ -64,9 +67,15 @@ func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formTex
 		// The request's context: a client that leaves stops its judgement.
 		var v *labs.ProgramVerdict
 		var err error
-		if _, cerr := p.Compile(pv.Text); cerr == nil && s.judgeCommand != nil {
-			v, err = s.judgeProcess(ctx, lab, pv.Text)
+		if _, cerr := p.Compile(pv.Text); cerr == nil {
+			// In the judgements' queue, fairly by address and student.
+			var place *judgePlace
+			if v, place, err = s.judging.judge(ctx, lab, pv.Text); err == nil && place != nil {
+				pv.Queued = place
+				return pv, nil
+			}
 		} else {
+			// It does not compile: said at once, running nothing.
 			v, err = p.JudgeWith(pv.Text, labs.SearchOptions{Workers: 1, Context: ctx})
 		}
 		if err != nil {

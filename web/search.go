@@ -382,7 +382,9 @@ func (s *Server) searchShow(c echo.Context) error {
 	if done, ok := s.searches.cache.get(a.key); ok {
 		return s.searchAnswer(c, lang, lab, a, done, true, stream)
 	}
-	addr := s.clientAddr(c.Request())
+	// A search's budget and limit are its student's (or browser's), not
+	// their whole room's behind one address (issue 43).
+	addr := clientTag(s.clientAddr(c.Request()), clientKey(c.Request()))
 	ctx := c.Request().Context()
 	r, leave, ok := s.searches.follow(s.ctx, a, addr)
 	if !ok {

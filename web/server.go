@@ -66,9 +66,15 @@ type Config struct {
 	// passes --max-conns-per-addr).
 	MaxClientSessions int
 	// SessionWork and AddrWork are the work budgets, as a share of one
-	// core: what one live session, and everything of one client address
-	// together, may make the server do. Defaults 0.25 and 0.5.
+	// core: what one live session, and everything of one client (a
+	// student or a browser, client.go; before issue 43 an address) may
+	// make the server do. Defaults 0.25 and 0.5.
 	SessionWork, AddrWork float64
+	// RoomWork is the ceiling of one client address, all its clients
+	// together, in cores: a lecture room behind one NAT is one address.
+	// Default DefaultRoomWork (serve passes --addr-work); never less than
+	// AddrWork.
+	RoomWork float64
 
 	// BasePath serves the site under a path such as "/leaselab": every
 	// link, asset, socket URL and redirect carries it, and requests
@@ -221,6 +227,12 @@ type Server struct {
 	studentURL   string
 	loopbackOnly bool
 	classOpened  func(class.Class, string)
+	// judging queues submitted programs' judgements fairly, per student
+	// (judge_queue.go); heavySlots are the heavy pages made at once
+	// (guard.go's heavy): one core fewer than the server has, so that a
+	// room's page loads leave the students' frames a core.
+	judging    *judgeQueue
+	heavySlots chan struct{}
 }
 
 // New builds a server. It fails when the static assets cannot be read or
@@ -288,6 +300,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.classes = cfg.Classes
 	s.joins = newJoinLimits(cfg.JoinsPerAddr)
+	if cfg.RoomWork <= 0 {
+		cfg.RoomWork = DefaultRoomWork()
+	}
+	s.addrBudgets.ceil = cfg.RoomWork
+	s.judging = newJudgeQueue(s, cfg.JudgeCommand != nil)
+	s.heavySlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 	s.studentURL = strings.TrimRight(cfg.StudentURL, "/")
 	if s.studentURL == "" {
 		s.studentURL = strings.TrimRight(cfg.PublicURL, "/")
@@ -390,7 +408,8 @@ func (s *Server) routes() *echo.Echo {
 		// What fits in a packet or two goes as it is.
 		MinLength: 2048,
 	}))
-	e.Use(s.classBar) // inside gzip: it writes the bar into the page's HTML
+	e.Use(s.classBar)  // inside gzip: it writes the bar into the page's HTML
+	e.Use(s.browserID) // client.go: budgets follow the browser, not its address
 	// Every page and probe answers HEAD as it answers GET, without the
 	// body (net/http drops it): uptime monitors often ask with HEAD.
 	get := func(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -54,9 +55,10 @@ type serveOptions struct {
 	maxMemory   byteSize
 	memPerAddr  byteSize
 	classes     classOptions
-	joinsAddr   int  // --joins-per-addr
-	searchHere  bool // --search-in-server
-	classroom   bool // --classroom (classroom.go)
+	joinsAddr   int     // --joins-per-addr
+	searchHere  bool    // --search-in-server
+	classroom   bool    // --classroom (classroom.go)
+	addrWork    float64 // --addr-work, cores; 0: web.DefaultRoomWork
 }
 
 // parseServe reads serve's flags; ok false carries the exit code.
@@ -83,11 +85,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	f.Var(&o.memPerAddr, "max-memory-per-addr", "memory the live sessions of one client address may hold (default the smaller of 128MiB and a quarter of --max-memory)")
 	f.BoolVar(&o.searchHere, "search-in-server", false, "run the schedule searches pages ask for, and the judgements of submitted programs, inside the server (searches in a pool that rests between parts), instead of each in a process of its own at the lowest CPU priority")
 	o.classes.flags(f)
+	f.Float64Var(&o.addrWork, "addr-work", 0, "the work all students behind one client address may make the server do together, in `CORES` (a lecture room behind one NAT is one address; each student or browser has half a core of its own within it); default half the server's cores, at least 1")
 	f.IntVar(&o.joinsAddr, "joins-per-addr", web.DefaultJoinsPerAddr, "students one client address may join to classes a minute (a third of them at once), and hold in one class: a lecture room behind one NAT is `N` students")
 	f.BoolVar(&o.classroom, "classroom", false, "a lecture from this laptop: listen on every interface (:8080 unless --addr says otherwise) and print the address students use, this machine's LAN address (or --public-url), with a QR code; classes' join links and QR codes use it")
 	f.group("Listening", "addr", "classroom", "base-path", "public-url", "metrics-addr")
 	f.group("Behind a proxy", "trusted-proxies", "trust-proxy")
-	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "max-memory", "max-memory-per-addr", "search-in-server")
+	f.group("Limits", "max-sessions", "idle-timeout", "max-conns-per-addr", "addr-work", "max-memory", "max-memory-per-addr", "search-in-server")
 	f.group("Content", "content", "show-problems")
 	f.group("Classes", "data", "database", "class-retention", "joins-per-addr")
 	f.group("Logging", "log-format", "access-log")
@@ -106,10 +109,15 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 		return o, usageError(stderr, "serve", "--max-conns-per-addr must be at least 1"), false
 	case o.joinsAddr < 1:
 		return o, usageError(stderr, "serve", "--joins-per-addr must be at least 1"), false
+	case o.addrWork < 0:
+		return o, usageError(stderr, "serve", "--addr-work must be positive, in cores such as 2 or 0.5"), false
 	}
 	o.classes.explicit = f.given("data") || f.given("database")
 	if o.classroom && !f.given("addr") {
 		o.addr = ":8080"
+	}
+	if o.classroom && !f.given("addr-work") {
+		o.addrWork = float64(runtime.GOMAXPROCS(0)) // the room has the laptop to itself
 	}
 	if msg := o.classes.check(); msg != "" {
 		return o, usageError(stderr, "serve", "%s", msg), false
@@ -181,6 +189,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		AccessLog: o.accessLog, BasePath: base, ShowProblems: o.problems.val, Build: buildInfo(),
 		PublicURL: o.publicURL, TrustedProxies: o.proxies, MaxClientSessions: o.perAddr, MetricsElsewhere: o.metricsAddr != "",
 		MaxMemory: maxMemory, MaxMemoryPerAddr: int64(o.memPerAddr), JoinsPerAddr: o.joinsAddr,
+		RoomWork: o.addrWork,
 	}
 	if o.trustProxy {
 		log.Warn("--trust-proxy is deprecated: it trusts a proxy on this machine, as --trusted-proxies 127.0.0.0/8,::1 does; say that instead")

@@ -1,0 +1,350 @@
+package web
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"leaselab/class"
+	"leaselab/content"
+	"leaselab/live"
+)
+
+// natRoomStudents and natRoomSubmits: a lecture room behind one campus
+// NAT (issue 43), all its students one client address.
+const (
+	natRoomStudents = 60
+	natRoomSubmits  = 10
+)
+
+// TestRoomBehindOneNAT: 60 students of a class behind one address
+// (loopback, every request from 127.0.0.1), each a browser of its own
+// (their own class cookie), play w1-w2 over its live socket while 10 of
+// them press Submit on write-renewal at once, with the server's default
+// budgets, judging as serve does by default: each judgement in a process
+// of its own at the lowest CPU priority (this test binary, as
+// TestJudgeProcessHelper). The server plays on a clock the test moves:
+// every step the test advances it one play tick and times each player's
+// next frame from that moment, from the sixth tick on (the first ones
+// start sixty worlds playing at once; the Submits come after them). It asserts: no player is refused or closed (every message
+// a frame or a class bar, no error); every player's frames keep p99 at
+// most 100 ms after their tick; every Submit gets its verdict; and while
+// the judgements wait, each Submit's page shows its place in the queue,
+// the ten places together being the queue's (the judgements running
+// first, then 2nd, 3rd… of 10, each once). The judgements are held
+// until all ten are queued, so the places do not depend on how fast the
+// machine judges. On SQLite and on PostgreSQL (LEASELAB_TEST_POSTGRES).
+func TestRoomBehindOneNAT(t *testing.T) {
+	for _, store := range []string{"sqlite", "postgres"} {
+		t.Run(store, func(t *testing.T) {
+			cfg := class.Config{Data: t.TempDir(), Logf: t.Logf}
+			if store == "postgres" {
+				cfg.DatabaseURL = testPostgres(t)
+			}
+			svc, err := class.Open(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { svc.Close() })
+			natRoom(t, svc)
+		})
+	}
+}
+
+func natRoom(t *testing.T, svc *class.Service) {
+	clock := live.NewManualClock()
+	s, ts := newTestServer(t, Config{Classes: svc, Clock: clock, JudgeCommand: judgeHelper})
+	s.judging.gate = make(chan struct{})
+	teacher := newClient(t, ts.URL)
+	teach, code := openClass(t, teacher, "id", "Kuliah besar")
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
+
+	type player struct {
+		c      *client
+		conn   *websocket.Conn
+		mu     sync.Mutex
+		frames []time.Time
+		bad    []string
+	}
+	players := make([]*player, natRoomStudents)
+	for i := range players {
+		p := &player{c: newClient(t, ts.URL)}
+		if loc := p.c.post("/id/join", url.Values{"code": {code}, "nick": {fmt.Sprintf("m%02d", i)}}); !strings.Contains(loc, "/labs/w1-w2") {
+			t.Fatalf("student %d joined to %q", i, loc)
+		}
+		u, _ := url.Parse(ts.URL)
+		h := http.Header{}
+		for _, ck := range p.c.http.Jar.Cookies(u) {
+			h.Add("Cookie", ck.String())
+		}
+		conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/id/labs/w1-w2/ws", h)
+		if err != nil {
+			t.Fatalf("student %d's live socket: %v", i, err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		p.conn = conn
+		players[i] = p
+	}
+	// Every player plays; its reader keeps the time of each play frame.
+	var readers sync.WaitGroup
+	for _, p := range players {
+		if err := p.conn.WriteJSON(live.ClientMsg{ID: 1, Type: "play", Speed: 1}); err != nil {
+			t.Fatal(err)
+		}
+		readers.Go(func() {
+			for {
+				_, data, err := p.conn.ReadMessage()
+				at := time.Now()
+				if err != nil {
+					return
+				}
+				var m wireMsg
+				if err := json.Unmarshal(data, &m); err != nil {
+					p.mu.Lock()
+					p.bad = append(p.bad, "not JSON: "+clipText(string(data)))
+					p.mu.Unlock()
+					continue
+				}
+				p.mu.Lock()
+				switch {
+				case m.Type == "frame" && m.Playing:
+					p.frames = append(p.frames, at)
+				case m.Type == "frame", m.Type == "ack", m.Type == "class":
+				default:
+					p.bad = append(p.bad, m.Type+": "+m.Error)
+				}
+				p.mu.Unlock()
+			}
+		})
+	}
+
+	// The clock: one play tick a step, each step timed from the tick.
+	var ticks []time.Time
+	tick := func() {
+		ticks = append(ticks, time.Now())
+		clock.Advance(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
+	}
+	for range warmTicks {
+		tick()
+	}
+
+	// Ten of them press Submit at once, each their own program.
+	start, err := content.FS.Open("labs/write-renewal/reference.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := io.ReadAll(start)
+	start.Close()
+	placeRE := regexp.MustCompile(`id="program-queued" data-place="(\d+)" data-of="(\d+)"`)
+	var queued sync.WaitGroup // until each Submit saw all ten queued
+	queued.Add(natRoomSubmits)
+	places := make([]int, natRoomSubmits)
+	verdicts := make([]string, natRoomSubmits)
+	var submits sync.WaitGroup
+	var pages atomic.Int64
+	for i := range natRoomSubmits {
+		p := players[i*natRoomStudents/natRoomSubmits]
+		q := url.Values{"program": {string(src) + fmt.Sprintf("# student %d\n", i)}, "submit": {"1"}}
+		submits.Go(func() {
+			first := true
+			for {
+				resp, err := p.c.http.Get(ts.URL + "/id/labs/write-renewal?" + q.Encode())
+				if err != nil {
+					verdicts[i] = "request: " + err.Error()
+					break
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				pages.Add(1)
+				if resp.StatusCode != http.StatusOK {
+					verdicts[i] = "status " + strconv.Itoa(resp.StatusCode)
+					break
+				}
+				if m := placeRE.FindSubmatch(body); m != nil {
+					if first && string(m[2]) == strconv.Itoa(natRoomSubmits) {
+						places[i], _ = strconv.Atoi(string(m[1]))
+						first = false
+						queued.Done()
+					}
+					continue // the page asks again by itself
+				}
+				if strings.Contains(string(body), `data-program="1"`) {
+					verdicts[i] = "verdict"
+				} else {
+					verdicts[i] = "no verdict: " + clipText(string(body[strings.Index(string(body), `id="program"`):]))
+				}
+				break
+			}
+			if first {
+				queued.Done()
+			}
+		})
+	}
+
+	allQueued := make(chan struct{})
+	go func() { queued.Wait(); close(allQueued) }()
+	judged := make(chan struct{})
+	go func() { submits.Wait(); close(judged) }()
+	for released := false; ; {
+		tick()
+		if !released {
+			select {
+			case <-allQueued:
+				close(s.judging.gate)
+				released = true
+			default:
+			}
+		}
+		select {
+		case <-judged:
+		default:
+			if len(ticks) < 20000 {
+				continue
+			}
+			t.Error("the Submits had no verdicts after 20,000 ticks")
+		}
+		break
+	}
+	for range 10 { // a second more of play after the last verdict
+		tick()
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, p := range players {
+		p.conn.Close()
+	}
+	readers.Wait()
+
+	// Every Submit judged; the places its first page showed were the
+	// queue's: those running said "being judged" (0), the rest 2nd, 3rd…
+	// of ten, each once.
+	for i, v := range verdicts {
+		if v != "verdict" {
+			t.Errorf("Submit %d: %s", i, v)
+		}
+	}
+	running := slices.Collect(func(yield func(int) bool) {
+		for _, p := range places {
+			if p != 0 && !yield(p) {
+				return
+			}
+		}
+	})
+	sort.Ints(running)
+	slots := natRoomSubmits - len(running)
+	for k, p := range running {
+		if p != slots+k+1 {
+			t.Errorf("the queue's places were %v (and %d being judged), want %d..%d once each", places, slots, slots+1, natRoomSubmits)
+			break
+		}
+	}
+	if slots < 1 || slots > s.judging.slots {
+		t.Errorf("%d Submits were being judged at once, the queue runs %d", slots, s.judging.slots)
+	}
+
+	// Every player: no refusal, and a frame after each tick within 100 ms
+	// at the 99th percentile.
+	var lates []time.Duration
+	for i, p := range players {
+		if len(p.bad) > 0 {
+			t.Errorf("student %d was told: %v", i, p.bad)
+		}
+		f := 0
+		for k, at := range ticks {
+			for f < len(p.frames) && p.frames[f].Before(at) {
+				f++
+			}
+			if f == len(p.frames) {
+				t.Errorf("student %d had no frame after tick %d of %d", i, k, len(ticks))
+				break
+			}
+			if k >= warmTicks {
+				lates = append(lates, p.frames[f].Sub(at))
+			}
+		}
+	}
+	slices.Sort(lates)
+	p50, p99, worst := lates[len(lates)/2], lates[len(lates)*99/100], lates[len(lates)-1]
+	t.Logf("%d students behind one address, %d Submits: %d ticks, %d frames timed: p50 %v, p99 %v, worst %v; %d Submit pages; places %v",
+		natRoomStudents, natRoomSubmits, len(ticks), len(lates), p50.Round(time.Millisecond/10), p99.Round(time.Millisecond/10), worst.Round(time.Millisecond), pages.Load(), places)
+	if p99 > 100*time.Millisecond {
+		t.Errorf("the players' frames came %v after their tick at the 99th percentile, want at most 100 ms", p99)
+	}
+}
+
+// warmTicks are the first ticks, untimed: sixty worlds start playing.
+const warmTicks = 5
+
+// judgeHelper judges as serve's judgeCommand does, in a process of its
+// own at the lowest priority: this test binary, as TestJudgeProcessHelper.
+func judgeHelper(ctx context.Context, lab string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestJudgeProcessHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LEASELAB_JUDGE_HELPER="+lab)
+	return cmd
+}
+
+// TestJudgeProcessHelper is leaselab judge LAB --background for
+// judgeHelper: it reads a program on its input and prints one
+// labs.JudgementLine. Run by itself it does nothing.
+func TestJudgeProcessHelper(t *testing.T) {
+	lab := os.Getenv("LEASELAB_JUDGE_HELPER")
+	if lab == "" {
+		t.Skip("judges for TestRoomBehindOneNAT only")
+	}
+	lowestPriority()
+	src, _ := io.ReadAll(os.Stdin)
+	v, err := embeddedCourse(t).Lab(lab).Program().Judge(string(src), 1)
+	if err != nil || v.Compile != nil {
+		fmt.Fprintln(os.Stderr, err, v.Compile)
+		os.Exit(1)
+	}
+	json.NewEncoder(os.Stdout).Encode(v.Stream())
+	os.Exit(0)
+}
+
+// testPostgres gives the test a schema of its own in the PostgreSQL of
+// LEASELAB_TEST_POSTGRES (.ci/postgres starts one), dropped at the end,
+// and the URL that makes it the search path; the test is skipped without
+// one.
+func testPostgres(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("LEASELAB_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("LEASELAB_TEST_POSTGRES is not set: no PostgreSQL to test against (.ci/run starts one with .ci/postgres)")
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := fmt.Sprintf("t_nat_%d", time.Now().UnixNano())
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		admin.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+		admin.Close()
+	})
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + schema
+}
