@@ -6,11 +6,22 @@ import (
 	"testing"
 )
 
-// TestCorruptContent breaks copies of the real content files one way at a
-// time and checks that Load names the right file and line and says what
-// is wrong.
-func TestCorruptContent(t *testing.T) {
-	t.Parallel()
+// corruptCase breaks a copy of the real content one way, and names the
+// problem Load must report.
+type corruptCase struct {
+	name      string
+	file      string // the file changed
+	old, new  string // "" new with old "" deletes the file
+	at        string // text in the changed file on the line the problem names; "" for the whole file
+	col       int    // 0: any column
+	msg       string
+	wantFile  string // when the problem is reported in another file
+	warning   bool
+	problemAt string // file whose line holds `at`, when not file
+}
+
+// corruptCases are the ways TestCorruptContent breaks the content.
+func corruptCases() []corruptCase {
 	const (
 		w1w2    = "labs/w1-w2/lab.yaml"
 		w1w2id  = "labs/w1-w2/id.md"
@@ -18,17 +29,7 @@ func TestCorruptContent(t *testing.T) {
 		monthly = "labs/monthly-report/lab.yaml"
 		leases  = "lessons/leases/id.md"
 	)
-	tests := []struct {
-		name      string
-		file      string // the file changed
-		old, new  string // "" new with old "" deletes the file
-		at        string // text in the changed file on the line the problem names; "" for the whole file
-		col       int    // 0: any column
-		msg       string
-		wantFile  string // when the problem is reported in another file
-		warning   bool
-		problemAt string // file whose line holds `at`, when not file
-	}{
+	return []corruptCase{
 		{name: "bad YAML", file: w1w2, old: "  ttl: 15s\n", new: "  ttl: \"15s\n", at: "ttl: \"15s", col: 8, msg: "YAML: could not find end character of double-quoted text"},
 		{name: "tab in YAML", file: monthly, old: "  first-token: 33", new: "\tfirst-token: 33", at: "\tfirst-token", col: 1, msg: "YAML: found character"},
 		{name: "unknown scenario option", file: w1w2, old: "  first-token: 7", new: "  first-tokn: 7", at: "first-tokn", col: 3, msg: `unknown scenario option "first-tokn"`},
@@ -64,8 +65,17 @@ func TestCorruptContent(t *testing.T) {
 		{name: "goal proof does not reach it", file: monthly, old: "      - fencing on\n", new: "", at: "- id: reject-stale", col: 9, msg: "goal reject-stale: its proof run does not reach it"},
 		{name: "lab in no lesson", file: "course.yaml", old: "labs: [monthly-report, ", new: "labs: [", wantFile: monthly, problemAt: monthly, at: "id: monthly-report", col: 5, msg: "lab monthly-report is in no lesson"},
 		{name: "front matter YAML", file: w1w2en, old: "title: W1, W2, and token 7 against 8", new: "title: [W1", at: "title: [W1", msg: "YAML:"},
+		{name: "misspelt heading", file: w1w2id, old: "### Pilihan silent\n", new: "### Piihan silent\n", at: "### Piihan silent", msg: `unknown heading "### Piihan silent": did you mean "### Pilihan silent" (Pilihan/Choice)?`},
+		{name: "heading without its space", file: w1w2id, old: "## Pertanyaan storage-blind", new: "##Pertanyaan storage-blind", at: "##Pertanyaan storage-blind", msg: `is not a heading (no space after ##)`},
 	}
-	for _, tt := range tests {
+}
+
+// TestCorruptContent breaks copies of the real content files one way at a
+// time and checks that Load names the right file and line and says what
+// is wrong.
+func TestCorruptContent(t *testing.T) {
+	t.Parallel()
+	for _, tt := range corruptCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			m := courseCopy(t)
 			if tt.old == "" && tt.new == "" {

@@ -65,19 +65,19 @@ func nearest(word string, choices []string) (string, bool) {
 // commandHint is what a command that did not parse was meant to be: the
 // command word nearest its first word ("did you mean `freeze`?"), else
 // the list of command words, when the first word starts none.
-func commandHint(s string) string {
+func commandHint(s string) (near, words string) {
 	f := strings.Fields(s)
 	if len(f) == 0 {
-		return ""
+		return "", ""
 	}
-	words := engine.CommandWords()
-	if slices.Contains(words, f[0]) {
-		return "" // the form is wrong, and the engine says which it wants
+	all := engine.CommandWords()
+	if slices.Contains(all, f[0]) {
+		return "", "" // the form is wrong, and the engine says which it wants
 	}
-	if near, ok := nearest(f[0], words); ok {
-		return fmt.Sprintf(": did you mean %q?", near)
+	if near, ok := nearest(f[0], all); ok {
+		return near, ""
 	}
-	return fmt.Sprintf(": a command starts with one of %s", strings.Join(words, ", "))
+	return "", strings.Join(all, ", ")
 }
 
 // parseLabFile reads a lab's language-neutral file. It returns nil when
@@ -298,14 +298,16 @@ func parseScenario(r *report, y ynode, base engine.Scenario, variant bool) (engi
 		if err := sc.Set(e.key, val); err != nil {
 			at := e.val.pos()
 			var unknown *engine.UnknownOptionError
-			hint := ""
+			near, ok := "", false
 			if errors.As(err, &unknown) {
 				at = e.keyAt.pos()
-				if near, ok := nearest(unknown.Key, engine.OptionNames(unknown.Of)); ok {
-					hint = fmt.Sprintf(": did you mean %q?", near)
-				}
+				near, ok = nearest(unknown.Key, engine.OptionNames(unknown.Of))
 			}
-			r.errorf(at, "%s: %v%s", what, err, hint)
+			if ok {
+				r.errorf(at, "%s: %v: did you mean %q?", what, err, near)
+			} else {
+				r.errorf(at, "%s: %v", what, err)
+			}
 			good = false
 		}
 	}
@@ -347,14 +349,16 @@ func readWorkers(r *report, e kv, sc *engine.Scenario, variant bool) bool {
 			if errors.As(err, &step) {
 				at = w.val.pos()
 			}
-			hint := ""
+			near, ok := "", false
 			var unknown *engine.UnknownOptionError
 			if errors.As(err, &unknown) {
-				if near, ok := nearest(unknown.Key, engine.OptionNames(unknown.Of)); ok {
-					hint = fmt.Sprintf(": did you mean %q?", near)
-				}
+				near, ok = nearest(unknown.Key, engine.OptionNames(unknown.Of))
 			}
-			r.errorf(at, "worker %s: %v%s", strings.Fields(w.key + " ?")[0], err, hint)
+			if name := strings.Fields(w.key + " ?")[0]; ok {
+				r.errorf(at, "worker %s: %v: did you mean %q?", name, err, near)
+			} else {
+				r.errorf(at, "worker %s: %v", name, err)
+			}
 			good = false
 			continue
 		}
@@ -391,7 +395,14 @@ func parseCommands(r *report, y ynode, what string) []command {
 		}
 		c, err := engine.ParseCommand(s)
 		if err != nil {
-			r.errorf(it.pos(), "%s: %v%s", what, err, commandHint(s))
+			switch near, words := commandHint(s); {
+			case near != "":
+				r.errorf(it.pos(), "%s: %v: did you mean %q?", what, err, near)
+			case words != "":
+				r.errorf(it.pos(), "%s: %v: a command starts with one of %s", what, err, words)
+			default:
+				r.errorf(it.pos(), "%s: %v", what, err)
+			}
 			continue
 		}
 		out = append(out, command{src: s, cmd: c, at: it.pos()})

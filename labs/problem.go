@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"leaselab/catalog"
 )
 
 // Problem is one thing wrong with the content, at a place in a file.
@@ -16,9 +18,16 @@ type Problem struct {
 	Warning   bool // a missing translation: the content still works
 
 	// A knock-on problem follows from another (its cause, at causeAt):
-	// it is listed right after the cause, wherever it is itself.
+	// it is listed right after the cause, wherever it is itself; why says
+	// how, in English ("see the unknown heading at").
 	knockOn bool
 	causeAt pos
+	why     string
+
+	// The message as the check made it: Msg is format filled with args,
+	// in English; In says it in another language (catalog.Message).
+	format string
+	args   []any
 }
 
 func (p Problem) String() string {
@@ -32,6 +41,34 @@ func (p Problem) String() string {
 		b.WriteString("warning: ")
 	}
 	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// In is the problem as String says it, in lang: the place as it is, the
+// message in lang's words where the catalog has them (catalog.Message),
+// the author's own text (ids, values, quoted commands) as they wrote it.
+// English, and a message the catalog lacks, are String's.
+func (p Problem) In(lang string) string {
+	if lang == "en" {
+		return p.String()
+	}
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", p.Line, max(p.Col, 1))
+	}
+	b.WriteString(": ")
+	if p.Warning {
+		b.WriteString(catalog.MessageText(lang, "warning") + ": ")
+	}
+	if p.format != "" {
+		b.WriteString(catalog.Message(lang, p.format, p.args...))
+		if p.knockOn {
+			b.WriteString(catalog.Message(lang, " (%s %s:%d)", p.why, p.causeAt.file, p.causeAt.line))
+		}
+	} else {
+		b.WriteString(catalog.MessageText(lang, p.Msg))
+	}
 	return b.String()
 }
 
@@ -94,18 +131,18 @@ type report struct {
 }
 
 func (r *report) errorf(at pos, format string, args ...any) {
-	r.ps = append(r.ps, Problem{File: at.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, args...)})
+	r.ps = append(r.ps, Problem{File: at.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, args...), format: format, args: args})
 }
 
 // causedBy marks the problems reported since the n-th as knock-on
 // effects of a problem at cause, so that they are listed after it.
 func (r *report) causedBy(n int, cause pos, why string) {
 	for i := n; i < len(r.ps); i++ {
-		r.ps[i].knockOn, r.ps[i].causeAt = true, cause
+		r.ps[i].knockOn, r.ps[i].causeAt, r.ps[i].why = true, cause, why
 		r.ps[i].Msg += fmt.Sprintf(" (%s %s:%d)", why, cause.file, cause.line)
 	}
 }
 
 func (r *report) warnf(at pos, format string, args ...any) {
-	r.ps = append(r.ps, Problem{File: at.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, args...), Warning: true})
+	r.ps = append(r.ps, Problem{File: at.file, Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, args...), Warning: true, format: format, args: args})
 }

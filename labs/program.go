@@ -445,7 +445,7 @@ func verifyProgram(r *report, l *Lab) {
 		r.errorf(p.at, "program: the reference %s takes more than the %d steps a judgement may (line %d took the most)", p.refFile, JudgementSteps, ref.Line)
 	case ref.Searched():
 		h := ref.Search.Shortest
-		r.errorf(p.at, "program: the reference %s is broken within the search's bounds by %s (%s at %s); replay it: %s", p.refFile, faultList("en", h.Faults), h.Harm.Reason(), h.Harm.T, l.replayCommand(p.refFile, -1))
+		r.errorf(p.at, "program: the reference %s is broken within the search's bounds by %s (%s at %s); replay it: %s", p.refFile, faults(h.Faults), h.Harm.Reason(), h.Harm.T, l.replayCommand(p.refFile, -1))
 	case !ref.Pass:
 		ce := ref.Counterexample
 		r.errorf(p.at, "program: the reference %s fails run %d (%s at %s); replay it: %s", p.refFile, ce.Index, ce.Why.Kind, ce.Why.T, l.replayCommand(p.refFile, ce.Index))

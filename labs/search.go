@@ -519,7 +519,7 @@ func verifySearch(r *report, l *Lab, workers int) {
 		case v.TooLarge:
 			r.errorf(sp.at, "search: bounds too large (more than %d states in one part); give fewer kinds, sizes or faults", v.Bounds.MaxStates)
 		case sp.Claim == "safe" && v.Shortest != nil:
-			r.errorf(sp.at, "search claims safe, but %s breaks it (%s at %s)", faultList("en", v.Shortest.Faults), v.Shortest.Harm.Reason(), v.Shortest.Harm.T)
+			r.errorf(sp.at, "search claims safe, but %s breaks it (%s at %s)", faults(v.Shortest.Faults), v.Shortest.Harm.Reason(), v.Shortest.Harm.T)
 		case sp.Claim == "breaks" && v.Shortest == nil:
 			r.errorf(sp.at, "search claims breaks, but no schedule of at most %d faults does (%d decided)", v.Bounds.Faults, v.Schedules)
 		}
@@ -538,10 +538,17 @@ func verifySearch(r *report, l *Lab, workers int) {
 			continue
 		}
 		if ok, _ := g.pred.Eval(v.World.Events(), v.World.Names()); !ok {
-			r.errorf(g.at, "goal %s: the engine's shortest breaking schedule (%s) does not make %q hold: give the search the goal's harm", g.ID, faultList("en", v.Shortest.Faults), g.pred.String())
+			r.errorf(g.at, "goal %s: the engine's shortest breaking schedule (%s) does not make %q hold: give the search the goal's harm", g.ID, faults(v.Shortest.Faults), g.pred.String())
 		}
 	}
 }
+
+// faults is a schedule's faults in a problem's message: English as a
+// string, and each language's own words in that language's message.
+type faults []engine.SearchFault
+
+func (fs faults) String() string        { return faultList("en", fs) }
+func (fs faults) In(lang string) string { return faultList(lang, fs) }
 
 func faultList(lang string, fs []engine.SearchFault) string {
 	var parts []string

@@ -27,7 +27,10 @@ func parseYAML(r *report, file string, data []byte, lineOffset int) (ast.Node, b
 			msg = ye.GetMessage()
 			if t := ye.GetToken(); t != nil && t.Position != nil {
 				at.line, at.col = t.Position.Line+lineOffset, t.Position.Column
-				msg += yamlHint(string(data), msg, t.Position.Line, t.Position.Column, t.Value)
+				if hint := yamlHint(string(data), msg, t.Position.Line, t.Position.Column, t.Value); hint != "" {
+					r.errorf(at, "YAML: %s; %s", msg, hint)
+					return nil, false
+				}
 			}
 		}
 		r.errorf(at, "YAML: %s", msg)
@@ -58,20 +61,20 @@ func yamlHint(data, msg string, line, col int, value string) string {
 	}
 	switch {
 	case strings.Contains(msg, "cannot start any token") && strings.Contains(lines[line-1]+value, "\t"):
-		return ": a tab is not allowed in YAML's indentation; indent with spaces"
+		return "a tab is not allowed in YAML's indentation; indent with spaces"
 	case strings.HasPrefix(msg, "mapping value is not allowed"):
 		// The value of the key on this line runs on: either "key: a: b"
 		// on one line, or the next line, indented deeper than its key,
 		// read as more of this value.
 		key := strings.TrimSpace(strings.SplitN(strings.TrimLeft(lines[line-1], " -"), ":", 2)[0])
 		if !strings.Contains(value, " ") || line >= len(lines) {
-			return fmt.Sprintf("; the value of %q is read as another \"key: value\" on the same line: put the inner key on a line of its own, indented under %q", key, key)
+			return fmt.Sprintf("the value of %q is read as another \"key: value\" on the same line: put the inner key on a line of its own, indented under %q", key, key)
 		}
 		next := line
 		for next < len(lines) && blank(lines[next]) {
 			next++
 		}
-		return fmt.Sprintf("; line %d is indented deeper (%d spaces) than the key %q above it (%d), so it was read as more of that key's value (%q); a key beside %q starts at %d spaces", next+1, indentOf(lines[min(next, len(lines)-1)]), key, indentOf(lines[line-1]), value, key, indentOf(lines[line-1]))
+		return fmt.Sprintf("line %d is indented deeper (%d spaces) than the key %q above it (%d), so it was read as more of that key's value (%q); a key beside %q starts at %d spaces", next+1, indentOf(lines[min(next, len(lines)-1)]), key, indentOf(lines[line-1]), value, key, indentOf(lines[line-1]))
 	case strings.HasPrefix(msg, "value is not allowed"):
 		// The line's indent matches none of the keys or items above it.
 		have := col - 1
@@ -89,9 +92,9 @@ func yamlHint(data, msg string, line, col int, value string) string {
 		if len(fits) == 0 {
 			return ""
 		}
-		return fmt.Sprintf("; line %d is indented %d spaces, which lines up with nothing above it: a key or a list item starts exactly where the ones beside it do, here at %s", line, have, strings.Join(fits, ", "))
+		return fmt.Sprintf("line %d is indented %d spaces, which lines up with nothing above it: a key or a list item starts exactly where the ones beside it do, here at %s", line, have, strings.Join(fits, ", "))
 	case strings.Contains(msg, "must be specified"):
-		return "; a list in [ ] or a mapping in { } is not closed the way it was opened"
+		return "a list in [ ] or a mapping in { } is not closed the way it was opened"
 	}
 	return ""
 }

@@ -25,7 +25,7 @@ problem as file:line:col: message on stderr and exits 1 when any is an
 error; otherwise prints its ok summary on stdout.`)
 	verbose := fl.Bool("v", false, "for every question, print the choice the engine's run makes true and the events that show it")
 	lang := newOneOf(labs.DefaultLang, labs.Langs...)
-	fl.Var(lang, "lang", "language of -v's event sentences (id or en) and of the summary (default: Indonesian when LC_ALL, LC_MESSAGES or LANG is, else English)")
+	fl.Var(lang, "lang", "language of the problems, the summary and -v's event sentences (id or en; default: Indonesian when LC_ALL, LC_MESSAGES or LANG is, else English)")
 	pos, code, ok := fl.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -48,7 +48,7 @@ error; otherwise prints its ok summary on stdout.`)
 	if errors.As(err, &ps) {
 		problems = ps
 	} else if err != nil {
-		fmt.Fprintf(stderr, "leaselab check: %v\n", err)
+		fmt.Fprintf(stderr, "leaselab check: %s\n", catalog.MessageError(readerLang(fl.given("lang"), lang.val, "en"), err))
 		return 1
 	}
 	if c != nil {
@@ -62,14 +62,16 @@ error; otherwise prints its ok summary on stdout.`)
 		}
 		problems = append(problems, c.ProveSearches(0)...)
 	}
+	// Each problem in the reader's language (English unless --lang or
+	// the locale says Indonesian), its place as it is.
+	said := readerLang(fl.given("lang"), lang.val, "en")
 	for _, p := range problems {
 		if prefix != "" {
 			p.File = filepath.Join(prefix, filepath.FromSlash(p.File))
 		}
-		fmt.Fprintln(stderr, p.String())
+		fmt.Fprintln(stderr, p.In(said))
 	}
 	nerr := problems.Errors()
-	said := readerLang(fl.given("lang"), lang.val, "en")
 	if nerr > 0 {
 		fmt.Fprintln(stderr, "leaselab check: "+say(said, "cli.check.failed", catalog.Int(int64(nerr)), catalog.Int(int64(len(problems)-nerr))))
 		return 1

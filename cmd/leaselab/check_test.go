@@ -264,6 +264,18 @@ func TestCheckReportsProblems(t *testing.T) {
 	if !strings.Contains(errs, "2 error(s), 1 warning(s)") || strings.Contains(out, "error") {
 		t.Errorf("stdout: %s\nstderr: %s", out, errs)
 	}
+	// In Indonesian: each problem in the lecturer's words, at the same
+	// place; the author's own words (ids, the predicate's) as written.
+	_, _, errs = runCLI("check", "--lang", "id", dir)
+	for _, want := range []string{
+		fmt.Sprintf("%s:%d:9: pertanyaan storage-checks", lab, lineOf("- id: storage-checks")) + ": 2 pilihan berlaku di simulasi mesin (rejected, silent); harus tepat satu\n",
+		fmt.Sprintf("%s:%d:30: predikat", lab, lineOf("W1's write is rejectd")) + ": seharusnya \"accepted\" atau \"rejected\", tertulis \"rejectd\"\n",
+		filepath.Join(dir, "labs", "monthly-report", "en.md") + ": peringatan: terjemahan bahasa Inggris untuk lab monthly-report tidak ada; pembaca melihat versi bahasa Indonesia",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("check --lang id's stderr lacks %q; got:\n%s", want, errs)
+		}
+	}
 
 	// Warnings alone pass.
 	dir = smallCourse(t)

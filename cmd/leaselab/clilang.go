@@ -34,6 +34,16 @@ func envIndonesian() bool {
 	return false
 }
 
+// sayErr is err in lang: an error of the engine or the course in lang's
+// words where the catalog has them (catalog.MessageError), else as the
+// error says it; in English, or without a language, as the error says it.
+func sayErr(lang string, err error) string {
+	if lang == "" || lang == "en" {
+		return err.Error()
+	}
+	return catalog.MessageError(lang, err)
+}
+
 // say is key's text in lang, filled with args.
 func say(lang, key string, args ...catalog.Arg) string {
 	return string(catalog.Append(nil, lang, key, args...))

@@ -67,7 +67,7 @@ worker, --program FILE runs that Starlark program as the worker, and
 	}
 	lab, err := findLab(target)
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang.val, err))
 		return 1
 	}
 	if (*judgeIt || fl.given("schedule")) && *progFile == "" {
@@ -100,7 +100,7 @@ worker, --program FILE runs that Starlark program as the worker, and
 		w, failed, err = runWorld(lab, *question, *seed, fl.given("seed"), dos)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang.val, err))
 		return 1
 	}
 	l := lang.val
@@ -121,11 +121,11 @@ worker, --program FILE runs that Starlark program as the worker, and
 		err = printTrace(stdout, w, format.val, lang.val)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang.val, err))
 		return 1
 	}
 	if failed != nil {
-		fmt.Fprintf(stderr, "leaselab run: %v\n", failed)
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang.val, failed))
 		return 1
 	}
 	return 0

@@ -51,9 +51,10 @@ in a process of its own, with --background (the lowest CPU priority) and
 	case len(pos) > 1:
 		return usageError(stderr, "search", "takes one lab, got %q and %q", pos[0], pos[1])
 	}
+	textLang := readerLang(fl.given("lang"), lang.val, "en")
 	lab, err := searchLab(pos[0], *dir, *embedded)
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab search: %v\n", err)
+		fmt.Fprintf(stderr, "leaselab search: %s\n", sayErr(textLang, err))
 		return 1
 	}
 	if *bg {
@@ -72,7 +73,7 @@ in a process of its own, with --background (the lowest CPU priority) and
 	v, err := lab.RunSearch(opt)
 	elapsed := time.Since(start)
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab search: %s: %v\n", lab.ID, err)
+		fmt.Fprintf(stderr, "leaselab search: %s: %s\n", lab.ID, sayErr(textLang, err))
 		return 1
 	}
 	if format.val == "stream" {
@@ -89,7 +90,6 @@ in a process of its own, with --background (the lowest CPU priority) and
 	for _, k := range v.Bounds.Kinds {
 		out.Kinds = append(out.Kinds, string(k.Name))
 	}
-	textLang := readerLang(fl.given("lang"), lang.val, "en")
 	pageLang := readerLang(fl.given("lang"), lang.val, labs.DefaultLang)
 	out.lang = textLang
 	for _, k := range v.Bounds.Kinds {
