@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 
 	"leaselab/program"
@@ -70,6 +71,13 @@ func (s *Server) labShow(c echo.Context) error {
 			pv, err := s.programOf(c.Request().Context(), lab, sess.Program(), q.Get("program"), cmdErr, q.Get("submit") != "", lang)
 			if err != nil {
 				v.Error = clipText(errorText(lang, err))
+			}
+			if pv.Error == "" {
+				// A program that fails as the world plays (a value too large,
+				// too many steps) stopped its worker: say why, in the editor.
+				if fs := world.ProgramFaults(); len(fs) > 0 {
+					pv.Error = fmt.Sprintf(T(lang, "program.verdict.fault"), program.Describe(fs[0].Err, lang))
+				}
 			}
 			v.Program = pv
 			s.programPassed(c.Request(), lab, pv) // scored for a student of a class (class_grades.go)
