@@ -43,9 +43,12 @@ const (
 // TestJudgeProcessHelper). The server plays on a clock the test moves:
 // every step the test advances it one play tick and times each player's
 // next frame from that moment, from the sixth tick on (the first ones
-// start sixty worlds playing at once; the Submits come after them). It asserts: no player is refused or closed (every message
+// start sixty worlds playing at once): 25 ticks of play alone, then the
+// Submits until every one is judged and a second more. It asserts: no player is refused or closed (every message
 // a frame or a class bar, no error); every player's frames keep p99 at
-// most 100 ms after their tick; every Submit gets its verdict; and while
+// most 100 ms after their tick, or on a machine so busy with other work
+// that play alone is slower, twice play alone's p99 (issue 30's bar for
+// a bystander); every Submit gets its verdict; and while
 // the judgements wait, each Submit's page shows its place in the queue,
 // the ten places together being the queue's (the judgements running
 // first, then 2nd, 3rd… of 10, each once). The judgements are held
@@ -142,7 +145,7 @@ func natRoom(t *testing.T, svc *class.Service) {
 		clock.Advance(200 * time.Millisecond)
 		time.Sleep(100 * time.Millisecond)
 	}
-	for range warmTicks {
+	for range warmTicks + quietTicks {
 		tick()
 	}
 
@@ -261,7 +264,7 @@ func natRoom(t *testing.T, svc *class.Service) {
 
 	// Every player: no refusal, and a frame after each tick within 100 ms
 	// at the 99th percentile.
-	var lates []time.Duration
+	var quiet, lates []time.Duration
 	for i, p := range players {
 		if len(p.bad) > 0 {
 			t.Errorf("student %d was told: %v", i, p.bad)
@@ -275,22 +278,32 @@ func natRoom(t *testing.T, svc *class.Service) {
 				t.Errorf("student %d had no frame after tick %d of %d", i, k, len(ticks))
 				break
 			}
-			if k >= warmTicks {
+			switch {
+			case k >= warmTicks+quietTicks:
 				lates = append(lates, p.frames[f].Sub(at))
+			case k >= warmTicks:
+				quiet = append(quiet, p.frames[f].Sub(at))
 			}
 		}
 	}
 	slices.Sort(lates)
+	slices.Sort(quiet)
 	p50, p99, worst := lates[len(lates)/2], lates[len(lates)*99/100], lates[len(lates)-1]
-	t.Logf("%d students behind one address, %d Submits: %d ticks, %d frames timed: p50 %v, p99 %v, worst %v; %d Submit pages; places %v",
-		natRoomStudents, natRoomSubmits, len(ticks), len(lates), p50.Round(time.Millisecond/10), p99.Round(time.Millisecond/10), worst.Round(time.Millisecond), pages.Load(), places)
-	if p99 > 100*time.Millisecond {
-		t.Errorf("the players' frames came %v after their tick at the 99th percentile, want at most 100 ms", p99)
+	q99 := quiet[len(quiet)*99/100]
+	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond / 10) }
+	t.Logf("%d students behind one address: play alone %d frames p99 %v; with %d Submits %d ticks, %d frames: p50 %v, p99 %v, worst %v; %d Submit pages; places %v",
+		natRoomStudents, len(quiet), ms(q99), natRoomSubmits, len(ticks)-warmTicks-quietTicks, len(lates), ms(p50), ms(p99), ms(worst), pages.Load(), places)
+	if bar := max(100*time.Millisecond, 2*q99); p99 > bar {
+		t.Errorf("the players' frames came %v after their tick at the 99th percentile while the Submits were judged, want at most %v (100 ms, or twice play alone's %v)", ms(p99), bar, ms(q99))
 	}
 }
 
-// warmTicks are the first ticks, untimed: sixty worlds start playing.
-const warmTicks = 5
+// warmTicks are the first ticks, untimed: sixty worlds start playing;
+// quietTicks are timed, the sixty playing alone.
+const (
+	warmTicks  = 5
+	quietTicks = 25
+)
 
 // judgeHelper judges as serve's judgeCommand does, in a process of its
 // own at the lowest priority: this test binary, as TestJudgeProcessHelper.
