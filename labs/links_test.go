@@ -56,13 +56,13 @@ goals:
 func TestCheckLinks(t *testing.T) {
 	t.Parallel()
 	m := linkCourse()
-	c, err := Load(m)
-	if err != nil {
+	if _, err := Load(m); err != nil {
 		t.Fatalf("the small course: %v", err)
 	}
 
 	m["lessons/two/id.md"] = &fstest.MapFile{Data: []byte("---\ntitle: Dua\n---\nMainkan [tugas itu](lab:crash#stale-rejected) dan\n[pertanyaannya](lab:crash#after-crash).\n")}
-	if c, err = Load(m); err != nil {
+	c, err := Load(m)
+	if err != nil {
 		t.Fatalf("links to a goal and a question: %v", err)
 	}
 	html := string(c.Lesson("two").HTML("id"))

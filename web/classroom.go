@@ -12,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"leaselab/class"
-	"leaselab/labs"
 )
 
 // A class's life in a lecture hall (issue 43): opening it with a lecturer
@@ -193,14 +192,6 @@ func (s *Server) justJoined(c echo.Context) bool {
 	}
 	c.SetCookie(&http.Cookie{Name: joinedCookie, Value: "", Path: s.base + "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	return true
-}
-
-// labTitle is a lab's title in lang, "" for none.
-func labTitle(lab *labs.Lab, lang string) string {
-	if lab == nil {
-		return ""
-	}
-	return lab.Title(lang)
 }
 
 // ClassroomURL is the address students use in classroom mode: publicURL

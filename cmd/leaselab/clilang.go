@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"leaselab/catalog"
-	"leaselab/labs"
 )
 
 // readerLang is the language a command speaks to the person reading it:
@@ -47,12 +46,4 @@ func sayErr(lang string, err error) string {
 // say is key's text in lang, filled with args.
 func say(lang, key string, args ...catalog.Arg) string {
 	return string(catalog.Append(nil, lang, key, args...))
-}
-
-// langOrDefault is lang, or the course's default language when none.
-func langOrDefault(lang string) string {
-	if lang == "" {
-		return labs.DefaultLang
-	}
-	return lang
 }

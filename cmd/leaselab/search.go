@@ -218,13 +218,6 @@ func (r searchReport) write(w io.Writer) {
 	}
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // searchLab finds the lab to search: in the course in dir when one is
 // given (a server's own content folder), else as findLab does.
 func searchLab(target, dir string, embedded bool) (*labs.Lab, error) {
