@@ -8,6 +8,13 @@ import (
 	"runtime/debug"
 )
 
+// backgroundEnv set to "off" keeps a search's or a judgement's process at
+// normal priority (background does nothing): on a machine whose cores are
+// kept busy at normal priority, a test suite beside other loads, the
+// lowest priority would leave it nothing to run on, and a test of the
+// process would wait on the machine's load, not on the process.
+const backgroundEnv = "LEASELAB_BACKGROUND"
+
 // judgeMemory bounds the heap of a judgement's process: the cost model
 // (program/cost.go) keeps a program's values far below it, and a
 // judgement of the course's references holds about 30 MB.

@@ -18,6 +18,7 @@ import (
 // reference passes, the starting program fails at the line the engine
 // names, and a program that expands a value is told so in words.
 func TestServeJudgesInAProcess(t *testing.T) {
+	t.Setenv(backgroundEnv, "off") // what is tested is the process, not its priority
 	c, err := embeddedCourse()
 	if c == nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // priority, and the page's verdict is the one the engine gives in this
 // process; a search whose page goes away ends its process.
 func TestServeSearchesInAProcess(t *testing.T) {
+	t.Setenv(backgroundEnv, "off") // what is tested is the process, not its priority
 	c, err := embeddedCourse()
 	if c == nil {
 		t.Fatal(err)
