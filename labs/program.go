@@ -285,12 +285,18 @@ func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict,
 		}
 	}
 	v.Spent = c.Spent()
+	v.searchDecides()
+	return v, nil
+}
+
+// searchDecides makes the search's shortest schedule the verdict, when
+// it found one: within the bounds it is the shortest there is.
+func (v *ProgramVerdict) searchDecides() {
 	if v.Searched() {
 		v.Pass, v.World, v.Fault, v.Line, v.Col = false, v.Search.World, nil, 0, 0
 		v.Event = slices.Index(v.World.Events(), v.Search.Shortest.Harm)
 		v.locate(v.Event)
 	}
-	return v, nil
 }
 
 // JudgementSteps bounds the steps a program may take in one judgement,

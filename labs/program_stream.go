@@ -2,7 +2,6 @@ package labs
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"leaselab/engine"
@@ -104,10 +103,6 @@ func (p *ProgramSpec) VerdictFrom(src string, j JudgementLine) (*ProgramVerdict,
 			return nil, err
 		}
 	}
-	if v.Searched() {
-		v.Pass, v.World, v.Fault, v.Line, v.Col = false, v.Search.World, nil, 0, 0
-		v.Event = slices.Index(v.World.Events(), v.Search.Shortest.Harm)
-		v.locate(v.Event)
-	}
+	v.searchDecides()
 	return v, nil
 }

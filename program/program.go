@@ -351,9 +351,9 @@ func sizeOf(v starlark.Value) (int, bool) {
 	return 0, false
 }
 
-// checkState refuses a state larger than the limits, counted as
-// stateSize counts (a part held twice counts twice: the next call's copy
-// holds it twice), or one that holds anything but plain data. The walk
+// checkState counts a state's elements and bytes, all together (a part
+// held twice counts twice: the next call's copy holds it twice), and
+// refuses one larger than the limits or holding anything but plain data. The walk
 // stops at the limit: a state that shares one list many times is refused
 // without being walked whole.
 func checkState(v starlark.Value, lim *Limits) (int, error) {
@@ -481,7 +481,7 @@ const stepsOut = "leaselab.stepsOut"
 func (c *Compiled) Start() engine.Program {
 	state := starlark.NewDict(0)
 	state.Freeze()
-	return &run{c: c, state: state}
+	return &run{c: c, state: state, size: 1}
 }
 
 // run is one worker's program as it runs: what it remembers and the steps
@@ -495,6 +495,7 @@ type run struct {
 	c      *Compiled
 	state  *starlark.Dict
 	steps  uint64
+	size   int    // of state, as checkState counts it
 	hash   uint64 // of state, when hashed
 	hashed bool
 }
@@ -556,7 +557,7 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	r.steps += cost
 	r.c.spent.Add(cost)
 	w.state.Freeze()
-	r.state, r.hashed = w.state, false
+	r.state, r.size, r.hashed = w.state, size, false
 	return w.acts, nil
 }
 
@@ -579,37 +580,9 @@ func (r *run) Hash() uint64 {
 	return r.hash
 }
 
-// stateSize counts the elements and bytes of plain data, all together.
-func stateSize(v starlark.Value) int {
-	switch x := v.(type) {
-	case starlark.String:
-		return 1 + len(x)
-	case *starlark.List:
-		n := 1
-		for i := range x.Len() {
-			n += stateSize(x.Index(i))
-		}
-		return n
-	case starlark.Tuple:
-		n := 1
-		for _, e := range x {
-			n += stateSize(e)
-		}
-		return n
-	case *starlark.Dict:
-		n := 1
-		eachEntry(x, func(k, v starlark.Value) error {
-			n += stateSize(k) + stateSize(v)
-			return nil
-		})
-		return n
-	}
-	return 1
-}
-
 // Footprint estimates the bytes the run holds, for a server's memory
 // ledger: its state, counted by elements and bytes, generously.
-func (r *run) Footprint() int { return 256 + 64*stateSize(r.state) }
+func (r *run) Footprint() int { return 256 + 64*r.size }
 
 // eachEntry calls f with each of d's entries in order, and stops at its
 // first error. Unlike d.Items it makes no slice of pairs: a search calls

@@ -64,19 +64,17 @@ func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formTex
 		pv.Error = program.Describe(pe, lang)
 	}
 	if submit && pv.Error == "" {
-		// The request's context: a client that leaves stops its judgement.
-		var v *labs.ProgramVerdict
-		var err error
-		if _, cerr := p.Compile(pv.Text); cerr == nil {
-			// In the judgements' queue, fairly by address and student.
-			var place *judgePlace
-			if v, place, err = s.judging.judge(ctx, lab, pv.Text); err == nil && place != nil {
-				pv.Queued = place
-				return pv, nil
-			}
-		} else {
+		if _, cerr := p.Compile(pv.Text); cerr != nil {
 			// It does not compile: said at once, running nothing.
-			v, err = p.JudgeWith(pv.Text, labs.SearchOptions{Workers: 1, Context: ctx})
+			pv.Error = program.Describe(cerr, lang)
+			return pv, nil
+		}
+		// In the judgements' queue, fairly by address and student; the
+		// request's context: a client that leaves stops its judgement.
+		v, place, err := s.judging.judge(ctx, lab, pv.Text)
+		if err == nil && place != nil {
+			pv.Queued = place
+			return pv, nil
 		}
 		if err != nil {
 			return pv, err
