@@ -20,14 +20,17 @@ const Missing = "??"
 var texts = map[string]map[string]string{}
 
 // register adds m's texts to lang's: a language's texts may come in more
-// than one file (id.go and class.go), registered in any order.
-func register(lang string, m map[string]string) {
+// than one file (id.go and class.go), registered in any order. It
+// returns true so that each file registers its table as a package-level
+// declaration (var _ = register(...)) rather than in a long init function.
+func register(lang string, m map[string]string) bool {
 	if texts[lang] == nil {
 		texts[lang] = map[string]string{}
 	}
 	for k, v := range m {
 		texts[lang][k] = v
 	}
+	return true
 }
 
 // Lookup is key's text in lang, else in Default.

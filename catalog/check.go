@@ -21,14 +21,16 @@ import (
 // messages are each language's formats, by their English format.
 var messages = map[string]map[string]string{}
 
-// registerMessages adds m's formats to lang's.
-func registerMessages(lang string, m map[string]string) {
+// registerMessages adds m's formats to lang's; like register, it returns
+// true to be called from a package-level declaration.
+func registerMessages(lang string, m map[string]string) bool {
 	if messages[lang] == nil {
 		messages[lang] = map[string]string{}
 	}
 	for k, v := range m {
 		messages[lang][k] = v
 	}
+	return true
 }
 
 // MessageFormat is lang's format for the English format en.

@@ -4,8 +4,8 @@ package catalog
 // Syntax the author writes (a key of lab.yaml, a command, a value) stays
 // as written, quoted «so» where the English runs it into its sentence; a
 // word the English quotes ("...") stays quoted as it was.
-func init() {
-	registerMessages("id", map[string]string{
+var (
+	_ = registerMessages("id", map[string]string{
 		// Words a problem puts around another.
 		"%s":                         "%s",
 		"%v":                         "%v",
@@ -424,4 +424,4 @@ func init() {
 		"what if: the run has not reached %s yet (it is %s)": "bagaimana jika: simulasi belum sampai %s (sekarang %s)",
 		"what if %s at %s: %w":                               "bagaimana jika %s pada %s: %w",
 	})
-}
+)

@@ -3,8 +3,8 @@ package catalog
 // The texts of class mode (issue 27): the instructor's dashboard and
 // projector view, joining a class, the class bar every page of a student
 // shows, and the refusals of all of them.
-func init() {
-	register("id", map[string]string{
+var (
+	_ = register("id", map[string]string{
 		"home.class.h":         "Mengajar satu kelas",
 		"home.class.text":      "Buka kelas: mahasiswamu bergabung dengan kode pendek dari ponsel atau laptopnya, menjawab pertanyaan lab di layarnya sendiri, dan kamu melihat jawaban kelas saat itu juga.",
 		"home.class.name":      "Nama kelas",
@@ -111,7 +111,7 @@ func init() {
 		"teach.choice":         "Pilihan",
 		"teach.count":          "Jumlah",
 	})
-	register("en", map[string]string{
+	_ = register("en", map[string]string{
 		"home.class.h":         "Teach a class",
 		"home.class.text":      "Open a class: your students join with a short code from their phones or laptops, answer a lab's questions on their own screens, and you see the class's answers as they come.",
 		"home.class.name":      "Class name",
@@ -218,4 +218,4 @@ func init() {
 		"teach.choice":         "Choice",
 		"teach.count":          "Count",
 	})
-}
+)

@@ -4,8 +4,8 @@ package catalog
 // first word: the page's words, ctl (controls), cmd (commands as the
 // student reads them), err (refusals), event (event sentences), reason,
 // violation, msg, node, explain (what a goal still lacks), verdict, goal.
-func init() {
-	register("en", map[string]string{
+var (
+	_ = register("en", map[string]string{
 		"break.more.one":                   "You used %d faults; %d is enough: %s.",
 		"break.more.many":                  "You used %d faults; %d are enough: %s.",
 		"break.same.one":                   "You used %d fault, as few as the engine's shortest: %s.",
@@ -572,4 +572,4 @@ func init() {
 		"fault.outage.for":                 "cut off from the coordinator for %s, longer than the lease",
 		"harm.acted-after-expiry":          "acting after the lease expired",
 	})
-}
+)

@@ -4,8 +4,8 @@ package catalog
 // another site's page, a body too large, joins too fast, keys guessed,
 // a blank class name, joining a second class, and the instructor
 // removing a join that is no student.
-func init() {
-	register("id", map[string]string{
+var (
+	_ = register("id", map[string]string{
 		"form.foreign.title":  "Formulir dari halaman lain",
 		"form.foreign":        "Permintaan ini datang dari halaman situs lain, jadi tidak dijalankan: kelas, jawaban dan keanggotaanmu tidak berubah. Kirim formulirnya dari halaman leaselab sendiri.",
 		"form.toolarge":       "Formulir ini jauh lebih besar daripada yang dikirim halaman leaselab, jadi tidak dibaca.",
@@ -25,7 +25,7 @@ func init() {
 		"teach.remove.note":   "Bergabung yang bukan mahasiswa (misalnya dari sebuah skrip) bisa kamu keluarkan: kursinya kosong lagi, dan jawabannya tidak dihitung.",
 		"teach.remove.absent": "Mahasiswa itu sudah tidak ada di kelas ini.",
 	})
-	register("en", map[string]string{
+	_ = register("en", map[string]string{
 		"form.foreign.title":  "A form from another page",
 		"form.foreign":        "This request came from another site's page, so it was not carried out: your class, your answers and your place in the class are unchanged. Send the form from leaselab's own page.",
 		"form.toolarge":       "This form is far larger than leaselab's pages send, so it was not read.",
@@ -45,4 +45,4 @@ func init() {
 		"teach.remove.note":   "A join that is no student (a script's, say) can be removed: its seat is free again, and its answers no longer count.",
 		"teach.remove.absent": "That student is no longer in this class.",
 	})
-}
+)

@@ -3,8 +3,8 @@ package catalog
 // The texts of issue 44: the student number at join, the grades page and
 // its class list, a vote's timer, a question typed on the spot,
 // confidence and "why?".
-func init() {
-	register("id", map[string]string{
+var (
+	_ = register("id", map[string]string{
 		"join.nim.label":         "NIM (boleh kosong)",
 		"join.nim.label.require": "NIM",
 		"join.nim.note":          "Nomor induk mahasiswamu hanya dilihat pengajar, untuk nilai; tidak pernah tampil di proyektor.",
@@ -83,7 +83,7 @@ func init() {
 		"sure.sure":              "Yakin",
 		"sure.unsure":            "Tidak yakin",
 	})
-	register("en", map[string]string{
+	_ = register("en", map[string]string{
 		"join.nim.label":         "Student number (optional)",
 		"join.nim.label.require": "Student number",
 		"join.nim.note":          "Your student number (NIM) is seen by the lecturer only, for grades; it is never on the projector.",
@@ -162,4 +162,4 @@ func init() {
 		"sure.sure":              "Sure",
 		"sure.unsure":            "Not sure",
 	})
-}
+)

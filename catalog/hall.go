@@ -3,8 +3,8 @@ package catalog
 // The texts of a lecture hall (issue 43): the projector view, the
 // classroom's address, the student's confirmation, the lecturer key, and
 // a class's end and its undo.
-func init() {
-	register("id", map[string]string{
+var (
+	_ = register("id", map[string]string{
 		"hall.title":           "%s · proyektor",
 		"hall.join":            "Cara bergabung",
 		"hall.open":            "Buka di ponsel:",
@@ -49,7 +49,7 @@ func init() {
 		"program.judging":      "Programmu sedang dinilai…",
 		"program.queued.note":  "Penilaian antre bergiliran untuk tiap mahasiswa. Halaman ini memuat ulang sendiri dan menunjukkan putusannya begitu selesai; lab teman-temanmu tetap berjalan.",
 	})
-	register("en", map[string]string{
+	_ = register("en", map[string]string{
 		"hall.title":           "%s · projector",
 		"hall.join":            "How to join",
 		"hall.open":            "Open on your phone:",
@@ -94,4 +94,4 @@ func init() {
 		"program.judging":      "Your program is being judged…",
 		"program.queued.note":  "Judgements take turns, student by student. This page reloads by itself and shows the verdict as soon as it is ready; your classmates' labs keep playing.",
 	})
-}
+)

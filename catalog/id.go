@@ -4,8 +4,8 @@ package catalog
 // first word: the page's words, ctl (controls), cmd (commands as the
 // student reads them), err (refusals), event (event sentences), reason,
 // violation, msg, node, explain (what a goal still lacks), verdict, goal.
-func init() {
-	register("id", map[string]string{
+var (
+	_ = register("id", map[string]string{
 		"break.more.one":                   "Kamu memakai %d gangguan; %d sudah cukup: %s.",
 		"break.more.many":                  "Kamu memakai %d gangguan; %d sudah cukup: %s.",
 		"break.same.one":                   "Kamu memakai %d gangguan, sama sedikitnya dengan jadwal terpendek mesin: %s.",
@@ -572,4 +572,4 @@ func init() {
 		"fault.outage.for":                 "terputus dari koordinator selama %s, lebih lama daripada lease",
 		"harm.acted-after-expiry":          "bertindak setelah lease-nya kedaluwarsa",
 	})
-}
+)

@@ -1,11 +1,10 @@
 package catalog
 
 // The words of written workers (issue 30): what is wrong with a student's
-// program, where, and what to do. Kept in a file of their own and merged
-// into each language's map when the package starts (after id.go and en.go,
-// which sort before it).
-func init() {
-	merge("id", map[string]string{
+// program, where, and what to do, kept in a file of their own and
+// registered with each language's texts.
+var (
+	_ = register("id", map[string]string{
 		"program.title":              "Tulis logika %s",
 		"program.editor":             "Program (Starlark)",
 		"program.run":                "Jalankan di simulasi",
@@ -56,7 +55,7 @@ func init() {
 		"program.events.hint":        "Arahkan ke sebuah kejadian (atau fokuskan dengan Tab) untuk menyorot baris kode yang menyebabkannya.",
 		"program.event.line":         "baris %d",
 	})
-	merge("en", map[string]string{
+	_ = register("en", map[string]string{
 		"program.title":              "Write %s's logic",
 		"program.editor":             "Program (Starlark)",
 		"program.run":                "Run in the world",
@@ -107,10 +106,4 @@ func init() {
 		"program.events.hint":        "Point at an event (or focus it with Tab) to highlight the line of code that caused it.",
 		"program.event.line":         "line %d",
 	})
-}
-
-func merge(lang string, m map[string]string) {
-	for k, v := range m {
-		texts[lang][k] = v
-	}
-}
+)

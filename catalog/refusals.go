@@ -7,8 +7,8 @@ package catalog
 // flood of requests (not their room's address), a class with no seat left
 // and a question voted on as often as it may be (web.classErr named
 // these two keys without a text: TestEveryErrorHasText found them).
-func init() {
-	register("id", map[string]string{
+var (
+	_ = register("id", map[string]string{
 		"err.answer.question": "lab ini tidak punya pertanyaan %q",
 		"err.answer.choice":   "%q bukan salah satu pilihan pertanyaan ini",
 		"err.answer.long":     "jawaban ini panjangnya %d bita, jadi bukan salah satu pilihan pertanyaan ini: pilih salah satu pilihannya",
@@ -19,7 +19,7 @@ func init() {
 		"class.full":          "Kelas ini sudah penuh: tidak ada kursi lagi untuk mahasiswa baru. Beri tahu pengajarmu.",
 		"class.roundlimit":    "Pertanyaan ini sudah dua kali dipakai untuk pemungutan suara, sebanyak yang boleh. Pilih pertanyaan lain.",
 	})
-	register("en", map[string]string{
+	_ = register("en", map[string]string{
 		"err.answer.question": "this lab has no question %q",
 		"err.answer.choice":   "%q is not one of this question's choices",
 		"err.answer.long":     "this answer is %d bytes long, so it is not one of this question's choices: pick one of them",
@@ -30,4 +30,4 @@ func init() {
 		"class.full":          "This class is full: there is no seat left for another student. Tell your instructor.",
 		"class.roundlimit":    "This question has been voted on twice already, as often as one may be. Choose another question.",
 	})
-}
+)
