@@ -27,6 +27,7 @@ type Work struct {
 	burst time.Duration
 	level time.Duration // credit; below zero: debt
 	spent time.Duration // all work charged, for the tests' accounting
+	most  time.Duration // the largest single charge, for the same
 	last  time.Time
 	// turn, for an address, lets one piece of its work run at a time: a
 	// budget admits work before its cost is known, and eight sessions of
@@ -136,6 +137,7 @@ func (b *Work) chargeSelf(d time.Duration) {
 	b.refill(time.Now())
 	b.level -= d
 	b.spent += d
+	b.most = max(b.most, d)
 }
 
 // chargeUpTo takes d from the budget, but not past a debt of most: a
@@ -166,6 +168,15 @@ func (b *Work) Used() time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.spent
+}
+
+// Largest is the largest single piece of work charged to the budget:
+// with one piece at a time (NewTurns), how far past its share the work it
+// admitted may have gone, however fast the machine.
+func (b *Work) Largest() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.most
 }
 
 // Idle reports whether the budget owes nothing and nobody holds its turn:

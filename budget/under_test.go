@@ -12,7 +12,9 @@ import (
 // once; a refusal's charge stays with the student; and a
 // student's turn is their own, so a classmate's work does not hold it.
 func TestUnder(t *testing.T) {
-	room := New(1, time.Second)
+	// The room refills slowly (a millisecond a second), so that its debt
+	// below lasts however long a busy machine takes between the lines.
+	room := New(0.001, time.Second)
 	a := NewTurns(0.5, time.Second).Under(room)
 	b := NewTurns(0.5, time.Second).Under(room)
 	ChargeFixed(900*time.Millisecond, a)

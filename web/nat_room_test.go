@@ -40,20 +40,21 @@ const (
 // them press Submit on write-renewal at once, with the server's default
 // budgets, judging as serve does by default: each judgement in a process
 // of its own at the lowest CPU priority (this test binary, as
-// TestJudgeProcessHelper). The server plays on a clock the test moves:
-// every step the test advances it one play tick and times each player's
-// next frame from that moment, from the sixth tick on (the first ones
-// start sixty worlds playing at once): 25 ticks of play alone, then the
-// Submits until every one is judged and a second more. It asserts: no player is refused or closed (every message
-// a frame or a class bar, no error); every player's frames keep p99 at
-// most 100 ms after their tick, or on a machine so busy with other work
-// that play alone is slower, twice play alone's p99 (issue 30's bar for
-// a bystander); every Submit gets its verdict; and while
-// the judgements wait, each Submit's page shows its place in the queue,
-// the ten places together being the queue's (the judgements running
-// first, then 2nd, 3rd… of 10, each once). The judgements are held
-// until all ten are queued, so the places do not depend on how fast the
-// machine judges. On SQLite and on PostgreSQL (LEASELAB_TEST_POSTGRES).
+// TestJudgeProcessHelper). The server plays on a clock the test moves,
+// one play tick a step: 30 ticks of play alone, then the Submits until
+// every one is judged, and ten ticks more. It asserts what happened, in
+// order, never how soon (issue 46): no player is refused or closed
+// (every message a frame or a class bar, no error); every classmate of
+// the ten gets their frame of every tick before the next tick, while the
+// Submits are judged too (the ten themselves play on, a frame of theirs
+// may skip to the next tick's while their own page is served); every Submit gets its verdict; and while the judgements
+// wait, each Submit's page shows its place in the queue, the ten places
+// together being the queue's (the judgements running first, then 2nd,
+// 3rd… of 10, each once). The judgements are held until all ten are
+// queued, so the places do not depend on how fast the machine judges.
+// How soon the frames came is logged (the bar for it is
+// BenchmarkBystanderUnderProgramAttack's). On SQLite and on PostgreSQL
+// (LEASELAB_TEST_POSTGRES).
 func TestRoomBehindOneNAT(t *testing.T) {
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
@@ -79,16 +80,10 @@ func natRoom(t *testing.T, svc *class.Service) {
 	teach, code := openClass(t, teacher, "id", "Kuliah besar")
 	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
 
-	type player struct {
-		c      *client
-		conn   *websocket.Conn
-		mu     sync.Mutex
-		frames []time.Time
-		bad    []string
-	}
-	players := make([]*player, natRoomStudents)
+	players := make([]*natPlayer, natRoomStudents)
 	for i := range players {
-		p := &player{c: newClient(t, ts.URL)}
+		p := &natPlayer{c: newClient(t, ts.URL), got: make(chan struct{}, 1), playing: make(chan struct{})}
+		p.started = p.playing
 		if loc := p.c.post("/id/join", url.Values{"code": {code}, "nick": {fmt.Sprintf("m%02d", i)}}); !strings.Contains(loc, "/labs/w1-w2") {
 			t.Fatalf("student %d joined to %q", i, loc)
 		}
@@ -126,9 +121,17 @@ func natRoom(t *testing.T, svc *class.Service) {
 					continue
 				}
 				p.mu.Lock()
+				if m.ID == 1 && p.started != nil {
+					close(p.started) // the play is answered: its pacing runs
+					p.started = nil
+				}
 				switch {
 				case m.Type == "frame" && m.Playing:
 					p.frames = append(p.frames, at)
+					select {
+					case p.got <- struct{}{}:
+					default:
+					}
 				case m.Type == "frame", m.Type == "ack", m.Type == "class":
 				default:
 					p.bad = append(p.bad, m.Type+": "+m.Error)
@@ -138,12 +141,31 @@ func natRoom(t *testing.T, svc *class.Service) {
 		})
 	}
 
-	// The clock: one play tick a step, each step timed from the tick.
+	// The clock: one play tick a step. The test waits for every player's
+	// frame of the tick before the next (the order it asserts), then
+	// leaves the cores idle for a moment, the judgements' time.
 	var ticks []time.Time
 	tick := func() {
-		ticks = append(ticks, time.Now())
+		at := time.Now()
+		ticks = append(ticks, at)
 		clock.Advance(200 * time.Millisecond)
-		time.Sleep(100 * time.Millisecond)
+		for i, p := range players {
+			if i%(natRoomStudents/natRoomSubmits) == 0 {
+				continue // a Submit's own student: see below
+			}
+			if !p.frameAfter(at) {
+				p.mu.Lock()
+				t.Fatalf("tick %d: student %d had no frame after %v (a hang guard, not a bar); frames %d, told %v", len(ticks), i, frameGuard, len(p.frames), p.bad)
+			}
+		}
+		time.Sleep(tickRest)
+	}
+	for i, p := range players {
+		select {
+		case <-p.playing:
+		case <-time.After(frameGuard):
+			t.Fatalf("student %d's play was not answered", i)
+		}
 	}
 	for range warmTicks + quietTicks {
 		tick()
@@ -236,6 +258,13 @@ func natRoom(t *testing.T, svc *class.Service) {
 	for range 10 { // a second more of play after the last verdict
 		tick()
 	}
+	// A Submit's own student pays for its page with their budget, so a
+	// frame of theirs may wait for the next tick's; they still play on.
+	for i := 0; i < natRoomStudents; i += natRoomStudents / natRoomSubmits {
+		if !players[i].frameAfter(ticks[len(ticks)-1]) {
+			t.Errorf("student %d, who pressed Submit, had no frame after the last tick", i)
+		}
+	}
 	time.Sleep(200 * time.Millisecond)
 	for _, p := range players {
 		p.conn.Close()
@@ -269,8 +298,10 @@ func natRoom(t *testing.T, svc *class.Service) {
 		t.Errorf("%d Submits were being judged at once, the queue runs %d", slots, s.judging.slots)
 	}
 
-	// Every player: no refusal, and a frame after each tick within 100 ms
-	// at the 99th percentile.
+	// Every player: no refusal, and a frame after each tick (the loop
+	// waited for them); how soon is a figure, not a bar (issue 46: no
+	// test depends on how fast the machine is; the bystander's bar is
+	// BenchmarkBystanderUnderProgramAttack's).
 	var quiet, lates []time.Duration
 	for i, p := range players {
 		if len(p.bad) > 0 {
@@ -278,6 +309,9 @@ func natRoom(t *testing.T, svc *class.Service) {
 		}
 		f := 0
 		for k, at := range ticks {
+			if i%(natRoomStudents/natRoomSubmits) == 0 && k >= warmTicks+quietTicks {
+				break // a Submit's own student (above)
+			}
 			for f < len(p.frames) && p.frames[f].Before(at) {
 				f++
 			}
@@ -300,8 +334,39 @@ func natRoom(t *testing.T, svc *class.Service) {
 	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond / 10) }
 	t.Logf("%d students behind one address: play alone %d frames p99 %v; with %d Submits %d ticks, %d frames: p50 %v, p99 %v, worst %v; %d Submit pages; places %v",
 		natRoomStudents, len(quiet), ms(q99), natRoomSubmits, len(ticks)-warmTicks-quietTicks, len(lates), ms(p50), ms(p99), ms(worst), pages.Load(), places)
-	if bar := max(100*time.Millisecond, 2*q99); p99 > bar {
-		t.Errorf("the players' frames came %v after their tick at the 99th percentile while the Submits were judged, want at most %v (100 ms, or twice play alone's %v)", ms(p99), bar, ms(q99))
+}
+
+// natPlayer is one student of the room: their client, live socket, and
+// the times of the play frames it read; got is told of each frame.
+type natPlayer struct {
+	c      *client
+	conn   *websocket.Conn
+	mu     sync.Mutex
+	frames []time.Time
+	bad    []string
+	got    chan struct{}
+	// playing is closed when the play is answered; started is it until
+	// then (the reader's to close), nil after.
+	playing, started chan struct{}
+}
+
+// frameAfter waits for a play frame read at or after at; false when none
+// came within frameGuard.
+func (p *natPlayer) frameAfter(at time.Time) bool {
+	guard := time.After(frameGuard)
+	for {
+		p.mu.Lock()
+		n := len(p.frames)
+		ok := n > 0 && !p.frames[n-1].Before(at)
+		p.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-p.got:
+		case <-guard:
+			return false
+		}
 	}
 }
 
@@ -318,6 +383,10 @@ const (
 	// test waits for the verdicts: far more than a judgement takes even
 	// at the lowest priority on a loaded machine; reaching it is a hang.
 	maxWaits = 12000
+	// tickRest is the idle moment after each tick's frames.
+	tickRest = 40 * time.Millisecond
+	// frameGuard bounds the wait for one tick's frame: a hang guard.
+	frameGuard = 10 * time.Second
 )
 
 // judgeHelper judges as serve's judgeCommand does, in a process of its
