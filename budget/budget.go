@@ -1,6 +1,6 @@
-// Package budget counts work: what a session or a client address may make
-// the server do, counted in time spent working for it (running the engine,
-// rendering), not in messages. One message can cost a microsecond or a
+// Package budget counts the work a session or a client address may make
+// the server do, in time spent working for it, not in messages. The work
+// is running the engine, rendering and writing. One message can cost a microsecond or a
 // third of a second; a budget in work keeps a prankster's costliest
 // messages from eating the time of every other student, and costs a
 // student who clicks nothing.

@@ -1,7 +1,7 @@
-// Package catalog holds every text a student reads — the pages' words,
-// control names, commands as the student reads them, refusals, event
-// sentences, verdicts and what a goal still lacks — one map per language,
-// one file per language (id.go, en.go). Adding a language is one more file
+// Package catalog holds every text a student reads, one map per
+// language. They are the pages' words, control names, commands as the
+// student reads them, refusals, event sentences, verdicts and what a goal
+// still lacks, one file per language (id.go, en.go). Adding a language is one more file
 // that registers its map, plus the content's Markdown in that language; a
 // test fails while any key of one language is missing in another.
 //

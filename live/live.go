@@ -1,4 +1,5 @@
-// Package live is the live lab's connection: the websocket's reader,
+// Package live is the live lab's connection over a websocket, from a
+// client's message to the frames it draws. It holds the reader,
 // writer and keep timer (conn.go), the session loop that carries out a
 // client's messages and draws its frames (session.go), the what-if pair's
 // frames (pair.go), play mode's players (play.go), the wire format

@@ -1,5 +1,6 @@
-// Package load plays many live lab sessions against a leaselab server on
-// this machine and measures what a classroom would feel: how many sessions
+// Package load plays many live lab sessions against a leaselab server and
+// measures what a classroom would feel. It runs on the server's machine
+// and measures how many sessions
 // the server holds, how much memory each costs it (an idle one, open but not
 // playing, and a playing one), how much CPU a frame costs it, and how long
 // a command takes to come back as a frame.

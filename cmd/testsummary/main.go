@@ -1,6 +1,7 @@
-// Command testsummary reads `go test -json` on its standard input and
-// writes what a quiet `go test` writes (each package's ok or FAIL line,
-// and the whole output of every test that failed), then one closing line:
+// Command testsummary writes what a quiet `go test` writes, from the
+// `go test -json` on its standard input, and one closing line. It writes
+// each package's ok or FAIL line and the whole output of every test that
+// failed, then:
 //
 //	12 packages, 640 tests passed, 3 skipped, 0 failed in 84.2 s
 //
