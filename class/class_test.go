@@ -294,7 +294,7 @@ func TestPurgeAfterRetention(t *testing.T) {
 		_, err := s.ByID(ctx, ended.ID)
 		is(t, "a purged class", err, ErrNoClass)
 		var left int
-		ok(t, s.db.QueryRow(s.q("SELECT COUNT(*) FROM reached WHERE class_id = ?"), ended.ID).Scan(&left))
+		ok(t, s.db.QueryRow(inDialect(s, "SELECT COUNT(*) FROM reached WHERE class_id = ?", "SELECT COUNT(*) FROM reached WHERE class_id = $1"), ended.ID).Scan(&left))
 		if left != 0 {
 			t.Errorf("%d goals of the purged class left", left)
 		}
@@ -537,8 +537,8 @@ func TestVoteFlood(t *testing.T) {
 			t.Errorf("the other class: %+v", got)
 		}
 		// Every statement the writer ran was prepared once, at start.
-		if n := s.txPrepares.Load(); n != 0 || len(s.stmts) != len(voteStmts()) {
-			t.Errorf("%d of %d statements prepared at start; %d prepared in a transaction", len(s.stmts), len(voteStmts()), n)
+		if n := s.txPrepares.Load(); n != 0 || len(s.stmts) != len(s.voteStmts()) {
+			t.Errorf("%d of %d statements prepared at start; %d prepared in a transaction", len(s.stmts), len(s.voteStmts()), n)
 		}
 	})
 }

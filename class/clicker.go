@@ -77,7 +77,7 @@ func (s *Service) SetTimer(ctx context.Context, classID string, roundID int64, d
 		if err := s.running(ctx, tx, classID); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, s.q("UPDATE rounds SET closes = ? WHERE class_id = ? AND id = ? AND state = ?"),
+		res, err := tx.ExecContext(ctx, s.sql.setTimer,
 			closes, classID, roundID, RoundOpen)
 		if err != nil {
 			return err
@@ -99,8 +99,7 @@ type TimedRound struct {
 // Timed lists the open rounds of running classes that have a timer, for
 // a server starting to set their timers again.
 func (s *Service) Timed(ctx context.Context) ([]TimedRound, error) {
-	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT r.class_id, r.id, r.closes FROM rounds r JOIN classes c ON c.id = r.class_id
-		WHERE r.state = ? AND r.closes IS NOT NULL AND c.ended IS NULL`), RoundOpen)
+	rows, err := s.rdb.QueryContext(ctx, s.sql.timedRounds, RoundOpen)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -124,7 +123,7 @@ func (s *Service) Timed(ctx context.Context) ([]TimedRound, error) {
 func (s *Service) CloseDue(ctx context.Context, classID string, roundID int64) (bool, error) {
 	closed := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q("UPDATE rounds SET state = ? WHERE class_id = ? AND id = ? AND state = ? AND closes IS NOT NULL AND closes <= ?"),
+		res, err := tx.ExecContext(ctx, s.sql.closeDue,
 			RoundClosed, classID, roundID, RoundOpen, s.ms())
 		if err != nil {
 			return err
@@ -219,18 +218,18 @@ func (s *Service) Type(ctx context.Context, classID, text string, choices []stri
 			return err
 		}
 		var n int
-		if err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM typed WHERE class_id = ?"), classID).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, s.sql.countTyped, classID).Scan(&n); err != nil {
 			return err
 		}
 		if n >= maxTyped {
 			return fmt.Errorf("%w: a class types at most %d questions", ErrBadInput, maxTyped)
 		}
 		t.ID = typedPrefix + strconv.Itoa(n+1)
-		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO typed (class_id, id, text, choices, right_choice, created) VALUES (?, ?, ?, ?, ?, ?)"),
+		if _, err := tx.ExecContext(ctx, s.sql.insertTyped,
 			classID, t.ID, t.Text, string(js), t.Right, s.ms()); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q("UPDATE classes SET question = ? WHERE id = ?"), t.ID, classID)
+		_, err := tx.ExecContext(ctx, s.sql.setQuestion, t.ID, classID)
 		return err
 	})
 	if err != nil {
@@ -263,7 +262,7 @@ func (s *Service) TypedQuestion(ctx context.Context, classID, id string) (Typed,
 	}
 	t := Typed{ID: id}
 	var js string
-	err := s.rdb.QueryRowContext(ctx, s.q("SELECT text, choices, right_choice FROM typed WHERE class_id = ? AND id = ?"),
+	err := s.rdb.QueryRowContext(ctx, s.sql.typedQuestion,
 		classID, id).Scan(&t.Text, &js, &t.Right)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Typed{}, ErrNoRound
@@ -324,8 +323,7 @@ func (s *Service) SetWhy(ctx context.Context, classID, studentID string, roundID
 			return err
 		}
 		var state string
-		err := tx.QueryRowContext(ctx, s.q(`SELECT r.state FROM votes v JOIN rounds r ON r.class_id = v.class_id AND r.id = v.round_id
-			WHERE v.class_id = ? AND v.round_id = ? AND v.student_id = ?`), classID, roundID, studentID).Scan(&state)
+		err := tx.QueryRowContext(ctx, s.sql.votedRoundState, classID, roundID, studentID).Scan(&state)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrBadChoice
 		}
@@ -336,11 +334,10 @@ func (s *Service) SetWhy(ctx context.Context, classID, studentID string, roundID
 			return ErrRoundClosed
 		}
 		if why == "" {
-			_, err = tx.ExecContext(ctx, s.q("DELETE FROM whys WHERE class_id = ? AND round_id = ? AND student_id = ?"), classID, roundID, studentID)
+			_, err = tx.ExecContext(ctx, s.sql.deleteWhy, classID, roundID, studentID)
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO whys (class_id, round_id, student_id, text, at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (class_id, round_id, student_id) DO UPDATE SET text = excluded.text, at = excluded.at`),
+		_, err = tx.ExecContext(ctx, s.sql.upsertWhy,
 			classID, roundID, studentID, why, s.ms())
 		return err
 	})
@@ -349,9 +346,7 @@ func (s *Service) SetWhy(ctx context.Context, classID, studentID string, roundID
 // Whys lists a round's "why?"s, oldest first, each with the choice the
 // student voted; at most limit.
 func (s *Service) Whys(ctx context.Context, classID string, roundID int64, limit int) ([]Why, error) {
-	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT COALESCE(v.choice, ''), w.text, w.at FROM whys w
-		LEFT JOIN votes v ON v.class_id = w.class_id AND v.round_id = w.round_id AND v.student_id = w.student_id
-		WHERE w.class_id = ? AND w.round_id = ? ORDER BY w.at, w.text LIMIT ?`), classID, roundID, limit)
+	rows, err := s.rdb.QueryContext(ctx, s.sql.whys, classID, roundID, limit)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -380,7 +375,7 @@ func (s *Service) ShowWhy(ctx context.Context, classID, why string) error {
 		if err := s.running(ctx, tx, classID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q("UPDATE classes SET shown_why = ? WHERE id = ?"), why, classID)
+		_, err := tx.ExecContext(ctx, s.sql.showWhy, why, classID)
 		return err
 	})
 }
@@ -399,8 +394,7 @@ func (s *Service) Passed(ctx context.Context, classID, studentID, lab string) er
 		if err := s.member(ctx, tx, classID, studentID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO passed (class_id, lab, student_id, at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (class_id, lab, student_id) DO NOTHING`), classID, lab, studentID, s.ms())
+		_, err := tx.ExecContext(ctx, s.sql.insertPassed, classID, lab, studentID, s.ms())
 		return err
 	})
 }

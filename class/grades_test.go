@@ -2,12 +2,10 @@ package class
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -431,7 +429,7 @@ func TestClassList(t *testing.T) {
 		clk.Add(2 * time.Hour)
 		must(s.Purge(ctx))
 		var n int
-		ok(t, s.db.QueryRow(s.q("SELECT COUNT(*) FROM roster WHERE class_id = ?"), c.ID).Scan(&n))
+		ok(t, s.db.QueryRow(inDialect(s, "SELECT COUNT(*) FROM roster WHERE class_id = ?", "SELECT COUNT(*) FROM roster WHERE class_id = $1"), c.ID).Scan(&n))
 		if n != 0 {
 			t.Errorf("%d names left after the class was deleted", n)
 		}
@@ -565,47 +563,45 @@ func TestWhys(t *testing.T) {
 // step (say 001 and 003, without 002 in between) gets the ones between
 // when it opens; its rows are kept.
 func TestMigrationGaps(t *testing.T) {
-	dir := t.TempDir()
-	raw, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "class.db"))
-	ok(t, err)
-	ms := must(migrations())
-	if len(ms) < 2 {
-		t.Skip("one schema step only")
-	}
-	first, last := ms[0], ms[len(ms)-1]
-	for _, q := range []string{"CREATE TABLE schema_version (version INTEGER NOT NULL)", first.sql,
-		fmt.Sprintf("INSERT INTO schema_version VALUES (%d)", first.version),
-		"INSERT INTO classes (id, code, token_hash, name, lang, created) VALUES ('old', 'ACEFGH', 'h', 'Lama', 'id', 1)"} {
-		_, err := raw.Exec(q)
+	eachStore(t, func(t *testing.T, d db) {
+		raw := rawDB(t, d)
+		ms := must(migrations())
+		if len(ms) < 2 {
+			t.Skip("one schema step only")
+		}
+		first, last := ms[0], ms[len(ms)-1]
+		for _, q := range []string{"CREATE TABLE schema_version (version INTEGER NOT NULL)", first.sql,
+			fmt.Sprintf("INSERT INTO schema_version VALUES (%d)", first.version),
+			"INSERT INTO classes (id, code, token_hash, name, lang, created) VALUES ('old', 'ACEFGH', 'h', 'Lama', 'id', 1)"} {
+			_, err := raw.Exec(q)
+			ok(t, err)
+		}
+		if _, err := raw.Exec(last.sql); err == nil {
+			_, err = raw.Exec(fmt.Sprintf("INSERT INTO schema_version VALUES (%d)", last.version))
+			ok(t, err)
+		} else {
+			t.Fatalf("step %03d does not run right after %03d: %v", last.version, first.version, err)
+		}
+		raw.Close()
+		s := open(t, d, Config{})
+		var got []int
+		rows, err := s.db.Query("SELECT version FROM schema_version ORDER BY version")
 		ok(t, err)
-	}
-	if _, err := raw.Exec(last.sql); err == nil {
-		_, err = raw.Exec(fmt.Sprintf("INSERT INTO schema_version VALUES (%d)", last.version))
-		ok(t, err)
-	} else {
-		t.Fatalf("step %03d does not run right after %03d: %v", last.version, first.version, err)
-	}
-	raw.Close()
-	s, err := Open(ctx, Config{Data: dir})
-	ok(t, err)
-	defer s.Close()
-	var got []int
-	rows, err := s.db.Query("SELECT version FROM schema_version ORDER BY version")
-	ok(t, err)
-	for rows.Next() {
-		var v int
-		ok(t, rows.Scan(&v))
-		got = append(got, v)
-	}
-	rows.Close()
-	var want []int
-	for _, m := range ms {
-		want = append(want, m.version)
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("steps run %v, want %v", got, want)
-	}
-	if c := must(s.ByID(ctx, "old")); c.Name != "Lama" || c.Settings.NIM != NIMOff {
-		t.Errorf("the old class: %+v", c)
-	}
+		for rows.Next() {
+			var v int
+			ok(t, rows.Scan(&v))
+			got = append(got, v)
+		}
+		rows.Close()
+		var want []int
+		for _, m := range ms {
+			want = append(want, m.version)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("steps run %v, want %v", got, want)
+		}
+		if c := must(s.ByID(ctx, "old")); c.Name != "Lama" || c.Settings.NIM != NIMOff {
+			t.Errorf("the old class: %+v", c)
+		}
+	})
 }

@@ -66,8 +66,7 @@ func (s *Service) ByProjector(ctx context.Context, ptoken string) (Class, error)
 	if len(ptoken) < 16 || len(ptoken) > 100 {
 		return Class{}, ErrNoClass
 	}
-	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+
-		" FROM classes WHERE projector_hash = ?"), tokenHash(ptoken)))
+	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.sql.classByProjector, tokenHash(ptoken)))
 	return c, s.fail(err)
 }
 
@@ -76,7 +75,7 @@ func (s *Service) ByProjector(ctx context.Context, ptoken string) (Class, error)
 // one keeps it.
 func (s *Service) KeepProjector(ctx context.Context, classID, token string) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q("UPDATE classes SET projector_hash = ? WHERE id = ? AND projector_hash = '' AND token_hash = ?"),
+		_, err := tx.ExecContext(ctx, s.sql.keepProjector,
 			tokenHash(ProjectorToken(token)), classID, tokenHash(token))
 		return err
 	})
@@ -137,7 +136,7 @@ func (s *Service) NewLecturer(ctx context.Context) (string, *Lecturer, error) {
 	key := randomCode(LecturerKeyLength)
 	l := &Lecturer{hash: lecturerHash(key), pub: lecturerPrivate(key).PublicKey()}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q("INSERT INTO lecturers (id, pub, created) VALUES (?, ?, ?)"),
+		_, err := tx.ExecContext(ctx, s.sql.insertLecturer,
 			l.hash, hex.EncodeToString(l.pub.Bytes()), s.ms())
 		return err
 	})
@@ -154,7 +153,7 @@ func (s *Service) LecturerOf(ctx context.Context, typed string) (*Lecturer, erro
 		return nil, ErrNoLecturer
 	}
 	var pub string
-	err := s.rdb.QueryRowContext(ctx, s.q("SELECT pub FROM lecturers WHERE id = ?"), lecturerHash(key)).Scan(&pub)
+	err := s.rdb.QueryRowContext(ctx, s.sql.lecturerPub, lecturerHash(key)).Scan(&pub)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoLecturer
 	}
@@ -201,7 +200,7 @@ func (s *Service) ClassesOf(ctx context.Context, typed string) ([]Owned, error) 
 		return nil, err
 	}
 	priv := lecturerPrivate(key)
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT "+baseClassColumns+", token_sealed FROM classes WHERE lecturer = ? ORDER BY created DESC, id LIMIT 500"), lecturerHash(key))
+	rows, err := s.rdb.QueryContext(ctx, s.sql.classesOfLecturer, lecturerHash(key))
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -236,7 +235,7 @@ func (s *Service) Rotate(ctx context.Context, classID string) (string, error) {
 	token := newToken()
 	err := s.change(ctx, Change{Class: classID, What: ChangedActivity}, func(tx *sql.Tx) error {
 		var lect string
-		err := tx.QueryRowContext(ctx, s.q("SELECT lecturer FROM classes WHERE id = ?"), classID).Scan(&lect)
+		err := tx.QueryRowContext(ctx, s.sql.classLecturer, classID).Scan(&lect)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNoClass
 		}
@@ -246,7 +245,7 @@ func (s *Service) Rotate(ctx context.Context, classID string) (string, error) {
 		sealed := ""
 		if lect != "" {
 			var pub string
-			if err := tx.QueryRowContext(ctx, s.q("SELECT pub FROM lecturers WHERE id = ?"), lect).Scan(&pub); err == nil {
+			if err := tx.QueryRowContext(ctx, s.sql.lecturerPub, lect).Scan(&pub); err == nil {
 				if l, err := lecturerOfPub(lect, pub); err == nil {
 					sealed = l.seal(token)
 				}
@@ -254,7 +253,7 @@ func (s *Service) Rotate(ctx context.Context, classID string) (string, error) {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, s.q("UPDATE classes SET token_hash = ?, projector_hash = ?, token_sealed = ? WHERE id = ?"),
+		_, err = tx.ExecContext(ctx, s.sql.rotateTokens,
 			tokenHash(token), tokenHash(ProjectorToken(token)), sealed, classID)
 		return err
 	})
@@ -272,7 +271,7 @@ func (s *Service) Reopen(ctx context.Context, classID string) error {
 	return s.change(ctx, Change{Class: classID, What: ChangedEnd}, func(tx *sql.Tx) error {
 		var code string
 		var ended sql.NullInt64
-		err := tx.QueryRowContext(ctx, s.q("SELECT code, ended FROM classes WHERE id = ?"), classID).Scan(&code, &ended)
+		err := tx.QueryRowContext(ctx, s.sql.classCodeEnded, classID).Scan(&code, &ended)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNoClass
 		}
@@ -283,13 +282,13 @@ func (s *Service) Reopen(ctx context.Context, classID string) error {
 			return ErrUndoLate
 		}
 		var other int
-		if err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM classes WHERE code = ? AND ended IS NULL"), code).Scan(&other); err != nil {
+		if err := tx.QueryRowContext(ctx, s.sql.runningWithCode, code).Scan(&other); err != nil {
 			return err
 		}
 		if other > 0 {
 			return ErrCodeTaken
 		}
-		_, err = tx.ExecContext(ctx, s.q("UPDATE classes SET ended = NULL WHERE id = ?"), classID)
+		_, err = tx.ExecContext(ctx, s.sql.reopenClass, classID)
 		return err
 	})
 }

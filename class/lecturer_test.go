@@ -2,9 +2,7 @@ package class
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -130,7 +128,8 @@ func TestLecturerKey(t *testing.T) {
 		}
 		// What the database holds: no key, no token in the clear.
 		var n int
-		if err := s.db.QueryRow(s.q("SELECT COUNT(*) FROM classes WHERE token_sealed LIKE ? OR token_sealed LIKE ? OR lecturer = ?"),
+		if err := s.db.QueryRow(inDialect(s, "SELECT COUNT(*) FROM classes WHERE token_sealed LIKE ? OR token_sealed LIKE ? OR lecturer = ?",
+			"SELECT COUNT(*) FROM classes WHERE token_sealed LIKE $1 OR token_sealed LIKE $2 OR lecturer = $3"),
 			"%"+ta+"%", "%"+tb+"%", key).Scan(&n); err != nil || n != 0 {
 			t.Errorf("the database holds a token or the key in the clear: %d rows (%v)", n, err)
 		}
@@ -185,7 +184,8 @@ func TestReopen(t *testing.T) {
 		if err := s.End(ctx, d2.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.db.Exec(s.q("INSERT INTO classes (id, code, token_hash, name, lang, created) VALUES (?, ?, ?, ?, ?, ?)"),
+		if _, err := s.db.Exec(inDialect(s, "INSERT INTO classes (id, code, token_hash, name, lang, created) VALUES (?, ?, ?, ?, ?, ?)",
+			"INSERT INTO classes (id, code, token_hash, name, lang, created) VALUES ($1, $2, $3, $4, $5, $6)"),
 			"taker", d2.Code, "h", "Pengambil", "id", clk.Now().UnixMilli()); err != nil {
 			t.Fatal(err)
 		}
@@ -199,46 +199,31 @@ func TestReopen(t *testing.T) {
 // opens at schema 2; the class has no projector token until its dashboard
 // keeps one (KeepProjector), with its instructor token only.
 func TestMigrationToLectureHall(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	raw, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "class.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := newToken()
-	for _, q := range []string{
-		"CREATE TABLE schema_version (version INTEGER NOT NULL)", ms[0].sql, "INSERT INTO schema_version VALUES (1)",
-		"INSERT INTO classes (id, code, token_hash, name, lang, created) VALUES ('old', 'ACEFGH', '" + tokenHash(token) + "', 'Lama', 'id', 1)",
-	} {
-		if _, err := raw.Exec(q); err != nil {
-			t.Fatal(err)
+	eachStore(t, func(t *testing.T, d db) {
+		raw := rawDB(t, d)
+		ms := must(migrations())
+		token := newToken()
+		for _, q := range []string{
+			"CREATE TABLE schema_version (version INTEGER NOT NULL)", ms[0].sql, "INSERT INTO schema_version VALUES (1)",
+			"INSERT INTO classes (id, code, token_hash, name, lang, created) VALUES ('old', 'ACEFGH', '" + tokenHash(token) + "', 'Lama', 'id', 1)",
+		} {
+			_, err := raw.Exec(q)
+			ok(t, err)
 		}
-	}
-	raw.Close()
-	s, err := Open(ctx, Config{Data: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.ByProjector(ctx, ProjectorToken(token)); !errors.Is(err, ErrNoClass) {
-		t.Fatalf("an old class has a projector before its dashboard: %v", err)
-	}
-	if err := s.KeepProjector(ctx, "old", "forged-token-forged-token"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ByProjector(ctx, ProjectorToken("forged-token-forged-token")); !errors.Is(err, ErrNoClass) {
-		t.Fatal("a token that is not the class's gave it a projector")
-	}
-	if err := s.KeepProjector(ctx, "old", token); err != nil {
-		t.Fatal(err)
-	}
-	if c, err := s.ByProjector(ctx, ProjectorToken(token)); err != nil || c.Name != "Lama" {
-		t.Fatalf("the old class's projector: %+v %v", c, err)
-	}
+		raw.Close()
+		s := open(t, d, Config{})
+		if _, err := s.ByProjector(ctx, ProjectorToken(token)); !errors.Is(err, ErrNoClass) {
+			t.Fatalf("an old class has a projector before its dashboard: %v", err)
+		}
+		ok(t, s.KeepProjector(ctx, "old", "forged-token-forged-token"))
+		if _, err := s.ByProjector(ctx, ProjectorToken("forged-token-forged-token")); !errors.Is(err, ErrNoClass) {
+			t.Fatal("a token that is not the class's gave it a projector")
+		}
+		ok(t, s.KeepProjector(ctx, "old", token))
+		if c, err := s.ByProjector(ctx, ProjectorToken(token)); err != nil || c.Name != "Lama" {
+			t.Fatalf("the old class's projector: %+v %v", c, err)
+		}
+	})
 }
 
 func lower(s string) string {

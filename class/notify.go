@@ -8,14 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 )
-
-// notifyChannel is the PostgreSQL channel every replica listens on; a
-// payload is "origin class what round".
-const notifyChannel = "leaselab_class"
 
 // subscriberBuffer is how many changes wait for a slow reader; when it is
 // full the oldest is dropped, so the newest change always arrives (a
@@ -251,16 +244,15 @@ func (s *Service) Subscribe(classID string) (<-chan Change, func()) {
 	}
 }
 
-// notify, inside the transaction that makes the change, asks PostgreSQL
-// to tell the other replicas when it commits; SQLite has no other
-// replicas. The caller publishes locally after the commit.
-func (s *Service) notify(ctx context.Context, tx *sql.Tx, c Change) error {
-	if !s.pg {
-		return nil
+// notify, inside the transaction that makes the changes, has the other
+// replicas told of them when it commits (backend.notify). The caller
+// publishes them in this process after the commit.
+func (s *Service) notify(ctx context.Context, tx *sql.Tx, cs ...Change) error {
+	payloads := make([]string, len(cs))
+	for i, c := range cs {
+		payloads[i] = s.origin + " " + c.Class + " " + c.What + " " + strconv.FormatInt(c.Round, 10)
 	}
-	payload := s.origin + " " + c.Class + " " + c.What + " " + strconv.FormatInt(c.Round, 10)
-	_, err := tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", notifyChannel, payload)
-	return err
+	return s.back.notify(ctx, tx, payloads)
 }
 
 // change runs f in a transaction that also notifies c, and publishes c
@@ -276,47 +268,6 @@ func (s *Service) change(ctx context.Context, c Change, f func(*sql.Tx) error) e
 		s.hub.publish(c)
 	}
 	return err
-}
-
-// listen receives the other replicas' changes until ctx ends, connecting
-// again after a lost connection.
-func (s *Service) listen(ctx context.Context) {
-	defer s.listening.Done()
-	first := true
-	for ctx.Err() == nil {
-		conn, err := pgx.Connect(ctx, s.url)
-		if err == nil {
-			_, err = conn.Exec(ctx, "LISTEN "+notifyChannel)
-		}
-		if err == nil {
-			s.hub.forget(true)
-			if !first {
-				s.hub.publishAll(ChangedActivity)
-			}
-			first = false
-			for {
-				n, werr := conn.WaitForNotification(ctx)
-				if werr != nil {
-					err = werr
-					break
-				}
-				s.received(n.Payload)
-			}
-		}
-		s.hub.forget(false) // deaf until listening again: changes may be missed
-		if conn != nil {
-			conn.Close(context.Background())
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		s.fail(err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Second):
-		}
-	}
 }
 
 // received publishes another replica's change.

@@ -24,7 +24,7 @@ func (s *Service) Remove(ctx context.Context, classID, studentID string) error {
 		// The student's votes, steps and goals go with them (ON DELETE
 		// CASCADE); a step still waiting in memory is dropped when it is
 		// written, as any step of one who is not a student.
-		res, err := tx.ExecContext(ctx, s.q("DELETE FROM students WHERE class_id = ? AND id = ?"), classID, studentID)
+		res, err := tx.ExecContext(ctx, s.sql.deleteStudent, classID, studentID)
 		if err != nil {
 			return err
 		}
@@ -33,12 +33,7 @@ func (s *Service) Remove(ctx context.Context, classID, studentID string) error {
 		} else if n == 0 {
 			return ErrNotJoined
 		}
-		for _, c := range changes {
-			if err := s.notify(ctx, tx, c); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.notify(ctx, tx, changes...)
 	})
 	s.members.remove(classID, studentID)
 	if err != nil {

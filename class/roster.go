@@ -271,7 +271,7 @@ func (s *Service) SetList(ctx context.Context, classID string, rows []Listed) er
 		if err := s.running(ctx, tx, classID); err != nil && !errors.Is(err, ErrEnded) {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.q("DELETE FROM roster WHERE class_id = ?"), classID); err != nil {
+		if _, err := tx.ExecContext(ctx, s.sql.deleteRoster, classID); err != nil {
 			return err
 		}
 		for _, n := range chunks(len(rows), listChunk) {
@@ -281,8 +281,7 @@ func (s *Service) SetList(ctx context.Context, classID string, rows []Listed) er
 			for _, l := range part {
 				args = append(args, classID, l.NIM, l.Name, l.Line)
 			}
-			q := "INSERT INTO roster (class_id, nim, name, line) VALUES (?, ?, ?, ?)" + strings.Repeat(", (?, ?, ?, ?)", n-1)
-			if _, err := tx.ExecContext(ctx, s.q(q), args...); err != nil {
+			if _, err := tx.ExecContext(ctx, s.sql.insertRoster(n), args...); err != nil {
 				return err
 			}
 		}
@@ -296,8 +295,7 @@ const listChunk = 256
 // ClassList is a class's list in its file's order, each row saying
 // whether a student gave its NIM.
 func (s *Service) ClassList(ctx context.Context, classID string) ([]Listed, error) {
-	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT r.nim, r.name, r.line, EXISTS (SELECT 1 FROM students s WHERE s.class_id = r.class_id AND s.nim = r.nim)
-		FROM roster r WHERE r.class_id = ? ORDER BY r.line`), classID)
+	rows, err := s.rdb.QueryContext(ctx, s.sql.classList, classID)
 	if err != nil {
 		return nil, s.fail(err)
 	}

@@ -198,7 +198,7 @@ func (g *Grades) questions(ctx context.Context, s *Service, tallies []Tally, cou
 // gradeStudents lists the class's students in the order they joined; at
 // is each one's place, by id.
 func (s *Service) gradeStudents(ctx context.Context, g *Grades) (map[string]int, error) {
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT id, nick, nim, joined FROM students WHERE class_id = ? ORDER BY joined, id"), g.Class.ID)
+	rows, err := s.rdb.QueryContext(ctx, s.sql.gradeStudents, g.Class.ID)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -219,7 +219,7 @@ func (s *Service) gradeStudents(ctx context.Context, g *Grades) (map[string]int,
 
 // gradeAnswers adds each student's votes.
 func (s *Service) gradeAnswers(ctx context.Context, g *Grades, at map[string]int) error {
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT round_id, student_id, choice, at, sure FROM votes WHERE class_id = ?"), g.Class.ID)
+	rows, err := s.rdb.QueryContext(ctx, s.sql.gradeAnswers, g.Class.ID)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -250,7 +250,7 @@ func (s *Service) gradeAnswers(ctx context.Context, g *Grades, at map[string]int
 // they passed; the labs worked in (a command, a goal or a program) join
 // labs.
 func (s *Service) gradeWork(ctx context.Context, g *Grades, at map[string]int, labs map[string]bool) error {
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT student_id, lab, goal, at FROM reached WHERE class_id = ?"), g.Class.ID)
+	rows, err := s.rdb.QueryContext(ctx, s.sql.gradeReached, g.Class.ID)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -271,7 +271,7 @@ func (s *Service) gradeWork(ctx context.Context, g *Grades, at map[string]int, l
 	if err := rows.Err(); err != nil {
 		return s.fail(err)
 	}
-	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT student_id, lab, at FROM passed WHERE class_id = ?"), g.Class.ID)
+	rows, err = s.rdb.QueryContext(ctx, s.sql.gradePassed, g.Class.ID)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -291,7 +291,7 @@ func (s *Service) gradeWork(ctx context.Context, g *Grades, at map[string]int, l
 	if err := rows.Err(); err != nil {
 		return s.fail(err)
 	}
-	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT DISTINCT lab FROM steps WHERE class_id = ?"), g.Class.ID)
+	rows, err = s.rdb.QueryContext(ctx, s.sql.gradeLabs, g.Class.ID)
 	if err != nil {
 		return s.fail(err)
 	}

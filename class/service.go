@@ -66,8 +66,7 @@ func (s *Service) create(ctx context.Context, className, lang string, own *Lectu
 		c.Code = randomCode(CodeLength)
 		var added int64
 		err := s.inTx(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO classes (id, code, token_hash, name, lang, created, projector_hash, lecturer, token_sealed)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+			res, err := tx.ExecContext(ctx, s.sql.insertClass,
 				c.ID, c.Code, tokenHash(token), c.Name, c.Lang, c.Created.UnixMilli(),
 				tokenHash(ProjectorToken(token)), own.id(), own.seal(token))
 			if err != nil {
@@ -99,8 +98,7 @@ func (s *Service) ByCode(ctx context.Context, code string) (Class, error) {
 		return c, nil
 	}
 	st := s.hub.codeStamp()
-	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+
-		" FROM classes WHERE code = ? ORDER BY ended IS NULL DESC, created DESC LIMIT 1"), code))
+	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.sql.classByCode, code))
 	if err != nil {
 		return Class{}, s.fail(err)
 	}
@@ -117,21 +115,20 @@ func (s *Service) ByToken(ctx context.Context, token string) (Class, error) {
 	if len(token) < 16 || len(token) > 100 {
 		return Class{}, ErrNoClass
 	}
-	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+
-		" FROM classes WHERE token_hash = ?"), tokenHash(token)))
+	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.sql.classByToken, tokenHash(token)))
 	return c, s.fail(err)
 }
 
 // ByID finds a class by its id, ended or not.
 func (s *Service) ByID(ctx context.Context, classID string) (Class, error) {
-	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.q("SELECT "+classColumns+" FROM classes WHERE id = ?"), classID))
+	c, err := scanClass(s.rdb.QueryRowContext(ctx, s.sql.classByID, classID))
 	return c, s.fail(err)
 }
 
 // running checks, inside a transaction, that the class exists and runs.
 func (s *Service) running(ctx context.Context, tx *sql.Tx, classID string) error {
 	var ended sql.NullInt64
-	err := tx.QueryRowContext(ctx, s.q("SELECT ended FROM classes WHERE id = ?"), classID).Scan(&ended)
+	err := tx.QueryRowContext(ctx, s.sql.classEnded, classID).Scan(&ended)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNoClass
 	}
@@ -187,7 +184,7 @@ func (s *Service) JoinAs(ctx context.Context, code, studentID, nick, nim string)
 			return err
 		}
 		var had, hadNIM string
-		err := tx.QueryRowContext(ctx, s.q("SELECT nick, restore_key, nim FROM students WHERE class_id = ? AND id = ?"),
+		err := tx.QueryRowContext(ctx, s.sql.studentToJoin,
 			c.ID, studentID).Scan(&had, &st.Key, &hadNIM)
 		if err == nil {
 			return s.rejoin(ctx, tx, c, &st, had, hadNIM)
@@ -196,7 +193,7 @@ func (s *Service) JoinAs(ctx context.Context, code, studentID, nick, nim string)
 			return err
 		}
 		var count int
-		if err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM students WHERE class_id = ?"), c.ID).Scan(&count); err != nil {
+		if err := tx.QueryRowContext(ctx, s.sql.countStudents, c.ID).Scan(&count); err != nil {
 			return err
 		}
 		if count >= maxStudents {
@@ -207,8 +204,7 @@ func (s *Service) JoinAs(ctx context.Context, code, studentID, nick, nim string)
 		}
 		for range 10 {
 			st.Key = randomCode(KeyLength)
-			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO students (class_id, id, nick, restore_key, joined, nim)
-				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`), c.ID, studentID, nick, st.Key, s.ms(), nim)
+			res, err := tx.ExecContext(ctx, s.sql.insertStudent, c.ID, studentID, nick, st.Key, s.ms(), nim)
 			if err != nil {
 				return err
 			}
@@ -246,7 +242,7 @@ func (s *Service) Restore(ctx context.Context, code, key string) (Student, error
 		return Student{}, ErrNoKey
 	}
 	st := Student{Key: key}
-	err = s.rdb.QueryRowContext(ctx, s.q("SELECT id, nick FROM students WHERE class_id = ? AND restore_key = ?"),
+	err = s.rdb.QueryRowContext(ctx, s.sql.studentByKey,
 		c.ID, key).Scan(&st.ID, &st.Nick)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Student{}, ErrNoKey
@@ -258,7 +254,7 @@ func (s *Service) Restore(ctx context.Context, code, key string) (Student, error
 // there is none.
 func (s *Service) Student(ctx context.Context, classID, studentID string) (Student, error) {
 	st := Student{ID: studentID}
-	err := s.rdb.QueryRowContext(ctx, s.q("SELECT nick, restore_key FROM students WHERE class_id = ? AND id = ?"),
+	err := s.rdb.QueryRowContext(ctx, s.sql.student,
 		classID, studentID).Scan(&st.Nick, &st.Key)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Student{}, ErrNotJoined
@@ -269,7 +265,7 @@ func (s *Service) Student(ctx context.Context, classID, studentID string) (Stude
 // StudentCount counts the students of a class.
 func (s *Service) StudentCount(ctx context.Context, classID string) (int, error) {
 	var n int
-	err := s.rdb.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM students WHERE class_id = ?"), classID).Scan(&n)
+	err := s.rdb.QueryRowContext(ctx, s.sql.countStudents, classID).Scan(&n)
 	return n, s.fail(err)
 }
 
@@ -288,7 +284,7 @@ func (s *Service) SetActivity(ctx context.Context, classID string, a Activity) e
 		if err := s.running(ctx, tx, classID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q("UPDATE classes SET lesson = ?, lab = ?, question = ?, goal = ? WHERE id = ?"),
+		_, err := tx.ExecContext(ctx, s.sql.setActivity,
 			a.Lesson, a.Lab, a.Question, a.Goal, classID)
 		return err
 	})
@@ -325,7 +321,7 @@ func (s *Service) OpenRound(ctx context.Context, classID, lab, question string, 
 			return err
 		}
 		var before int
-		if err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM rounds WHERE class_id = ? AND lab = ? AND question = ?"),
+		if err := tx.QueryRowContext(ctx, s.sql.countRounds,
 			classID, lab, question).Scan(&before); err != nil {
 			return err
 		}
@@ -334,15 +330,14 @@ func (s *Service) OpenRound(ctx context.Context, classID, lab, question string, 
 		}
 		r.N = before + 1
 		var last sql.NullInt64
-		if err := tx.QueryRowContext(ctx, s.q("SELECT MAX(id) FROM rounds WHERE class_id = ?"), classID).Scan(&last); err != nil {
+		if err := tx.QueryRowContext(ctx, s.sql.lastRound, classID).Scan(&last); err != nil {
 			return err
 		}
 		r.ID = last.Int64 + 1
-		if _, err := tx.ExecContext(ctx, s.q("UPDATE rounds SET state = ? WHERE class_id = ? AND state = ?"), RoundClosed, classID, RoundOpen); err != nil {
+		if _, err := tx.ExecContext(ctx, s.sql.closeOpenRounds, RoundClosed, classID, RoundOpen); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO rounds (class_id, id, lab, question, choices, n, state, shown, opened)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)`), classID, r.ID, lab, question, string(js), r.N, RoundOpen, r.Opened.UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, s.sql.insertRound, classID, r.ID, lab, question, string(js), r.N, RoundOpen, r.Opened.UnixMilli()); err != nil {
 			return err
 		}
 		return s.notify(ctx, tx, Change{Class: classID, What: ChangedRound, Round: r.ID})
@@ -354,14 +349,15 @@ func (s *Service) OpenRound(ctx context.Context, classID, lab, question string, 
 	return r, nil
 }
 
-// setRound changes a round of a running class.
-func (s *Service) setRound(ctx context.Context, classID string, roundID int64, set string, args ...any) error {
+// setRound changes a round of a running class: query is one of
+// closeRound, showCounts and reveal, with its arguments before the class
+// and the round.
+func (s *Service) setRound(ctx context.Context, classID string, roundID int64, query string, args ...any) error {
 	return s.change(ctx, Change{Class: classID, What: ChangedRound, Round: roundID}, func(tx *sql.Tx) error {
 		if err := s.running(ctx, tx, classID); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, s.q("UPDATE rounds SET "+set+" WHERE class_id = ? AND id = ?"),
-			append(args, classID, roundID)...)
+		res, err := tx.ExecContext(ctx, query, append(args, classID, roundID)...)
 		if err != nil {
 			return err
 		}
@@ -374,7 +370,7 @@ func (s *Service) setRound(ctx context.Context, classID string, roundID int64, s
 
 // CloseRound stops the votes of a round; a revealed round stays revealed.
 func (s *Service) CloseRound(ctx context.Context, classID string, roundID int64) error {
-	return s.setRound(ctx, classID, roundID, "state = CASE WHEN state = ? THEN ? ELSE state END", RoundOpen, RoundClosed)
+	return s.setRound(ctx, classID, roundID, s.sql.closeRound, RoundOpen, RoundClosed)
 }
 
 // ShowCounts shows or hides the live counts of a round to the class.
@@ -383,18 +379,18 @@ func (s *Service) ShowCounts(ctx context.Context, classID string, roundID int64,
 	if shown {
 		v = 1
 	}
-	return s.setRound(ctx, classID, roundID, "shown = ?", v)
+	return s.setRound(ctx, classID, roundID, s.sql.showCounts, v)
 }
 
 // Reveal closes a round and marks it revealed: the pages show the
 // engine's answer and the counts.
 func (s *Service) Reveal(ctx context.Context, classID string, roundID int64) error {
-	return s.setRound(ctx, classID, roundID, "state = ?, shown = 1", RoundRevealed)
+	return s.setRound(ctx, classID, roundID, s.sql.reveal, RoundRevealed)
 }
 
 // Votes returns a student's own answers, by round id.
 func (s *Service) Votes(ctx context.Context, classID, studentID string) (map[int64]string, error) {
-	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT round_id, choice FROM votes WHERE class_id = ? AND student_id = ?"), classID, studentID)
+	rows, err := s.rdb.QueryContext(ctx, s.sql.votesOf, classID, studentID)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -428,8 +424,7 @@ func (s *Service) Rounds(ctx context.Context, classID string) ([]Tally, error) {
 }
 
 func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
-	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT id, lab, question, choices, n, state, shown, opened, closes
-		FROM rounds WHERE class_id = ? ORDER BY id`), classID)
+	rows, err := s.rdb.QueryContext(ctx, s.sql.roundsOf, classID)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -464,7 +459,7 @@ func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
 	if err := rows.Err(); err != nil {
 		return nil, s.fail(err)
 	}
-	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT round_id, choice, sure, COUNT(*) FROM votes WHERE class_id = ? GROUP BY round_id, choice, sure"), classID)
+	rows, err = s.rdb.QueryContext(ctx, s.sql.voteCounts, classID)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -493,7 +488,7 @@ func (s *Service) rounds(ctx context.Context, classID string) ([]Tally, error) {
 
 func (s *Service) member(ctx context.Context, tx *sql.Tx, classID, studentID string) error {
 	var one int
-	err := tx.QueryRowContext(ctx, s.q("SELECT 1 FROM students WHERE class_id = ? AND id = ?"), classID, studentID).Scan(&one)
+	err := tx.QueryRowContext(ctx, s.sql.isMember, classID, studentID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotJoined
 	}
@@ -514,8 +509,7 @@ func (s *Service) Reached(ctx context.Context, classID, studentID, lab, goal str
 		if err := s.member(ctx, tx, classID, studentID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO reached (class_id, lab, goal, student_id, at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (class_id, lab, goal, student_id) DO NOTHING`), classID, lab, goal, studentID, s.ms())
+		_, err := tx.ExecContext(ctx, s.sql.insertReached, classID, lab, goal, studentID, s.ms())
 		return err
 	})
 }
@@ -531,14 +525,11 @@ func (s *Service) Progress(ctx context.Context, classID, lab string, goals []str
 	out := make([]GoalProgress, 0, len(goals))
 	for _, g := range goals {
 		p := GoalProgress{Goal: g}
-		if err := s.rdb.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM reached WHERE class_id = ? AND lab = ? AND goal = ?"),
+		if err := s.rdb.QueryRowContext(ctx, s.sql.countReached,
 			classID, lab, g).Scan(&p.Reached); err != nil {
 			return nil, s.fail(err)
 		}
-		rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT command, COUNT(*) FROM steps s
-			WHERE class_id = ? AND lab = ? AND NOT EXISTS (SELECT 1 FROM reached r
-				WHERE r.class_id = s.class_id AND r.lab = s.lab AND r.student_id = s.student_id AND r.goal = ?)
-			GROUP BY command ORDER BY COUNT(*) DESC, command`), classID, lab, g)
+		rows, err := s.rdb.QueryContext(ctx, s.sql.lastStepsNotReached, classID, lab, g)
 		if err != nil {
 			return nil, s.fail(err)
 		}
@@ -570,9 +561,7 @@ func (s *Service) Roster(ctx context.Context, classID, lab string, limit int) ([
 	if err := s.flushSteps(ctx, classID); err != nil {
 		return nil, err
 	}
-	rows, err := s.rdb.QueryContext(ctx, s.q(`SELECT s.id, s.nick, COALESCE(st.command, '') FROM students s
-		LEFT JOIN steps st ON st.class_id = s.class_id AND st.student_id = s.id AND st.lab = ?
-		WHERE s.class_id = ? ORDER BY s.joined, s.id LIMIT ?`), lab, classID, limit)
+	rows, err := s.rdb.QueryContext(ctx, s.sql.rosterSteps, lab, classID, limit)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -591,7 +580,7 @@ func (s *Service) Roster(ctx context.Context, classID, lab string, limit int) ([
 	if err := rows.Err(); err != nil {
 		return nil, s.fail(err)
 	}
-	rows, err = s.rdb.QueryContext(ctx, s.q("SELECT student_id, goal FROM reached WHERE class_id = ? AND lab = ? ORDER BY at, goal"), classID, lab)
+	rows, err = s.rdb.QueryContext(ctx, s.sql.rosterReached, classID, lab)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -621,7 +610,7 @@ func (s *Service) Push(ctx context.Context, classID, permalink string) error {
 		if err := s.running(ctx, tx, classID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q("UPDATE classes SET pushed = ? WHERE id = ?"), permalink, classID)
+		_, err := tx.ExecContext(ctx, s.sql.setPushed, permalink, classID)
 		return err
 	})
 }
@@ -630,7 +619,7 @@ func (s *Service) Push(ctx context.Context, classID, permalink string) error {
 // the retention and then purged. Ending an ended class changes nothing.
 func (s *Service) End(ctx context.Context, classID string) error {
 	return s.change(ctx, Change{Class: classID, What: ChangedEnd}, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q("UPDATE classes SET ended = ? WHERE id = ? AND ended IS NULL"), s.ms(), classID)
+		res, err := tx.ExecContext(ctx, s.sql.endClass, s.ms(), classID)
 		if err != nil {
 			return err
 		}
@@ -650,7 +639,7 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 	cutoff := s.now().Add(-s.retention).UnixMilli()
 	var n int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q("DELETE FROM classes WHERE ended IS NOT NULL AND ended < ?"), cutoff)
+		res, err := tx.ExecContext(ctx, s.sql.purgeClasses, cutoff)
 		if err != nil {
 			return err
 		}
@@ -658,7 +647,7 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 			return err
 		}
 		// A lecturer key whose classes are all gone goes too.
-		_, err = tx.ExecContext(ctx, s.q("DELETE FROM lecturers WHERE created < ? AND NOT EXISTS (SELECT 1 FROM classes WHERE lecturer = lecturers.id)"), cutoff)
+		_, err = tx.ExecContext(ctx, s.sql.purgeLecturers, cutoff)
 		return err
 	})
 	if n > 0 {

@@ -126,8 +126,7 @@ func (s *Service) SetSettings(ctx context.Context, classID string, st Settings) 
 		if err := s.running(ctx, tx, classID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE classes SET nim_mode = ?, zone = ?, hide_names = ?, confidence = ?, ask_why = ?
-			WHERE id = ?`), st.NIM, st.Zone, flag(st.HideNames), flag(st.Confidence), flag(st.AskWhy), classID)
+		_, err := tx.ExecContext(ctx, s.sql.setSettings, st.NIM, st.Zone, flag(st.HideNames), flag(st.Confidence), flag(st.AskWhy), classID)
 		return err
 	})
 }
@@ -184,7 +183,7 @@ func (s *Service) nimFree(ctx context.Context, tx *sql.Tx, classID, studentID, n
 		return nil
 	}
 	var other string
-	err := tx.QueryRowContext(ctx, s.q("SELECT id FROM students WHERE class_id = ? AND nim = ? AND id <> ?"), classID, nim, studentID).Scan(&other)
+	err := tx.QueryRowContext(ctx, s.sql.nimTaken, classID, nim, studentID).Scan(&other)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -204,7 +203,7 @@ func (s *Service) keepNIM(ctx context.Context, tx *sql.Tx, c Class, studentID, h
 		}
 		return had, nil
 	}
-	_, err := tx.ExecContext(ctx, s.q("UPDATE students SET nim = ? WHERE class_id = ? AND id = ?"), nim, c.ID, studentID)
+	_, err := tx.ExecContext(ctx, s.sql.setNIM, nim, c.ID, studentID)
 	return nim, err
 }
 
@@ -216,7 +215,7 @@ func (s *Service) rejoin(ctx context.Context, tx *sql.Tx, c Class, st *Student, 
 	if st.Nick == "" {
 		st.Nick = had
 	} else if st.Nick != had {
-		_, err = tx.ExecContext(ctx, s.q("UPDATE students SET nick = ? WHERE class_id = ? AND id = ?"), st.Nick, c.ID, st.ID)
+		_, err = tx.ExecContext(ctx, s.sql.setNick, st.Nick, c.ID, st.ID)
 	}
 	if err == nil {
 		st.NIM, err = s.keepNIM(ctx, tx, c, st.ID, hadNIM, st.NIM)

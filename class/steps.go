@@ -96,10 +96,7 @@ func (s *Service) flushSteps(ctx context.Context, classID string) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		for k, v := range batch {
 			// Only a student of a running class: the rest is dropped.
-			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO steps (class_id, lab, student_id, command, at)
-				SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM students st JOIN classes c ON c.id = st.class_id
-					WHERE st.class_id = ? AND st.id = ? AND c.ended IS NULL)
-				ON CONFLICT (class_id, lab, student_id) DO UPDATE SET command = excluded.command, at = excluded.at`),
+			res, err := tx.ExecContext(ctx, s.sql.upsertStep,
 				k.class, k.lab, k.student, v.command, v.at, k.class, k.student)
 			if err != nil {
 				return err

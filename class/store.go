@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -19,9 +18,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // registers the pure-Go "sqlite" driver
 )
 
 //go:embed migrations/*.sql
@@ -62,13 +58,50 @@ func migrations() ([]migration, error) {
 	return out, nil
 }
 
+// backend is the database under a Service: SQLite (sqlite.go), one
+// file in the data folder, or PostgreSQL (postgres.go), which replicas
+// share. Each writes its own SQL (queries); the rest of what differs
+// between them is here. The Service's logic is the same over both, and
+// so are its tests (eachStore).
+type backend interface {
+	// open opens the pool that writes and the pool that reads (they may
+	// be one); a database it cannot open is ErrUnavailable.
+	open() (db, rdb *sql.DB, err error)
+	// sql is the text of every statement, in the backend's dialect.
+	sql() *queries
+	// lockMigrations, first in the migrations' transaction, keeps other
+	// processes from migrating at the same time.
+	lockMigrations(ctx context.Context, tx *sql.Tx) error
+	// notify asks, inside tx, that the other replicas be told the
+	// payloads ("origin class what round") once tx commits.
+	notify(ctx context.Context, tx *sql.Tx, payloads []string) error
+	// watch starts hearing the other replicas' changes (Service.received)
+	// until the service closes, and tells s's hub whether every change
+	// reaches this process now (hub.forget).
+	watch(s *Service)
+	// brokeReference reports whether err is a row naming a row missing
+	// from another table, not the database being down.
+	brokeReference(err error) bool
+}
+
+// backendOf is the backend cfg names.
+func backendOf(cfg Config) (backend, error) {
+	switch u := cfg.DatabaseURL; {
+	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
+		return postgresBackend{url: u}, nil
+	case u != "":
+		return nil, fmt.Errorf("%w: a database URL starts with postgres:// (got %q)", ErrBadInput, redact(u))
+	}
+	return sqliteBackend{dir: cfg.Data}, nil
+}
+
 // Service is the classes of one server process over one database. It is
 // safe for concurrent use.
 type Service struct {
 	db        *sql.DB // transactions and writes
 	rdb       *sql.DB // reads: on SQLite a pool of read-only connections beside the one writer
-	pg        bool    // PostgreSQL: $n placeholders, NOTIFY, an advisory lock
-	url       string
+	back      backend
+	sql       *queries // back's statements
 	now       func() time.Time
 	retention time.Duration
 	origin    string // this process, so its own notifications are not delivered twice
@@ -104,7 +137,7 @@ type Service struct {
 	failing atomic.Bool
 }
 
-// stmt is query (in ? form) as a statement of tx: the one prepared at
+// stmt is query (one of s.sql's) as a statement of tx: the one prepared at
 // start (prepareStmts) if there is one, else prepared in tx alone. (It is
 // never prepared on the database inside a transaction: SQLite's writer
 // has one connection, which the transaction holds.)
@@ -113,7 +146,7 @@ func (s *Service) stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt
 		return tx.StmtContext(ctx, st), nil
 	}
 	s.txPrepares.Add(1)
-	return tx.PrepareContext(ctx, s.q(query))
+	return tx.PrepareContext(ctx, query)
 }
 
 // prepareStmts prepares the vote writer's statements once, at start; one
@@ -121,8 +154,8 @@ func (s *Service) stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt
 // instead.
 func (s *Service) prepareStmts(ctx context.Context) {
 	s.stmts = map[string]*sql.Stmt{}
-	for _, q := range voteStmts() {
-		if st, err := s.db.PrepareContext(ctx, s.q(q)); err == nil {
+	for _, q := range s.voteStmts() {
+		if st, err := s.db.PrepareContext(ctx, q); err == nil {
 			s.stmts[q] = st
 		}
 	}
@@ -145,7 +178,11 @@ func chunks(n, most int) []int {
 // Open opens the database cfg names, runs the migrations it lacks, and
 // refuses (ErrNewerSchema) a database a newer leaselab wrote.
 func Open(ctx context.Context, cfg Config) (*Service, error) {
-	s := &Service{now: cfg.Now, retention: cfg.Retention, logf: cfg.Logf, url: cfg.DatabaseURL}
+	back, err := backendOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{back: back, sql: back.sql(), now: cfg.Now, retention: cfg.Retention, logf: cfg.Logf}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -157,47 +194,8 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	s.origin = randomHex(8)
 	s.hub.subs = map[string]map[*subscriber]struct{}{}
-
-	var err error
-	switch {
-	case strings.HasPrefix(cfg.DatabaseURL, "postgres://"), strings.HasPrefix(cfg.DatabaseURL, "postgresql://"):
-		s.pg = true
-		s.db, err = sql.Open("pgx", cfg.DatabaseURL)
-		if err == nil {
-			s.db.SetMaxOpenConns(16)
-			s.db.SetMaxIdleConns(16)
-			s.rdb = s.db
-		}
-	case cfg.DatabaseURL != "":
-		return nil, fmt.Errorf("%w: a database URL starts with postgres:// (got %q)", ErrBadInput, redact(cfg.DatabaseURL))
-	default:
-		dir := cfg.Data
-		if dir == "" {
-			dir = DefaultData
-		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("class: data folder: %w", err)
-		}
-		// One connection: SQLite writes one at a time anyway, and a single
-		// connection never meets "database is locked" between its own
-		// transactions. WAL with synchronous=NORMAL keeps a commit cheap
-		// and what was committed survives a crash of the process.
-		dsn := "file:" + filepath.Join(dir, "class.db") +
-			"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)"
-		s.db, err = sql.Open("sqlite", dsn)
-		if err == nil {
-			s.db.SetMaxOpenConns(1)
-			// In WAL mode readers do not wait for the writer: pages that
-			// read a class do not queue behind a flood of votes.
-			s.rdb, err = sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
-		}
-		if err == nil {
-			s.rdb.SetMaxOpenConns(4)
-			s.rdb.SetMaxIdleConns(4)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	if s.db, s.rdb, err = back.open(); err != nil {
+		return nil, err
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.closeDB()
@@ -206,13 +204,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	s.prepareStmts(ctx)
 	s.startVotes()
 	s.startSteps()
-	s.hub.hears = !s.pg // PostgreSQL: once the listener listens
-	if s.pg {
-		lctx, cancel := context.WithCancel(context.Background())
-		s.stop = cancel
-		s.listening.Add(1)
-		go s.listen(lctx)
-	}
+	back.watch(s)
 	return s, nil
 }
 
@@ -247,17 +239,13 @@ func (s *Service) migrate(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	defer tx.Rollback()
-	if s.pg {
-		// Two replicas starting together: one migrates, the other waits
-		// and then finds nothing left to do.
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(2701)"); err != nil {
-			return fmt.Errorf("%w: %w", ErrUnavailable, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); err != nil {
+	if err := s.back.lockMigrations(ctx, tx); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	have, err := schemaVersions(ctx, tx)
+	if _, err := tx.ExecContext(ctx, s.sql.createSchemaVersion); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	have, err := s.schemaVersions(ctx, tx)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
@@ -277,7 +265,7 @@ func (s *Service) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("class: migration %03d: %w", m.version, err)
 		}
-		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO schema_version (version) VALUES (?)"), m.version); err != nil {
+		if _, err := tx.ExecContext(ctx, s.sql.insertSchemaVersion, m.version); err != nil {
 			return fmt.Errorf("class: migration %03d: %w", m.version, err)
 		}
 	}
@@ -285,26 +273,6 @@ func (s *Service) migrate(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return nil
-}
-
-// q writes a query for the database: the queries of this package use ?
-// placeholders and never a ? inside a literal; PostgreSQL wants $1, $2, ….
-func (s *Service) q(query string) string {
-	if !s.pg {
-		return query
-	}
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(query); i++ {
-		if query[i] == '?' {
-			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(query[i])
-	}
-	return b.String()
 }
 
 // fail turns a database error into ErrUnavailable, logging it at most
@@ -360,8 +328,8 @@ func randomHex(n int) string {
 }
 
 // schemaVersions lists the schema steps the database has run.
-func schemaVersions(ctx context.Context, tx *sql.Tx) ([]int, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT version FROM schema_version")
+func (s *Service) schemaVersions(ctx context.Context, tx *sql.Tx) ([]int, error) {
+	rows, err := tx.QueryContext(ctx, s.sql.schemaVersions)
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,32 @@ func eachStore(t *testing.T, test func(t *testing.T, d db)) {
 	})
 }
 
+// inDialect is a test's own statement in the dialect of s's backend.
+func inDialect(s *Service, sqlite, postgres string) string {
+	if _, ok := s.back.(postgresBackend); ok {
+		return postgres
+	}
+	return sqlite
+}
+
+// rawDB opens the database d names as it is, without a Service (no
+// migration): a test writes an older schema into it.
+func rawDB(t *testing.T, d db) *sql.DB {
+	t.Helper()
+	back, err := backendOf(d.cfg(Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, r, err := back.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r != w {
+		r.Close()
+	}
+	return w
+}
+
 // postgresURL gives the test a schema of its own in the test PostgreSQL,
 // dropped at the end, and the URL that makes it the search path.
 func postgresURL(t *testing.T) string {

@@ -5,10 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -151,7 +148,7 @@ type roundKey struct {
 // own error; a database error fails every vote of the batch, none stored.
 func (s *Service) writeVotes(batch []*voteReq) {
 	errs, rounds, err := s.storeBatch(batch)
-	if brokeReference(err) && s.members.forget(batch) {
+	if err != nil && s.back.brokeReference(err) && s.members.forget(batch) {
 		// A student the cache knew was removed since (Remove, maybe on
 		// another replica): their vote broke the votes' reference to the
 		// students and failed the batch. Once more, with those students
@@ -168,17 +165,6 @@ func (s *Service) writeVotes(batch []*voteReq) {
 			r.finish(s, rounds[roundKey{r.classID, r.round}].choices, nil)
 		}
 	}
-}
-
-// brokeReference reports whether err is a row that names a row missing
-// from another table (SQLite's "FOREIGN KEY constraint failed",
-// PostgreSQL's SQLSTATE 23503), not the database being down.
-func brokeReference(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := strings.ToLower(err.Error())
-	return strings.Contains(msg, "foreign key") || strings.Contains(msg, "23503")
 }
 
 // storeBatch is writeVotes' transaction: each vote's own error and the
@@ -202,12 +188,14 @@ func (s *Service) storeBatch(batch []*voteReq) (errs []error, rounds map[roundKe
 		if err := s.storeVotes(ctx, tx, batch, good); err != nil {
 			return err
 		}
+		var cs []Change
 		for _, i := range good {
 			if k := (roundKey{batch[i].classID, batch[i].round}); !slices.Contains(changed, k) {
 				changed = append(changed, k)
+				cs = append(cs, Change{Class: k.class, What: ChangedVote, Round: k.round})
 			}
 		}
-		return nil
+		return s.notify(ctx, tx, cs...)
 	})
 	if err == nil {
 		for _, k := range changed {
@@ -219,8 +207,8 @@ func (s *Service) storeBatch(batch []*voteReq) (errs []error, rounds map[roundKe
 }
 
 // A class voting at once changes its counts many times a second; its
-// watchers (the dashboards, the class bars' feed, the other replicas over
-// NOTIFY) are told at most once every voteTellEvery: the first change at
+// watchers in this process (the dashboards, the class bars' feed) are
+// told at most once every voteTellEvery: the first change at
 // once, the others together when the time has passed. What this process
 // keeps of the class's rounds is forgotten at every commit, so a read
 // never misses a vote; only the telling waits.
@@ -300,59 +288,24 @@ func (v *voteTelling) later(s *Service, classID string) {
 	}
 }
 
-// tellVotes tells the other replicas (NOTIFY, one statement for all) and
-// this process's watchers.
+// tellVotes tells this process's watchers (the other replicas were told
+// when the votes were stored, storeBatch).
 func (s *Service) tellVotes(cs []Change) {
-	if len(cs) == 0 {
-		return
-	}
-	if s.pg {
-		var q strings.Builder
-		args := []any{notifyChannel}
-		q.WriteString("SELECT ")
-		for i, c := range cs {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			args = append(args, s.origin+" "+c.Class+" "+c.What+" "+strconv.FormatInt(c.Round, 10))
-			fmt.Fprintf(&q, "pg_notify($1, $%d)", len(args))
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := s.db.ExecContext(ctx, q.String(), args...)
-		cancel()
-		s.fail(err) // logged once a minute; a replica that missed it reads again when its listener comes back
-	}
 	for _, c := range cs {
 		s.hub.publish(c)
 	}
 }
 
-// The vote writer's statements. Lists of votes and students go in parts
-// of a power of two up to maxVoteList (chunks), so that the writer has a
-// few statements only, each prepared once (voteStmts, Service.stmt).
-const (
-	maxVoteList = 64
-	roundOfVote = `SELECT c.ended, COALESCE(r.state, ''), COALESCE(r.choices, ''), r.closes
-			FROM classes c LEFT JOIN rounds r ON r.class_id = c.id AND r.id = ? WHERE c.id = ?`
-)
-
-// joinedOfClass reads which of n students joined a class.
-func joinedOfClass(n int) string {
-	return "SELECT id FROM students WHERE class_id = ? AND id IN (?" + strings.Repeat(", ?", n-1) + ")"
-}
-
-// insertVotes stores n votes, each replacing the student's earlier one.
-func insertVotes(n int) string {
-	return "INSERT INTO votes (class_id, round_id, student_id, choice, at, sure) VALUES (?, ?, ?, ?, ?, ?)" +
-		strings.Repeat(", (?, ?, ?, ?, ?, ?)", n-1) +
-		" ON CONFLICT (class_id, round_id, student_id) DO UPDATE SET choice = excluded.choice, at = excluded.at, sure = excluded.sure"
-}
+// maxVoteList bounds the votes and students of one statement: lists go
+// in parts of a power of two up to it (chunks), so that the vote writer
+// has a few statements only, each prepared once (voteStmts, Service.stmt).
+const maxVoteList = 64
 
 // voteStmts are the texts of every statement the vote writer runs.
-func voteStmts() []string {
-	qs := []string{roundOfVote}
+func (s *Service) voteStmts() []string {
+	qs := []string{s.sql.roundOfVote}
 	for n := 1; n <= maxVoteList; n *= 2 {
-		qs = append(qs, joinedOfClass(n), insertVotes(n))
+		qs = append(qs, s.sql.joinedOf(n), s.sql.insertVotes(n))
 	}
 	return qs
 }
@@ -375,7 +328,7 @@ func (s *Service) batchRounds(ctx context.Context, tx *sql.Tx, batch []*voteReq)
 		ri := &batchRound{}
 		var state, js string
 		var ended, closes sql.NullInt64
-		st, err := s.stmt(ctx, tx, roundOfVote)
+		st, err := s.stmt(ctx, tx, s.sql.roundOfVote)
 		if err != nil {
 			return nil, err
 		}
@@ -435,7 +388,7 @@ func (s *Service) batchMembers(ctx context.Context, tx *sql.Tx, batch []*voteReq
 
 // joinedOf marks in joined the students of ids who joined the class.
 func (s *Service) joinedOf(ctx context.Context, tx *sql.Tx, classID string, ids []any, joined map[string]bool) error {
-	st, err := s.stmt(ctx, tx, joinedOfClass(len(ids)))
+	st, err := s.stmt(ctx, tx, s.sql.joinedOf(len(ids)))
 	if err != nil {
 		return err
 	}
@@ -551,7 +504,7 @@ func (s *Service) storeVotes(ctx context.Context, tx *sql.Tx, batch []*voteReq, 
 			r := batch[i]
 			args = append(args, r.classID, r.round, r.studentID, r.choice, now, r.sure.value())
 		}
-		st, err := s.stmt(ctx, tx, insertVotes(n))
+		st, err := s.stmt(ctx, tx, s.sql.insertVotes(n))
 		if err != nil {
 			return err
 		}
