@@ -281,12 +281,12 @@ func (c Challenge) PlayIn(w *World, run *Run) (*World, error) {
 		if e.Kind == KindViolation && e.Reason() == ViolationSplitBrain && e.Ref2() >= 0 {
 			other = evs[e.Ref2()].Node
 		}
-		if e.Kind == KindViolation && (e.Peer() == holder || other == holder) && (c.Harm == nil || slices.Contains(c.Harm, e.Reason())) {
+		if e.Kind == KindViolation && (e.Peer() == holder || other == holder || w.writtenSide()) && (c.Harm == nil || slices.Contains(c.Harm, e.Reason())) {
 			run.Failed, run.Safety, run.Event, run.Why = true, true, i, e
 			return w, nil
 		}
 	}
-	if w.p.sc.Workers[holder].Logic != nil && w.judgeProgram(holder, run, c.Survive.Work) {
+	if w.judgeSides(run) || w.p.sc.Workers[holder].Logic != nil && w.judgeProgram(holder, run, c.Survive.Work) {
 		return w, nil
 	}
 	if run.Survive {

@@ -175,6 +175,7 @@ const (
 	ViolationSplitBrain       // two workers believed they held the lease at the same true time
 	ViolationLostUpdate       // a write with an older token overwrote a newer one
 	ViolationDiverged         // each storage copy holds a write the other lacks
+	ViolationRefusedHolder    // a written storage refused a write that would have harmed nothing
 	reasonCount
 )
 
@@ -188,6 +189,7 @@ var reasonNames = [reasonCount]string{
 	"same-value",
 	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged",
+	"refused-holder",
 }
 
 func (r Reason) String() string {

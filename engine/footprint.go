@@ -5,7 +5,7 @@ package engine
 // TestFootprintSizes holds these to unsafe.Sizeof, so a field added to one
 // of these types fails it until the size here is mended.
 const (
-	sizeWorld        = 840
+	sizeWorld        = 864
 	sizeEvent        = 48
 	sizeItem         = 24
 	sizeMessage      = 64
@@ -50,6 +50,7 @@ func (w *World) Footprint() int {
 		}
 	}
 	n += cap(w.faults)*sizeProgramFault + cap(w.lines)*sizeEventLine
+	n += w.sides.footprint()
 	n += cap(w.links) * sizeLink
 	n += cap(w.beliefs) * sizeBeliefSpan
 	n += cap(w.freezes) * sizeFreezeSpan

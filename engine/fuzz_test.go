@@ -591,7 +591,7 @@ func TestBudgetRefusalChangesNothing(t *testing.T) {
 // field added to World that a command changes and that init does not set
 // would survive the undo; this list makes whoever adds one look at init.
 func TestReplayKnowsEveryField(t *testing.T) {
-	known := []string{"p", "seed", "mode", "now", "seq", "q", "msgs", "freeMsgs", "rnd", "log", "cmds", "budget", "coord", "store", "workers", "jitter", "links", "beliefs", "freezes", "splitSeen", "faults", "lines"}
+	known := []string{"p", "seed", "mode", "now", "seq", "q", "msgs", "freeMsgs", "rnd", "log", "cmds", "budget", "coord", "store", "workers", "jitter", "links", "beliefs", "freezes", "splitSeen", "faults", "lines", "sides"}
 	typ := reflect.TypeOf(World{})
 	var got []string
 	for i := range typ.NumField() {

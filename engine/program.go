@@ -26,10 +26,12 @@ const (
 	MomentTimer                           // the timer Timer fired
 	MomentWriteOK                         // the storage accepted a write
 	MomentWriteRejected                   // the storage rejected a write (Reason)
+	// The storage's moment (storage_program.go).
+	MomentWrite // a write reached the storage: Token, Key, Value, Effect, Version
 	momentCount
 )
 
-var momentNames = [momentCount]string{"start", "granted", "denied", "renewed", "renew_failed", "timer", "write_ok", "write_rejected"}
+var momentNames = [momentCount]string{"start", "granted", "denied", "renewed", "renew_failed", "timer", "write_ok", "write_rejected", "write"}
 
 // String is the moment's name as a program's handler is named (on_<name>).
 func (k MomentKind) String() string {
@@ -48,15 +50,23 @@ func Moments() []MomentKind {
 	return out
 }
 
-// Moment is one thing that happened to the worker, as the worker sees it.
+// Moment is one thing that happened to the program's side, as that side
+// sees it.
 type Moment struct {
 	Kind   MomentKind
-	Now    Time // the worker's own clock
+	Now    Time // the side's own clock
 	Token  int64
 	TTL    Time
 	Tag    int64 // renewal: the tag the program gave the attempt
 	Timer  string
 	Reason Reason
+	// A write at the storage: its key, the fixed result it puts ("" for
+	// the writer's own), whether it is an effect (a send), and the version
+	// the writer last read (compare-and-set).
+	Key     string
+	Value   string
+	Effect  bool
+	Version int64
 }
 
 // ActionKind names what a program may do.
@@ -69,10 +79,13 @@ const (
 	ActSetTimer                      // fire Timer when the worker's clock reads At
 	ActCancelTimer                   // forget Timer
 	ActStop                          // stop working: no more moments
+	// The storage's decisions on a write (storage_program.go).
+	ActAccept // accept the write
+	ActReject // refuse it, saying Reason
 	actionCount
 )
 
-var actionNames = [actionCount]string{"acquire", "renew", "write", "set_timer", "cancel_timer", "stop"}
+var actionNames = [actionCount]string{"acquire", "renew", "write", "set_timer", "cancel_timer", "stop", "accept", "reject"}
 
 func (k ActionKind) String() string {
 	if k < actionCount {
@@ -85,14 +98,59 @@ func (k ActionKind) String() string {
 // where in the program's text it was asked (1-based; 0 when unknown), so
 // the events it causes can point at the code.
 type Action struct {
-	Kind  ActionKind
-	Token int64
-	Tag   int64
-	Key   string
-	Timer string
-	At    Time // local
-	Line  int32
-	Col   int32
+	Kind   ActionKind
+	Token  int64
+	Tag    int64
+	Key    string
+	Timer  string
+	At     Time   // local
+	Reason Reason // reject: why
+	Line   int32
+	Col    int32
+}
+
+// Side is whose decisions a program makes: a worker's, the storage's or
+// the coordinator's.
+type Side uint8
+
+const (
+	SideWorker  Side = iota // a worker's (WorkerSpec.Logic)
+	SideStorage             // the storage's: accept or refuse each write (Scenario.Sides)
+	sideCount
+)
+
+var sideNames = [sideCount]string{"worker", "storage"}
+
+func (s Side) String() string {
+	if s < sideCount {
+		return sideNames[s]
+	}
+	return fmt.Sprintf("side(%d)", s)
+}
+
+// ParseSide reads a side by name.
+func ParseSide(s string) (Side, bool) {
+	i := slices.Index(sideNames[:], s)
+	return Side(max(i, 0)), i >= 0
+}
+
+// SideNames lists the sides by name.
+func SideNames() []string { return sideNames[:] }
+
+// Moments lists the moments a side's program is told of: its handlers.
+func (s Side) Moments() []MomentKind {
+	if s == SideStorage {
+		return []MomentKind{MomentWrite}
+	}
+	return []MomentKind{MomentStart, MomentGranted, MomentDenied, MomentRenewed, MomentRenewFailed, MomentTimer, MomentWriteOK, MomentWriteRejected}
+}
+
+// Actions lists what a side's program may do.
+func (s Side) Actions() []ActionKind {
+	if s == SideStorage {
+		return []ActionKind{ActAccept, ActReject}
+	}
+	return []ActionKind{ActAcquire, ActRenew, ActWrite, ActSetTimer, ActCancelTimer, ActStop}
 }
 
 // Program is a running worker's logic and everything it remembers.

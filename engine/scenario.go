@@ -91,6 +91,9 @@ type Scenario struct {
 
 	Workers []WorkerSpec
 	Limits  Limits
+	// Sides are programs that decide for the storage instead of its mode
+	// (storage_program.go): a student's.
+	Sides Sides
 }
 
 // Limits bound one Apply so that no command, however silly, runs forever.
@@ -612,6 +615,9 @@ func (sc *Scenario) Validate() error {
 	}
 	if sc.Copies < 0 || sc.Copies > 2 {
 		return fmt.Errorf("copies must be 1 or 2")
+	}
+	if err := sc.validateSides(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for i := range sc.Workers {

@@ -63,6 +63,7 @@ func (w *World) forkInto(dst *World) *World {
 			dst.workers[i].brain = b.fork()
 		}
 	}
+	dst.sides = w.sides.fork()
 	return dst
 }
 
@@ -125,6 +126,7 @@ func (w *World) stateHash(scratch *[]item) uint64 {
 	for i := range w.workers {
 		w.hashWorker(&h, &w.workers[i])
 	}
+	w.sides.hash(&h)
 	h.int(int64(len(w.splitSeen)))
 	for _, p := range w.splitSeen {
 		h.int(p[0])

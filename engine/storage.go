@@ -89,6 +89,10 @@ func (s *storage) receive(w *World, m message) {
 
 func (s *storage) write(w *World, m message) {
 	s.needKeys(w)
+	if w.sides.store.p != nil {
+		w.storageDecides(m) // a written storage decides (storage_program.go)
+		return
+	}
 	c := w.copyOf(m.from)
 	at := s.keyAt(w, c, m.key)
 	ks := s.keys[at]

@@ -371,7 +371,7 @@ type fact struct {
 	forMin, forMax engine.Time
 }
 
-var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged"}
+var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged", "refused-holder"}
 
 // byWorker reads an optional "by W" after a finding.
 func (p *pparser) byWorker(f *fact) (*fact, error) {

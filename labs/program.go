@@ -10,16 +10,20 @@ import (
 	"strconv"
 	"strings"
 
+	"leaselab/catalog"
 	"leaselab/engine"
 	"leaselab/program"
 )
 
-// ProgramSpec is a lab whose worker the student writes (issue 30): which
-// worker, the actions its program may take, the starting program the
-// student sees, and the reference solution the engine proves (kept in the
-// lab folder, never shown). A program is judged like a design challenge:
-// the engine plays seeded fault schedules against it.
+// ProgramSpec is a lab where the student writes one side's decisions
+// (issue 30: a worker's; issue 49: the storage's): which side, the worker
+// the faults fall on (the written one, when the side is a worker), the
+// actions its program may take, the starting program the student sees,
+// and the reference solution the engine proves (kept in the lab folder,
+// never shown). A program is judged like a design challenge: the engine
+// plays seeded fault schedules against it.
 type ProgramSpec struct {
+	Side    engine.Side
 	Worker  string
 	Actions []string // allowed actions by name; nil: all
 	Start   string   // the starting program's text
@@ -32,7 +36,7 @@ type ProgramSpec struct {
 	spec      engine.Challenge
 }
 
-var programKeys = []string{"worker", "actions", "start", "reference", "harm", "runs", "seed", "horizon", "faults", "survive"}
+var programKeys = []string{"side", "worker", "actions", "start", "reference", "harm", "runs", "seed", "horizon", "faults", "survive"}
 
 // Program returns the lab's written worker, or nil.
 func (l *Lab) Program() *ProgramSpec { return l.program }
@@ -70,6 +74,7 @@ type ProgramVerdict struct {
 	TooSlow bool
 
 	worker string
+	side   engine.Side
 }
 
 // Faulted reports that the program's own failure (an error, a runaway)
@@ -99,7 +104,7 @@ func (v *ProgramVerdict) FaultsBefore() engine.Result {
 func (v *ProgramVerdict) WorkShort(p *ProgramSpec) (share, want int, ok bool) {
 	want = p.spec.Survive.Work
 	ce := v.Counterexample
-	if want == 0 || v.World == nil || ce == nil || !ce.Survive || v.Searched() || v.Fault != nil {
+	if want == 0 || p.Side != engine.SideWorker || v.World == nil || ce == nil || !ce.Survive || v.Searched() || v.Fault != nil {
 		return 0, want, false
 	}
 	holder, found := v.World.Worker(p.Worker)
@@ -122,6 +127,9 @@ func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
 	knownKeys(r, kvs, "program", programKeys...)
 	p := &ProgramSpec{lab: l, at: y.pos()}
 	p.spec.Scenario = l.scenario
+	if p.Side, ok = readSide(r, kvs); !ok {
+		return nil
+	}
 	good := true
 	for _, e := range kvs {
 		switch e.key {
@@ -137,8 +145,8 @@ func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
 			p.Actions = []string{}
 			for _, it := range items {
 				s, _ := it.str(r, "an action")
-				if _, err := program.Compile("def on_start(w, ev):\n    pass\n", []string{s}, program.DefaultLimits); err != nil {
-					r.errorf(it.pos(), "actions: %q is not an action (acquire, renew, write, set_timer, cancel_timer, stop)", s)
+				if !slices.ContainsFunc(p.Side.Actions(), func(k engine.ActionKind) bool { return k.String() == s }) {
+					r.errorf(it.pos(), "actions: %q is not an action of the %s (%s)", s, p.Side, actionNames(p.Side))
 					good = false
 				}
 				p.Actions = append(p.Actions, s)
@@ -187,6 +195,45 @@ func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
 	return p
 }
 
+// TextKey is the catalog key of one of a verdict's texts for the lab's
+// side: key.storage when the catalog has that text (a storage passes on
+// other grounds than a worker), else key itself.
+func (p *ProgramSpec) TextKey(key string) string {
+	if p.Side == engine.SideWorker {
+		return key
+	}
+	if _, ok := catalog.Lookup(DefaultLang, key+"."+p.Side.String()); ok {
+		return key + "." + p.Side.String()
+	}
+	return key
+}
+
+// readSide reads program's side: (the default) worker, or storage. The
+// other keys read by it.
+func readSide(r *report, kvs []kv) (engine.Side, bool) {
+	for _, e := range kvs {
+		if e.key != "side" {
+			continue
+		}
+		s, _ := e.val.str(r, "side")
+		side, ok := engine.ParseSide(s)
+		if !ok {
+			r.errorf(e.val.pos(), "side %q: want one of %s", s, strings.Join(engine.SideNames(), ", "))
+		}
+		return side, ok
+	}
+	return engine.SideWorker, true
+}
+
+// actionNames lists a side's actions, for a message.
+func actionNames(side engine.Side) string {
+	var names []string
+	for _, k := range side.Actions() {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, ", ")
+}
+
 // readFiles reads the starting program and the reference from the lab's
 // folder.
 func (p *ProgramSpec) readFiles(r *report, fsys fs.FS, dir string) bool {
@@ -206,14 +253,20 @@ func (p *ProgramSpec) readFiles(r *report, fsys fs.FS, dir string) bool {
 	return ok
 }
 
-// Compile checks a program for this lab: its actions, its limits.
+// Compile checks a program for this lab: its side, its actions, its
+// limits.
 func (p *ProgramSpec) Compile(src string) (*program.Compiled, error) {
-	return program.Compile(src, p.Actions, program.DefaultLimits)
+	return program.CompileSide(src, p.Side, p.Actions, program.DefaultLimits)
 }
 
-// Scenario is the lab's scenario with the program as the worker's logic.
+// Scenario is the lab's scenario with the program deciding for its side:
+// the worker's logic, or the storage's.
 func (p *ProgramSpec) Scenario(c *program.Compiled) engine.Scenario {
 	sc := copyScenario(p.lab.scenario)
+	if p.Side == engine.SideStorage {
+		sc.Sides.Storage = c
+		return sc
+	}
 	for i := range sc.Workers {
 		if sc.Workers[i].Name == p.Worker {
 			sc.Workers[i].Logic = c
@@ -252,7 +305,7 @@ func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict,
 	if ctx := opt.Context; ctx != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	v := &ProgramVerdict{Result: res, Event: -1, worker: p.Worker}
+	v := &ProgramVerdict{Result: res, Event: -1, worker: p.Worker, side: p.Side}
 	switch {
 	case slow():
 		return v.tooSlow(c), nil
@@ -309,7 +362,7 @@ const JudgementSteps = 30_000_000
 // tooSlow is the verdict on a program whose steps reached JudgementSteps.
 func (v *ProgramVerdict) tooSlow(c *program.Compiled) *ProgramVerdict {
 	line, _ := c.HotLine()
-	return &ProgramVerdict{Result: engine.Result{Runs: v.Runs}, Event: -1, worker: v.worker, Spent: c.Spent(), TooSlow: true, Line: line}
+	return &ProgramVerdict{Result: engine.Result{Runs: v.Runs}, Event: -1, worker: v.worker, side: v.side, Spent: c.Spent(), TooSlow: true, Line: line}
 }
 
 // SearchCalls is the most handler calls a program's unfaulted run may
@@ -547,7 +600,7 @@ func (v *ProgramVerdict) Why() (engine.Event, bool) {
 // the storage had refused.
 func (v *ProgramVerdict) WroteAfterRejection() bool {
 	e, ok := v.Why()
-	if !ok || e.Kind != engine.KindWrite {
+	if !ok || e.Kind != engine.KindWrite || v.side != engine.SideWorker {
 		return false
 	}
 	h, _ := v.World.Worker(v.worker)

@@ -81,7 +81,7 @@ func faultOf(v *labs.ProgramVerdict) string {
 // fenced writer's start, whose search is the longest) and still be judged.
 func TestJudgementStepsFitTheCourse(t *testing.T) {
 	t.Parallel()
-	for _, id := range []string{"write-renewal", "write-fenced-writer", "write-one-loop"} {
+	for _, id := range programLabs(t) {
 		p, ref := programLab(t, id)
 		for _, c := range []struct{ name, src string }{{"reference", ref}, {"start", p.Start}} {
 			v := judged(t, p, c.src)

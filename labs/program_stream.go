@@ -64,7 +64,7 @@ func (p *ProgramSpec) VerdictFrom(src string, j JudgementLine) (*ProgramVerdict,
 	}
 	v := &ProgramVerdict{
 		Result: engine.Result{Pass: j.Pass, Runs: j.Runs, SafetyFailures: j.SafetyFailures, LivenessFailures: j.LivenessFailures, MustSurvive: j.MustSurvive},
-		Event:  -1, worker: p.Worker, Spent: j.Spent, SearchCut: j.SearchCut,
+		Event:  -1, worker: p.Worker, side: p.Side, Spent: j.Spent, SearchCut: j.SearchCut,
 	}
 	if j.TooSlow {
 		v.TooSlow, v.Pass, v.Line = true, false, j.HotLine

@@ -13,7 +13,7 @@ import (
 // deciding schedule, event, line, search and flags.
 func TestVerdictFromStream(t *testing.T) {
 	t.Parallel()
-	for _, id := range []string{"write-renewal", "write-fenced-writer", "write-one-loop"} {
+	for _, id := range programLabs(t) {
 		p, ref := programLab(t, id)
 		progs := []struct{ name, src string }{{"reference", ref}, {"start", p.Start}}
 		if id == "write-renewal" {

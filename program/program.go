@@ -1,6 +1,7 @@
-// Package program runs a worker's logic that a student writes, in
-// Starlark (a small, deterministic, Python-like language made for running
-// untrusted code inside Go programs), as an engine.Program.
+// Package program runs logic that a student writes, in Starlark (a small,
+// deterministic, Python-like language made for running untrusted code
+// inside Go programs), as an engine.Program: a worker's, or (issue 49) the
+// storage's.
 //
 // A program defines handlers, one per moment the engine reports:
 //
@@ -17,6 +18,13 @@
 // w.write(key, token), w.set_timer(name, at), w.cancel_timer(name) and
 // w.stop(); they are carried out after the handler returns, all of them or,
 // when the handler fails, none.
+//
+// The storage's program (CompileSide with engine.SideStorage) has one
+// handler, def on_write(s, ev): ev.token, ev.key, ev.value (the fixed
+// result the write puts, "" for the writer's own), ev.effect (a send, not
+// a put) and ev.version (the version its writer read); s.now is the
+// storage's clock, s.state what it keeps. It decides with s.accept() or
+// s.reject(reason), exactly once a write.
 //
 // What keeps a hostile program harmless: no load, no while, no recursion
 // (Starlark's own rules), no clock, random, file or network builtins (the
@@ -80,7 +88,8 @@ var denied = []string{"join", "replace", "format", "extend"}
 
 // Compiled is a checked program: its handlers, shared by every run.
 type Compiled struct {
-	handlers [8]*starlark.Function
+	side     engine.Side
+	handlers []*starlark.Function // by engine.MomentKind
 	allowed  map[engine.ActionKind]bool
 	lim      Limits
 	calls    atomic.Int64 // handler calls of every run, all together
@@ -124,21 +133,27 @@ func (c *Compiled) tally(line int32, steps uint64) {
 // judge measures what one run costs on a program compiled for that alone.
 func (c *Compiled) Calls() int64 { return c.calls.Load() }
 
-// Compile checks a program's text and runs its top level (definitions).
-// allowed lists the actions the lab lets it take (by name); nil allows
-// every action. A *Error says what is wrong, and where.
+// Compile checks a worker's program text and runs its top level
+// (definitions). allowed lists the actions the lab lets it take (by name);
+// nil allows every action. A *Error says what is wrong, and where.
 func Compile(src string, allowed []string, lim Limits) (*Compiled, error) {
+	return CompileSide(src, engine.SideWorker, allowed, lim)
+}
+
+// CompileSide is Compile for the program of side: its handlers, its
+// actions, the name its first parameter goes by.
+func CompileSide(src string, side engine.Side, allowed []string, lim Limits) (*Compiled, error) {
 	if lim == (Limits{}) {
 		lim = DefaultLimits
 	}
 	if len(src) > lim.Source {
 		return nil, &Error{Code: "size-source", Arg: fmt.Sprint(lim.Source)}
 	}
-	c := &Compiled{lim: lim, lines: make([]atomic.Uint64, strings.Count(src, "\n")+2)}
+	c := &Compiled{side: side, handlers: make([]*starlark.Function, len(engine.Moments())), lim: lim, lines: make([]atomic.Uint64, strings.Count(src, "\n")+2)}
 	if allowed != nil {
 		c.allowed = map[engine.ActionKind]bool{}
 		for _, a := range allowed {
-			k, ok := actionByName(a)
+			k, ok := actionByName(side, a)
 			if !ok {
 				return nil, fmt.Errorf("program: unknown action %q", a)
 			}
@@ -165,25 +180,39 @@ func Compile(src string, allowed []string, lim Limits) (*Compiled, error) {
 		return nil, evalError(err, th, lim)
 	}
 	globals.Freeze()
-	for _, k := range engine.Moments() {
+	for _, k := range side.Moments() {
 		v, ok := globals["on_"+k.String()]
 		if !ok {
 			continue
 		}
 		fn, ok := v.(*starlark.Function)
 		if !ok || fn.NumParams() != 2 {
-			return nil, &Error{Code: "handler-shape", Arg: "on_" + k.String()}
+			return nil, &Error{Code: "handler-shape", Arg: "on_" + k.String() + "(" + ownerName(side) + ", ev)"}
 		}
 		c.handlers[k] = fn
 	}
-	if c.handlers[engine.MomentStart] == nil {
-		return nil, &Error{Code: "handler-start"}
+	if first := side.Moments()[0]; c.handlers[first] == nil {
+		if side == engine.SideWorker {
+			return nil, &Error{Code: "handler-start"}
+		}
+		return nil, &Error{Code: "handler-missing", Arg: "def on_" + first.String() + "(" + ownerName(side) + ", ev):"}
 	}
 	return c, nil
 }
 
-func actionByName(s string) (engine.ActionKind, bool) {
-	for k := engine.ActAcquire; k <= engine.ActStop; k++ {
+// Side is whose decisions the program makes.
+func (c *Compiled) Side() engine.Side { return c.side }
+
+// ownerName is what a side's program calls the side: w, s.
+func ownerName(side engine.Side) string {
+	if side == engine.SideStorage {
+		return "s"
+	}
+	return "w"
+}
+
+func actionByName(side engine.Side, s string) (engine.ActionKind, bool) {
+	for _, k := range side.Actions() {
 		if k.String() == s {
 			return k, true
 		}
@@ -519,13 +548,13 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	if left == 0 {
 		return nil, &Error{Code: "steps-run", Arg: fmt.Sprint(r.c.lim.StepsPerRun)}
 	}
-	state, err := copyValue(r.state)
+	state, err := copyValue(r.state, r.c.side)
 	if err != nil {
 		return nil, err
 	}
 	w := &workerValue{c: r.c, now: m.Now, state: state.(*starlark.Dict)}
 	th := r.c.thread(min(left, r.c.lim.StepsPerCall))
-	_, err = starlark.Call(th, fn, starlark.Tuple{w, eventValue(m)}, nil)
+	_, err = starlark.Call(th, fn, starlark.Tuple{w, &event{m: m, side: r.c.side}}, nil)
 	steps := max(th.ExecutionSteps(), CallSteps)
 	if err != nil {
 		r.c.spent.Add(steps)
@@ -541,7 +570,7 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		r.c.spent.Add(steps)
 		e := &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.Value), Handler: "on_" + m.Kind.String()}
 		if errors.Is(err, errNotData) {
-			e.Code, e.Arg = "state-data", "w.state"
+			e.Code, e.Arg = "state-data", ownerName(r.c.side)+".state"
 		} else if errors.Is(err, errStateFull) {
 			e.Arg = fmt.Sprint(r.c.lim.State)
 		}
@@ -604,13 +633,14 @@ func eachEntry(d *starlark.Dict, f func(k, v starlark.Value) error) error {
 	return nil
 }
 
-// copyValue copies plain data deeply; anything else is an error.
-func copyValue(v starlark.Value) (starlark.Value, error) {
+// copyValue copies plain data deeply; anything else is an error (side's
+// state holds it).
+func copyValue(v starlark.Value, side engine.Side) (starlark.Value, error) {
 	switch x := v.(type) {
 	case *starlark.List:
 		out := make([]starlark.Value, x.Len())
 		for i := range out {
-			e, err := copyValue(x.Index(i))
+			e, err := copyValue(x.Index(i), side)
 			if err != nil {
 				return nil, err
 			}
@@ -620,7 +650,7 @@ func copyValue(v starlark.Value) (starlark.Value, error) {
 	case starlark.Tuple:
 		out := make(starlark.Tuple, len(x))
 		for i := range x {
-			e, err := copyValue(x[i])
+			e, err := copyValue(x[i], side)
 			if err != nil {
 				return nil, err
 			}
@@ -630,7 +660,7 @@ func copyValue(v starlark.Value) (starlark.Value, error) {
 	case *starlark.Dict:
 		out := starlark.NewDict(x.Len())
 		if err := eachEntry(x, func(k, v starlark.Value) error {
-			e, err := copyValue(v)
+			e, err := copyValue(v, side)
 			if err != nil {
 				return err
 			}
@@ -642,15 +672,15 @@ func copyValue(v starlark.Value) (starlark.Value, error) {
 	case starlark.NoneType, starlark.Bool, starlark.Int, starlark.Float, starlark.String:
 		return v, nil
 	}
-	return nil, &Error{Code: "state-data", Arg: "w.state"}
+	return nil, &Error{Code: "state-data", Arg: ownerName(side) + ".state"}
 }
 
-// eventValue is the handler's ev: what the moment carries.
-func eventValue(m engine.Moment) starlark.Value {
-	return &event{m: m}
+// event is the handler's ev: what the moment carries, as its side sees
+// it.
+type event struct {
+	m    engine.Moment
+	side engine.Side
 }
-
-type event struct{ m engine.Moment }
 
 func (e *event) String() string        { return "event(" + e.m.Kind.String() + ")" }
 func (e *event) Type() string          { return "event" }
@@ -658,10 +688,24 @@ func (e *event) Freeze()               {}
 func (e *event) Truth() starlark.Bool  { return true }
 func (e *event) Hash() (uint32, error) { return 0, errors.New("event is not hashable") }
 func (e *event) AttrNames() []string {
+	if e.side == engine.SideStorage {
+		return []string{"effect", "key", "kind", "token", "value", "version"}
+	}
 	return []string{"kind", "reason", "tag", "timer", "token", "ttl"}
 }
 func (e *event) Attr(name string) (starlark.Value, error) {
+	if !slices.Contains(e.AttrNames(), name) {
+		return nil, missing("ev", name, e.AttrNames())
+	}
 	switch name {
+	case "key":
+		return starlark.String(e.m.Key), nil
+	case "value":
+		return starlark.String(e.m.Value), nil
+	case "effect":
+		return starlark.Bool(e.m.Effect), nil
+	case "version":
+		return starlark.MakeInt64(e.m.Version), nil
 	case "kind":
 		return starlark.String(e.m.Kind.String()), nil
 	case "token":
@@ -689,14 +733,16 @@ type workerValue struct {
 	acts  []engine.Action
 }
 
-func (w *workerValue) String() string        { return "worker" }
-func (w *workerValue) Type() string          { return "worker" }
-func (w *workerValue) Freeze()               {}
-func (w *workerValue) Truth() starlark.Bool  { return true }
-func (w *workerValue) Hash() (uint32, error) { return 0, errors.New("worker is not hashable") }
+func (w *workerValue) String() string       { return w.c.side.String() }
+func (w *workerValue) Type() string         { return w.c.side.String() }
+func (w *workerValue) Freeze()              {}
+func (w *workerValue) Truth() starlark.Bool { return true }
+func (w *workerValue) Hash() (uint32, error) {
+	return 0, errors.New(w.c.side.String() + " is not hashable")
+}
 func (w *workerValue) AttrNames() []string {
 	names := []string{"now", "state"}
-	for k := engine.ActAcquire; k <= engine.ActStop; k++ {
+	for _, k := range w.c.side.Actions() {
 		names = append(names, k.String())
 	}
 	sort.Strings(names)
@@ -710,9 +756,9 @@ func (w *workerValue) Attr(name string) (starlark.Value, error) {
 	case "state":
 		return w.state, nil
 	}
-	k, ok := actionByName(name)
+	k, ok := actionByName(w.c.side, name)
 	if !ok {
-		return nil, missing("w", name, w.AttrNames())
+		return nil, missing(ownerName(w.c.side), name, w.AttrNames())
 	}
 	return starlark.NewBuiltin(name, func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		return w.action(th, k, b, args, kw)
@@ -737,8 +783,12 @@ func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starla
 	}
 	var err error
 	switch k {
-	case engine.ActAcquire, engine.ActStop:
+	case engine.ActAcquire, engine.ActStop, engine.ActAccept:
 		err = starlark.UnpackArgs(b.Name(), args, kw)
+	case engine.ActReject:
+		var why string
+		err = starlark.UnpackArgs(b.Name(), args, kw, "reason", &why)
+		a.Reason, _ = engine.ParseReason(why) // one a storage cannot give is refused (engine.ActionError)
 	case engine.ActRenew:
 		var tag int64
 		err = starlark.UnpackArgs(b.Name(), args, kw, "token", &a.Token, "tag?", &tag)

@@ -9,6 +9,7 @@ import (
 
 	"leaselab/catalog"
 	"leaselab/draw"
+	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/program"
 )
@@ -100,7 +101,7 @@ func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, l
 		out.Searched = fmt.Sprintf(T(lang, "program.verdict.cut"), labs.SearchCalls)
 	}
 	if v.Pass {
-		out.Summary = fmt.Sprintf(T(lang, "program.verdict.pass"), v.Runs)
+		out.Summary = fmt.Sprintf(T(lang, p.TextKey("program.verdict.pass")), v.Runs)
 		if v.Search != nil {
 			out.Searched = fmt.Sprintf(T(lang, "program.verdict.searched"), v.Search.Schedules, v.Search.Bounds.Faults)
 		}
@@ -138,6 +139,15 @@ func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, l
 	}
 	out.setLine(v.Line, src)
 	return out
+}
+
+// programTitle is the heading of the program's editor: whose logic the
+// student writes.
+func programTitle(lang string, p *labs.ProgramSpec) string {
+	if p.Side == engine.SideStorage {
+		return T(lang, "program.title.storage")
+	}
+	return fmt.Sprintf(T(lang, "program.title"), p.Worker)
 }
 
 // setLine shows line (when there is one) and its text in src.

@@ -64,7 +64,7 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 		return 1
 	}
 	if v.Pass {
-		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.pass")+"\n", v.Runs)
+		fmt.Fprintf(stdout, catalog.T(lang, lab.Program().TextKey("program.verdict.pass"))+"\n", v.Runs)
 		if v.Search != nil {
 			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.searched")+"\n", v.Search.Schedules, v.Search.Bounds.Faults)
 		}
@@ -93,14 +93,14 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 	case v.Fault != nil:
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fault")+"\n", program.Describe(v.Fault.Err, lang))
 	case why.Kind == engine.KindViolation:
-		fmt.Fprintf(stdout, catalog.T(lang, "violation."+why.Reason().String())+"\n", lab.Program().Worker, fmt.Sprint(why.Token))
+		fmt.Fprintf(stdout, catalog.T(lang, "violation."+why.Reason().String())+"\n", v.World.Names().Of(why.Peer()), fmt.Sprint(why.Token))
 	case v.WroteAfterRejection():
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.rejected")+"\n", lab.Program().Worker, fmt.Sprint(why.Token))
 	default:
 		if share, want, short := v.WorkShort(lab.Program()); short {
 			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.work")+"\n", lab.Program().Worker, share, want)
 		} else {
-			fmt.Fprintln(stdout, catalog.T(lang, "program.verdict.survive"))
+			fmt.Fprintln(stdout, catalog.T(lang, lab.Program().TextKey("program.verdict.survive")))
 		}
 	}
 	if v.Line > 0 {
