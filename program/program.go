@@ -1,7 +1,7 @@
-// Package program runs logic that a student writes, in Starlark (a small,
+// Package program runs the logic a student writes for a worker or the
+// storage in Starlark, as an engine.Program. Starlark is a small,
 // deterministic, Python-like language made for running untrusted code
-// inside Go programs), as an engine.Program: a worker's, or (issue 49) the
-// storage's.
+// inside Go programs.
 //
 // A program defines handlers, one per moment the engine reports:
 //
