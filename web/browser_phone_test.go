@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -68,11 +69,13 @@ func (c countingConn) Write(b []byte) (int, error) {
 // phoneProbe is put into every page before its own script runs. It counts
 // the live messages as they arrive (and their text's length), notes when
 // the first one has been painted (an animation frame, then a task after
-// it), and times a tap: from the finger lifting (when a tap becomes a
-// click) to the first paint that shows "now" at or past the time the tap
-// asked for, and to the server's answer's arrival.
+// it), and times a tap from inside the page: from the finger touching
+// (pointerdown's timeStamp, when the browser took the touch) and from it
+// lifting (pointerup: a tap becomes a click then), to the first paint
+// that shows "now" at or past the time the tap asked for, and to the
+// server's answer's arrival.
 const phoneProbe = `(() => {
-	const p = window.__phone = {frames: 0, text: 0, first: 0, taps: [], answers: [], socks: [], drawn: 0};
+	const p = window.__phone = {frames: 0, text: 0, first: 0, taps: [], socks: [], drawn: 0};
 	const painted = (f) => requestAnimationFrame(() => setTimeout(f, 0));
 	const W = window.WebSocket;
 	window.WebSocket = class extends W {
@@ -87,7 +90,7 @@ const phoneProbe = `(() => {
 				if (p.log) p.log.push([performance.now(), ev.data]);
 				if (!p.first) painted(() => { p.first = p.first || performance.now(); });
 				const t = p.pending;
-				if (t && t.up && !t.answer && JSON.parse(ev.data).type === "ack") t.answer = performance.now() - t.up;
+				if (t && t.down && !t.answer && JSON.parse(ev.data).type === "ack") t.answer = performance.now();
 			});
 		}
 	};
@@ -96,50 +99,83 @@ const phoneProbe = `(() => {
 		return el ? parseFloat(el.textContent.replace(/[^0-9,.]/g, "").replace(",", ".")) : NaN;
 	};
 	p.arm = (step) => {
-		p.pending = {target: seconds() + step - 0.001, up: 0, answer: 0};
+		p.pending = {target: seconds() + step - 0.001, down: 0, up: 0, answer: 0};
 	};
-	addEventListener("pointerup", (ev) => { if (p.pending) p.pending.up = ev.timeStamp; }, true);
+	addEventListener("pointerdown", (ev) => { if (p.pending && !p.pending.down) p.pending.down = ev.timeStamp; }, true);
+	addEventListener("pointerup", (ev) => { if (p.pending && !p.pending.up) p.pending.up = ev.timeStamp; }, true);
 	new MutationObserver(() => {
 		p.drawn++;
 		const t = p.pending;
 		if (!t || !t.up || !(seconds() >= t.target)) return;
 		p.pending = null;
-		painted(() => { p.taps.push(performance.now() - t.up); p.answers.push(t.answer); });
+		painted(() => {
+			const at = performance.now();
+			p.taps.push({down: at - t.down, up: at - t.up, answer: t.answer ? t.answer - t.down : NaN, held: t.up - t.down});
+		});
 	}).observe(document, {subtree: true, childList: true, characterData: true});
 })()`
 
-// phoneRow is one lab's figures, as the table of issue 28 has them.
+// phoneTap is one tap's times, in ms, as the probe took them: from the
+// finger touching to the new time painted (down), from it lifting (up),
+// from touching to the server's answer arriving (answer), and how long
+// the finger stayed down, which is the test driver's time between its
+// touch and its lift (held).
+type phoneTap struct{ Down, Up, Answer, Held float64 }
+
+// phoneRow is one lab's figures, as issue 48 asks for them.
 type phoneRow struct {
-	lab                     string
-	busy                    float64 // share of wall time the main thread worked
-	perFrame                float64 // main-thread ms per live message
-	drawn                   int     // tasks that changed the page (a drawn batch, a scroll)
-	perDrawn                float64 // main-thread ms per task that changed the page
-	script, layout, style   float64 // of it, ms
-	frames                  int
-	tapP50, tapMax          float64 // ms
-	answerP50               float64 // ms from the finger lifting to the answer's arrival
-	taps                    int
-	wireKBs, wirePerFrame   float64 // on the wire: KB/s, bytes per message
-	textPerFrame            float64 // the messages' text, bytes
-	firstFrame              float64 // ms after navigation, slow network
-	unthrottledBusy, unTapP float64
+	lab                   string
+	busy                  float64 // share of wall time the main thread worked while playing
+	perFrame              float64 // main-thread ms per live message
+	drawn                 int     // tasks that changed the page (a drawn batch, a scroll)
+	perDrawn              float64 // main-thread ms per task that changed the page
+	script, layout, style float64 // of it, ms
+	frames                int
+	played                float64 // s of wall time the figures above and the wire cover
+	wire                  int64   // bytes the server wrote while it played
+	wireKBs, wirePerFrame float64 // on the wire: KB/s, bytes per message
+	textPerFrame          float64 // the messages' text, bytes
+	taps                  []phoneTap
+	cold                  [2]coldLoad // the lab page opened afresh: a laptop unthrottled, the phone at 6×
 }
 
-// TestPhoneFigures measures what a lab costs a budget phone (issue 28):
-// at phone size with the CPU slowed 6×, it plays w1-w2 and renew-load at
-// 1× for 10 s and reads the main thread's work from Chromium's
-// performance metrics, taps "+5 dtk" while playing, counts the bytes the
-// server sends, and opens each lab afresh on a slow mobile network. It
-// prints the figures and asserts nothing about them: a shared machine's
-// timings are not a test's business. LEASELAB_PHONE_FIGURES=1 runs it;
-// LEASELAB_PHONE_FIGURES=w1-w2 (labs, split by commas) measures those labs,
-// and LEASELAB_PHONE_TRACE=DIR writes where the slowed main thread spent
-// its time while playing into DIR/LAB.txt (mainTrace) and the whole trace
-// into DIR/LAB.json.
+// coldLoad is what opening a lab page with an empty cache took, the
+// median of coldLoads tabs, in ms after navigation began: its HTML's
+// last byte, the script run (DOMContentLoaded's end), the first
+// contentful paint, the socket open, its first message, and that
+// message painted (the first live frame); and the bytes it fetched.
+type coldLoad struct {
+	html, script, fcp, open, msg, live float64
+	bytes                              float64
+}
+
+// coldLoads is how many times each lab page is opened afresh.
+const coldLoads = 5
+
+// TestPhoneFigures measures what a lab costs a budget phone (issues 28
+// and 48). At phone size (390×844) with the CPU slowed 6×, on a fresh
+// page it plays each lab at 1× for a minute from its start (busy share
+// and ms a message from Chromium's performance metrics, the tasks that
+// changed the page, and every byte the server wrote meanwhile), then
+// pauses and taps "+5 dtk" eight times, timing each inside the page from
+// the touch to the new time painted (phoneProbe). Then it opens the lab
+// page afresh (empty cache) five times on a laptop-sized tab, not
+// slowed, and five times on the slowed phone, and takes the median of
+// when the first live frame was painted. It prints the figures and
+// asserts nothing about them: a shared machine's timings are not a
+// test's business.
+//
+// LEASELAB_PHONE_FIGURES=1 runs it for w1-w2 and renew-load;
+// =w1-w2 (labs, split by commas) for those labs. LEASELAB_PHONE_SECONDS
+// plays for that long instead of 60 s, LEASELAB_PHONE_FROM=170s from
+// there; LEASELAB_PHONE_TRACE=DIR writes where the slowed main thread
+// spent its time while playing (DIR/LAB.txt, mainTrace; the whole trace
+// in DIR/LAB.json) and while tapped (DIR/LAB-taps.txt and .json);
+// LEASELAB_PHONE_SLOWNET=1 opens each page once more on a slow mobile
+// network (150 ms, 1.6 Mbit/s) at 6×.
 func TestPhoneFigures(t *testing.T) {
 	if os.Getenv(phoneFiguresEnv) == "" {
-		t.Skip(phoneFiguresEnv + "=1 runs the phone figures (about 90 s)")
+		t.Skip(phoneFiguresEnv + "=1 runs the phone figures (about two minutes a lab)")
 	}
 	var in, out atomic.Int64
 	s, err := New(Config{SessionWork: 1000, AddrWork: 1000})
@@ -161,20 +197,54 @@ func TestPhoneFigures(t *testing.T) {
 	}
 	for _, lab := range labs {
 		r := phoneRow{lab: lab}
-		playOnPhone(t, ts.URL, &r, &out, phoneSlowdown)
-		plain := phoneRow{lab: lab}
-		playOnPhone(t, ts.URL, &plain, &out, 1)
-		r.unthrottledBusy, r.unTapP = plain.busy, plain.tapP50
-		r.firstFrame = firstFrameOnSlowNetwork(t, ts.URL+"/id/labs/"+lab)
+		playOnPhone(t, ts.URL, &r, &out)
+		u := ts.URL + "/id/labs/" + lab
+		r.cold[0] = coldLoadMedian(t, u, laptop, 1, &out)
+		r.cold[1] = coldLoadMedian(t, u, phone, phoneSlowdown, &out)
+		if os.Getenv("LEASELAB_PHONE_SLOWNET") != "" {
+			t.Logf("%s: first live frame on a slow network at %d×: %.0f ms", lab, phoneSlowdown, firstFrameOnSlowNetwork(t, u))
+		}
 		rows = append(rows, r)
 	}
-	fmt.Printf("phone figures: 390×844, CPU %d× slower, playing at 1× for %v (issue 28)\n", phoneSlowdown, phonePlay())
-	fmt.Printf("%-10s %6s %8s %16s %6s %6s %8s %14s %6s %6s %7s %7s %9s %13s\n",
-		"lab", "busy", "ms/frame", "script/lay/style", "frames", "drawn", "ms/drawn", "tap p50 (max)", "answer", "KB/s", "B/frame", "text B", "1st frame", "1×: busy tap")
+	printPhoneFigures(rows)
+}
+
+// printPhoneFigures prints the figures of each lab.
+func printPhoneFigures(rows []phoneRow) {
+	fmt.Printf("phone figures: 390×844, CPU %d× slower, a fresh page playing at 1× for %v from %s (issues 28, 48)\n",
+		phoneSlowdown, phonePlay(), cmp.Or(os.Getenv("LEASELAB_PHONE_FROM"), "the start"))
+	fmt.Printf("%-10s %6s %8s %16s %6s %6s %8s %9s %7s %7s\n",
+		"lab", "busy", "ms/frame", "script/lay/style", "frames", "drawn", "ms/drawn", "wire KB/s", "B/frame", "text B")
 	for _, r := range rows {
-		fmt.Printf("%-10s %5.1f%% %8.1f %5.1f/%4.1f/%4.1f %6d %6d %8.1f %6.0f (%5.0f) %6.0f %6.2f %7.0f %7.0f %7.0fms %5.1f%% %4.0f\n",
-			r.lab, 100*r.busy, r.perFrame, r.script, r.layout, r.style, r.frames, r.drawn, r.perDrawn, r.tapP50, r.tapMax, r.answerP50,
-			r.wireKBs, r.wirePerFrame, r.textPerFrame, r.firstFrame, 100*r.unthrottledBusy, r.unTapP)
+		fmt.Printf("%-10s %5.1f%% %8.1f %5.1f/%4.1f/%4.1f %6d %6d %8.1f %9.2f %7.0f %7.0f  (%d B in %.1f s)\n",
+			r.lab, 100*r.busy, r.perFrame, r.script, r.layout, r.style, r.frames, r.drawn, r.perDrawn,
+			r.wireKBs, r.wirePerFrame, r.textPerFrame, r.wire, r.played)
+	}
+	fmt.Printf("taps on \"+5 dtk\", paused, after the play (ms; p50 and max of %d):\n", phoneTaps)
+	fmt.Printf("%-10s %16s %16s %16s %16s\n", "lab", "touch→painted", "lift→painted", "touch→answer", "touch held")
+	for _, r := range rows {
+		col := func(f func(phoneTap) float64) string {
+			xs := make([]float64, len(r.taps))
+			for i, tp := range r.taps {
+				xs[i] = f(tp)
+			}
+			slices.Sort(xs)
+			if len(xs) == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%4.0f (%4.0f)", xs[len(xs)/2], xs[len(xs)-1])
+		}
+		fmt.Printf("%-10s %16s %16s %16s %16s\n", r.lab, col(func(p phoneTap) float64 { return p.Down }),
+			col(func(p phoneTap) float64 { return p.Up }), col(func(p phoneTap) float64 { return p.Answer }),
+			col(func(p phoneTap) float64 { return p.Held }))
+	}
+	fmt.Printf("cold load, empty cache, no network delay (ms after navigation, median of %d):\n", coldLoads)
+	fmt.Printf("%-10s %-13s %6s %6s %6s %6s %6s %10s %8s\n", "lab", "tab", "html", "script", "fcp", "open", "msg", "live frame", "KB")
+	for _, r := range rows {
+		for i, c := range r.cold {
+			fmt.Printf("%-10s %-13s %6.0f %6.0f %6.0f %6.0f %6.0f %10.0f %8.1f\n", r.lab, []string{"laptop, 1×", "phone, 6×"}[i],
+				c.html, c.script, c.fcp, c.open, c.msg, c.live, c.bytes/1000)
+		}
 	}
 }
 
@@ -184,8 +254,15 @@ func TestPhoneFigures(t *testing.T) {
 // budgets with no page still playing.
 func phoneBrowser(t *testing.T, slowdown float64) (ctx context.Context, closeTab func()) {
 	t.Helper()
-	ctx, closeTab = openTab(t, int(phone.width), int(phone.height))
-	emulate(t, ctx, phone)
+	return probedTab(t, phone, slowdown)
+}
+
+// probedTab is phoneBrowser in a tab of size v. A tab is a browser
+// context of its own: its cache is empty.
+func probedTab(t *testing.T, v viewport, slowdown float64) (ctx context.Context, closeTab func()) {
+	t.Helper()
+	ctx, closeTab = openTab(t, int(v.width), int(v.height))
+	emulate(t, ctx, v)
 	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: phoneProbe}); err != nil {
 		t.Fatal(err)
 	}
@@ -208,21 +285,24 @@ func perfMetrics(t *testing.T, ctx context.Context) map[string]float64 {
 	return m
 }
 
-// phonePlay is how long TestPhoneFigures measures play: 10 s, or
-// LEASELAB_PHONE_SECONDS (a longer run takes in the picture's changes of
-// scale, each a whole picture, which the first 10 s of a lab have none of).
+// phonePlay is how long TestPhoneFigures measures play: a minute, or
+// LEASELAB_PHONE_SECONDS.
 func phonePlay() time.Duration {
 	if n, err := strconv.Atoi(os.Getenv("LEASELAB_PHONE_SECONDS")); err == nil && n > 0 {
 		return time.Duration(n) * time.Second
 	}
-	return 10 * time.Second
+	return time.Minute
 }
 
-// playOnPhone plays the lab r names for phonePlay and then taps "+5 dtk" ten
-// times while it plays, filling r.
-func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slowdown float64) {
+// phoneTaps is how many times TestPhoneFigures taps "+5 dtk".
+const phoneTaps = 8
+
+// playOnPhone opens the lab r names on the slowed phone, plays it for
+// phonePlay from the tap on play, pauses and taps "+5 dtk" phoneTaps
+// times, filling r.
+func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64) {
 	t.Helper()
-	ctx, closeTab := phoneBrowser(t, slowdown)
+	ctx, closeTab := phoneBrowser(t, phoneSlowdown)
 	defer closeTab()
 	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
 		t.Fatal(err)
@@ -238,28 +318,31 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 	if evalBool(t, ctx, scrollsSideways) {
 		t.Errorf("%s scrolls sideways on a phone: a finger's tap lands off what it touched", r.lab)
 	}
-	tap(t, ctx, "#play")
-	waitJS(t, ctx, "playing", `document.getElementById("play").getAttribute("aria-pressed") === "true"`)
-	time.Sleep(time.Second) // past the first frames' start-up
+	time.Sleep(300 * time.Millisecond) // the page settled: no message is on its way
 
 	frames0 := evalAs[int](t, ctx, `window.__phone.frames`)
 	drawn0 := evalAs[int](t, ctx, `window.__phone.drawn`)
 	text0 := evalAs[int](t, ctx, `window.__phone.text`)
 	var tr *mainTrace
-	if dir := os.Getenv(phoneTraceEnv); dir != "" && slowdown > 1 {
+	trace := os.Getenv(phoneTraceEnv)
+	if trace != "" {
 		tr = startMainTrace(t, ctx)
 	}
 	m0, out0, wall0 := perfMetrics(t, ctx), out.Load(), time.Now()
-	time.Sleep(phonePlay())
+	tap(t, ctx, "#play")
+	time.Sleep(phonePlay() - time.Since(wall0))
 	m1, out1, wall := perfMetrics(t, ctx), out.Load(), time.Since(wall0).Seconds()
 	if tr != nil {
-		tr.stop(t, ctx, filepath.Join(os.Getenv(phoneTraceEnv), r.lab+".txt"))
+		tr.stop(t, ctx, filepath.Join(trace, r.lab+".txt"))
+	}
+	if evalAs[string](t, ctx, `document.getElementById("play").getAttribute("aria-pressed")`) != "true" {
+		t.Errorf("%s: the lab was not playing at the end of its minute", r.lab)
 	}
 	if os.Getenv(screenshotsEnv) != "" {
 		// The picture mid-play, at the top of the screen.
 		evalAs[bool](t, ctx, `(document.getElementById("diagram").scrollIntoView({block: "start"}), true)`)
 		time.Sleep(300 * time.Millisecond)
-		screenshot(t, ctx, fmt.Sprintf("phone-%s-%gx-playing", r.lab, slowdown), false)
+		screenshot(t, ctx, fmt.Sprintf("phone-%s-playing", r.lab), false)
 	}
 	r.frames = evalAs[int](t, ctx, `window.__phone.frames`) - frames0
 	r.drawn = evalAs[int](t, ctx, `window.__phone.drawn`) - drawn0
@@ -274,11 +357,31 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 	r.script = 1000 * (m1["ScriptDuration"] - m0["ScriptDuration"]) / n
 	r.layout = 1000 * (m1["LayoutDuration"] - m0["LayoutDuration"]) / n
 	r.style = 1000 * (m1["RecalcStyleDuration"] - m0["RecalcStyleDuration"]) / n
-	r.wireKBs = float64(out1-out0) / 1000 / wall
-	r.wirePerFrame = float64(out1-out0) / n
+	r.played, r.wire = wall, out1-out0
+	r.wireKBs = float64(r.wire) / 1000 / wall
+	r.wirePerFrame = float64(r.wire) / n
 	r.textPerFrame = float64(text) / n
+	if math.IsNaN(r.busy) {
+		t.Errorf("%s: no performance metrics", r.lab)
+	}
 
-	for range 10 {
+	tap(t, ctx, "#play")
+	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false" && !document.querySelector(".sent")`)
+	time.Sleep(500 * time.Millisecond) // the pause's answer drawn
+	r.taps = tapsOnPhone(t, ctx, r.lab, trace)
+	screenshot(t, ctx, fmt.Sprintf("phone-%s", r.lab), false)
+}
+
+// tapsOnPhone taps "+5 dtk" phoneTaps times on the paused lab and is what
+// the probe timed of each; with trace set, the taps are traced into
+// DIR/LAB-taps.txt and .json.
+func tapsOnPhone(t *testing.T, ctx context.Context, lab, trace string) []phoneTap {
+	t.Helper()
+	var tr *mainTrace
+	if trace != "" {
+		tr = startMainTrace(t, ctx)
+	}
+	for range phoneTaps {
 		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.__phone.arm(5), true)`)); err != nil {
 			t.Fatal(err)
 		}
@@ -286,27 +389,50 @@ func playOnPhone(t *testing.T, base string, r *phoneRow, out *atomic.Int64, slow
 		waitJS(t, ctx, "the tap's time painted", `window.__phone.pending === null`)
 		time.Sleep(300 * time.Millisecond)
 	}
-	taps, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`window.__phone.taps`))
+	if tr != nil {
+		tr.stop(t, ctx, filepath.Join(trace, lab+"-taps.txt"))
+	}
+	taps, err := chromedp.Run(ctx, chromedp.Evaluate[[]phoneTap](`window.__phone.taps.map(x => ({Down: x.down, Up: x.up, Answer: x.answer, Held: x.held}))`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	answers, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`window.__phone.answers`))
-	if err != nil {
+	if len(taps) != phoneTaps {
+		t.Errorf("%s: %d taps timed of %d", lab, len(taps), phoneTaps)
+	}
+	return taps
+}
+
+// coldLoadMedian opens u coldLoads times, each in a fresh tab of size v
+// (its cache empty) with the CPU slowed by slowdown, and is the median
+// of each of the load's moments.
+func coldLoadMedian(t *testing.T, u string, v viewport, slowdown float64, out *atomic.Int64) coldLoad {
+	t.Helper()
+	var got [7][]float64
+	for range coldLoads {
+		c := openCold(t, u, v, slowdown)
+		for i, x := range []float64{c.html, c.script, c.fcp, c.open, c.msg, c.live, c.bytes} {
+			got[i] = append(got[i], x)
+		}
+	}
+	m := func(i int) float64 { return median(got[i]) }
+	return coldLoad{html: m(0), script: m(1), fcp: m(2), open: m(3), msg: m(4), live: m(5), bytes: m(6)}
+}
+
+// openCold opens u once in a fresh tab and says when its parts came.
+func openCold(t *testing.T, u string, v viewport, slowdown float64) coldLoad {
+	t.Helper()
+	ctx, closeTab := probedTab(t, v, slowdown)
+	defer closeTab()
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatal(err)
 	}
-	slices.Sort(answers)
-	if len(answers) > 0 {
-		r.answerP50 = answers[len(answers)/2]
-	}
-	slices.Sort(taps)
-	r.taps = len(taps)
-	if len(taps) > 0 {
-		r.tapP50, r.tapMax = taps[len(taps)/2], taps[len(taps)-1]
-	}
-	if math.IsNaN(r.busy) {
-		t.Errorf("%s: no performance metrics", r.lab)
-	}
-	screenshot(t, ctx, fmt.Sprintf("phone-%s-%gx", r.lab, slowdown), false)
+	waitJS(t, ctx, "the first live frame painted", `window.__phone.first > 0 && performance.getEntriesByName("first-contentful-paint").length > 0 && performance.getEntriesByType("navigation")[0].loadEventEnd > 0`)
+	x := evalAs[[]float64](t, ctx, `(() => {
+		const n = performance.getEntriesByType("navigation")[0], p = window.__phone;
+		const bytes = performance.getEntriesByType("resource").reduce((s, r) => s + r.transferSize, n.transferSize);
+		return [n.responseEnd, n.domContentLoadedEventEnd, performance.getEntriesByName("first-contentful-paint")[0].startTime, p.open, p.msg, p.first, bytes];
+	})()`)
+	return coldLoad{html: x[0], script: x[1], fcp: x[2], open: x[3], msg: x[4], live: x[5], bytes: x[6]}
 }
 
 // tap touches the middle of the element css finds, as a finger does: no
