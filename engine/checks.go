@@ -133,7 +133,7 @@ func (w *World) checkPolicy(c Command) error {
 }
 
 func (w *World) checkStorage(c Command) error {
-	if c.Mode > StorageIdempotent {
+	if c.Mode > StorageRename {
 		return refuse(RefuseStorageMode, "storage: unknown mode")
 	}
 	return nil

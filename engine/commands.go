@@ -50,7 +50,7 @@ var commandTable = []commandSpec{
 	{kind: CmdStorage, words: []string{"storage", "fencing"},
 		help: []string{
 			"fencing on|off            storage checks fencing tokens, or accepts anything",
-			"storage MODE              none, fencing, equality, cas or idempotent"},
+			"storage MODE              none, fencing, equality, cas, idempotent or rename"},
 		parse: parseStorage, write: writeStorage, check: (*World).checkStorage},
 	{kind: CmdPartition, words: []string{"partition"},
 		help:  []string{"partition A [B]           cut the link A—B, or cut A off from everyone"},

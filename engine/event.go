@@ -176,6 +176,7 @@ const (
 	ViolationLostUpdate       // a write with an older token overwrote a newer one
 	ViolationDiverged         // each storage copy holds a write the other lacks
 	ViolationRefusedHolder    // a written storage refused a write that would have harmed nothing
+	ViolationMixed            // a key holds the parts of two writers' writes: neither's result
 	reasonCount
 )
 
@@ -189,7 +190,7 @@ var reasonNames = [reasonCount]string{
 	"same-value",
 	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged",
-	"refused-holder",
+	"refused-holder", "mixed",
 }
 
 func (r Reason) String() string {
@@ -213,12 +214,13 @@ func ParseReason(s string) (Reason, bool) {
 func (r Reason) IsViolation() bool { return r >= ViolationStaleWrite && r < reasonCount }
 
 // IsHarm reports whether r names a violation that did harm: a stale write
-// the storage accepted, a lost update, an effect done twice, or two
-// workers acting as holder at once. Acting after expiry is a warning, not
+// the storage accepted, a lost update, an effect done twice, two workers
+// acting as holder at once, copies that diverged, or a key whose parts
+// mix two writers' writes. Acting after expiry is a warning, not
 // harm: whether it harms depends on what the storage does with the act.
 func (r Reason) IsHarm() bool {
 	switch r {
-	case ViolationStaleWrite, ViolationLostUpdate, ViolationDoubleEffect, ViolationSplitBrain, ViolationDiverged:
+	case ViolationStaleWrite, ViolationLostUpdate, ViolationDoubleEffect, ViolationSplitBrain, ViolationDiverged, ViolationMixed:
 		return true
 	}
 	return false
@@ -257,7 +259,17 @@ type Event struct {
 	// only in the room of what it does not say.
 }
 
-const flagEffect = 1 // write, accept, reject: an effect (send), not a put
+// The flags of a write, an accept or a reject: an effect (send), not a
+// put; a write to a temporary name; the rename of that name onto its key;
+// and, in the three bits from partShift, which part of a write in parts
+// it is (1 to MaxParts; 0 for a write in one piece).
+const (
+	flagEffect = 1
+	flagTemp   = 2
+	flagRename = 4
+	partShift  = 3
+	partMask   = 7 << partShift
+)
 
 // EventFields is an event spelled out, every field its own. The engine
 // records events from it; a test or a tool may build one (Event) or read
@@ -272,6 +284,9 @@ type EventFields struct {
 	Msg    MsgKind
 	Reason Reason
 	Effect bool  // write, accept, reject: an effect (send), not a put
+	Temp   bool  // write, accept, reject: to the key's temporary name (KEY.TOKEN.tmp)
+	Rename bool  // write, accept, reject: the rename of that temporary name onto the key
+	Part   uint8 // write, accept, reject: which part of a write in parts (1 to MaxParts), 0 for none; a write's At is how many parts
 	Key    KeyID // the lease (coordinator events, renewed) or the storage key (write, accept, reject); Names.Key gives its name
 	Token  int64
 	At     Time
@@ -312,9 +327,15 @@ func (f *EventFields) pack(e *Event) {
 		e.ref2 = int32(f.Gen)
 		return
 	}
-	e.peer, e.msg, e.reason, e.flags = f.Peer, f.Msg, f.Reason, 0
+	e.peer, e.msg, e.reason, e.flags = f.Peer, f.Msg, f.Reason, f.Part<<partShift&partMask
 	if f.Effect {
-		e.flags = flagEffect
+		e.flags |= flagEffect
+	}
+	if f.Temp {
+		e.flags |= flagTemp
+	}
+	if f.Rename {
+		e.flags |= flagRename
 	}
 	switch {
 	case f.Kind.saysGeneration():
@@ -329,7 +350,7 @@ func (f *EventFields) pack(e *Event) {
 // Fields spells e out.
 func (e Event) Fields() EventFields {
 	return EventFields{T: e.T, Kind: e.Kind, Node: e.Node, Peer: e.Peer(), Msg: e.Msg(), Reason: e.Reason(), Effect: e.Effect(),
-		Key: e.Key, Token: e.Token, At: e.At, Value: e.Value, Prev: e.Prev(), Gen: e.Gen(), Ref: e.Ref(), Ref2: e.Ref2()}
+		Temp: e.Temp(), Rename: e.Rename(), Part: e.Part(), Key: e.Key, Token: e.Token, At: e.At, Value: e.Value, Prev: e.Prev(), Gen: e.Gen(), Ref: e.Ref(), Ref2: e.Ref2()}
 }
 
 // Peer is the other node the event concerns, NoNode if none.
@@ -360,6 +381,25 @@ func (e Event) Reason() Reason {
 // Effect reports whether a write, accept or reject is of an effect (a
 // send), not a put.
 func (e Event) Effect() bool { return e.Kind != KindRenewed && e.flags&flagEffect != 0 }
+
+// Temp reports whether a write, accept or reject is of the key's
+// temporary name (KEY.TOKEN.tmp), which nothing reads: the first half of
+// a commit by rename.
+func (e Event) Temp() bool { return e.Kind != KindRenewed && e.flags&flagTemp != 0 }
+
+// Rename reports whether a write, accept or reject is the rename of the
+// writer's temporary name onto the key: the commit of a write by rename.
+func (e Event) Rename() bool { return e.Kind != KindRenewed && e.flags&flagRename != 0 }
+
+// Part is which part of a write in parts a write, accept or reject is (1
+// to MaxParts), 0 for a write in one piece. A write event's At says how
+// many parts the write has.
+func (e Event) Part() uint8 {
+	if e.Kind == KindRenewed {
+		return 0
+	}
+	return e.flags & partMask >> partShift
+}
 
 // Ref is the index in the log of an event this one points at (the send a
 // receive answers, the write a storage judged, a violation's first proof),
@@ -596,9 +636,12 @@ func (n Names) describeWorker(e Event) (string, bool) {
 	case KindCheck:
 		return "check " + e.Reason().String() + " believes-until=" + e.At.String(), true
 	case KindWrite:
-		s := "write " + n.Key(e.Key)
-		if e.Effect() {
+		s := "write " + n.what(e)
+		switch {
+		case e.Effect():
 			s = "send " + n.Key(e.Key)
+		case e.Rename():
+			s = n.what(e)
 		}
 		if e.Token != 0 {
 			s += tok()
@@ -617,13 +660,17 @@ func (n Names) describeStorage(e Event) (string, bool) {
 	tok := func() string { return " token=" + strconv.FormatInt(e.Token, 10) }
 	switch e.Kind {
 	case KindAccept:
-		s := "accept " + n.Key(e.Key) + " from " + n.Of(e.Peer()) + tok() + " highest=" + strconv.FormatInt(e.Value, 10)
+		s := "accept " + n.what(e) + " from " + n.Of(e.Peer()) + tok()
+		if e.Temp() {
+			return s + " (temporary)" + copyOf(e), true
+		}
+		s += " highest=" + strconv.FormatInt(e.Value, 10)
 		if e.Reason() == ReasonSameValue {
 			s += " (same-value)"
 		}
 		return s + copyOf(e), true
 	case KindReject:
-		s := "reject " + n.Key(e.Key) + " from " + n.Of(e.Peer()) + tok() + " (" + e.Reason().String()
+		s := "reject " + n.what(e) + " from " + n.Of(e.Peer()) + tok() + " (" + e.Reason().String()
 		switch e.Reason() {
 		case ReasonStaleToken:
 			s += ": " + strconv.FormatInt(e.Token, 10) + " < " + strconv.FormatInt(e.Value, 10)
@@ -665,6 +712,28 @@ func (n Names) describeStorage(e Event) (string, bool) {
 		return s, true
 	}
 	return "", false
+}
+
+// what names what a write, an accept or a reject acts on: the key; the
+// key's temporary name, which carries the writer's token
+// ("report.7.tmp"); the rename of that name onto the key; or one part of
+// the key ("report part=2", and of how many on the write: "part=2/3").
+func (n Names) what(e Event) string {
+	k := n.Key(e.Key)
+	s := k
+	if e.Temp() || e.Rename() {
+		s = k + "." + strconv.FormatInt(e.Token, 10) + ".tmp"
+	}
+	if e.Rename() {
+		return "rename " + s + " -> " + k
+	}
+	if e.Part() > 0 {
+		s += " part=" + strconv.Itoa(int(e.Part()))
+		if e.Kind == KindWrite {
+			s += "/" + strconv.FormatInt(int64(e.At), 10)
+		}
+	}
+	return s
 }
 
 // copyOf names the storage copy of an accept or a reject (its At) when

@@ -17,7 +17,7 @@ const (
 	sizeLease        = 96
 	sizeLeaseSpan    = 56
 	sizeWrite        = 64
-	sizeKeyState     = 40
+	sizeKeyState     = 152
 	sizeMasterKey    = 16
 	sizeCopyWrite    = 24
 	sizeBrain        = 88

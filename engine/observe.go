@@ -17,10 +17,63 @@ func (w *World) observeAccept(m message, accept int32, ks *keyState) {
 		}
 		return
 	}
+	if m.form.part() > 0 {
+		w.observePart(m, accept, &ks.parts)
+		if ks.lastAccept < 0 || m.real >= ks.lastToken {
+			ks.lastToken, ks.lastAccept, ks.lastValue = m.real, accept, m.value
+		}
+		return
+	}
 	if ks.lastAccept >= 0 && m.real < ks.lastToken {
 		w.emit(EventFields{Kind: KindViolation, Reason: ViolationLostUpdate, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: ks.lastAccept})
 	}
 	ks.lastToken, ks.lastAccept, ks.lastValue = m.real, accept, m.value
+	// A write in one piece (or a rename) replaces the key whole.
+	p := &ks.parts
+	for i := range p.from {
+		p.from[i] = NoNode
+	}
+	p.whole, p.wtoken, p.waccept, p.mixed = m.from, m.real, accept, false
+}
+
+// observePart runs when the storage accepts one part of a write in parts.
+// The key then mixes two writes, neither's result, when an older
+// holding's part lands in a key a newer holding's write holds whole (a
+// stale writer's chunk inside the new holder's file), or when a part
+// completes a write while an older or another tokenless write's part is
+// still in the key. A newer write still in progress is not yet a mix: its
+// own parts will cover what is left.
+func (w *World) observePart(m message, accept int32, p *parts) {
+	i := m.form.part() - 1
+	p.from[i], p.token[i], p.accept[i] = m.from, m.real, accept
+	mine := func(from Node, token int64) bool { return from == m.from && token == m.real }
+	other := int32(-1)
+	if p.whole != NoNode && !mine(p.whole, p.wtoken) && p.wtoken > m.real {
+		other = p.waccept
+	} else if m.form.part() == m.form.parts() {
+		for j := range m.form.parts() {
+			from, token, ev := p.from[j], p.token[j], p.accept[j]
+			if from == NoNode {
+				from, token, ev = p.whole, p.wtoken, p.waccept
+			}
+			if from != NoNode && !mine(from, token) && token <= m.real {
+				other = ev
+			}
+		}
+	}
+	if m.form.part() == m.form.parts() {
+		p.whole, p.wtoken, p.waccept = m.from, m.real, accept
+	}
+	if other < 0 {
+		if m.form.part() == m.form.parts() {
+			p.mixed = false
+		}
+		return
+	}
+	if !p.mixed {
+		p.mixed = true
+		w.emit(EventFields{Kind: KindViolation, Reason: ViolationMixed, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: other})
+	}
 }
 
 // observeWrite runs when a worker acts on the storage.

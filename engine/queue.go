@@ -39,7 +39,33 @@ type message struct {
 	lease    uint8  // which lease at the coordinator
 	key      KeyID  // write: the storage key
 	value    uint16 // write: a fixed result (index in World.values), or 0 for the holder's own
+	// write: whether it goes to the writer's temporary name or renames
+	// that name onto the key (a commit by rename), and which part of how
+	// many it is (0 of 0: a write in one piece), packed so that a message
+	// stays 64 bytes: see writeForm.
+	form writeForm
 }
+
+// writeForm is how a write message writes: bit 0 to the temporary name,
+// bit 1 the rename onto the key, bits 2-4 its part, bits 5-7 how many
+// parts (MaxParts is 7).
+type writeForm uint8
+
+func newWriteForm(temp, rename bool, part, parts uint8) writeForm {
+	f := writeForm(part&7)<<2 | writeForm(parts&7)<<5
+	if temp {
+		f |= 1
+	}
+	if rename {
+		f |= 2
+	}
+	return f
+}
+
+func (f writeForm) temp() bool   { return f&1 != 0 }
+func (f writeForm) rename() bool { return f&2 != 0 }
+func (f writeForm) part() uint8  { return uint8(f>>2) & 7 }
+func (f writeForm) parts() uint8 { return uint8(f>>5) & 7 }
 
 // item is one thing due at a time. It is small (24 bytes), so that the
 // queue holds little and the heap moves items cheaply: a message it

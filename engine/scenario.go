@@ -27,9 +27,15 @@ const (
 	// StorageIdempotent accepts each key once and reports later writes with
 	// the same key as duplicates, so an effect cannot happen twice.
 	StorageIdempotent
+	// StorageRename is a plain file store with one conditional operation:
+	// it accepts every write as it comes, unchecked, and checks only the
+	// rename that commits a write made under a temporary name (write KEY
+	// commit=rename): the rename succeeds when the token in the temporary
+	// name is not lower than the token of the file in place.
+	StorageRename
 )
 
-var storageModeNames = [...]string{"none", "fencing", "equality", "cas", "idempotent"}
+var storageModeNames = [...]string{"none", "fencing", "equality", "cas", "idempotent", "rename"}
 
 func (m StorageMode) String() string {
 	if int(m) < len(storageModeNames) {
@@ -38,7 +44,8 @@ func (m StorageMode) String() string {
 	return "storage(" + strconv.Itoa(int(m)) + ")"
 }
 
-// ParseStorageMode reads one of none, fencing, equality, cas, idempotent.
+// ParseStorageMode reads one of none, fencing, equality, cas, idempotent,
+// rename.
 func ParseStorageMode(s string) (StorageMode, error) {
 	for i, n := range storageModeNames {
 		if s == n {
@@ -222,7 +229,19 @@ type Op struct {
 	// holder's differs, so an older one over a newer one is harm), or a
 	// fixed result that is the same whoever makes it (a thumbnail).
 	Value string
+	// Parts is how many parts a write puts one after another (a file
+	// written in chunks), 2 to MaxParts; 0 is a write in one piece. Each
+	// is the work each part takes before it goes out.
+	Parts uint8
+	Each  Time
+	// Rename commits the write by rename: the worker writes its result
+	// (every part of it) to a temporary name that carries its token, then
+	// asks the storage to rename that name onto the key.
+	Rename bool
 }
+
+// MaxParts bounds the parts of one write.
+const MaxParts = 7
 
 func (o Op) String() string {
 	switch o.Kind {
@@ -237,10 +256,20 @@ func (o Op) String() string {
 		}
 		return "acquire"
 	case OpWrite, OpSend:
+		s := o.Kind.String() + " " + o.Key
 		if o.Value != "" {
-			return o.Kind.String() + " " + o.Key + " value=" + o.Value
+			s += " value=" + o.Value
 		}
-		return o.Kind.String() + " " + o.Key
+		if o.Parts > 0 {
+			s += " parts=" + strconv.Itoa(int(o.Parts))
+		}
+		if o.Each > 0 {
+			s += " each=" + o.Each.String()
+		}
+		if o.Rename {
+			s += " commit=rename"
+		}
+		return s
 	}
 	return o.Kind.String()
 }
@@ -325,18 +354,10 @@ func parseOp(f []string) (Op, error) {
 			}
 		}
 		return op, nil
-	case OpWrite, OpSend:
-		if len(args) == 2 && k == OpWrite {
-			v, ok := strings.CutPrefix(args[1], "value=")
-			if !ok || v == "" || len(v) > 32 {
-				return Op{}, fmt.Errorf("write takes a key and optionally value=V (a word of at most 32 characters), not %q", args[1])
-			}
-			return Op{Kind: k, Key: args[0], Value: v}, nil
-		}
+	case OpWrite:
+		return parseWrite(args)
+	case OpSend:
 		if len(args) != 1 {
-			if k == OpWrite {
-				return Op{}, fmt.Errorf("write takes one key and optionally value=V, such as write thumb value=v1")
-			}
 			return Op{}, fmt.Errorf("%s takes one key, such as %s report", f[0], f[0])
 		}
 		return Op{Kind: k, Key: args[0]}, nil
@@ -347,6 +368,45 @@ func parseOp(f []string) (Op, error) {
 		return Op{Kind: k}, nil
 	}
 	return Op{}, fmt.Errorf("unknown step %q (want one of %s)", f[0], strings.Join(opNames[:], ", "))
+}
+
+// parseWrite reads a write's key and options: write KEY [value=V]
+// [parts=N] [each=D] [commit=rename].
+func parseWrite(args []string) (Op, error) {
+	if len(args) < 1 || strings.Contains(args[0], "=") {
+		return Op{}, fmt.Errorf("write takes one key and optionally value=V, parts=N, each=D and commit=rename, such as write thumb value=v1")
+	}
+	op := Op{Kind: OpWrite, Key: args[0]}
+	for _, a := range args[1:] {
+		k, v, _ := strings.Cut(a, "=")
+		switch k {
+		case "value":
+			if v == "" || len(v) > 32 {
+				return Op{}, fmt.Errorf("write value=V takes a word of at most 32 characters, not %q", a)
+			}
+			op.Value = v
+		case "parts":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 2 || n > MaxParts {
+				return Op{}, fmt.Errorf("write parts=N takes 2 to %d parts, not %q", MaxParts, v)
+			}
+			op.Parts = uint8(n)
+		case "each":
+			d, err := ParseTime(v)
+			if err != nil || d <= 0 {
+				return Op{}, fmt.Errorf("write each=D takes a duration above 0, such as each=2s, not %q", v)
+			}
+			op.Each = d
+		case "commit":
+			if v != "rename" {
+				return Op{}, fmt.Errorf("write commit= takes rename (write to a temporary name, then rename it onto the key), not %q", v)
+			}
+			op.Rename = true
+		default:
+			return Op{}, fmt.Errorf("write takes value=V, parts=N, each=D and commit=rename after its key, not %q", a)
+		}
+	}
+	return op, nil
 }
 
 // parseEither reads one of two words: false for the first, true for the
@@ -662,7 +722,7 @@ func (sc *Scenario) Validate() error {
 
 func waits(p []Op) bool {
 	for _, op := range p {
-		if (op.Kind == OpWork || op.Kind == OpSleep) && op.Arg > 0 {
+		if (op.Kind == OpWork || op.Kind == OpSleep) && op.Arg > 0 || op.Kind == OpWrite && op.Each > 0 {
 			return true
 		}
 	}

@@ -230,6 +230,14 @@ func (w *World) hashStore(h *hasher) {
 		h.bool(k.firstSend >= 0)
 		h.bool(k.doubled)
 		h.int(int64(k.lastValue))
+		p := &k.parts
+		for j := range p.from {
+			h.int(int64(p.from[j]))
+			h.int(p.token[j])
+		}
+		h.int(int64(p.whole))
+		h.int(p.wtoken)
+		h.bool(p.mixed)
 	}
 	h.bool(w.store.cut)
 	h.bool(w.store.diverged)
@@ -258,6 +266,8 @@ func (w *World) hashWorker(h *hasher, wk *worker) {
 	h.int(int64(wk.req))
 	h.int(int64(wk.progReq))
 	h.int(int64(wk.pc))
+	h.int(int64(wk.sub))
+	h.bool(wk.worked)
 	h.int(int64(wk.freezeFor))
 	h.int(int64(wk.reqSent))
 	h.int(int64(wk.acqSent))
@@ -314,6 +324,7 @@ func (w *World) hashItem(h *hasher, it *item) {
 		h.int(int64(m.req))
 		h.int(int64(m.gen))
 		h.int(int64(m.key)<<16 | int64(m.value))
+		h.int(int64(m.form))
 	case itTimer:
 		t := w.workers[it.node].timers[it.slot]
 		h.bool(t.on && t.id == it.id)

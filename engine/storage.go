@@ -64,6 +64,21 @@ type keyState struct {
 	firstSend  int32  // log index of the first accepted send, -1 if none
 	doubled    bool   // a double effect on this key was reported already
 	lastValue  uint16 // value of the last accepted put (index in World.values; 0 for a holder's own result)
+	parts      parts  // the key as written in parts
+}
+
+// parts is what the observer of writes in parts remembers of a key: whose
+// write each part holds, and the last write that holds the key whole (a
+// write in one piece, or the last part of a write in parts). A mark is a
+// writer and the token it held: one holding's write.
+type parts struct {
+	from    [MaxParts]Node  // NoNode: the part is as the whole write left it
+	token   [MaxParts]int64 // the token its writer held
+	accept  [MaxParts]int32 // its accept (history: proof only)
+	whole   Node            // the last whole write's writer, NoNode if none
+	wtoken  int64
+	waccept int32 // its accept (history: proof only)
+	mixed   bool  // the key mixes two writes: reported, until a write makes it whole again
 }
 
 // Write is one entry of the storage ledger.
@@ -72,7 +87,10 @@ type Write struct {
 	Worker   Node
 	Token    int64 // the token the write carried (0: none)
 	Key      string
-	Effect   bool // a send rather than a put
+	Effect   bool  // a send rather than a put
+	Temp     bool  // to the key's temporary name (KEY.TOKEN.tmp)
+	Rename   bool  // the rename of that name onto the key
+	Part     uint8 // which part of a write in parts, 0 for none
 	Accepted bool
 	Reason   Reason
 	Highest  int64 // the highest token on this key after this write
@@ -100,42 +118,29 @@ func (s *storage) write(w *World, m message) {
 	if w.p.sc.Copies > 1 {
 		copyNo = Time(c + 1)
 	}
-	reason := ReasonNone
-	var shown int64
-	switch w.mode {
-	case StorageFencing:
-		switch {
-		case m.token == 0:
-			reason = ReasonNoToken
-		case m.token < ks.highest:
-			reason = ReasonStaleToken
-		}
-	case StorageEquality:
-		if l := &w.coord.leases[m.lease]; m.token == 0 || !w.coord.live(m.lease, m.from, m.token, w.now) {
-			reason, shown = ReasonNotCurrent, l.token
-			if l.holder == NoNode {
-				shown = 0
-			}
-		}
-	case StorageCAS:
-		if m.version != s.version {
-			reason, shown = ReasonVersion, s.version
-		}
-	case StorageIdempotent:
-		if ks.used {
-			reason = ReasonDuplicate
-		}
+	ev := EventFields{Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Effect: m.effect, Temp: m.form.temp(), Rename: m.form.rename(), Part: m.form.part(), At: copyNo, Ref: m.ev, Ref2: -1}
+	entry := Write{T: w.now, Worker: m.from, Token: m.token, Key: w.p.names.Keys[m.key], Effect: m.effect, Temp: m.form.temp(), Rename: m.form.rename(), Part: m.form.part()}
+	if m.form.temp() {
+		// A temporary name carries its writer's token: no two writers
+		// share one, nothing reads it, and no store checks it.
+		ev.Kind = KindAccept
+		entry.Accepted, entry.Highest, entry.Event = true, ks.highest, w.emit(ev)
+		s.ledger = append(s.ledger, entry)
+		w.send(message{kind: MsgWriteOK, from: Storage, to: m.from, req: m.req, token: m.token, version: s.version})
+		return
 	}
+	reason, shown := s.judge(w, m, &ks)
 	ks.highest = max(ks.highest, m.token)
 	s.highest = max(s.highest, m.token)
-	var idx int32
+	entry.Highest = ks.highest
 	if reason != ReasonNone {
-		if reason == ReasonStaleToken {
+		if reason == ReasonStaleToken && shown == 0 {
 			shown = ks.highest
 		}
 		s.keys[at] = ks
-		idx = w.emit(EventFields{Kind: KindReject, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: reason, Value: shown, Effect: m.effect, At: copyNo, Ref: m.ev, Ref2: -1})
-		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.p.names.Keys[m.key], Effect: m.effect, Reason: reason, Highest: ks.highest, Event: idx})
+		ev.Kind, ev.Reason, ev.Value = KindReject, reason, shown
+		entry.Reason, entry.Event = reason, w.emit(ev)
+		s.ledger = append(s.ledger, entry)
 		reply := MsgWriteErr
 		if reason == ReasonDuplicate {
 			// The effect is already done: the writer may carry on.
@@ -148,12 +153,13 @@ func (s *storage) write(w *World, m message) {
 	ks.used = true
 	// The same fixed result written again changes nothing: no harm.
 	same := !m.effect && m.value != 0 && ks.lastAccept >= 0 && ks.lastValue == m.value
-	why := ReasonNone
 	if same {
-		why = ReasonSameValue
+		ev.Reason = ReasonSameValue
 	}
-	idx = w.emit(EventFields{Kind: KindAccept, Node: Storage, Peer: m.from, Token: m.token, Key: m.key, Reason: why, Value: ks.highest, Effect: m.effect, At: copyNo, Ref: m.ev, Ref2: -1})
-	s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.p.names.Keys[m.key], Effect: m.effect, Accepted: true, Highest: ks.highest, Event: idx})
+	ev.Kind, ev.Value = KindAccept, ks.highest
+	idx := w.emit(ev)
+	entry.Accepted, entry.Event = true, idx
+	s.ledger = append(s.ledger, entry)
 	if !same {
 		w.observeAccept(m, idx, &ks)
 	}
@@ -162,6 +168,49 @@ func (s *storage) write(w *World, m message) {
 		s.replicate(w, copyWrite{from: m.from, token: m.token, key: m.key, copy: uint8(c), accept: idx})
 	}
 	w.send(message{kind: MsgWriteOK, from: Storage, to: m.from, req: m.req, token: m.token, version: s.version})
+}
+
+// judge is the storage's verdict on a write by its mode: ReasonNone to
+// accept it, or why it refuses, with what the refusal shows (the current
+// lease's token, the version, the token of the file in place; 0 for a
+// stale token: the highest seen).
+func (s *storage) judge(w *World, m message, ks *keyState) (Reason, int64) {
+	switch w.mode {
+	case StorageFencing:
+		switch {
+		case m.token == 0:
+			return ReasonNoToken, 0
+		case m.token < ks.highest:
+			return ReasonStaleToken, 0
+		}
+	case StorageEquality:
+		if l := &w.coord.leases[m.lease]; m.token == 0 || !w.coord.live(m.lease, m.from, m.token, w.now) {
+			if l.holder == NoNode {
+				return ReasonNotCurrent, 0
+			}
+			return ReasonNotCurrent, l.token
+		}
+	case StorageCAS:
+		if m.version != s.version {
+			return ReasonVersion, s.version
+		}
+	case StorageIdempotent:
+		if ks.used {
+			return ReasonDuplicate, 0
+		}
+	case StorageRename:
+		// A plain file store: it takes every write as it comes, and
+		// checks only a rename, by the token in the temporary name
+		// against the token of the file in place.
+		switch {
+		case !m.form.rename():
+		case m.token == 0:
+			return ReasonNoToken, 0
+		case ks.lastAccept >= 0 && m.token < ks.lastToken:
+			return ReasonStaleToken, ks.lastToken
+		}
+	}
+	return ReasonNone, 0
 }
 
 func (s *storage) read(w *World, m message) {
@@ -177,6 +226,11 @@ func (s *storage) needKeys(w *World) {
 	s.keys = grown(s.keys, max(w.p.sc.Copies, 1)*len(w.p.names.Keys))
 	for i := range s.keys {
 		s.keys[i] = keyState{lastAccept: -1, firstSend: -1}
+		p := &s.keys[i].parts
+		p.whole = NoNode
+		for j := range p.from {
+			p.from[j] = NoNode
+		}
 	}
 }
 

@@ -87,6 +87,12 @@ type worker struct {
 	every  Time // -1: its own renew period
 	cancel int8 // -1: its own stop-at-expiry; 0 off, 1 on
 
+	// sub is how far a write step in parts or by rename has got: the
+	// parts sent and answered, then the rename; worked: the current part's
+	// work is done and the part goes out next.
+	sub    uint8
+	worked bool
+
 	inc     uint32 // incarnation: bumped by crash, so old timers are ignored
 	thawID  uint32
 	req     uint32 // id of the latest request of any kind
@@ -145,6 +151,7 @@ func (w *World) startProgram(wk *worker) {
 	}
 	wk.pc = 0
 	wk.done = false
+	wk.sub, wk.worked = 0, false
 	w.emit(EventFields{Kind: KindStart, Node: wk.id, Peer: NoNode})
 	w.runOp(wk)
 }
@@ -202,13 +209,7 @@ func (w *World) runOp(wk *worker) {
 		wk.pc++
 		w.next(wk)
 	case OpWrite, OpSend:
-		sent := wk.token
-		if wk.spec.NoToken {
-			sent = 0
-		}
-		idx := w.emit(EventFields{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: sent, Key: w.keyOf(op.Key), Effect: op.Kind == OpSend})
-		w.observeWrite(wk, idx)
-		w.request(wk, message{kind: MsgWrite, to: Storage, token: sent, real: wk.token, key: w.keyOf(op.Key), value: w.valueOf(op.Value), effect: op.Kind == OpSend, version: wk.version, lease: wk.lease, ev: idx})
+		w.writeStep(wk, &op, now)
 	case OpRead:
 		w.request(wk, message{kind: MsgRead, to: Storage})
 	case OpRelease:
@@ -222,6 +223,60 @@ func (w *World) runOp(wk *worker) {
 		wk.pc = 0
 		w.next(wk)
 	}
+}
+
+// writeStep sends what a write or send step sends next: the write in one
+// piece; or, for a write in parts (parts=N), the next part after the work
+// it takes (each=D); then, for a commit by rename, the rename of the
+// temporary name the parts went to.
+func (w *World) writeStep(wk *worker, op *Op, now Time) {
+	m := message{kind: MsgWrite, to: Storage, real: wk.token, key: w.keyOf(op.Key), value: w.valueOf(op.Value), effect: op.Kind == OpSend, version: wk.version, lease: wk.lease}
+	if !wk.spec.NoToken {
+		m.token = wk.token
+	}
+	var part uint8
+	if wk.sub < max(op.Parts, 1) {
+		if op.Each > 0 && !wk.worked {
+			wk.worked = true
+			w.emit(EventFields{Kind: KindWork, Node: wk.id, Peer: NoNode, Value: int64(op.Each)})
+			w.setTimer(wk, slotProgram, now+op.Each)
+			return
+		}
+		wk.worked = false
+		if op.Parts > 0 {
+			part = wk.sub + 1
+		}
+		m.form = newWriteForm(op.Rename, false, part, op.Parts)
+	} else {
+		m.form = newWriteForm(false, true, 0, 0)
+	}
+	f := EventFields{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: m.token, Key: m.key, Effect: m.effect, Temp: m.form.temp(), Rename: m.form.rename(), Part: part}
+	if part > 0 {
+		f.At = Time(op.Parts)
+	}
+	m.ev = w.emit(f)
+	w.observeWrite(wk, m.ev)
+	w.request(wk, m)
+}
+
+// writeDone reports whether the write step at pc has sent everything it
+// sends, once the answer to what it sent last has come: else it moves on
+// to its next part, or to the rename.
+func (wk *worker) writeDone() bool {
+	if int(wk.pc) >= len(wk.spec.Program) {
+		return true
+	}
+	op := &wk.spec.Program[wk.pc]
+	steps := max(op.Parts, 1)
+	if op.Rename {
+		steps++
+	}
+	if wk.sub+1 < steps {
+		wk.sub++
+		return false
+	}
+	wk.sub = 0
+	return true
 }
 
 // request sends a program request and waits for its answer.
@@ -256,7 +311,7 @@ func (w *World) workerTimer(wk *worker, it item) {
 	}
 	switch timerSlot(it.slot) {
 	case slotProgram:
-		if int(wk.pc) < len(wk.spec.Program) && wk.spec.Program[wk.pc].Kind != OpAcquire {
+		if int(wk.pc) < len(wk.spec.Program) && wk.spec.Program[wk.pc].Kind != OpAcquire && !wk.worked {
 			wk.pc++
 		}
 		w.runOp(wk)
@@ -329,7 +384,9 @@ func (w *World) workerReceive(wk *worker, m message) {
 		}
 		w.answered(wk)
 		wk.version = m.version
-		wk.pc++
+		if want == MsgRead || wk.writeDone() {
+			wk.pc++
+		}
 		w.runOp(wk)
 	case MsgWriteErr:
 		if wk.waiting != MsgWrite || m.req != wk.progReq {
@@ -444,6 +501,7 @@ func (w *World) lose(wk *worker, r Reason) {
 	wk.clearTimer(slotTimeout)
 	wk.waiting = MsgNone
 	wk.refused = false
+	wk.sub, wk.worked = 0, false
 	wk.acquiring = false
 	wk.pc = 0
 	for i, op := range wk.spec.Program {
@@ -480,6 +538,7 @@ func (w *World) crashWorker(wk *worker) {
 	wk.waiting = MsgNone
 	wk.acquiring = false
 	wk.done = false
+	wk.sub, wk.worked = 0, false
 }
 
 func (w *World) freezeWorker(wk *worker, d Time) {

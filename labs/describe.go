@@ -140,14 +140,18 @@ func (s *eventSay) workerEvent() ([]byte, bool) {
 		}
 		return s.f("event.check.2", s.n, s.at), true
 	case engine.KindWrite:
+		var scratch [96]byte
+		if e.Rename() {
+			return s.f("event.write.rename", s.n, s.object(scratch[:0]), catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.tok), true
+		}
 		verb := catalog.Str(catalog.T(s.lang, "event.write"))
 		if e.Effect() {
 			verb = catalog.Str(catalog.T(s.lang, "event.write.2"))
 		}
 		if e.Token == 0 {
-			return s.f("event.write.3", s.n, verb, catalog.Str(ObjectName(s.names, e.Key, s.lang))), true
+			return s.f("event.write.3", s.n, verb, s.object(scratch[:0])), true
 		}
-		return s.f("event.write.4", s.n, verb, catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.tok), true
+		return s.f("event.write.4", s.n, verb, s.object(scratch[:0]), s.tok), true
 	case engine.KindDone:
 		return s.f("event.done", s.n), true
 	case engine.KindRenewError:
@@ -177,15 +181,21 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 	e := s.e
 	switch e.Kind {
 	case engine.KindAccept:
-		if e.Reason() == engine.ReasonSameValue {
-			return s.copyNamed(s.f("event.accept", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok)), true
-		}
-		if e.Token == 0 && e.Value == 0 {
+		var scratch [96]byte
+		what := s.object(scratch[:0])
+		switch {
+		case e.Temp():
+			return s.copyNamed(s.f("event.accept.temp", what, s.p, s.tok)), true
+		case e.Rename():
+			return s.copyNamed(s.f("event.accept.rename", what, catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, catalog.Int(e.Value))), true
+		case e.Reason() == engine.ReasonSameValue:
+			return s.copyNamed(s.f("event.accept", what, s.p, s.tok)), true
+		case e.Token == 0 && e.Value == 0:
 			// A write that carried no token (the storage checks none): the
 			// sentence says so, as the writer's did, not "token 0".
-			return s.copyNamed(s.f("event.accept.3", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p)), true
+			return s.copyNamed(s.f("event.accept.3", what, s.p)), true
 		}
-		return s.copyNamed(s.f("event.accept.2", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, catalog.Int(e.Value))), true
+		return s.copyNamed(s.f("event.accept.2", what, s.p, s.tok, catalog.Int(e.Value))), true
 	case engine.KindReject:
 		// Why, in s.words of its own, goes into the sentence: written into
 		// scratch first.
@@ -199,7 +209,11 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 		case engine.ReasonVersion:
 			why = catalog.Bytes(catalog.Append(scratch[:0], s.lang, "event.reject.3", catalog.Int(e.Value)))
 		}
-		return s.copyNamed(s.f("event.reject.4", catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, why)), true
+		var what [96]byte
+		if e.Rename() {
+			return s.copyNamed(s.f("event.reject.rename", s.object(what[:0]), catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, why)), true
+		}
+		return s.copyNamed(s.f("event.reject.4", s.object(what[:0]), s.p, s.tok, why)), true
 	case engine.KindRead:
 		return s.f("event.read", s.p, catalog.Int(e.Value)), true
 	case engine.KindReplicate:
@@ -218,6 +232,34 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 		return s.f("violation.other", catalog.Str(e.Reason().String())), true
 	}
 	return nil, false
+}
+
+// object writes, into scratch, what a write, an accept or a reject acts
+// on, in the reader's words: the key ("laporan"); the key's temporary
+// name, which carries the writer's token ("laporan.7.tmp"); one part of
+// either ("bagian ke-2 laporan", and on the writer's side of how many).
+func (s *eventSay) object(scratch []byte) catalog.Arg {
+	e := s.e
+	name := ObjectName(s.names, e.Key, s.lang)
+	if !e.Temp() && !e.Rename() && e.Part() == 0 {
+		return catalog.Str(name)
+	}
+	b := scratch[:0]
+	what := catalog.Str(name)
+	if e.Temp() || e.Rename() {
+		b = append(strconv.AppendInt(append(append(b, name...), '.'), e.Token, 10), ".tmp"...)
+		what = catalog.Bytes(b)
+	}
+	if e.Part() == 0 {
+		return what
+	}
+	start := len(b)
+	if e.Kind == engine.KindWrite {
+		b = catalog.Append(b, s.lang, "event.part.of", catalog.Int(int64(e.Part())), catalog.Int(int64(e.At)), what)
+	} else {
+		b = catalog.Append(b, s.lang, "event.part", catalog.Int(int64(e.Part())), what)
+	}
+	return catalog.Bytes(b[start:])
 }
 
 // copyNamed appends which storage copy an accept or a reject happened

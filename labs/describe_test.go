@@ -28,6 +28,20 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	tm := func(t engine.Time) string { return string(catalog.AppendTime(nil, lang, t)) }
 	mo := func(t engine.Time) string { return catalog.MomentText(lang, t) } // a moment: "detik ke-4"
 	key := func(k engine.KeyID) string { return ObjectName(names, k, lang) }
+	// What a write acts on: the key, its temporary name, a part of either.
+	what := func() string {
+		s := key(e.Key)
+		if e.Temp() || e.Rename() {
+			s = fmt.Sprintf("%s.%d.tmp", s, e.Token)
+		}
+		switch {
+		case e.Part() > 0 && e.Kind == engine.KindWrite:
+			return fmt.Sprintf(pick("event.part.of"), e.Part(), e.At, s)
+		case e.Part() > 0:
+			return fmt.Sprintf(pick("event.part"), e.Part(), s)
+		}
+		return s
+	}
 	switch e.Kind {
 	case engine.KindSend:
 		return fmt.Sprintf(pick("event.send"), n, msgNameFmt(e.Msg(), lang), p)
@@ -85,26 +99,33 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("event.check.2"), n, mo(e.At))
 	case engine.KindWrite:
+		if e.Rename() {
+			return fmt.Sprintf(pick("event.write.rename"), n, what(), key(e.Key), tok)
+		}
 		verb := pick("event.write")
 		if e.Effect() {
 			verb = pick("event.write.2")
 		}
 		if e.Token == 0 {
-			return fmt.Sprintf(pick("event.write.3"), n, verb, key(e.Key))
+			return fmt.Sprintf(pick("event.write.3"), n, verb, what())
 		}
-		return fmt.Sprintf(pick("event.write.4"), n, verb, key(e.Key), tok)
+		return fmt.Sprintf(pick("event.write.4"), n, verb, what(), tok)
 	case engine.KindTimeout:
 		return fmt.Sprintf(pick("event.timeout"), msgNameFmt(e.Msg(), lang), n)
 	case engine.KindDone:
 		return fmt.Sprintf(pick("event.done"), n)
 	case engine.KindAccept:
-		if e.Reason() == engine.ReasonSameValue {
-			return fmt.Sprintf(pick("event.accept"), key(e.Key), p, tok) + copyFmt(e, lang)
+		switch {
+		case e.Temp():
+			return fmt.Sprintf(pick("event.accept.temp"), what(), p, tok) + copyFmt(e, lang)
+		case e.Rename():
+			return fmt.Sprintf(pick("event.accept.rename"), what(), key(e.Key), p, tok, e.Value) + copyFmt(e, lang)
+		case e.Reason() == engine.ReasonSameValue:
+			return fmt.Sprintf(pick("event.accept"), what(), p, tok) + copyFmt(e, lang)
+		case e.Token == 0 && e.Value == 0:
+			return fmt.Sprintf(pick("event.accept.3"), what(), p) + copyFmt(e, lang)
 		}
-		if e.Token == 0 && e.Value == 0 {
-			return fmt.Sprintf(pick("event.accept.3"), key(e.Key), p) + copyFmt(e, lang)
-		}
-		return fmt.Sprintf(pick("event.accept.2"), key(e.Key), p, tok, e.Value) + copyFmt(e, lang)
+		return fmt.Sprintf(pick("event.accept.2"), what(), p, tok, e.Value) + copyFmt(e, lang)
 	case engine.KindReject:
 		why := reason
 		switch e.Reason() {
@@ -115,7 +136,10 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		case engine.ReasonVersion:
 			why = fmt.Sprintf(pick("event.reject.3"), e.Value)
 		}
-		return fmt.Sprintf(pick("event.reject.4"), key(e.Key), p, tok, why) + copyFmt(e, lang)
+		if e.Rename() {
+			return fmt.Sprintf(pick("event.reject.rename"), what(), key(e.Key), p, tok, why) + copyFmt(e, lang)
+		}
+		return fmt.Sprintf(pick("event.reject.4"), what(), p, tok, why) + copyFmt(e, lang)
 	case engine.KindRead:
 		return fmt.Sprintf(pick("event.read"), p, e.Value)
 	case engine.KindReplicate:
@@ -294,7 +318,7 @@ func TestAppendEventIsTheSentence(t *testing.T) {
 				e := engine.EventFields{Kind: k, Reason: r, Node: engine.Node(v%3 - 1), Peer: []engine.Node{engine.NoNode, engine.Coord, engine.Storage, 1, 5, 0}[v],
 					Msg: engine.MsgKind(v*3 + int(r)%3), Effect: v%2 == 1, Key: engine.KeyID(v % 4), Token: int64([]int{0, 7, -1, 1 << 40, 8, 12}[v]),
 					At: []engine.Time{0, engine.Never, 1500, -250, 61 * engine.Second, 2 * engine.Hour}[v], Value: []int64{0, 1, 2, -3, 1_500_000, 250_000}[v],
-					Ref: -1, Ref2: -1}.Event()
+					Temp: v == 2 || v == 5, Rename: v == 3, Part: uint8(v % 3), Ref: -1, Ref2: -1}.Event()
 				for _, lang := range describeLangs {
 					sameSentence(t, e, names, lang)
 				}

@@ -18,7 +18,7 @@ import (
 //
 //	predicate = clause { "and" clause | "or" clause }   ("and" binds tighter)
 //	clause    = "not" clause | "(" predicate ")" | fact [ ["within" D] ("after"|"before") fact ]
-//	fact      = W "'s" (write|send) [of KEY] [with token N] is (accepted|rejected) [because REASON]
+//	fact      = W "'s" (write|send|rename|temporary write) [of KEY] [with token N] is (accepted|rejected) [because REASON]
 //	          | W "'s" check (passes|fails)
 //	          | W "'s" lease expires [with token N]
 //	          | W (writes|sends) [KEY] [with token N]
@@ -366,12 +366,39 @@ type fact struct {
 	count    int64
 	atLeast  bool
 	harm     bool // violation, no violation: only the harmful ones
+	// form narrows a verdict, a count or an act to a kind of write: any
+	// but a write to a temporary name (formAny), the rename of a
+	// temporary name onto the key (formRename), or the write to the
+	// temporary name (formTemp).
+	form writeKind
 	// renews: the length the coordinator extended the lease by, at
 	// least (forMin) or at most (forMax); 0 for any.
 	forMin, forMax engine.Time
 }
 
-var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged", "refused-holder"}
+// writeKind is which writes a fact is about (fact.form).
+type writeKind uint8
+
+const (
+	formAny writeKind = iota
+	formRename
+	formTemp
+)
+
+// isForm reports whether a write, accept or reject is of the kind f asks
+// about: a write to a temporary name only when f asks for one, since
+// nothing reads it.
+func (f *fact) isForm(e engine.Event) bool {
+	switch f.form {
+	case formRename:
+		return e.Rename()
+	case formTemp:
+		return e.Temp()
+	}
+	return !e.Temp()
+}
+
+var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged", "refused-holder", "mixed"}
 
 // byWorker reads an optional "by W" after a finding.
 func (p *pparser) byWorker(f *fact) (*fact, error) {
@@ -500,8 +527,16 @@ func (p *pparser) workerFact(w string) (*fact, error) {
 func (p *pparser) possessive(w string) (*fact, error) {
 	f := &fact{worker: w, wnode: p.node(w)}
 	switch {
-	case p.accept("write"), p.accept("send"), p.accept("writes"), p.accept("sends"):
+	case p.accept("write"), p.accept("send"), p.accept("writes"), p.accept("sends"), p.accept("rename"), p.accept("temporary", "write"):
 		f.kind = factVerdict
+		switch p.toks[p.pos-1].text {
+		case "rename":
+			f.form = formRename
+		case "write":
+			if p.pos >= 2 && p.toks[p.pos-2].text == "temporary" {
+				f.form = formTemp
+			}
+		}
 		if p.accept("of") {
 			if p.done() {
 				return nil, p.errf("expected the key written, such as \"file\" or \"report\", got GOT")
@@ -546,7 +581,7 @@ func (p *pparser) possessive(w string) (*fact, error) {
 		f.kind = factRolledBack
 		return f, nil
 	}
-	return nil, p.errf("after %s's expected \"write\", \"send\", \"check\", \"lease expires\", \"renewal fails\" or \"renewal is rolled back\", got GOT", w)
+	return nil, p.errf("after %s's expected \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"lease expires\", \"renewal fails\" or \"renewal is rolled back\", got GOT", w)
 }
 
 func (p *pparser) countFact() (*fact, error) {
@@ -884,7 +919,7 @@ func (f *fact) matchVerdict(ev []engine.Event, i int, e engine.Event, keyOK, tok
 	if f.kind == factCount && f.accepted != (e.Kind == engine.KindAccept) {
 		return match{}, false
 	}
-	if (e.Kind != engine.KindAccept && e.Kind != engine.KindReject) || !keyOK || !tokenOK || !f.isWorker(e.Peer()) {
+	if (e.Kind != engine.KindAccept && e.Kind != engine.KindReject) || !keyOK || !tokenOK || !f.isWorker(e.Peer()) || !f.isForm(e) {
 		return match{}, false
 	}
 	if f.kind == factVerdict && f.accepted != (e.Kind == engine.KindAccept) {
@@ -895,7 +930,7 @@ func (f *fact) matchVerdict(ev []engine.Event, i int, e engine.Event, keyOK, tok
 	}
 	m := match{main: i, evidence: []int{i}}
 	if w := lastBefore(ev, i, func(x engine.Event) bool {
-		return x.Kind == engine.KindWrite && x.Node == e.Peer() && x.Key == e.Key && x.Token == e.Token
+		return x.Kind == engine.KindWrite && x.Node == e.Peer() && x.Key == e.Key && x.Token == e.Token && x.Temp() == e.Temp() && x.Rename() == e.Rename() && x.Part() == e.Part()
 	}); w >= 0 {
 		m.evidence = append(m.evidence, w)
 	}

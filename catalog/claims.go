@@ -1,0 +1,40 @@
+package catalog
+
+// The texts of the mechanisms issue 45 made playable ("claims still only
+// told"): a file written in parts, whose parts two writers can mix; a
+// commit by rename, whose temporary name nobody reads and whose rename
+// the storage checks.
+var (
+	_ = register("id", map[string]string{
+		"event.part":          "bagian ke-%d %s",
+		"event.part.of":       "bagian ke-%d dari %d bagian %s",
+		"event.write.rename":  "%s meminta rename %s menjadi %s dengan token %s",
+		"event.accept.temp":   "penyimpanan menerima %s dari %s dengan token %s: nama sementara yang tidak dibaca siapa pun",
+		"event.accept.rename": "penyimpanan menjalankan rename %s menjadi %s untuk %s dengan token %s (tertinggi: %d)",
+		"event.reject.rename": "penyimpanan menolak rename %s menjadi %s untuk %s dengan token %s (%s)",
+		"violation.mixed":     "PELANGGARAN: isi yang ditulis %s (token %s) tercampur dengan bagian tulisan lain: file ini bukan hasil siapa pun",
+		"mode.rename":         "rename bersyarat",
+	})
+	_ = register("en", map[string]string{
+		"event.part":          "part %d of %s",
+		"event.part.of":       "part %d of %d of %s",
+		"event.write.rename":  "%s asks to rename %s to %s with token %s",
+		"event.accept.temp":   "the storage accepts %s from %s with token %s: a temporary name nobody reads",
+		"event.accept.rename": "the storage renames %s to %s for %s with token %s (highest: %d)",
+		"event.reject.rename": "the storage refuses to rename %s to %s for %s with token %s (%s)",
+		"violation.mixed":     "VIOLATION: what %s wrote (token %s) is mixed with parts of another write: the file is nobody's result",
+		"mode.rename":         "conditional rename",
+	})
+
+	// The problems `leaselab check` reports with a write step, by the
+	// English format (check.go).
+	_ = registerMessages("id", map[string]string{
+		"write takes one key and optionally value=V, parts=N, each=D and commit=rename, such as write thumb value=v1":                                                      "«write» menerima satu kunci dan, bila perlu, «value=V», «parts=N», «each=D», dan «commit=rename», misalnya «write thumb value=v1»",
+		"write value=V takes a word of at most 32 characters, not %q":                                                                                                      "«write value=V» menerima satu kata, paling banyak 32 karakter, bukan %q",
+		"write parts=N takes 2 to %d parts, not %q":                                                                                                                        "«write parts=N» menerima 2 sampai %d bagian, bukan %q",
+		"write each=D takes a duration above 0, such as each=2s, not %q":                                                                                                   "«write each=D» menerima lama waktu lebih dari 0, misalnya «each=2s», bukan %q",
+		"write commit= takes rename (write to a temporary name, then rename it onto the key), not %q":                                                                      "«write commit=» hanya menerima «rename» (tulis ke nama sementara, lalu rename ke kuncinya), bukan %q",
+		"after %s's expected \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"lease expires\", \"renewal fails\" or \"renewal is rolled back\", got GOT": "setelah %s's seharusnya \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"lease expires\", \"renewal fails\" atau \"renewal is rolled back\", tertulis GOT",
+		"write takes value=V, parts=N, each=D and commit=rename after its key, not %q":                                                                                     "setelah kuncinya, «write» menerima «value=V», «parts=N», «each=D», dan «commit=rename», bukan %q",
+	})
+)
