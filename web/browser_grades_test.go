@@ -24,6 +24,7 @@ import (
 // grades-dashboard-{lang}, grades-projector-{lang}, grades-page-{lang} and
 // grades-export-{lang}.
 func TestBrowserGrades(t *testing.T) {
+	t.Parallel()
 	for _, lang := range []string{"id", "en"} {
 		t.Run(lang, func(t *testing.T) { browserGrades(t, lang) })
 	}

@@ -419,6 +419,7 @@ func TestClassListUpload(t *testing.T) {
 // passes in a program lab scores it on the grades page; one whose
 // program fails does not.
 func TestClassProgramPassed(t *testing.T) {
+	t.Parallel()
 	_, base, _ := newClassServer(t, t.TempDir())
 	teacher := newClient(t, base)
 	teach, code := openClass(t, teacher, "id", "Program")
