@@ -214,7 +214,7 @@ func worldButtons(c *labControls, w *engine.World, lang string) []ctlButton {
 		out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: draw.CommandText(lang, cmd.String())})
 	}
 	for _, t := range c.Until {
-		text := T(lang, "ctl.until") + " " + catalog.TimeText(lang, t)
+		text := T(lang, "ctl.until") + " " + catalog.MomentText(lang, t) // a moment: "detik ke-30"
 		out = append(out, ctlButton{Cmd: "until " + t.String(), Text: text, Label: text})
 	}
 	return out
