@@ -231,6 +231,16 @@ var (
 		"survive: no policy keeps its lease through an outage; list it under faults only":           "«survive»: tidak ada kebijakan yang mempertahankan lease-nya melewati «outage»; cantumkan hanya di bawah «faults»",
 		"faults outage %q: want a duration longer than the lease (%s) and at most 1m":               "«faults outage» %q: isi durasi yang lebih lama dari lease (%s) dan paling lama 1m",
 		"challenge: %v": "tantangan: %v",
+		// A lab's p99 exercise (measured:).
+		"measured.holder %q is not a worker of the scenario (%s)":                                                                       "«measured.holder» %q bukan worker skenario ini (%s)",
+		"measured needs holder: the worker whose margin the figures size":                                                               "«measured» butuh «holder:», worker yang marginnya diukur dari angka itu",
+		"measured.figures drift %q: want a rate such as 0.1%% or 100ppm, from %v to %v":                                                 "«measured.figures drift» %q: tulis laju seperti «0.1%%» atau «100ppm», dari %v sampai %v",
+		"measured.figures %s %q: want a duration such as 800ms, from %v to %v":                                                          "«measured.figures %s» %q: tulis lama waktu seperti «800ms», dari %v sampai %v",
+		"measured.figures: a lease is needed (lease:, or the scenario's ttl)":                                                           "«measured.figures»: lease-nya perlu diisi («lease:», atau «ttl» skenario)",
+		"measured: the starting figures: %v":                                                                                            "«measured»: angka awalnya: %v",
+		"measured: %s=%s: %w":                                                                                                           "«measured»: «%s=%s»: %w",
+		"measured: the holder renews fewer than twice in %s without faults":                                                             "«measured»: tanpa gangguan, «holder» memperpanjang kurang dari dua kali dalam %s",
+		"measured: the lab's world shows the starting figures: write ttl: %v, delay: %v and service: %v in the scenario, and on %s: %s": "«measured»: simulasi lab ini menampilkan angka awal: tulis «ttl: %v», «delay: %v» dan «service: %v» di skenario, dan pada %s: «%s»",
 
 		// program:.
 		"worker %q is not a worker of the scenario (%s)":                                                               "«worker» %q bukan worker skenario ini (%s)",

@@ -20,6 +20,7 @@ type Lab struct {
 	Goals     []*Goal
 
 	challenge *Challenge
+	measured  *Measured    // nil: no p99 exercise
 	program   *ProgramSpec // nil: the student writes no worker
 	search    *SearchSpec  // nil: no search bounds
 	controls  *Controls    // nil: the default set

@@ -27,7 +27,7 @@ func checkID(r *report, y ynode, id, what string) bool {
 // The keys each part of a lab file may have. lab.schema.json offers the
 // same (a test holds them together).
 var (
-	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "controls", "panels", "questions", "goals", "challenge", "search", "program"}
+	labFileKeys   = []string{"id", "scenario", "setup", "horizon", "controls", "panels", "questions", "goals", "challenge", "measured", "search", "program"}
 	questionKeys  = []string{"id", "variant", "run", "choices", "hints", "answer"}
 	choiceKeys    = []string{"id", "holds"}
 	goalKeys      = []string{"id", "holds", "proof", "break"}
@@ -135,13 +135,16 @@ func parseLabFile(r *report, file string, data []byte) *Lab {
 	if v, ok := fields["challenge"]; ok {
 		l.challenge = parseChallenge(r, l, v)
 	}
+	if v, ok := fields["measured"]; ok {
+		l.measured = parseMeasured(r, l, v)
+	}
 	if v, ok := fields["search"]; ok {
 		l.search = parseSearch(r, l, v)
 	}
 	if v, ok := fields["program"]; ok {
 		l.program = parseProgramSpec(r, l, v)
 	}
-	if len(l.Questions) == 0 && len(l.Goals) == 0 && l.challenge == nil && l.program == nil {
+	if len(l.Questions) == 0 && len(l.Goals) == 0 && l.challenge == nil && l.measured == nil && l.program == nil {
 		r.warnf(y.pos(), "lab has no questions and no goals")
 	}
 	if l.ID == "" {
@@ -575,6 +578,7 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 func verifyLab(r *report, l *Lab) map[string]decided {
 	out := map[string]decided{}
 	verifyChallenge(r, l)
+	verifyMeasured(r, l)
 	verifyProgramCompiles(r, l)
 	verifyBreakGoals(r, l)
 	for _, q := range l.Questions {

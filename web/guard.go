@@ -187,8 +187,8 @@ func (s *Server) heavy(next echo.HandlerFunc) echo.HandlerFunc {
 		defer func() {
 			h.give()
 			factor := 1
-			if c.QueryParam("challenge") != "" {
-				factor = budget.VerdictFactor // a challenge's verdict
+			if c.QueryParam("challenge") != "" || c.QueryParam("measure") != "" {
+				factor = budget.VerdictFactor // a challenge's verdict, or a p99 exercise's
 			}
 			budget.ChargeTimes(start.Add(h.waited), factor, h.b)
 		}()

@@ -286,6 +286,10 @@ func readerSurfaces(t *testing.T, lang string) []surface {
 		if lab.Program() != nil {
 			page("lab "+lab.ID+", the program's verdict", base+"?submit=1")
 		}
+		if lab.Measured() != nil {
+			page("lab "+lab.ID+", the p99 exercise's verdict", base+"?measure=1")
+			page("lab "+lab.ID+", a p99 figure that does not read", base+"?measure=1&m.pause=lima")
+		}
 		for _, g := range lab.Goals {
 			if g.BreakFaults() > 0 && lab.Search() != nil {
 				q := url.Values{"goal": {g.ID}, "shortest": {"1"}, "do": {"advance 5s"}}

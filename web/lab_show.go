@@ -93,6 +93,17 @@ func (s *Server) labShow(c echo.Context) error {
 				}
 			}
 		}
+		if m := lab.Measured(); m != nil {
+			v.Figures = figureValues(m, lang, q.Get)
+			if q.Get("measure") != "" {
+				mv, err := judgeMeasured(lab, v.Figures, lang)
+				if err != nil {
+					v.Unread = clipText(errorText(lang, err))
+				} else {
+					v.Measured = mv
+				}
+			}
+		}
 		if v.Program != nil && v.Program.Queued != nil {
 			// Asked again without the #fragment: the same address with
 			// one would only scroll the page.

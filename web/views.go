@@ -87,7 +87,10 @@ type labView struct {
 	Goals    map[string]*goalView
 	Policy   map[string]string // the design challenge's values in the form
 	Judged   *challengeView
-	Program  *programView // the editor, in a lab where the student writes the worker
+	Figures  map[string]string // the p99 exercise's values in the form
+	Measured *measuredView     // its verdict, when asked
+	Unread   string            // why the figures could not be used
+	Program  *programView      // the editor, in a lab where the student writes the worker
 }
 
 // HasSteps reports whether the lab has a steps panel: goals to reach or
