@@ -175,7 +175,7 @@ const (
 	ViolationSplitBrain       // two workers believed they held the lease at the same true time
 	ViolationLostUpdate       // a write with an older token overwrote a newer one
 	ViolationDiverged         // each storage copy holds a write the other lacks
-	ViolationRefusedHolder    // a written storage refused a write that would have harmed nothing
+	ViolationRefusedHolder    // a written storage refused the lease holder's write (but as a duplicate of an effect done)
 	ViolationMixed            // a key holds the parts of two writers' writes: neither's result
 	reasonCount
 )

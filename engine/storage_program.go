@@ -16,11 +16,12 @@ import (
 // program, then does what the decision says and judges it: the accept or
 // reject event, the ledger, the observers (a stale write, a lost update,
 // an effect done twice) and the answer to the writer. One more observer
-// watches a written storage alone: a write it refused that would have
-// harmed nothing — its writer held the lease at the coordinator with that
-// token, and accepting it would neither overwrite a newer token's write
-// nor do an effect again — is a refused-holder violation: a storage that
-// refuses everything is safe and useless.
+// watches a written storage alone: the lease holder's write (its writer
+// held the lease at the coordinator with that token) is refused only as
+// a duplicate of an effect done already; any other refusal of it is a
+// refused-holder violation. A storage that refuses everything is safe and
+// useless, and so is one that answers a done effect with an error: its
+// sender takes it for the loss of its lease and never goes on.
 
 // Sides holds the programs that decide for a participant other than a
 // worker.
@@ -130,7 +131,8 @@ func (w *World) storageDecides(m message) {
 		w.faults = append(w.faults, ProgramFault{Worker: Storage, Event: ev, Moment: MomentWrite, Err: err})
 		return
 	}
-	harmless := w.harmless(m, &ks)
+	holder := w.coord.holding(m.lease, m.from, m.real, w.now)
+	done := m.effect && ks.firstSend >= 0 // an effect done already
 	before := ks.highest
 	ks.highest = max(ks.highest, m.token)
 	s.highest = max(s.highest, m.token)
@@ -143,7 +145,7 @@ func (w *World) storageDecides(m message) {
 		w.lineOf(idx, d)
 		s.ledger = append(s.ledger, Write{T: w.now, Worker: m.from, Token: m.token, Key: w.p.names.Keys[m.key], Effect: m.effect, Reason: d.Reason, Highest: ks.highest, Event: idx})
 		s.keys[at] = ks
-		if harmless {
+		if holder && (!done || d.Reason != ReasonDuplicate) {
 			w.emit(EventFields{Kind: KindViolation, Reason: ViolationRefusedHolder, Node: NoNode, Peer: m.from, Token: m.token, Ref: idx, Ref2: m.ev})
 		}
 		reply := MsgWriteErr
@@ -168,20 +170,6 @@ func (w *World) storageDecides(m message) {
 	}
 	s.keys[at] = ks
 	w.send(message{kind: MsgWriteOK, from: Storage, to: m.from, req: m.req, token: m.token, version: s.version})
-}
-
-// harmless reports whether accepting write m would harm nothing: its
-// writer holds the lease at the coordinator with the token it carries,
-// and it neither puts an older token's result over a newer one's nor
-// does an effect again.
-func (w *World) harmless(m message, ks *keyState) bool {
-	if !w.coord.holding(m.lease, m.from, m.real, w.now) {
-		return false
-	}
-	if m.effect {
-		return ks.firstSend < 0
-	}
-	return ks.lastAccept < 0 || m.real >= ks.lastToken
 }
 
 // lineOf ties event i to the line of the program that decided it.

@@ -182,3 +182,106 @@ func hoverLine(t *testing.T, ctx context.Context, src string) {
 	}
 	waitJS(t, ctx, "the focused event's line highlighted", fmt.Sprintf(`%s === %d`, bar, want))
 }
+
+// TestBrowserStorageProgram is issue 49 in the browser: a program that
+// decides for the storage. The starting program of write-fencing-check
+// fails; the verdict's line is the one that refused the holder's write,
+// and pointing at it highlights it in the editor. Run with a pause of W1
+// puts the refusal in the live world, whose event says the same line and
+// highlights it when pointed at.
+func TestBrowserStorageProgram(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t, 1280, 800)
+	_, ts := newTestServer(t, Config{})
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/write-fencing-check")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the live page", `document.querySelector("#conn.on") !== null`)
+	start, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#program-text")))
+	if err != nil || !strings.Contains(start, "def on_write(s, ev):") {
+		t.Fatalf("the editor holds %q (%v)", start, err)
+	}
+	lines := strings.Split(start, "\n")
+	refusal := 0
+	for i, l := range lines {
+		if strings.Contains(l, "s.reject(") {
+			refusal = i + 1
+		}
+	}
+	title, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#program h2")))
+	if !strings.Contains(title, "penyimpanan") {
+		t.Errorf("the editor's heading %q", title)
+	}
+
+	clickNav(t, ctx, `#program button[name="submit"]`)
+	waitJS(t, ctx, "the starting program's verdict", `document.querySelector('#program-verdict .verdict[data-correct="false"]') !== null`)
+	acted, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#program-verdict .acted-line")))
+	if err != nil || !strings.HasPrefix(acted, fmt.Sprintf("%d |", refusal)) || !strings.Contains(acted, "s.reject(") {
+		t.Fatalf("the verdict points at %q (%v), want line %d, the refusal", acted, err, refusal)
+	}
+	why, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#program-verdict .why")))
+	if !strings.Contains(why, "menolak") || !strings.Contains(why, "pemegang lease") {
+		t.Errorf("the deciding event reads %q, want the holder's write refused", why)
+	}
+	if got := pointAt(t, ctx, "#program-verdict .acted-line"); got != refusal {
+		t.Fatalf("pointing at the verdict's line, the editor highlights %d, want %d", got, refusal)
+	}
+	scrollTo(t, ctx, "#program-verdict")
+	screenshot(t, ctx, "program-storage-verdict-laptop-id", false)
+
+	// Run, then a pause of W1 long enough for S to take the lease and
+	// write: the starting program refuses S, and says so at its line.
+	clickNav(t, ctx, `#program button:not([name])`)
+	waitJS(t, ctx, "the live page with the program", `document.querySelector("#conn.on") !== null && document.getElementById("lab").dataset.query.includes("prog=")`)
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	page, _, _ := strings.Cut(loc, "#")
+	if err := chromedp.Do(ctx, chromedp.Navigate(page+"&do=until+200ms&do=freeze+W1+for%3D12s&do=until+12s")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the refusal in the live world", `document.querySelector("#conn.on") !== null && document.querySelector('#events li.k-reject[data-line]') !== null`)
+	line, err := chromedp.Run(ctx, chromedp.Evaluate[int](`+document.querySelector('#events li.k-reject[data-line]').dataset.line`))
+	if err != nil || line != refusal {
+		t.Fatalf("the refusal's event says line %d (%v), want %d", line, err, refusal)
+	}
+	if got := pointAt(t, ctx, "#events li.k-reject[data-line]"); got != refusal {
+		t.Fatalf("pointing at the refusal, the editor highlights %d, want %d", got, refusal)
+	}
+	screenshot(t, ctx, "program-storage-hover-laptop-id", false)
+}
+
+// pointAt moves the pointer onto the first element css finds (again,
+// while the live page moves it) and returns the line the editor's
+// highlight bar stands on, placed where that line is (0: none).
+func pointAt(t *testing.T, ctx context.Context, css string) int {
+	t.Helper()
+	type box struct{ X, Y float64 }
+	find := `(() => {
+		const el = document.querySelector(` + "`" + css + "`" + `);
+		const fold = el.closest("details");
+		if (fold && !fold.open) fold.open = true;
+		let r = el.getBoundingClientRect();
+		const hit = document.elementFromPoint(r.left + 5, r.top + r.height / 2);
+		if (hit !== el && !el.contains(hit)) { el.scrollIntoView({block: "center", behavior: "instant"}); r = el.getBoundingClientRect(); }
+		return {X: r.left + 5, Y: r.top + r.height / 2};
+	})()`
+	bar := `(() => { const b = document.querySelector('#program .line-hl'); const t = document.getElementById('program-text');
+		if (!b || b.hidden) return 0;
+		const cs = getComputedStyle(t);
+		const want = t.offsetTop + parseFloat(cs.paddingTop) + (b.dataset.line - 1) * parseFloat(cs.lineHeight);
+		return Math.abs(parseFloat(b.style.top) - want) < 1 ? +b.dataset.line : -1; })()`
+	shown := 0
+	for try := 0; try < 40 && shown <= 0; try++ {
+		b, err := chromedp.Run(ctx, chromedp.Evaluate[box](find))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, b.X, b.Y)); err != nil {
+			t.Fatal(err)
+		}
+		if shown, err = chromedp.Run(ctx, chromedp.Evaluate[int](bar)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return shown
+}
