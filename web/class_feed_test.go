@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"leaselab/classroom"
 	"leaselab/live"
 )
 
@@ -190,7 +191,7 @@ func TestClassFeedMemoryPerSocket(t *testing.T) {
 	before := heap()
 	stops := make([]func(), n)
 	for i, l := range conns {
-		stops[i] = s.listenSocket(&classmate{classID: cl.ID, code: cl.Code, studentID: strconv.Itoa(i)}, l, []string{"en", "id"}[i%2])
+		stops[i] = s.room.FollowSocket(classroom.Member{ClassID: cl.ID, Code: cl.Code, StudentID: strconv.Itoa(i)}, l, []string{"en", "id"}[i%2])
 	}
 	after := heap()
 	per := (int64(after) - int64(before)) / n
@@ -283,7 +284,7 @@ func TestVotesSendNoBarWhileCountsHidden(t *testing.T) {
 			t.Fatalf("vote %d: %s %q", i, r.Type, r.Error)
 		}
 	}
-	time.Sleep(2 * classThrottle) // a bar the votes sent would be on its way by now
+	time.Sleep(2 * classroom.Throttle) // a bar the votes sent would be on its way by now
 	teacher.post(teach+"/show", url.Values{"round": {strconv.FormatInt(round, 10)}})
 	for i, ws := range socks {
 		if m := ws.nextClass(); !strings.Contains(m.HTML, `class="cb-counts"`) {

@@ -348,7 +348,7 @@ func (s *Server) programPassed(r *http.Request, lab *labs.Lab, pv *programView) 
 	if m := s.classmateOf(r); m != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		s.classes.Passed(ctx, m.classID, m.studentID, lab.ID) // the store logs its own trouble
+		s.classes.Passed(ctx, m.ClassID, m.StudentID, lab.ID) // the store logs its own trouble
 	}
 }
 

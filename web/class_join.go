@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"leaselab/budget"
 	"leaselab/class"
 	"leaselab/labs"
 	"leaselab/live"
@@ -200,31 +198,6 @@ func (s *Server) classVote(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, s.localBack(lang, c.FormValue("back")))
 }
 
-// classVoter takes the votes a student's lab page sends over its socket
-// (live.Voter): a lecture room's votes come over the connections its
-// pages hold, not as a request each, and wait for the store without a
-// goroutine each. The class is the one the student was in when the
-// socket opened; a class ended since refuses the vote.
-type classVoter struct {
-	s    *Server
-	m    *classmate
-	lang string
-}
-
-func (v *classVoter) Vote(round int64, choice, sure string, then func(string, error)) {
-	v.s.classes.CastThen(v.m.classID, v.m.studentID, round, choice, class.ParseConfidence(sure), func(choices []string, err error) {
-		if err != nil {
-			if e := classErr(v.lang, err, v.m.code); e != err {
-				then("", e)
-				return
-			}
-			then("", &pageError{status: http.StatusServiceUnavailable, lang: v.lang, key: "class.unavailable"})
-			return
-		}
-		then(voteSaid(v.lang, choices, choice), nil)
-	})
-}
-
 // wantsJSON: the page's script (or a load generator) sent the form and
 // reads the status, not a page.
 func wantsJSON(c echo.Context) bool {
@@ -249,107 +222,4 @@ func (s *Server) classLeave(c echo.Context) error {
 	}
 	s.forgetStudent(c)
 	return c.Redirect(http.StatusSeeOther, s.base+"/"+lang+"/")
-}
-
-// classPing is how often a class stream says it is alive, so that proxies
-// keep it open.
-const classPing = 25 * time.Second
-
-// classWriteWait is how long one write of a stream may take.
-const classWriteWait = 20 * time.Second
-
-// classThrottle: a stream sends at most one update in this time, so a
-// class voting at once costs one render, not one per vote.
-const classThrottle = 250 * time.Millisecond
-
-// stream sends render's HTML as the event "update" now and after the
-// class changes, at most once every classThrottle, until the client
-// leaves or the server closes. render learns what changed since it last
-// ran (nil: it runs for the first time).
-func (s *Server) stream(c echo.Context, classID string, render func(changed map[string]bool) (string, bool)) error {
-	changes, stop := s.classes.Subscribe(classID)
-	defer stop()
-	w := c.Response()
-	// The server's timeouts are for pages: a stream lives on while each
-	// write goes out in time (a client gone is found by a ping).
-	rc := http.NewResponseController(w)
-	rc.SetReadDeadline(time.Time{})
-	alive := func() { rc.SetWriteDeadline(time.Now().Add(classWriteWait)) }
-	alive()
-	startEvents(w)
-	ping := time.NewTicker(classPing)
-	defer ping.Stop()
-	var last time.Time
-	var changed map[string]bool
-	for dirty := true; ; {
-		if dirty {
-			// Every dashboard of a class draws again when a vote is told:
-			// one at a time (budget.Crowd).
-			budget.Crowd(func() error {
-				alive()
-				if html, ok := render(changed); ok {
-					w.Write(eventBytes("update", html))
-				}
-				w.Flush()
-				return nil
-			})
-			last, dirty, changed = time.Now(), false, map[string]bool{}
-		}
-		select {
-		case ch, ok := <-changes:
-			if !ok {
-				return nil
-			}
-			changed[ch.What] = true
-			if d := classThrottle - time.Since(last); d > 0 {
-				select {
-				case <-time.After(d):
-				case <-c.Request().Context().Done():
-					return nil
-				}
-			}
-			for len(changes) > 0 {
-				changed[(<-changes).What] = true
-			}
-			dirty = true
-		case <-ping.C:
-			alive()
-			fmt.Fprint(w, ": ping\n\n")
-			w.Flush()
-		case <-c.Request().Context().Done():
-			return nil
-		case <-s.ctx.Done():
-			return nil
-		}
-	}
-}
-
-// teachEvents streams the live part of the dashboard or projector view.
-func (s *Server) teachEvents(c echo.Context) error {
-	lang, cl, err := s.teachFor(c)
-	if err != nil {
-		return err
-	}
-	projector := c.QueryParam("view") == "projector"
-	var old *teachView
-	return s.stream(c, cl.ID, func(changed map[string]bool) (string, bool) {
-		cl, err := s.classes.ByToken(c.Request().Context(), c.Param("token"))
-		if err != nil && !(errors.Is(err, class.ErrEnded) && cl.ID != "") {
-			return "", false
-		}
-		// A class voting at once changes only its counts: the students,
-		// where they are and their list are read again only when they
-		// may have changed.
-		keep := old
-		if changed == nil || changed[class.ChangedJoin] || changed[class.ChangedProgress] || changed[class.ChangedActivity] || changed[class.ChangedEnd] {
-			keep = nil
-		}
-		v, err := s.teachData(c, lang, cl, projector, false, keep)
-		if err != nil {
-			return "", false
-		}
-		old = v
-		html, err := renderString(teachLive(v))
-		return html, err == nil
-	})
 }

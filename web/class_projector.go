@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -90,18 +91,25 @@ func (s *Server) projectorFor(c echo.Context) (string, class.Class, error) {
 	return lang, cl, nil
 }
 
+// projectorReq is what the projector's page and stream draw from their
+// request: its language, the projector token, the site's address.
+type projectorReq struct{ lang, ptoken, site string }
+
+func (s *Server) projectorReqOf(c echo.Context, lang string) projectorReq {
+	return projectorReq{lang: lang, ptoken: c.Param("ptoken"), site: s.siteURL(c)}
+}
+
 // projectorData reads what the projector shows; the QR code only for the
 // whole page (whole).
-func (s *Server) projectorData(c echo.Context, lang string, cl class.Class, whole bool) (*projectorView, error) {
-	_, course, err := s.courseFor(c)
+func (s *Server) projectorData(ctx context.Context, r projectorReq, cl class.Class, whole bool) (*projectorView, error) {
+	course, err := s.currentCourse(r.lang)
 	if err != nil {
 		return nil, err
 	}
-	ctx := c.Request().Context()
-	pt := c.Param("ptoken")
-	p := s.newPage(lang, "/projector/"+pt, fmt.Sprintf(T(lang, "hall.title"), cl.Name), "hallview projector")
-	v := &projectorView{page: p, Class: cl, PToken: pt}
-	v.JoinURL = s.joinURL(c, lang, cl.Code)
+	lang := r.lang
+	p := s.newPage(lang, "/projector/"+r.ptoken, fmt.Sprintf(T(lang, "hall.title"), cl.Name), "hallview projector")
+	v := &projectorView{page: p, Class: cl, PToken: r.ptoken}
+	v.JoinURL = s.joinURLAt(r.site, lang, cl.Code)
 	v.JoinText = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(v.JoinURL, "?code="+url.QueryEscape(cl.Code)), "https://"), "http://")
 	if whole {
 		if v.QR, err = qrSVG(v.JoinURL, fmt.Sprintf(T(lang, "teach.qr"), cl.Code)); err != nil {
@@ -139,33 +147,12 @@ func (s *Server) projectorShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.projectorData(c, lang, cl, true)
+	v, err := s.projectorData(c.Request().Context(), s.projectorReqOf(c, lang), cl, true)
 	if err != nil {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return render(c, http.StatusOK, projectorPage(v))
-}
-
-// projectorEvents streams the projector's live part after each change of
-// the class. A rotated class's old projector link reads nothing more.
-func (s *Server) projectorEvents(c echo.Context) error {
-	lang, cl, err := s.projectorFor(c)
-	if err != nil {
-		return err
-	}
-	return s.stream(c, cl.ID, func(map[string]bool) (string, bool) {
-		cl, err := s.classes.ByProjector(c.Request().Context(), c.Param("ptoken"))
-		if err != nil {
-			return "", false
-		}
-		v, err := s.projectorData(c, lang, cl, false)
-		if err != nil {
-			return "", false
-		}
-		html, err := renderString(projectorLive(v))
-		return html, err == nil
-	})
 }
 
 // projectorHref is the projector's link of a class whose instructor token
@@ -179,7 +166,11 @@ func (s *Server) projectorHref(lang, token string) string {
 // mode) whatever name the instructor's own browser used, else on the
 // address the request came to.
 func (s *Server) joinURL(c echo.Context, lang, code string) string {
-	site := s.siteURL(c)
+	return s.joinURLAt(s.siteURL(c), lang, code)
+}
+
+// joinURLAt is joinURL for a request to site (scheme and host).
+func (s *Server) joinURLAt(site, lang, code string) string {
 	if s.studentURL != "" {
 		site = s.studentURL
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -156,17 +157,38 @@ func (s *Server) teachFor(c echo.Context) (string, class.Class, error) {
 // them all.
 const rosterLimit = 500
 
+// teachReq is what the dashboard's page and stream draw from their
+// request: its language, the instructor token, the site's address, and
+// whether it is the dashboard's old projector view.
+type teachReq struct {
+	lang, token, site string
+	projector         bool
+}
+
+func (s *Server) teachReqOf(c echo.Context, lang string) teachReq {
+	return teachReq{lang: lang, token: c.Param("token"), site: s.siteURL(c)}
+}
+
+// currentCourse is the course served now, or the page that says it
+// cannot be read.
+func (s *Server) currentCourse(lang string) (*labs.Course, error) {
+	cur := s.course.get()
+	if cur.course == nil {
+		return nil, &pageError{status: http.StatusServiceUnavailable, lang: lang, key: "error.content"}
+	}
+	return cur.course, nil
+}
+
 // teachData reads everything the dashboard shows. With old (a stream's
 // last view) the students, where the class is and the list are old's:
 // the caller says they did not change. The QR code is drawn for the
 // whole page only (whole).
-func (s *Server) teachData(c echo.Context, lang string, cl class.Class, projector, whole bool, old *teachView) (*teachView, error) {
-	_, course, err := s.courseFor(c)
+func (s *Server) teachData(ctx context.Context, r teachReq, cl class.Class, whole bool, old *teachView) (*teachView, error) {
+	course, err := s.currentCourse(r.lang)
 	if err != nil {
 		return nil, err
 	}
-	ctx := c.Request().Context()
-	token := c.Param("token")
+	lang, token, projector := r.lang, r.token, r.projector
 	p := s.newPage(lang, "/teach/"+token, fmt.Sprintf(T(lang, "teach.title"), cl.Name), "teach")
 	p.Path = "/teach/" + token
 	if projector {
@@ -174,9 +196,9 @@ func (s *Server) teachData(c echo.Context, lang string, cl class.Class, projecto
 		p.Kind = "teach projector"
 	}
 	v := &teachView{page: p, Course: course, Class: cl, Token: token, Projector: projector, Retention: s.retentionDays}
-	v.JoinURL = s.joinURL(c, lang, cl.Code)
-	v.TeachURL = s.siteURL(c) + v.THref("")
-	s.hallData(c, v)
+	v.JoinURL = s.joinURLAt(r.site, lang, cl.Code)
+	v.TeachURL = r.site + v.THref("")
+	s.hallData(v)
 	if whole {
 		if v.QR, err = qrSVG(v.JoinURL, fmt.Sprintf(T(lang, "teach.qr"), cl.Code)); err != nil {
 			return nil, err
@@ -246,10 +268,12 @@ func (s *Server) teachShow(c echo.Context) error {
 	default:
 		return notFound(lang)
 	}
-	v, err := s.teachData(c, lang, cl, c.Param("view") == "projector", true, nil)
+	s.classes.KeepProjector(c.Request().Context(), cl.ID, c.Param("token")) // a class opened before projector links gets one now
+	v, err := s.teachData(c.Request().Context(), s.teachReqOf(c, lang), cl, true, nil)
 	if err != nil {
 		return err
 	}
+	s.shownKey(c, v)
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return render(c, http.StatusOK, teachPage(v))
 }

@@ -64,11 +64,10 @@ func (s *Server) createClass(c echo.Context, name, lang string) (class.Class, st
 }
 
 // hallData fills what the dashboard shows of the lecture hall: the
-// projector's link, whether phones can reach the join link, the lecturer
-// key made with the class (once), and until when an end can be undone.
-func (s *Server) hallData(c echo.Context, v *teachView) {
-	token := c.Param("token")
-	v.ProjectorURL = s.projectorHref(v.Lang, token)
+// projector's link, whether phones can reach the join link, and until
+// when an end can be undone.
+func (s *Server) hallData(v *teachView) {
+	v.ProjectorURL = s.projectorHref(v.Lang, v.Token)
 	if key := s.unreachable(v.JoinURL); key != "" {
 		v.Unreachable = v.T(key)
 		if u, err := url.Parse(v.JoinURL); err == nil && strings.Contains(v.Unreachable, "%s") {
@@ -80,14 +79,14 @@ func (s *Server) hallData(c echo.Context, v *teachView) {
 			v.UndoLeft = int((left + time.Minute - 1) / time.Minute)
 		}
 	}
-	if strings.HasSuffix(c.Request().URL.Path, "/events") {
-		return
-	}
-	// A class opened before projector links gets one now.
-	s.classes.KeepProjector(c.Request().Context(), v.Class.ID, token)
+}
+
+// shownKey shows the dashboard the lecturer key made with its class, once:
+// the cookie that carried it is cleared.
+func (s *Server) shownKey(c echo.Context, v *teachView) {
 	if ck, err := c.Cookie(newKeyCookie); err == nil && class.NormalizeCode(ck.Value, class.LecturerKeyLength) != "" {
 		v.NewKey = class.FormatLecturerKey(class.NormalizeCode(ck.Value, class.LecturerKeyLength))
-		c.SetCookie(&http.Cookie{Name: newKeyCookie, Value: "", Path: s.base + "/" + v.Lang + "/teach/" + token, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		c.SetCookie(&http.Cookie{Name: newKeyCookie, Value: "", Path: s.base + "/" + v.Lang + "/teach/" + v.Token, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	}
 }
 

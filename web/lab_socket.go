@@ -196,8 +196,8 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 	l := live.New(&s.live, lab, lang, budget.New(s.sessionWork, sessionBurst), addr, hold)
 	m := s.classmateOf(c.Request())
 	if m != nil {
-		l.Observe(&classObserver{s: s, m: m, lab: lab})
-		l.Votes(&classVoter{s: s, m: m, lang: lang})
+		l.Observe(s.room.Observer(*m, lab))
+		l.Votes(s.room.Voter(*m, lang))
 	}
 	start := time.Now()
 	err := open(l)
@@ -222,8 +222,8 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 		defer s.clients.give(client)
 		defer hold.release()
 		if m != nil {
-			// The class bar comes over this socket (class_feed.go).
-			defer s.listenSocket(m, l, lang)()
+			// The class bar comes over this socket (classroom.Room).
+			defer s.room.FollowSocket(*m, l, lang)()
 		}
 		defer func() {
 			// A panic that safely could not contain ends this session only.

@@ -24,6 +24,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"leaselab/class"
+	"leaselab/classroom"
 	"leaselab/content"
 	"leaselab/labs"
 	"leaselab/live"
@@ -221,8 +222,7 @@ type Server struct {
 	creates       createLimit
 	joins         *joinLimits // class_limits.go
 	retentionDays int
-	progress      chan progressNote // class_progress.go
-	feeds         classFeeds        // class_feed.go
+	room          *classroom.Room // class mode's live half (class_room.go)
 	// studentURL, loopbackOnly, classOpened: Config's (class_projector.go)
 	studentURL   string
 	loopbackOnly bool
@@ -371,8 +371,7 @@ func New(cfg Config) (*Server, error) {
 		go s.course.watch(s.ctx, cfg.PollEvery)
 	}
 	if s.classes != nil {
-		s.progress = make(chan progressNote, progressQueue)
-		go s.progressLoop()
+		s.room = classroom.New(classroom.Config{Classes: s.classes, Pages: roomPages{s}, Clock: cfg.Clock, Done: s.ctx})
 		go s.armTimers() // the timed votes open when the server starts (class_grades.go)
 	}
 	s.echo = s.routes()

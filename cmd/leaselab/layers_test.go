@@ -17,6 +17,7 @@ var layers = [][]string{
 	{"labs"},
 	{"labsession", "draw", "budget"},
 	{"live", "class"},
+	{"classroom"},
 	{"web", "load"},
 	{"cmd/leaselab", "cmd/testsummary"},
 }
