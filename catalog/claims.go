@@ -3,7 +3,8 @@ package catalog
 // The texts of the mechanisms issue 45 made playable ("claims still only
 // told"): a file written in parts, whose parts two writers can mix; a
 // commit by rename, whose temporary name nobody reads and whose rename
-// the storage checks.
+// the storage checks; tokens that are the index of the grant's entry in
+// the coordinator's log, or (not fencing tokens) etcd's lease IDs.
 var (
 	_ = register("id", map[string]string{
 		"event.part":          "bagian ke-%d %s",
@@ -14,6 +15,9 @@ var (
 		"event.reject.rename": "penyimpanan menolak rename %s menjadi %s untuk %s dengan token %s (%s)",
 		"violation.mixed":     "PELANGGARAN: isi yang ditulis %s (token %s) tercampur dengan bagian tulisan lain: file ini bukan hasil siapa pun",
 		"mode.rename":         "rename bersyarat",
+		"event.log-index":     " (entri log ke-%d)",
+		"event.lease-id":      " (ID lease buatan replika %d)",
+		"reason.lease-id":     "ID lease",
 	})
 	_ = register("en", map[string]string{
 		"event.part":          "part %d of %s",
@@ -24,17 +28,24 @@ var (
 		"event.reject.rename": "the storage refuses to rename %s to %s for %s with token %s (%s)",
 		"violation.mixed":     "VIOLATION: what %s wrote (token %s) is mixed with parts of another write: the file is nobody's result",
 		"mode.rename":         "conditional rename",
+		"event.log-index":     " (log entry %d)",
+		"event.lease-id":      " (a lease ID made by replica %d)",
+		"reason.lease-id":     "lease ID",
 	})
 
 	// The problems `leaselab check` reports with a write step, by the
 	// English format (check.go).
 	_ = registerMessages("id", map[string]string{
-		"write takes one key and optionally value=V, parts=N, each=D and commit=rename, such as write thumb value=v1":                                                      "«write» menerima satu kunci dan, bila perlu, «value=V», «parts=N», «each=D», dan «commit=rename», misalnya «write thumb value=v1»",
-		"write value=V takes a word of at most 32 characters, not %q":                                                                                                      "«write value=V» menerima satu kata, paling banyak 32 karakter, bukan %q",
-		"write parts=N takes 2 to %d parts, not %q":                                                                                                                        "«write parts=N» menerima 2 sampai %d bagian, bukan %q",
-		"write each=D takes a duration above 0, such as each=2s, not %q":                                                                                                   "«write each=D» menerima lama waktu lebih dari 0, misalnya «each=2s», bukan %q",
-		"write commit= takes rename (write to a temporary name, then rename it onto the key), not %q":                                                                      "«write commit=» hanya menerima «rename» (tulis ke nama sementara, lalu rename ke kuncinya), bukan %q",
-		"after %s's expected \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"lease expires\", \"renewal fails\" or \"renewal is rolled back\", got GOT": "setelah %s's seharusnya \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"lease expires\", \"renewal fails\" atau \"renewal is rolled back\", tertulis GOT",
-		"write takes value=V, parts=N, each=D and commit=rename after its key, not %q":                                                                                     "setelah kuncinya, «write» menerima «value=V», «parts=N», «each=D», dan «commit=rename», bukan %q",
+		"write takes one key and optionally value=V, parts=N, each=D and commit=rename, such as write thumb value=v1": "«write» menerima satu kunci dan, bila perlu, «value=V», «parts=N», «each=D», dan «commit=rename», misalnya «write thumb value=v1»",
+		"write value=V takes a word of at most 32 characters, not %q":                                                 "«write value=V» menerima satu kata, paling banyak 32 karakter, bukan %q",
+		"write parts=N takes 2 to %d parts, not %q":                                                                   "«write parts=N» menerima 2 sampai %d bagian, bukan %q",
+		"write each=D takes a duration above 0, such as each=2s, not %q":                                              "«write each=D» menerima lama waktu lebih dari 0, misalnya «each=2s», bukan %q",
+		"write commit= takes rename (write to a temporary name, then rename it onto the key), not %q":                 "«write commit=» hanya menerima «rename» (tulis ke nama sementara, lalu rename ke kuncinya), bukan %q",
+		"after %s's expected \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"token is its grant's log index\", \"lease expires\", \"renewal fails\" or \"renewal is rolled back\", got GOT":                                                                                                                         "setelah %s's seharusnya \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"token is its grant's log index\", \"lease expires\", \"renewal fails\" atau \"renewal is rolled back\", tertulis GOT",
+		"after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"gets a higher token than W\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\", \"is denied the lease\", \"freezes\" or \"crashes\", got GOT": "setelah %s seharusnya \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"gets a higher token than W\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\", \"is denied the lease\", \"freezes\" atau \"crashes\", tertulis GOT",
+		"want counter, log or lease-id":         "pilih «counter», «log», atau «lease-id»",
+		"tokens: want counter, log or lease-id": "«tokens»: pilih «counter», «log», atau «lease-id»",
+		"tokens: Redlock's independent masters keep no shared log and no leader: only tokens=counter": "«tokens»: master-master Redlock yang berdiri sendiri tidak punya log bersama dan tidak punya leader: hanya «tokens=counter»",
+		"write takes value=V, parts=N, each=D and commit=rename after its key, not %q":                "setelah kuncinya, «write» menerima «value=V», «parts=N», «each=D», dan «commit=rename», bukan %q",
 	})
 )

@@ -32,10 +32,15 @@ type coordinator struct {
 	electionID  uint32
 	busyUntil   Time
 	pausedAt    Time // when the coordinator last stopped serving (for stopped timers)
-	nextToken   int64
-	leases      []lease
-	lastEnd     [MaxWorkers]int32 // log index of the end of each worker's latest lease
-	spans       []LeaseSpan
+	// nextToken is the next token a grant takes; with tokens=log, the
+	// index the next entry of the log takes, whatever it records.
+	nextToken int64
+	tokens    TokenSource
+	// idgen is how many lease IDs each replica has made (tokens=lease-id).
+	idgen   [9]int64
+	leases  []lease
+	lastEnd [MaxWorkers]int32 // log index of the end of each worker's latest lease
+	spans   []LeaseSpan
 }
 
 // lease is one named lease at the coordinator. Its name is
@@ -91,6 +96,7 @@ func (c *coordinator) init(p *Prepared) {
 		keys:        grown(c.keys, sc.Replicas*len(p.leaseNames)),
 		up:          grown(c.up, sc.Replicas),
 		nextToken:   sc.FirstToken,
+		tokens:      sc.Tokens,
 		leases:      grown(c.leases, len(p.leaseNames)),
 		spans:       c.spans[:0],
 	}
@@ -334,12 +340,12 @@ func (c *coordinator) rescheduleAll(w *World) {
 
 func (c *coordinator) grant(w *World, l *lease, to Node, req uint32) {
 	l.holder = to
-	c.newToken(l)
+	source, how := c.newToken(l)
 	l.tenure = l.token
 	l.version++
 	li := l.index
 	c.setExpiry(w, l, w.now+c.serverTTL(w, to))
-	l.lastChange = w.emit(EventFields{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.key})
+	l.lastChange = w.emit(EventFields{Kind: KindGrant, Node: Coord, Peer: to, Token: l.token, At: l.expires, Key: l.key, Value: source, Reason: how})
 	c.spans = append(c.spans, LeaseSpan{Lease: w.p.leaseNames[l.index], Worker: to, Token: l.token, Start: w.now, End: l.expires, Open: true})
 	l.open = int32(len(c.spans) - 1)
 	w.send(message{kind: MsgGrant, from: Coord, to: to, req: req, token: l.token, ttl: c.ttl, lease: li})
@@ -385,11 +391,36 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 	c.reply(w, m, message{kind: MsgRenewOK, token: l.token, ttl: c.ttl})
 }
 
-// newToken hands l the counter's next token.
-func (c *coordinator) newToken(l *lease) {
+// newToken hands l its next token: the counter's next, the index of the
+// log entry that records the grant, or a lease ID the leader makes. It
+// returns what the grant's event says of the token's source: the entry's
+// index, or the replica that made the ID.
+func (c *coordinator) newToken(l *lease) (int64, Reason) {
+	l.tokens++
+	switch c.tokens {
+	case TokensLog:
+		l.token = c.entry()
+		return l.token, ReasonNone
+	case TokensLeaseID:
+		r := max(c.leader, 0)
+		c.idgen[r]++
+		l.token = memberIDs[r]*1000 + c.idgen[r]
+		return int64(r + 1), ReasonLeaseID
+	}
 	l.token = c.nextToken
 	c.nextToken++
-	l.tokens++
+	return 0, ReasonNone
+}
+
+// entry appends an entry to the coordinator's log and returns its index,
+// when the scenario shows the log (tokens=log); 0 otherwise.
+func (c *coordinator) entry() int64 {
+	if c.tokens != TokensLog {
+		return 0
+	}
+	i := c.nextToken
+	c.nextToken++
+	return i
 }
 
 // expireDue runs when a lease's expiry time comes; tokens is l.tokens when
@@ -409,9 +440,9 @@ func (c *coordinator) expireDue(w *World, li uint8, tokens uint32) {
 	c.end(w, l, KindExpire, max(c.lockDelay, spec.LockDelay), ReasonNone)
 }
 
-// end frees the lease after an expiry or a release.
+// end frees the lease after an expiry or a release: an entry of the log.
 func (c *coordinator) end(w *World, l *lease, k Kind, lockDelay Time, why Reason) {
-	idx := w.emit(EventFields{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.key, Reason: why})
+	idx := w.emit(EventFields{Kind: k, Node: Coord, Peer: l.holder, Token: l.token, Key: l.key, Reason: why, Value: c.entry()})
 	l.lastChange = idx
 	l.version++
 	c.lastEnd[l.holder] = idx
@@ -521,7 +552,9 @@ func (c *coordinator) electionDone(w *World, id uint32) {
 			break
 		}
 	}
-	w.emit(EventFields{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1)})
+	// A new leader's first entry opens its term (raft's empty entry,
+	// ZooKeeper's new epoch): the log, and the tokens, go on from there.
+	w.emit(EventFields{Kind: KindLeader, Node: Coord, Peer: NoNode, Value: int64(c.leader + 1), Token: c.entry()})
 	if c.clk != c.rclk[c.leader] {
 		// The new leader measures by its own clock.
 		c.clk = c.rclk[c.leader]

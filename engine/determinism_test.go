@@ -47,6 +47,10 @@ var testScenarios = []testScenario{
 		"W2 renew=1s skew=-2s belief=receive: acquire; work 3s; send pay; write log; release; repeat",
 		"W3 renew=4s drift=+5000ppm stop-at-expiry=on: acquire retry=2s; work 1s; check; send pay; release; repeat",
 	}},
+	{"log-tokens", []string{"ttl=8s", "tokens=log", "replicas=5", "election=1s", "renew-token=on", "storage=fencing", "delay=4ms", "jitter=6ms", "seed=9"}, []string{
+		"W1 renew=2s: acquire; work 3s; write x; release; repeat",
+		"W2 renew=2s start=400ms: acquire retry=1s; work 2s; write x; release; sleep 1s; repeat",
+	}},
 	{"parts-rename", []string{"ttl=6s", "storage=rename", "delay=3ms", "jitter=5ms", "seed=5"}, []string{
 		"W1 renew=2s: acquire; write f parts=3 each=1s; release; repeat",
 		"W2 renew=2s start=300ms: acquire; write f parts=2 each=1s commit=rename; release; sleep 1s; repeat",

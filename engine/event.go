@@ -168,6 +168,7 @@ const (
 	ReasonResume    // a new master let the lease's stopped timer run on (Chubby)
 	ReasonSuspended // the client heard nothing for its read timeout: disconnected (ZooKeeper, Curator SUSPENDED)
 	ReasonForgotten // a Redlock master forgot the holder's key on restart, and another client got a majority
+	ReasonLeaseID   // a grant's token is a lease ID made by replica Value (tokens=lease-id)
 	// Violations.
 	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
 	ViolationDoubleEffect     // the same effect was accepted twice
@@ -188,7 +189,7 @@ var reasonNames = [reasonCount]string{
 	"ok", "up", "no-quorum", "no-leader",
 	"timeout", "stale-generation", "no-time", "tries", "again",
 	"same-value",
-	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten",
+	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten", "lease-id",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged",
 	"refused-holder", "mixed",
 }
@@ -553,8 +554,13 @@ func (n Names) describeLease(e Event) (string, bool) {
 		if e.At == Never {
 			s = "grant " + n.Of(e.Peer()) + tok() + " (no expiry)"
 		}
-		if e.Reason() == ReasonAgain {
+		switch {
+		case e.Reason() == ReasonAgain:
 			s += " (again)"
+		case e.Reason() == ReasonLeaseID:
+			s += " (lease-id of replica " + strconv.FormatInt(e.Value, 10) + ")"
+		case e.Value > 0:
+			s += logIndex(e.Value)
 		}
 		return s, true
 	case KindQueue:
@@ -575,15 +581,15 @@ func (n Names) describeLease(e Event) (string, bool) {
 		return "renew-reject " + n.Of(e.Peer()) + tok(), true
 	case KindExpire:
 		if r := e.Reason(); r == ReasonTakeover || r == ReasonForgotten {
-			return "expire " + n.Of(e.Peer()) + tok() + " (" + r.String() + ")", true
+			return "expire " + n.Of(e.Peer()) + tok() + " (" + r.String() + ")" + logIndex(e.Value), true
 		}
-		return "expire " + n.Of(e.Peer()) + tok(), true
+		return "expire " + n.Of(e.Peer()) + tok() + logIndex(e.Value), true
 	case KindRelease:
-		return "release " + n.Of(e.Peer()) + tok(), true
+		return "release " + n.Of(e.Peer()) + tok() + logIndex(e.Value), true
 	case KindElection:
 		return "election until=" + e.At.String(), true
 	case KindLeader:
-		return "leader replica=" + strconv.FormatInt(e.Value, 10), true
+		return "leader replica=" + strconv.FormatInt(e.Value, 10) + logIndex(e.Token), true
 	case KindReplica:
 		if e.Reason() == ReasonUp {
 			return "replica " + strconv.FormatInt(e.Value, 10) + " up", true
@@ -712,6 +718,15 @@ func (n Names) describeStorage(e Event) (string, bool) {
 		return s, true
 	}
 	return "", false
+}
+
+// logIndex is the index of the coordinator's log entry an event records
+// (tokens=log): " log-index=5", or "" when the log is not shown (0).
+func logIndex(i int64) string {
+	if i <= 0 {
+		return ""
+	}
+	return " log-index=" + strconv.FormatInt(i, 10)
 }
 
 // what names what a write, an accept or a reject acts on: the key; the

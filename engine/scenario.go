@@ -77,6 +77,11 @@ type Scenario struct {
 	// candidate that sees the record unchanged for a TTL by its own clock
 	// overwrites it (compare-and-set on the record's version).
 	CandidateExpiry bool
+	// Tokens is where a grant's fencing token comes from: a counter of
+	// grants (the default), the index of the grant's entry in the
+	// coordinator's log, or an etcd-style lease ID, which the serving
+	// member makes from its own ID and its own count.
+	Tokens TokenSource
 	// IndependentMasters makes the replicas Redlock's masters: each grants
 	// on its own, with no leader and no shared log; a client holds the
 	// lease while a majority of them hold its key, and a master that goes
@@ -102,6 +107,44 @@ type Scenario struct {
 	// (storage_program.go): a student's.
 	Sides Sides
 }
+
+// TokenSource is where a grant's fencing token comes from (scenario
+// option tokens).
+type TokenSource uint8
+
+const (
+	// TokensCounter: a counter that rises by one with every grant; it
+	// stands for the consensus log's index without showing the log.
+	TokensCounter TokenSource = iota
+	// TokensLog: the coordinator keeps its consensus log, and a grant's
+	// token is the index of the grant's entry (etcd: the lock key's
+	// create revision; ZooKeeper: the lock node's zxid). Every change of
+	// the coordinator's state is an entry: a grant, a release, an expiry,
+	// a new token on renewal, and a new leader's first entry (raft's
+	// empty entry at the start of a term, ZooKeeper's new epoch). A
+	// renewal without a new token is not: etcd's keepalive and
+	// ZooKeeper's ping do not write the log.
+	TokensLog
+	// TokensLeaseID: the token is the lease's ID as etcd makes it: the
+	// member that serves the grant (here the leader) puts its own member
+	// ID in front of a count of its own (idutil.Generator). IDs from
+	// different members are in no order, so a leader change can hand out
+	// a lower one: a lease ID is not a fencing token.
+	TokensLeaseID
+)
+
+var tokenSourceNames = [...]string{"counter", "log", "lease-id"}
+
+func (t TokenSource) String() string {
+	if int(t) < len(tokenSourceNames) {
+		return tokenSourceNames[t]
+	}
+	return "tokens(" + strconv.Itoa(int(t)) + ")"
+}
+
+// memberIDs are the member IDs of replicas 1 to 9, as a lease ID's prefix
+// shows them: a member's ID is random in etcd, so they are in no order.
+var memberIDs = [9]int64{7, 3, 9, 2, 8, 4, 6, 1, 5}
 
 // Limits bound one Apply so that no command, however silly, runs forever.
 type Limits struct {
@@ -409,6 +452,15 @@ func parseWrite(args []string) (Op, error) {
 	return op, nil
 }
 
+func parseTokenSource(s string) (TokenSource, error) {
+	for i, n := range tokenSourceNames {
+		if n == s {
+			return TokenSource(i), nil
+		}
+	}
+	return 0, fmt.Errorf("want counter, log or lease-id")
+}
+
 // parseEither reads one of two words: false for the first, true for the
 // second.
 func parseEither(val, first, second string) (bool, error) {
@@ -423,9 +475,9 @@ func parseEither(val, first, second string) (bool, error) {
 
 // Set assigns one scenario option by name, as written in scenario files:
 // ttl, first-token, replicas, lock-delay, election, tick, service, renew-token,
-// masters, expiry, storage, copies, delay, jitter, loss, seed, max-events, max-time.
+// tokens, masters, expiry, storage, copies, delay, jitter, loss, seed, max-events, max-time.
 // scenarioOptions are the keys Scenario.Set takes, in its order.
-var scenarioOptions = []string{"seed", "replicas", "ttl", "first-token", "lock-delay", "election", "tick", "service", "renew-token", "masters", "expiry", "storage", "copies", "fencing", "delay", "jitter", "loss", "max-events", "max-time"}
+var scenarioOptions = []string{"seed", "replicas", "ttl", "first-token", "lock-delay", "election", "tick", "service", "renew-token", "tokens", "masters", "expiry", "storage", "copies", "fencing", "delay", "jitter", "loss", "max-events", "max-time"}
 
 // OptionNames lists the options of a "scenario" or a "worker", for a
 // message that names what an author may have meant.
@@ -472,6 +524,8 @@ func (sc *Scenario) Set(key, val string) error {
 		sc.ServiceTime, err = parseNonNeg(val)
 	case "renew-token":
 		sc.NewTokenOnRenew, err = parseBool(val)
+	case "tokens":
+		sc.Tokens, err = parseTokenSource(val)
 	case "masters":
 		sc.IndependentMasters, err = parseEither(val, "quorum", "independent")
 	case "expiry":
@@ -675,6 +729,12 @@ func (sc *Scenario) Validate() error {
 	}
 	if sc.Copies < 0 || sc.Copies > 2 {
 		return fmt.Errorf("copies must be 1 or 2")
+	}
+	if sc.Tokens > TokensLeaseID {
+		return fmt.Errorf("tokens: want counter, log or lease-id")
+	}
+	if sc.Tokens != TokensCounter && sc.IndependentMasters {
+		return fmt.Errorf("tokens: Redlock's independent masters keep no shared log and no leader: only tokens=counter")
 	}
 	if err := sc.validateSides(); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 func TestSearchKnowsEveryField(t *testing.T) {
 	known := map[reflect.Type][]string{
 		reflect.TypeFor[World]():       {"p", "seed", "mode", "now", "seq", "q", "msgs", "freeMsgs", "rnd", "log", "cmds", "budget", "coord", "store", "workers", "jitter", "links", "beliefs", "freezes", "splitSeen", "faults", "lines", "sides"},
-		reflect.TypeFor[coordinator](): {"ttl", "lockDelay", "election", "service", "tick", "clk", "rclk", "renewToken", "candidate", "independent", "keys", "pausedAt", "up", "leader", "electing", "electionID", "busyUntil", "nextToken", "leases", "lastEnd", "spans"},
+		reflect.TypeFor[coordinator](): {"ttl", "lockDelay", "election", "service", "tick", "clk", "rclk", "renewToken", "candidate", "independent", "keys", "pausedAt", "up", "leader", "electing", "electionID", "busyUntil", "nextToken", "tokens", "idgen", "leases", "lastEnd", "spans"},
 		reflect.TypeFor[lease]():       {"index", "holder", "key", "freeID", "lastChange", "open", "tokens", "token", "expires", "local", "freeAt", "version", "tenure", "waiters"},
 		reflect.TypeFor[storage]():     {"highest", "version", "ledger", "keys", "copies", "writes", "cut", "diverged"},
 		reflect.TypeFor[storeCopy]():   {"has", "held"},

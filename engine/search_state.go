@@ -195,6 +195,10 @@ func (w *World) hashCoord(h *hasher) {
 	h.bool(c.electing)
 	h.int(int64(c.busyUntil))
 	h.int(c.nextToken)
+	h.int(int64(c.tokens))
+	for _, n := range c.idgen {
+		h.int(n)
+	}
 	for i := range c.leases {
 		l := &c.leases[i]
 		h.int(int64(l.holder))

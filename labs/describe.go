@@ -86,9 +86,14 @@ func (s *eventSay) leaseEvent() ([]byte, bool) {
 	switch e.Kind {
 	case engine.KindGrant:
 		if e.At == engine.Never {
-			return s.f("event.grant", s.p, s.tok), true
+			s.b = s.f("event.grant", s.p, s.tok)
+		} else {
+			s.b = s.f("event.grant.2", s.p, s.tok, s.at)
 		}
-		return s.f("event.grant.2", s.p, s.tok, s.at), true
+		if e.Reason() == engine.ReasonLeaseID {
+			return catalog.Append(s.b, s.lang, "event.lease-id", catalog.Int(e.Value)), true
+		}
+		return s.logIndex(e.Value), true
 	case engine.KindQueue:
 		return s.f("event.queue", s.p), true
 	case engine.KindDeny:
@@ -102,15 +107,19 @@ func (s *eventSay) leaseEvent() ([]byte, bool) {
 		return s.f("event.renew-reject", s.p, s.tok), true
 	case engine.KindExpire:
 		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten {
-			return s.f("event.expire."+r.String(), s.p, s.tok), true
+			s.b = s.f("event.expire."+r.String(), s.p, s.tok)
+		} else {
+			s.b = s.f("event.expire", s.p, s.tok)
 		}
-		return s.f("event.expire", s.p, s.tok), true
+		return s.logIndex(e.Value), true
 	case engine.KindRelease:
-		return s.f("event.release", s.p, s.tok), true
+		s.b = s.f("event.release", s.p, s.tok)
+		return s.logIndex(e.Value), true
 	case engine.KindElection:
 		return s.f("event.election", s.at), true
 	case engine.KindLeader:
-		return s.f("event.leader", catalog.Int(e.Value)), true
+		s.b = s.f("event.leader", catalog.Int(e.Value))
+		return s.logIndex(e.Token), true
 	case engine.KindReplica:
 		if e.Reason() == engine.ReasonUp {
 			return s.f("event.replica", catalog.Int(e.Value)), true
@@ -118,6 +127,16 @@ func (s *eventSay) leaseEvent() ([]byte, bool) {
 		return s.f("event.replica.2", catalog.Int(e.Value)), true
 	}
 	return nil, false
+}
+
+// logIndex appends the index of the coordinator's log entry the event
+// records, when the scenario shows the log (tokens=log): " (entri log
+// ke-5)".
+func (s *eventSay) logIndex(i int64) []byte {
+	if i <= 0 {
+		return s.b
+	}
+	return catalog.Append(s.b, s.lang, "event.log-index", catalog.Int(i))
 }
 
 // workerEvent says what a worker did, believed or gave up.

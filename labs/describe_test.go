@@ -50,10 +50,14 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 	case engine.KindDrop:
 		return fmt.Sprintf(pick("event.drop"), msgNameFmt(e.Msg(), lang), n, p, reason)
 	case engine.KindGrant:
+		g := fmt.Sprintf(pick("event.grant.2"), p, tok, mo(e.At))
 		if e.At == engine.Never {
-			return fmt.Sprintf(pick("event.grant"), p, tok)
+			g = fmt.Sprintf(pick("event.grant"), p, tok)
 		}
-		return fmt.Sprintf(pick("event.grant.2"), p, tok, mo(e.At))
+		if e.Reason() == engine.ReasonLeaseID {
+			return g + fmt.Sprintf(pick("event.lease-id"), e.Value)
+		}
+		return g + logIndexFmt(e.Value, lang)
 	case engine.KindQueue:
 		return fmt.Sprintf(pick("event.queue"), p)
 	case engine.KindDeny:
@@ -69,15 +73,15 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		return fmt.Sprintf(pick("event.unavailable"), p, reason)
 	case engine.KindExpire:
 		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten {
-			return fmt.Sprintf(pick("event.expire."+r.String()), p, tok)
+			return fmt.Sprintf(pick("event.expire."+r.String()), p, tok) + logIndexFmt(e.Value, lang)
 		}
-		return fmt.Sprintf(pick("event.expire"), p, tok)
+		return fmt.Sprintf(pick("event.expire"), p, tok) + logIndexFmt(e.Value, lang)
 	case engine.KindRelease:
-		return fmt.Sprintf(pick("event.release"), p, tok)
+		return fmt.Sprintf(pick("event.release"), p, tok) + logIndexFmt(e.Value, lang)
 	case engine.KindElection:
 		return fmt.Sprintf(pick("event.election"), mo(e.At))
 	case engine.KindLeader:
-		return fmt.Sprintf(pick("event.leader"), e.Value)
+		return fmt.Sprintf(pick("event.leader"), e.Value) + logIndexFmt(e.Token, lang)
 	case engine.KindReplica:
 		if e.Reason() == engine.ReasonUp {
 			return fmt.Sprintf(pick("event.replica"), e.Value)
@@ -213,6 +217,14 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		return fmt.Sprintf(pick("event.refuse"), n, tm(engine.Time(e.Value)), tm(e.At))
 	}
 	return names.Describe(e)
+}
+
+// logIndexFmt is the log entry an event records, as fmt made it.
+func logIndexFmt(i int64, lang string) string {
+	if i <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(catalog.T(lang, "event.log-index"), i)
 }
 
 func violationTextFmt(e engine.Event, p, tok, lang string) string {

@@ -20,6 +20,9 @@ import (
 //	clause    = "not" clause | "(" predicate ")" | fact [ ["within" D] ("after"|"before") fact ]
 //	fact      = W "'s" (write|send|rename|temporary write) [of KEY] [with token N] is (accepted|rejected) [because REASON]
 //	          | W "'s" check (passes|fails)
+//	          | W "'s" token is its grant's log index
+//	          | W gets a (higher|lower) token than W
+//	          | the coordinator changes leader
 //	          | W "'s" lease expires [with token N]
 //	          | W (writes|sends) [KEY] [with token N]
 //	          | W acts [after its lease expired]
@@ -352,6 +355,9 @@ const (
 	factDenied                         // W is denied the lease COUNT
 	factFreezes                        // W freezes
 	factCrashes                        // W crashes
+	factLogToken                       // W's token is its grant's log index
+	factTokenOrder                     // W gets a higher (lower) token than V
+	factLeader                         // the coordinator changes leader
 )
 
 type fact struct {
@@ -374,6 +380,10 @@ type fact struct {
 	// renews: the length the coordinator extended the lease by, at
 	// least (forMin) or at most (forMax); 0 for any.
 	forMin, forMax engine.Time
+	// token order: the other worker, and whether the token is higher.
+	other  string
+	onode  engine.Node
+	higher bool
 }
 
 // writeKind is which writes a fact is about (fact.form).
@@ -430,6 +440,8 @@ func (p *pparser) fact() (*fact, error) {
 // none of them), or nothing when the words are not one.
 func (p *pparser) worldFact() (*fact, error) {
 	switch {
+	case p.accept("the", "coordinator", "changes", "leader"):
+		return &fact{kind: factLeader}, nil
 	case p.accept("the"):
 		return p.countFact()
 	case p.accept("violation"):
@@ -485,6 +497,14 @@ func (p *pparser) workerFact(w string) (*fact, error) {
 	case p.accept("gets", "token"):
 		f.kind = factAcquires
 		return f, p.number(&f.token)
+	case p.accept("gets", "a", "higher", "token", "than"), p.accept("gets", "a", "lower", "token", "than"):
+		f.kind, f.higher = factTokenOrder, p.toks[p.pos-3].text == "higher"
+		o, err := p.worker()
+		if err != nil {
+			return nil, err
+		}
+		f.other, f.onode = o, p.node(o)
+		return f, nil
 	case p.accept("loses", "the", "lease"), p.accept("loses", "its", "lease"):
 		f.kind = factLoses
 		if p.accept("with", "token") {
@@ -521,7 +541,7 @@ func (p *pparser) workerFact(w string) (*fact, error) {
 		f.kind = factDenied
 		return f, p.howOften(f)
 	}
-	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\", \"is denied the lease\", \"freezes\" or \"crashes\", got GOT", w)
+	return nil, p.errf("after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"gets a higher token than W\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\", \"is denied the lease\", \"freezes\" or \"crashes\", got GOT", w)
 }
 
 func (p *pparser) possessive(w string) (*fact, error) {
@@ -561,6 +581,9 @@ func (p *pparser) possessive(w string) (*fact, error) {
 			return nil, p.errf("expected \"accepted\" or \"rejected\", got GOT")
 		}
 		return f, nil
+	case p.accept("token", "is", "its", "grant", "'s", "log", "index"):
+		f.kind = factLogToken
+		return f, nil
 	case p.accept("check"):
 		f.kind = factCheck
 		switch {
@@ -581,7 +604,7 @@ func (p *pparser) possessive(w string) (*fact, error) {
 		f.kind = factRolledBack
 		return f, nil
 	}
-	return nil, p.errf("after %s's expected \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"lease expires\", \"renewal fails\" or \"renewal is rolled back\", got GOT", w)
+	return nil, p.errf("after %s's expected \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"token is its grant's log index\", \"lease expires\", \"renewal fails\" or \"renewal is rolled back\", got GOT", w)
 }
 
 func (p *pparser) countFact() (*fact, error) {
@@ -868,6 +891,12 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 		if e.Kind != engine.KindFreeze || !f.isWorker(e.Node) {
 			return match{}, false
 		}
+	case factLogToken, factTokenOrder:
+		return f.tokenMatch(ev, i, e)
+	case factLeader:
+		if e.Kind != engine.KindLeader {
+			return match{}, false
+		}
 	case factCrashes:
 		if e.Kind != engine.KindCrash || !f.isWorker(e.Node) {
 			return match{}, false
@@ -899,6 +928,33 @@ func (f *fact) matchAt(ev []engine.Event, names engine.Names, i int, e engine.Ev
 		return match{}, false
 	}
 	return match{main: i, evidence: []int{i}}, true
+}
+
+// tokenMatch matches W's acquisition whose token is the index of its
+// grant's entry in the coordinator's log (the grant's event says the
+// index), or whose token is higher (lower) than one the other worker
+// acquired before: the grant, or the other's acquisition, is evidence.
+func (f *fact) tokenMatch(ev []engine.Event, i int, e engine.Event) (match, bool) {
+	if e.Kind != engine.KindAcquired || !f.isWorker(e.Node) {
+		return match{}, false
+	}
+	var j int
+	if f.kind == factLogToken {
+		j = lastBefore(ev, i, func(x engine.Event) bool {
+			return x.Kind == engine.KindGrant && x.Peer() == e.Node && x.Token == e.Token
+		})
+		if j < 0 || ev[j].Reason() != engine.ReasonNone || ev[j].Value != e.Token {
+			return match{}, false
+		}
+	} else {
+		j = lastBefore(ev, i, func(x engine.Event) bool {
+			return x.Kind == engine.KindAcquired && x.Node == f.onode && (x.Token < e.Token) == f.higher && x.Token != e.Token
+		})
+		if j < 0 {
+			return match{}, false
+		}
+	}
+	return match{main: i, evidence: []int{j, i}}, true
 }
 
 // renewsAt says whether e is the worker's renewal: with a length asked
