@@ -41,14 +41,14 @@ const (
 // budgets, judging as serve does by default: each judgement in a process
 // of its own at the lowest CPU priority (this test binary, as
 // TestJudgeProcessHelper). The server plays on a clock the test moves,
-// one play tick a step: 30 ticks of play alone, then the Submits until
-// every one is judged, and ten ticks more. It asserts what happened, in
-// order, never how soon (issue 46): no player is refused or closed
-// (every message a frame or a class bar, no error); every classmate of
-// the ten gets their frame of every tick before the next tick, while the
-// Submits are judged too (the ten themselves play on, a frame of theirs
-// may skip to the next tick's while their own page is served); every Submit gets its verdict; and while the judgements
-// wait, each Submit's page shows its place in the queue, the ten places
+// one play tick every 50 ms: 30 ticks of play alone, then the Submits
+// until every one is judged, and ten ticks more. It asserts what
+// happened, in order, never how soon (issue 46): no player is refused or
+// closed (every message a frame or a class bar, no error); every player
+// gets frames while the Submits are judged, and a frame after the last
+// tick (a play frame that finds the room's address in debt, or its turn
+// taken, waits by design, and a later one carries the time); every
+// Submit gets its verdict; and while the judgements wait, each Submit's page shows its place in the queue, the ten places
 // together being the queue's (the judgements running first, then 2nd,
 // 3rd… of 10, each once). The judgements are held until all ten are
 // queued, so the places do not depend on how fast the machine judges.
@@ -143,23 +143,14 @@ func natRoom(t *testing.T, svc *class.Service) {
 		})
 	}
 
-	// The clock: one play tick a step. The test waits for every player's
-	// frame of the tick before the next (the order it asserts), then
-	// leaves the cores idle for a moment, the judgements' time.
+	// The clock: one play tick a step, then a moment's rest, the
+	// judgements' time. A player's frame is not waited for: when the
+	// room's address is in debt (or another's frame holds its turn) a
+	// play frame waits by design, and the next tick's carries the time.
 	var ticks []time.Time
 	tick := func() {
-		at := time.Now()
-		ticks = append(ticks, at)
+		ticks = append(ticks, time.Now())
 		clock.Advance(200 * time.Millisecond)
-		for i, p := range players {
-			if i%(natRoomStudents/natRoomSubmits) == 0 {
-				continue // a Submit's own student: see below
-			}
-			if !p.frameAfter(at) {
-				p.mu.Lock()
-				t.Fatalf("tick %d: student %d had no frame after %v (a hang guard, not a bar); frames %d, told %v", len(ticks), i, frameGuard, len(p.frames), p.bad)
-			}
-		}
 		time.Sleep(tickRest)
 	}
 	for i, p := range players {
@@ -260,11 +251,10 @@ func natRoom(t *testing.T, svc *class.Service) {
 	for range 10 { // a second more of play after the last verdict
 		tick()
 	}
-	// A Submit's own student pays for its page with their budget, so a
-	// frame of theirs may wait for the next tick's; they still play on.
-	for i := 0; i < natRoomStudents; i += natRoomStudents / natRoomSubmits {
-		if !players[i].frameAfter(ticks[len(ticks)-1]) {
-			t.Errorf("student %d, who pressed Submit, had no frame after the last tick", i)
+	// Every student plays on to the end: a frame after the last tick.
+	for i, p := range players {
+		if !p.frameAfter(ticks[len(ticks)-1]) {
+			t.Errorf("student %d had no frame after the last tick within %v (a hang guard, not a bar)", i, frameGuard)
 		}
 	}
 	time.Sleep(200 * time.Millisecond)
@@ -300,20 +290,17 @@ func natRoom(t *testing.T, svc *class.Service) {
 		t.Errorf("%d Submits were being judged at once, the queue runs %d", slots, s.judging.slots)
 	}
 
-	// Every player: no refusal, and a frame after each tick (the loop
-	// waited for them); how soon is a figure, not a bar (issue 46: no
-	// test depends on how fast the machine is; the bystander's bar is
+	// Every player: no refusal, and frames while the Submits were judged;
+	// how soon after its tick is a figure, not a bar (issue 46: no test
+	// depends on how fast the machine is; the bystander's bar is
 	// BenchmarkBystanderUnderProgramAttack's).
 	var quiet, lates []time.Duration
 	for i, p := range players {
 		if len(p.bad) > 0 {
 			t.Errorf("student %d was told: %v", i, p.bad)
 		}
-		f := 0
+		f, during := 0, 0
 		for k, at := range ticks {
-			if i%(natRoomStudents/natRoomSubmits) == 0 && k >= warmTicks+quietTicks {
-				break // a Submit's own student (above)
-			}
 			for f < len(p.frames) && p.frames[f].Before(at) {
 				f++
 			}
@@ -321,12 +308,18 @@ func natRoom(t *testing.T, svc *class.Service) {
 				t.Errorf("student %d had no frame after tick %d of %d", i, k, len(ticks))
 				break
 			}
+			if k >= warmTicks+quietTicks && k < len(ticks)-10 && !p.frames[f].After(ticks[k+1]) {
+				during++
+			}
 			switch {
-			case k >= warmTicks+quietTicks:
+			case k >= warmTicks+quietTicks && i%(natRoomStudents/natRoomSubmits) != 0:
 				lates = append(lates, p.frames[f].Sub(at))
-			case k >= warmTicks:
+			case k >= warmTicks && k < warmTicks+quietTicks:
 				quiet = append(quiet, p.frames[f].Sub(at))
 			}
+		}
+		if during == 0 {
+			t.Errorf("student %d had no frame while the Submits were judged", i)
 		}
 	}
 	slices.Sort(lates)
@@ -385,10 +378,11 @@ const (
 	// test waits for the verdicts: far more than a judgement takes even
 	// at the lowest priority on a loaded machine; reaching it is a hang.
 	maxWaits = 12000
-	// tickRest is the idle moment after each tick's frames.
-	tickRest = 40 * time.Millisecond
-	// frameGuard bounds the wait for one tick's frame: a hang guard.
-	frameGuard = 10 * time.Second
+	// tickRest is the real time between two ticks.
+	tickRest = 50 * time.Millisecond
+	// frameGuard bounds the wait for the frame after the last tick: a
+	// hang guard.
+	frameGuard = time.Minute
 )
 
 // judgeHelper judges as serve's judgeCommand does, in a process of its
