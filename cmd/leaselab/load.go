@@ -20,9 +20,58 @@ import (
 	"leaselab/load"
 )
 
+// loadOptions is what load's flags ask for: a run of sessions (cfg), of
+// classes (cc), or both.
+type loadOptions struct {
+	cfg         load.Config
+	cc          load.ClassConfig
+	voteOnStdin bool
+}
+
 // loadCmd opens many live lab sessions against a server on this machine
 // and prints what they cost it.
 func loadCmd(args []string, stdout, stderr io.Writer) (exit int) {
+	var o loadOptions
+	fl := o.flags()
+	pos, code, ok := fl.parse(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return usageError(stderr, "load", "unexpected argument %q", pos[0])
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, cc := o.cfg, o.cc
+	if cc.Students > 0 {
+		cc.URL, cc.Lang, cc.Lab = cfg.URL, cfg.Lang, cfg.Lab // cc.StudentURL from its flag
+		if msg := firstQuestion(&cc); msg != "" {
+			return usageError(stderr, "load", "%s", msg)
+		}
+		if o.voteOnStdin {
+			cc.VoteAt, cc.Until = stdinSignals(os.Stdin)
+			cc.Joined = func() { fmt.Fprintln(stdout, classesJoined) }
+		}
+		if !fl.given("sessions") {
+			return classLoad(ctx, cc, stdout, stderr)
+		}
+		classes, err := startClasses(ctx, args, stdout, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "leaselab load: %v\n", err)
+			return 1
+		}
+		besideClasses(&cfg, cc, classes)
+		defer func() {
+			if code := classes.wait(); code != 0 && exit == 0 {
+				exit = code
+			}
+		}()
+	}
+	return sessionsLoad(ctx, cfg, stdout, stderr)
+}
+
+// flags is load's flag set, writing into o.
+func (o *loadOptions) flags() *cmdFlags {
 	fl := newFlags("load", "leaselab load [--sessions N] [--url http://127.0.0.1:PORT] [--pid PID] [flags]", `
 Opens N live lab sessions against a server on this machine that play and
 send controls, beside --idle sessions that only stay connected, holds them,
@@ -40,7 +89,7 @@ how sure: --class-confidence), every student on the lab's page (its
 socket open) voting in the same second; it prints the votes recorded and
 the vote-to-dashboard latency.
 With --sessions given too, the classes vote while the sessions play.`)
-	var cfg load.Config
+	cfg := &o.cfg
 	fl.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server, on a loopback address")
 	fl.IntVar(&cfg.Sessions, "sessions", 100, fmt.Sprintf("live sessions to open, play and hold (with --idle, at most %d)", load.MaxSessions))
 	fl.IntVar(&cfg.Idle, "idle", 0, "sessions that only connect and answer pings, opened before the playing ones")
@@ -53,7 +102,13 @@ With --sessions given too, the classes vote while the sessions play.`)
 	fl.IntVar(&cfg.Searches, "searches", 0, "schedule searches to keep running beside the sessions, each a new design (\"prove it within bounds\")")
 	fl.StringVar(&cfg.SearchLab, "search-lab", "renew-policy", "the lab whose design challenge the searches prove")
 	fl.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory and CPU time from /proc (default: the server's /metrics)")
-	var cc load.ClassConfig
+	o.classFlags(fl)
+	return fl
+}
+
+// classFlags are load's flags for a run of class mode.
+func (o *loadOptions) classFlags(fl *cmdFlags) {
+	cc := &o.cc
 	fl.IntVar(&cc.Students, "class-students", 0, fmt.Sprintf("students per class in a run of class mode (at most %d)", load.MaxClassStudents))
 	fl.StringVar(&cc.StudentURL, "student-url", "", "in a run of class mode, another replica (on the same --database) where the students join and vote, the dashboards staying on --url")
 	fl.BoolVar(&cc.Sockets, "class-sockets", true, "in a run of class mode, every student is on the class's lab page: keeps its socket open, hears the class bar and votes over it; false: votes with the form, as a page without a live world does")
@@ -63,52 +118,26 @@ With --sessions given too, the classes vote while the sessions play.`)
 	fl.BoolVar(&cc.Confidence, "class-confidence", true, "in a run of class mode, the class asks how sure each student is, and they say (sure and not sure in turn)")
 	fl.DurationVar(&cc.Timer, "class-timer", 2*time.Minute, "in a run of class mode, the vote opens with a timer of this long, which closes it by itself; 0: none")
 	fl.IntVar(&cc.Classes, "classes", 1, fmt.Sprintf("classes in a run of class mode (at most %d)", load.MaxClasses))
-	var voteOnStdin bool
-	fl.BoolVar(&voteOnStdin, "vote-on-stdin", false, "in a run of class mode, join, then vote when a line comes on stdin, and leave when stdin ends (how load runs its classes beside sessions, in a process of their own)")
-	pos, code, ok := fl.parse(args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	if len(pos) > 0 {
-		return usageError(stderr, "load", "unexpected argument %q", pos[0])
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if cc.Students > 0 {
-		cc.URL, cc.Lang, cc.Lab = cfg.URL, cfg.Lang, cfg.Lab // cc.StudentURL from its flag
-		if msg := firstQuestion(&cc); msg != "" {
-			return usageError(stderr, "load", "%s", msg)
-		}
-		if voteOnStdin {
-			cc.VoteAt, cc.Until = stdinSignals(os.Stdin)
-			cc.Joined = func() { fmt.Fprintln(stdout, classesJoined) }
-		}
-		if !fl.given("sessions") {
-			return classLoad(ctx, cc, stdout, stderr)
-		}
-		// The classes open and join while the sessions open; the hold
-		// begins when both are in (it measures the sessions beside the
-		// classes, not beside a lecture room arriving). They vote a third
-		// into the hold, while the sessions play, and stay until the
-		// sessions have played (students do not all leave at once). They
-		// run in a process of their own, as the other devices they are:
-		// a class's flood of votes in this process would hold up the
-		// reads of the playing sessions' answers in the same scheduler,
-		// and count as the server's delay.
-		classes, err := startClasses(ctx, args, stdout, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "leaselab load: %v\n", err)
-			return 1
-		}
-		cfg.Ready = classes.ready
-		at := voteStart(cfg.Hold, cc)
-		cfg.Holding = func() { time.AfterFunc(at, classes.vote) }
-		defer func() {
-			if code := classes.wait(); code != 0 && exit == 0 {
-				exit = code
-			}
-		}()
-	}
+	fl.BoolVar(&o.voteOnStdin, "vote-on-stdin", false, "in a run of class mode, join, then vote when a line comes on stdin, and leave when stdin ends (how load runs its classes beside sessions, in a process of their own)")
+}
+
+// besideClasses has the sessions' run wait for the classes and set them
+// voting. The classes open and join while the sessions open; the hold
+// begins when both are in (it measures the sessions beside the classes,
+// not beside a lecture room arriving). They vote a third into the hold,
+// while the sessions play, and stay until the sessions have played
+// (students do not all leave at once). They run in a process of their
+// own, as the other devices they are: a class's flood of votes in this
+// process would hold up the reads of the playing sessions' answers in the
+// same scheduler, and count as the server's delay.
+func besideClasses(cfg *load.Config, cc load.ClassConfig, classes *classProcess) {
+	cfg.Ready = classes.ready
+	at := voteStart(cfg.Hold, cc)
+	cfg.Holding = func() { time.AfterFunc(at, classes.vote) }
+}
+
+// sessionsLoad runs the live sessions and prints their figures.
+func sessionsLoad(ctx context.Context, cfg load.Config, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "leaselab load: %d sessions of %s on %s for %s, a control every %s", cfg.Sessions, cfg.Lab, cfg.URL, cfg.Hold, cfg.Every)
 	if cfg.Idle > 0 {
 		fmt.Fprintf(stdout, ", beside %d idle", cfg.Idle)

@@ -25,35 +25,31 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, "; ") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
+// runOptions is what run's flags ask for.
+type runOptions struct {
+	seed          uint64
+	dos           stringList
+	format, lang  *oneOf
+	question      string
+	progFile      string
+	judge         bool
+	schedule      int
+	vs, vsAt      string
+	scheduleGiven bool // --schedule, even 0
+	seedGiven     bool // --seed, even 0
+}
+
 // runCmd runs a lab's scenario headless and prints its trace.
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("run", "leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--program FILE [--judge]] [--format text|json|svg|chart] [--lang id|en] [--vs CMD [--vs-at TIME]]", `
-Runs a lab's scenario headless and prints its trace. LAB is a lab id from
-the embedded course; FILE is a lab.yaml or its folder. Without --do it runs
-to the lab's horizon; --question Q runs that question's variant and commands
-first, with the seed check uses (0). In a lab where the student writes the
-worker, --program FILE runs that Starlark program as the worker, and
---judge plays the lab's schedules against it and prints the verdict.`)
-	fl.after = "commands (for --do):\n" + engine.CommandHelp
-	seed := fl.Uint64("seed", 0, "the world's random seed")
-	var dos stringList
-	fl.Var(&dos, "do", "a command to apply, such as \"freeze W1 for=25s\" (repeatable; default: until the lab's horizon)")
-	format := newOneOf("text", "text", "json", "svg", "chart")
-	fl.Var(format, "format", "output: text, json (one event per line), svg (the space-time diagram) or chart (lease time left at each renewal, SVG)")
-	question := fl.String("question", "", "run this question's variant and commands first")
-	lang := newOneOf("", labs.Langs...)
-	fl.Var(lang, "lang", "text output as sentences in this language (id or en) instead of the trace format (default: Indonesian when LC_ALL, LC_MESSAGES or LANG is)")
-	progFile := fl.String("program", "", "a Starlark program for the lab's written worker (a lab with program: in its lab.yaml)")
-	judgeIt := fl.Bool("judge", false, "with --program: judge the program on the lab's schedules instead of printing a trace")
-	schedule := fl.Int("schedule", -1, "with --program: play the judgement's random schedule `N` (as a verdict or check names it) instead of the lab's own run")
-	vs := fl.String("vs", "", "what if: run B is the same run with this command applied (such as \"fencing on\"); prints where the runs first differ")
-	vsAt := fl.String("vs-at", "", "with --vs: the virtual time the change lands (default: where the --do commands end)")
+	var o runOptions
+	fl := o.flags()
 	pos, code, ok := fl.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	// An Indonesian locale reads sentences in Indonesian, as --lang id does.
-	lang.val = readerLang(fl.given("lang"), lang.val, "")
+	o.lang.val = readerLang(fl.given("lang"), o.lang.val, "")
+	o.scheduleGiven, o.seedGiven = fl.given("schedule"), fl.given("seed")
 	switch {
 	case len(pos) == 0:
 		return usageError(stderr, "run", "which lab? give a lab id or a lab.yaml")
@@ -62,73 +58,107 @@ worker, --program FILE runs that Starlark program as the worker, and
 	}
 	target := pos[0]
 
-	if *vsAt != "" && *vs == "" {
+	if o.vsAt != "" && o.vs == "" {
 		return usageError(stderr, "run", "--vs-at goes with --vs")
 	}
 	lab, err := findLab(target)
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang.val, err))
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(o.lang.val, err))
 		return 1
 	}
-	if (*judgeIt || fl.given("schedule")) && *progFile == "" {
+	if (o.judge || o.scheduleGiven) && o.progFile == "" {
 		return usageError(stderr, "run", "--judge and --schedule go with --program")
 	}
-	if fl.given("schedule") && (*judgeIt || len(dos) > 0 || *vs != "" || *question != "") {
+	if o.scheduleGiven && (o.judge || len(o.dos) > 0 || o.vs != "" || o.question != "") {
 		return usageError(stderr, "run", "--schedule plays a judgement's schedule: it goes with none of --judge, --do, --vs, --question")
 	}
-	if *progFile != "" {
-		if lab, err = withProgram(lab, *progFile, lang.val, stderr); err != nil {
+	if o.progFile != "" {
+		if lab, err = withProgram(lab, o.progFile, o.lang.val, stderr); err != nil {
 			return 1
 		}
-		if *judgeIt {
-			return judgeProgram(lab, *progFile, lang.val, stdout, stderr)
+		if o.judge {
+			return judgeProgram(lab, o.progFile, o.lang.val, stdout, stderr)
 		}
 	}
-	if *vs != "" {
-		if *question != "" || format.val == "chart" {
+	if o.vs != "" {
+		if o.question != "" || o.format.val == "chart" {
 			fmt.Fprintln(stderr, "leaselab run: --vs compares two live runs of the lab; it goes with neither --question nor --format chart")
 			return 2
 		}
-		return runPair(lab, *seed, dos, *vs, *vsAt, format.val, lang.val, stdout, stderr)
+		return runPair(lab, o.seed, o.dos, o.vs, o.vsAt, o.format.val, o.lang.val, stdout, stderr)
 	}
+	return o.runOne(lab, stdout, stderr)
+}
+
+// flags is run's flag set, writing into o.
+func (o *runOptions) flags() *cmdFlags {
+	fl := newFlags("run", "leaselab run LAB|FILE [--seed N] [--do CMD]... [--question Q] [--program FILE [--judge]] [--format text|json|svg|chart] [--lang id|en] [--vs CMD [--vs-at TIME]]", `
+Runs a lab's scenario headless and prints its trace. LAB is a lab id from
+the embedded course; FILE is a lab.yaml or its folder. Without --do it runs
+to the lab's horizon; --question Q runs that question's variant and commands
+first, with the seed check uses (0). In a lab where the student writes the
+worker, --program FILE runs that Starlark program as the worker, and
+--judge plays the lab's schedules against it and prints the verdict.`)
+	fl.after = "commands (for --do):\n" + engine.CommandHelp
+	fl.Uint64Var(&o.seed, "seed", 0, "the world's random seed")
+	fl.Var(&o.dos, "do", "a command to apply, such as \"freeze W1 for=25s\" (repeatable; default: until the lab's horizon)")
+	o.format = newOneOf("text", "text", "json", "svg", "chart")
+	fl.Var(o.format, "format", "output: text, json (one event per line), svg (the space-time diagram) or chart (lease time left at each renewal, SVG)")
+	fl.StringVar(&o.question, "question", "", "run this question's variant and commands first")
+	o.lang = newOneOf("", labs.Langs...)
+	fl.Var(o.lang, "lang", "text output as sentences in this language (id or en) instead of the trace format (default: Indonesian when LC_ALL, LC_MESSAGES or LANG is)")
+	fl.StringVar(&o.progFile, "program", "", "a Starlark program for the lab's written worker (a lab with program: in its lab.yaml)")
+	fl.BoolVar(&o.judge, "judge", false, "with --program: judge the program on the lab's schedules instead of printing a trace")
+	fl.IntVar(&o.schedule, "schedule", -1, "with --program: play the judgement's random schedule `N` (as a verdict or check names it) instead of the lab's own run")
+	fl.StringVar(&o.vs, "vs", "", "what if: run B is the same run with this command applied (such as \"fencing on\"); prints where the runs first differ")
+	fl.StringVar(&o.vsAt, "vs-at", "", "with --vs: the virtual time the change lands (default: where the --do commands end)")
+	return fl
+}
+
+// runOne plays one run of the lab, a question's variant or a judgement's
+// schedule, and prints it in the format asked for.
+func (o *runOptions) runOne(lab *labs.Lab, stdout, stderr io.Writer) int {
 	var w *engine.World
-	var failed error
-	if fl.given("schedule") {
-		src, _ := os.ReadFile(*progFile) // withProgram read it already
-		w, err = lab.Program().PlaySchedule(string(src), *schedule)
+	var failed, err error
+	if o.scheduleGiven {
+		src, _ := os.ReadFile(o.progFile) // withProgram read it already
+		w, err = lab.Program().PlaySchedule(string(src), o.schedule)
 	} else {
-		w, failed, err = runWorld(lab, *question, *seed, fl.given("seed"), dos)
+		w, failed, err = runWorld(lab, o.question, o.seed, o.seedGiven, o.dos)
+	}
+	if err == nil {
+		err = o.print(stdout, lab, w)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang.val, err))
-		return 1
-	}
-	l := lang.val
-	if l == "" {
-		l = labs.DefaultLang
-	}
-	switch format.val {
-	case "svg":
-		// The same space-time diagram component the web pages use.
-		err = draw.RenderDiagramSVG(stdout, w, l)
-	case "chart":
-		label := lab.Title(l)
-		if *question != "" {
-			label += " — " + *question
-		}
-		err = draw.RenderChartSVG(stdout, "c", l, []draw.ChartRun{{Label: label, World: w}})
-	default:
-		err = printTrace(stdout, w, format.val, lang.val)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang.val, err))
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(o.lang.val, err))
 		return 1
 	}
 	if failed != nil {
-		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang.val, failed))
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(o.lang.val, failed))
 		return 1
 	}
 	return 0
+}
+
+// print writes the run's world: a diagram, a chart, or its trace.
+func (o *runOptions) print(stdout io.Writer, lab *labs.Lab, w *engine.World) error {
+	l := o.lang.val
+	if l == "" {
+		l = labs.DefaultLang
+	}
+	switch o.format.val {
+	case "svg":
+		// The same space-time diagram component the web pages use.
+		return draw.RenderDiagramSVG(stdout, w, l)
+	case "chart":
+		label := lab.Title(l)
+		if o.question != "" {
+			label += " — " + o.question
+		}
+		return draw.RenderChartSVG(stdout, "c", l, []draw.ChartRun{{Label: label, World: w}})
+	default:
+		return printTrace(stdout, w, o.format.val, o.lang.val)
+	}
 }
 
 // runWorld is the world a run prints. A question's variant is a world of
@@ -327,108 +357,151 @@ func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang 
 		}
 	}
 	if f.At < 0 {
-		// At the end of the --do commands: find where they end.
-		w, err := lab.NewWorld(seed)
-		if err != nil {
-			return fail(1, "%s: %v", lab.ID, err)
+		if f.At, err = commandsEnd(lab, seed, cmds); err != nil {
+			return fail(1, "%v", err)
 		}
-		for _, c := range cmds {
-			if err := lab.Apply(w, c); err != nil {
-				return fail(1, "%q: %v", c, err)
-			}
-		}
-		f.At = w.Now()
 	}
 	p, err := lab.NewPair(seed, f)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	if err := p.Replay(cmds); err != nil {
+	if err := playPair(lab, p, f, cmds); err != nil {
 		return fail(1, "%v", err)
 	}
-	// Without commands after the change, run both to the lab's horizon so
-	// the change has time to show.
-	if p.A.Now() < lab.Horizon() && (len(cmds) == 0 || f.At >= p.A.Now()) {
-		if err := p.Apply(engine.Command{Kind: engine.CmdUntil, At: lab.Horizon()}); err != nil {
-			return fail(1, "%v", err)
-		}
-	}
-	d, found := engine.FirstDifference(p.A.Events(), p.B.Events())
-	l := lang
-	if l == "" {
-		l = labs.DefaultLang
-	}
-	sentence := labs.DescribeDifference(p, d, found, l)
-	labelB := say(l, "run.vs.label", catalog.Str(ch.String()), catalog.Moment(f.At))
+	wi := newWhatIf(p, f, lang)
 	switch format {
 	case "svg":
-		err = draw.RenderPairSVG(stdout, p.A, p.B, d, found, l, "A", labelB, sentence)
+		labelB := say(wi.l, "run.vs.label", catalog.Str(ch.String()), catalog.Moment(f.At))
+		err = draw.RenderPairSVG(stdout, p.A, p.B, wi.d, wi.found, wi.l, "A", labelB, wi.sentence)
 	case "json":
-		type side struct {
-			Events []jsonEvent `json:"events"`
-		}
-		out := struct {
-			Change string `json:"change"`
-			At     int64  `json:"at"` // virtual ms
-			A      side   `json:"a"`
-			B      side   `json:"b"`
-			First  *struct {
-				A    int    `json:"a"` // index in A's events, -1: A had ended
-				B    int    `json:"b"`
-				Text string `json:"text"`
-			} `json:"first_difference"` // null: no difference
-		}{Change: ch.String(), At: int64(f.At)}
-		for _, x := range []struct {
-			w  *engine.World
-			to *side
-		}{{p.A, &out.A}, {p.B, &out.B}} {
-			x.to.Events = []jsonEvent{}
-			for i, e := range x.w.Events() {
-				x.to.Events = append(x.to.Events, toJSON(i, e, x.w.Names(), lang))
-			}
-		}
-		if found {
-			out.First = &struct {
-				A    int    `json:"a"`
-				B    int    `json:"b"`
-				Text string `json:"text"`
-			}{d.A, d.B, sentence}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(out)
+		err = wi.writeJSON(stdout)
 	default:
-		ran := strings.Join(dos, "; ")
-		if ran == "" {
-			ran = catalog.T(l, "run.vs.nocmds")
-		}
-		fmt.Fprintln(stdout, say(l, "run.vs.a", catalog.Str(ran)))
-		fmt.Fprintln(stdout, say(l, "run.vs.b", catalog.Str(strconv.Quote(ch.String())), catalog.Moment(f.At)))
-		if found {
-			for _, x := range []struct {
-				name string
-				w    *engine.World
-				i    int
-			}{{"A", p.A, d.A}, {"B", p.B, d.B}} {
-				if x.i < 0 {
-					fmt.Fprintf(stdout, "%s  %s\n", x.name, catalog.T(l, "run.vs.ended"))
-					continue
-				}
-				e := x.w.Events()[x.i]
-				if lang != "" {
-					// The reader's words, as printTrace writes a trace with --lang.
-					t := catalog.TimeText(lang, e.T)
-					fmt.Fprintf(stdout, "%s #%-3d %s%s  %s\n", x.name, x.i, strings.Repeat(" ", max(0, 7-len(t))), t, labs.DescribeEvent(e, x.w.Names(), lang))
-					continue
-				}
-				fmt.Fprintf(stdout, "%s #%-3d%s\n", x.name, x.i, x.w.Names().Format(e))
-			}
-		}
-		fmt.Fprintln(stdout, sentence)
+		wi.writeText(stdout, dos)
 	}
 	if err != nil {
 		return fail(1, "%v", err)
 	}
 	return 0
+}
+
+// commandsEnd is the moment the commands end, played in a new world of
+// the lab: where a change lands when --vs-at does not say.
+func commandsEnd(lab *labs.Lab, seed uint64, cmds []engine.Command) (engine.Time, error) {
+	w, err := lab.NewWorld(seed)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", lab.ID, err)
+	}
+	for _, c := range cmds {
+		if err := lab.Apply(w, c); err != nil {
+			return 0, fmt.Errorf("%q: %v", c, err)
+		}
+	}
+	return w.Now(), nil
+}
+
+// playPair replays the commands in both runs. Without commands after the
+// change, it runs both to the lab's horizon so the change has time to
+// show.
+func playPair(lab *labs.Lab, p *engine.Pair, f engine.Fork, cmds []engine.Command) error {
+	if err := p.Replay(cmds); err != nil {
+		return err
+	}
+	if p.A.Now() < lab.Horizon() && (len(cmds) == 0 || f.At >= p.A.Now()) {
+		return p.Apply(engine.Command{Kind: engine.CmdUntil, At: lab.Horizon()})
+	}
+	return nil
+}
+
+// whatIf is a played pair and where its runs first differ, as runPair
+// prints it.
+type whatIf struct {
+	p        *engine.Pair
+	f        engine.Fork
+	d        engine.Difference
+	found    bool   // false: the runs do not differ
+	lang     string // --lang, "" for the trace format
+	l        string // the language of the sentences
+	sentence string // the first difference, said
+}
+
+func newWhatIf(p *engine.Pair, f engine.Fork, lang string) whatIf {
+	wi := whatIf{p: p, f: f, lang: lang, l: lang}
+	wi.d, wi.found = engine.FirstDifference(p.A.Events(), p.B.Events())
+	if wi.l == "" {
+		wi.l = labs.DefaultLang
+	}
+	wi.sentence = labs.DescribeDifference(p, wi.d, wi.found, wi.l)
+	return wi
+}
+
+// writeJSON writes the what-if as one JSON object: both runs' events and
+// the first difference.
+func (wi whatIf) writeJSON(stdout io.Writer) error {
+	type side struct {
+		Events []jsonEvent `json:"events"`
+	}
+	out := struct {
+		Change string `json:"change"`
+		At     int64  `json:"at"` // virtual ms
+		A      side   `json:"a"`
+		B      side   `json:"b"`
+		First  *struct {
+			A    int    `json:"a"` // index in A's events, -1: A had ended
+			B    int    `json:"b"`
+			Text string `json:"text"`
+		} `json:"first_difference"` // null: no difference
+	}{Change: wi.f.Change.String(), At: int64(wi.f.At)}
+	for _, x := range []struct {
+		w  *engine.World
+		to *side
+	}{{wi.p.A, &out.A}, {wi.p.B, &out.B}} {
+		x.to.Events = []jsonEvent{}
+		for i, e := range x.w.Events() {
+			x.to.Events = append(x.to.Events, toJSON(i, e, x.w.Names(), wi.lang))
+		}
+	}
+	if wi.found {
+		out.First = &struct {
+			A    int    `json:"a"`
+			B    int    `json:"b"`
+			Text string `json:"text"`
+		}{wi.d.A, wi.d.B, wi.sentence}
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// writeText writes the what-if as text: what each run did, each run's
+// first event that differs, and the sentence that says how.
+func (wi whatIf) writeText(stdout io.Writer, dos []string) {
+	l, lang := wi.l, wi.lang
+	ran := strings.Join(dos, "; ")
+	if ran == "" {
+		ran = catalog.T(l, "run.vs.nocmds")
+	}
+	fmt.Fprintln(stdout, say(l, "run.vs.a", catalog.Str(ran)))
+	fmt.Fprintln(stdout, say(l, "run.vs.b", catalog.Str(strconv.Quote(wi.f.Change.String())), catalog.Moment(wi.f.At)))
+	if wi.found {
+		for _, x := range []struct {
+			name string
+			w    *engine.World
+			i    int
+		}{{"A", wi.p.A, wi.d.A}, {"B", wi.p.B, wi.d.B}} {
+			if x.i < 0 {
+				fmt.Fprintf(stdout, "%s  %s\n", x.name, catalog.T(l, "run.vs.ended"))
+				continue
+			}
+			e := x.w.Events()[x.i]
+			if lang != "" {
+				// The reader's words, as printTrace writes a trace with --lang.
+				t := catalog.TimeText(lang, e.T)
+				fmt.Fprintf(stdout, "%s #%-3d %s%s  %s\n", x.name, x.i, strings.Repeat(" ", max(0, 7-len(t))), t, labs.DescribeEvent(e, x.w.Names(), lang))
+				continue
+			}
+			fmt.Fprintf(stdout, "%s #%-3d%s\n", x.name, x.i, x.w.Names().Format(e))
+		}
+	}
+	fmt.Fprintln(stdout, wi.sentence)
 }

@@ -55,40 +55,54 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 	if v.SearchCut {
 		defer fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.cut")+"\n", labs.SearchCalls)
 	}
-	if v.TooSlow {
+	code := 1
+	switch {
+	case v.TooSlow:
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.slow")+"\n", string(catalog.AppendNumber(nil, lang, strconv.AppendInt(nil, labs.JudgementSteps, 10))))
 		if v.Line > 0 {
 			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.hot")+"\n", v.Line)
 		}
-		fmt.Fprintf(stderr, "(%s)\n", took.Round(time.Millisecond))
-		return 1
-	}
-	if v.Pass {
+	case v.Pass:
 		fmt.Fprintf(stdout, catalog.T(lang, lab.Program().TextKey("program.verdict.pass"))+"\n", v.Runs)
 		if v.Search != nil {
 			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.searched")+"\n", v.Search.Schedules, v.Search.Bounds.Faults)
 		}
-		fmt.Fprintf(stderr, "(%s)\n", took.Round(time.Millisecond))
-		return 0
+		code = 0
+	default:
+		why, _ := v.Why()
+		sayFailingSchedule(stdout, v, why, lang)
+		sayWhyFailed(stdout, lab, v, why, lang)
+		sayActingLine(stdout, v, string(src), lang)
 	}
-	why, _ := v.Why()
+	fmt.Fprintf(stderr, "(%s)\n", took.Round(time.Millisecond))
+	return code
+}
+
+// sayFailingSchedule prints the schedule the program fails on: the
+// search's shortest, or the judgement's counterexample, with its faults.
+func sayFailingSchedule(stdout io.Writer, v *labs.ProgramVerdict, why engine.Event, lang string) {
 	if v.Searched() {
 		sh := v.Search.Shortest
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.search")+"\n", len(sh.Faults), catalog.TimeText(lang, why.T))
 		for _, f := range sh.Faults {
 			fmt.Fprintf(stdout, "  %s\n", labs.FaultText(lang, f))
 		}
-	} else {
-		ce := v.Counterexample
-		if v.Faulted() {
-			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.faulted")+"\n", catalog.TimeText(lang, why.T), ce.Index+1)
-		} else {
-			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.TimeText(lang, why.T))
-		}
-		for _, f := range v.FaultsBefore().Counterexample.Faults {
-			fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.TimeText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
-		}
+		return
 	}
+	ce := v.Counterexample
+	if v.Faulted() {
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.faulted")+"\n", catalog.TimeText(lang, why.T), ce.Index+1)
+	} else {
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.TimeText(lang, why.T))
+	}
+	for _, f := range v.FaultsBefore().Counterexample.Faults {
+		fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.TimeText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
+	}
+}
+
+// sayWhyFailed prints what went wrong at the deciding event: the
+// program's fault, the harm, a write after a rejection, or too little work.
+func sayWhyFailed(stdout io.Writer, lab *labs.Lab, v *labs.ProgramVerdict, why engine.Event, lang string) {
 	switch {
 	case v.Fault != nil:
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fault")+"\n", program.Describe(v.Fault.Err, lang))
@@ -103,19 +117,23 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 			fmt.Fprintln(stdout, catalog.T(lang, lab.Program().TextKey("program.verdict.survive")))
 		}
 	}
-	if v.Line > 0 {
-		key := "program.verdict.line"
-		if v.Faulted() {
-			key = "program.verdict.failedline"
-		}
-		fmt.Fprintf(stdout, catalog.T(lang, key)+"\n", v.Line)
-		lines := strings.Split(string(src), "\n")
-		if int(v.Line) <= len(lines) {
-			fmt.Fprintf(stdout, "  %d | %s\n", v.Line, strings.TrimRight(lines[v.Line-1], " \t\r"))
-		}
+}
+
+// sayActingLine prints the line of the program that acted, when the
+// verdict names one, quoted from src.
+func sayActingLine(stdout io.Writer, v *labs.ProgramVerdict, src, lang string) {
+	if v.Line <= 0 {
+		return
 	}
-	fmt.Fprintf(stderr, "(%s)\n", took.Round(time.Millisecond))
-	return 1
+	key := "program.verdict.line"
+	if v.Faulted() {
+		key = "program.verdict.failedline"
+	}
+	fmt.Fprintf(stdout, catalog.T(lang, key)+"\n", v.Line)
+	lines := strings.Split(src, "\n")
+	if int(v.Line) <= len(lines) {
+		fmt.Fprintf(stdout, "  %d | %s\n", v.Line, strings.TrimRight(lines[v.Line-1], " \t\r"))
+	}
 }
 
 func faultCommands(f engine.Fault) string {

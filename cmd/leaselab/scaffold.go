@@ -348,29 +348,41 @@ func addLab(src []byte, id, lesson string) ([]byte, string, error) {
 	var ids []string
 	for _, l := range before.Lessons {
 		ids = append(ids, l.ID)
-		for _, lab := range l.Labs {
-			if lab == id {
-				return nil, "", fmt.Errorf("lists lab %s already, under lesson %s", id, l.ID)
-			}
+		if slices.Contains(l.Labs, id) {
+			return nil, "", fmt.Errorf("lists lab %s already, under lesson %s", id, l.ID)
 		}
 	}
 	if lesson == "" {
 		lesson = ids[len(ids)-1]
 	}
 	lines := strings.SplitAfter(string(src), "\n")
-	start := -1
-	var itemIndent int
+	start, end, itemIndent := lessonLines(lines, lesson)
+	if start < 0 {
+		return nil, "", fmt.Errorf("has no lesson %q (lessons: %s)", lesson, strings.Join(ids, ", "))
+	}
+	lines = listLab(lines, start, end, strings.Repeat(" ", itemIndent+2), id)
+	out := []byte(strings.Join(lines, ""))
+	if !addedOnly(before, out, lesson, id) {
+		return nil, "", fmt.Errorf("could not add lab %s to lesson %s by itself; add it to that lesson's labs: list", id, lesson)
+	}
+	return out, lesson, nil
+}
+
+// lessonLines finds the lesson's item in course.yaml's lines: from its
+// "- id:" line (start, -1 when there is none) to the first line past it
+// (end), and how deep its "- " is indented.
+func lessonLines(lines []string, lesson string) (start, end, itemIndent int) {
+	start = -1
 	for i, l := range lines {
 		if m := lessonItemRE.FindStringSubmatch(strings.TrimRight(l, "\r\n")); m != nil && m[2] == lesson {
 			start, itemIndent = i, len(m[1])
 		}
 	}
 	if start < 0 {
-		return nil, "", fmt.Errorf("has no lesson %q (lessons: %s)", lesson, strings.Join(ids, ", "))
+		return -1, -1, 0
 	}
-	keyIndent := strings.Repeat(" ", itemIndent+2)
 	// The lesson's lines run until one indented no deeper than its "- ".
-	end := start + 1
+	end = start + 1
 	for end < len(lines) {
 		t := strings.TrimRight(lines[end], "\r\n")
 		if strings.TrimSpace(t) != "" && !strings.HasPrefix(strings.TrimSpace(t), "#") && len(t)-len(strings.TrimLeft(t, " ")) <= itemIndent {
@@ -378,8 +390,14 @@ func addLab(src []byte, id, lesson string) ([]byte, string, error) {
 		}
 		end++
 	}
-	edited := false
-	for i := start; i < end && !edited; i++ {
+	return start, end, itemIndent
+}
+
+// listLab adds the lab to the labs: of the lesson in lines[start:end],
+// whose keys are indented keyIndent: to its flow list ([a, b]) or block
+// list, or as a new labs: line under the lesson's first.
+func listLab(lines []string, start, end int, keyIndent, id string) []string {
+	for i := start; i < end; i++ {
 		t := strings.TrimRight(lines[i], "\r\n")
 		k := strings.Index(t, "labs:")
 		if k < 0 {
@@ -390,7 +408,7 @@ func addLab(src []byte, id, lesson string) ([]byte, string, error) {
 		case strings.HasPrefix(rest, "["):
 			j := strings.LastIndex(t, "]")
 			if j < 0 {
-				break
+				continue
 			}
 			inner := strings.TrimSpace(t[strings.Index(t, "[")+1 : j])
 			sep := ", "
@@ -398,7 +416,7 @@ func addLab(src []byte, id, lesson string) ([]byte, string, error) {
 				sep = ""
 			}
 			lines[i] = t[:strings.Index(t, "[")+1] + inner + sep + id + t[j:] + "\n"
-			edited = true
+			return lines
 		case rest == "" || strings.HasPrefix(rest, "#"):
 			// A block list: add after its last item.
 			last, itemPrefix := i, ""
@@ -411,33 +429,31 @@ func addLab(src []byte, id, lesson string) ([]byte, string, error) {
 			if itemPrefix == "" {
 				itemPrefix = keyIndent + "  "
 			}
-			lines = append(lines[:last+1], append([]string{itemPrefix + "- " + id + "\n"}, lines[last+1:]...)...)
-			edited = true
+			return append(lines[:last+1], append([]string{itemPrefix + "- " + id + "\n"}, lines[last+1:]...)...)
 		}
 	}
-	if !edited {
-		ins := keyIndent + "labs: [" + id + "]\n"
-		if !strings.HasSuffix(lines[start], "\n") {
-			lines[start] += "\n"
-		}
-		lines = append(lines[:start+1], append([]string{ins}, lines[start+1:]...)...)
+	ins := keyIndent + "labs: [" + id + "]\n"
+	if !strings.HasSuffix(lines[start], "\n") {
+		lines[start] += "\n"
 	}
-	out := []byte(strings.Join(lines, ""))
+	return append(lines[:start+1], append([]string{ins}, lines[start+1:]...)...)
+}
+
+// addedOnly reports whether out, the edited course.yaml, reads back as
+// before with the lab added to the lesson's labs and nothing else changed.
+func addedOnly(before courseShape, out []byte, lesson, id string) bool {
 	after, err := readCourse(out)
-	okEdit := err == nil && len(after.Lessons) == len(before.Lessons)
-	if okEdit {
-		for i, l := range after.Lessons {
-			want := before.Lessons[i].Labs
-			if l.ID == lesson {
-				want = append(append([]string{}, want...), id)
-			}
-			if l.ID != before.Lessons[i].ID || !slices.Equal(l.Labs, want) {
-				okEdit = false
-			}
+	if err != nil || len(after.Lessons) != len(before.Lessons) {
+		return false
+	}
+	for i, l := range after.Lessons {
+		want := before.Lessons[i].Labs
+		if l.ID == lesson {
+			want = append(append([]string{}, want...), id)
+		}
+		if l.ID != before.Lessons[i].ID || !slices.Equal(l.Labs, want) {
+			return false
 		}
 	}
-	if !okEdit {
-		return nil, "", fmt.Errorf("could not add lab %s to lesson %s by itself; add it to that lesson's labs: list", id, lesson)
-	}
-	return out, lesson, nil
+	return true
 }

@@ -13,9 +13,79 @@ import (
 	"leaselab/labs"
 )
 
+// searchOptions is what search's flags ask for.
+type searchOptions struct {
+	faults, workers int
+	sets            stringList
+	format, lang    *oneOf
+	dir             string
+	embedded, bg    bool
+}
+
 // searchCmd tries every fault schedule within a lab's search bounds and
 // prints the verdict.
 func searchCmd(args []string, stdout, stderr io.Writer) int {
+	var o searchOptions
+	fl := o.flags()
+	pos, code, ok := fl.parse(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	switch {
+	case len(pos) == 0:
+		return usageError(stderr, "search", "which lab? give a lab id or a lab.yaml")
+	case len(pos) > 1:
+		return usageError(stderr, "search", "takes one lab, got %q and %q", pos[0], pos[1])
+	}
+	textLang := readerLang(fl.given("lang"), o.lang.val, "en")
+	lab, err := searchLab(pos[0], o.dir, o.embedded)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab search: %s\n", sayErr(textLang, err))
+		return 1
+	}
+	if o.bg {
+		if err := background(); err != nil {
+			fmt.Fprintf(stderr, "leaselab search: --background: %v (searching at normal priority)\n", err)
+		}
+	}
+	opt := labs.SearchOptions{Faults: o.faults, Set: o.sets, Workers: o.workers}
+	enc := json.NewEncoder(stdout)
+	if o.format.val == "stream" {
+		opt.Progress = func(p labs.SearchProgress) {
+			_ = enc.Encode(labs.SearchLine{Progress: &p, CPU: cpuTime()}) // a reader gone away reads no more
+		}
+	}
+	start := time.Now()
+	v, err := lab.RunSearch(opt)
+	elapsed := time.Since(start)
+	if err != nil {
+		fmt.Fprintf(stderr, "leaselab search: %s: %s\n", lab.ID, sayErr(textLang, err))
+		return 1
+	}
+	if o.format.val == "stream" {
+		if err := enc.Encode(labs.SearchLine{Result: labs.StreamResultOf(v.SearchResult), CPU: cpuTime()}); err != nil {
+			return 1
+		}
+		return 0
+	}
+	pageLang := readerLang(fl.given("lang"), o.lang.val, labs.DefaultLang)
+	out := newSearchReport(lab, v, elapsed, textLang, pageLang)
+	if o.format.val == "json" {
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return 1
+		}
+	} else {
+		out.write(stdout)
+	}
+	if v.TooLarge {
+		return 1
+	}
+	return 0
+}
+
+// flags is search's flag set, writing into o.
+func (o *searchOptions) flags() *cmdFlags {
 	fl := newFlags("search", "leaselab search LAB|FILE [--faults K] [--set NAME=VALUE]... [--workers N] [--format text|json|stream] [--lang id|en] [--content DIR | --embedded] [--background]", `
 Tries every fault schedule within the lab's search bounds (lab.yaml
 search:) on every core, and prints how many schedules it decided, how many
@@ -30,58 +100,22 @@ replays it. --set changes the design searched: a scenario option
 the result at the end: what a server reads when it runs a page's search
 in a process of its own, with --background (the lowest CPU priority) and
 --content (the folder of the course it serves).`)
-	faults := fl.Int("faults", 0, "the most faults in a schedule, 1 to 3 (default: the lab's)")
-	var sets stringList
-	fl.Var(&sets, "set", "NAME=VALUE: a scenario or policy option to change (repeatable)")
-	workers := fl.Int("workers", 0, "goroutines to search on (default: every core)")
-	format := newOneOf("text", "text", "json", "stream")
-	fl.Var(format, "format", "output: text, json, or stream (JSON lines: progress, then the result)")
-	dir := fl.String("content", "", "find LAB in the course in folder `DIR` instead of the embedded one")
-	embedded := fl.Bool("embedded", false, "find LAB in the embedded course, even when a file of that name is here")
-	bg := fl.Bool("background", false, "run at the lowest CPU priority, so that everything else on the machine comes first")
-	lang := newOneOf("", labs.Langs...)
-	fl.Var(lang, "lang", "the language of the text and the permalink (default: Indonesian when LC_ALL, LC_MESSAGES or LANG is, else English text and an Indonesian permalink)")
-	pos, code, ok := fl.parse(args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	switch {
-	case len(pos) == 0:
-		return usageError(stderr, "search", "which lab? give a lab id or a lab.yaml")
-	case len(pos) > 1:
-		return usageError(stderr, "search", "takes one lab, got %q and %q", pos[0], pos[1])
-	}
-	textLang := readerLang(fl.given("lang"), lang.val, "en")
-	lab, err := searchLab(pos[0], *dir, *embedded)
-	if err != nil {
-		fmt.Fprintf(stderr, "leaselab search: %s\n", sayErr(textLang, err))
-		return 1
-	}
-	if *bg {
-		if err := background(); err != nil {
-			fmt.Fprintf(stderr, "leaselab search: --background: %v (searching at normal priority)\n", err)
-		}
-	}
-	opt := labs.SearchOptions{Faults: *faults, Set: sets, Workers: *workers}
-	enc := json.NewEncoder(stdout)
-	if format.val == "stream" {
-		opt.Progress = func(p labs.SearchProgress) {
-			_ = enc.Encode(labs.SearchLine{Progress: &p, CPU: cpuTime()}) // a reader gone away reads no more
-		}
-	}
-	start := time.Now()
-	v, err := lab.RunSearch(opt)
-	elapsed := time.Since(start)
-	if err != nil {
-		fmt.Fprintf(stderr, "leaselab search: %s: %s\n", lab.ID, sayErr(textLang, err))
-		return 1
-	}
-	if format.val == "stream" {
-		if err := enc.Encode(labs.SearchLine{Result: labs.StreamResultOf(v.SearchResult), CPU: cpuTime()}); err != nil {
-			return 1
-		}
-		return 0
-	}
+	fl.IntVar(&o.faults, "faults", 0, "the most faults in a schedule, 1 to 3 (default: the lab's)")
+	fl.Var(&o.sets, "set", "NAME=VALUE: a scenario or policy option to change (repeatable)")
+	fl.IntVar(&o.workers, "workers", 0, "goroutines to search on (default: every core)")
+	o.format = newOneOf("text", "text", "json", "stream")
+	fl.Var(o.format, "format", "output: text, json, or stream (JSON lines: progress, then the result)")
+	fl.StringVar(&o.dir, "content", "", "find LAB in the course in folder `DIR` instead of the embedded one")
+	fl.BoolVar(&o.embedded, "embedded", false, "find LAB in the embedded course, even when a file of that name is here")
+	fl.BoolVar(&o.bg, "background", false, "run at the lowest CPU priority, so that everything else on the machine comes first")
+	o.lang = newOneOf("", labs.Langs...)
+	fl.Var(o.lang, "lang", "the language of the text and the permalink (default: Indonesian when LC_ALL, LC_MESSAGES or LANG is, else English text and an Indonesian permalink)")
+	return fl
+}
+
+// newSearchReport is the search's verdict as leaselab search prints it:
+// its text in textLang, the permalink to a page in pageLang.
+func newSearchReport(lab *labs.Lab, v *labs.SearchVerdict, elapsed time.Duration, textLang, pageLang string) searchReport {
 	out := searchReport{
 		Lab: lab.ID, Design: v.Design, Faults: v.Bounds.Faults, Horizon: v.Bounds.Horizon.String(),
 		Schedules: v.Schedules, States: v.States, Pruned: v.Pruned, Broken: v.Broken, Moments: v.Moments,
@@ -90,51 +124,46 @@ in a process of its own, with --background (the lowest CPU priority) and
 	for _, k := range v.Bounds.Kinds {
 		out.Kinds = append(out.Kinds, string(k.Name))
 	}
-	pageLang := readerLang(fl.given("lang"), lang.val, labs.DefaultLang)
 	out.lang = textLang
 	for _, k := range v.Bounds.Kinds {
 		out.kindWords = append(out.kindWords, catalog.T(textLang, "search.kind."+string(k.Name)))
 	}
-	if br := v.Shortest; br != nil {
-		s := &searchBreak{Harm: br.Harm.Reason().String(), At: br.Harm.T.String(), Sentence: v.World.Names().Describe(br.Harm)}
-		s.said.at, s.said.harm = s.At, s.Sentence
+	if v.Shortest != nil {
+		out.Shortest = newSearchBreak(lab, v, textLang, pageLang)
+	}
+	return out
+}
+
+// newSearchBreak is the shortest schedule that breaks the design: its
+// faults, harm and commands, in the trace's words and in textLang's.
+func newSearchBreak(lab *labs.Lab, v *labs.SearchVerdict, textLang, pageLang string) *searchBreak {
+	br := v.Shortest
+	s := &searchBreak{Harm: br.Harm.Reason().String(), At: br.Harm.T.String(), Sentence: v.World.Names().Describe(br.Harm)}
+	s.said.at, s.said.harm = s.At, s.Sentence
+	if textLang != "en" {
+		s.said.at = catalog.MomentText(textLang, br.Harm.T)
+		s.said.harm = labs.DescribeEvent(br.Harm, v.World.Names(), textLang)
+	}
+	for _, f := range br.Faults {
+		s.Faults = append(s.Faults, f.String())
+		if textLang == "en" {
+			s.said.faults = append(s.said.faults, f.String())
+		} else {
+			s.said.faults = append(s.said.faults, labs.FaultText(textLang, f))
+		}
+	}
+	for _, c := range br.Commands {
+		s.Commands = append(s.Commands, c.String())
+		said := ""
 		if textLang != "en" {
-			s.said.at = catalog.MomentText(textLang, br.Harm.T)
-			s.said.harm = labs.DescribeEvent(br.Harm, v.World.Names(), textLang)
+			said = string(catalog.AppendCommand(nil, textLang, c))
 		}
-		for _, f := range br.Faults {
-			s.Faults = append(s.Faults, f.String())
-			if textLang == "en" {
-				s.said.faults = append(s.said.faults, f.String())
-			} else {
-				s.said.faults = append(s.said.faults, labs.FaultText(textLang, f))
-			}
-		}
-		for _, c := range br.Commands {
-			s.Commands = append(s.Commands, c.String())
-			said := ""
-			if textLang != "en" {
-				said = string(catalog.AppendCommand(nil, textLang, c))
-			}
-			s.said.cmds = append(s.said.cmds, said)
-		}
-		if v.Query != "" {
-			s.Permalink = "/" + pageLang + "/labs/" + lab.ID + "/at?" + v.Query
-		}
-		out.Shortest = s
+		s.said.cmds = append(s.said.cmds, said)
 	}
-	if format.val == "json" {
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return 1
-		}
-	} else {
-		out.write(stdout)
+	if v.Query != "" {
+		s.Permalink = "/" + pageLang + "/labs/" + lab.ID + "/at?" + v.Query
 	}
-	if v.TooLarge {
-		return 1
-	}
-	return 0
+	return s
 }
 
 // searchReport is what leaselab search prints.

@@ -163,6 +163,37 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	log := newLogger(stderr, o.logFormat.val)
+	cfg := webConfig(o, log)
+	classes, ok := openClasses(ctx, o, &cfg, log)
+	if !ok {
+		return 1
+	}
+	if classes != nil {
+		defer classes.Close()
+	}
+	var ln net.Listener
+	if o.classroom {
+		// Listening first: the students' address carries the port bound.
+		var ok bool
+		if ln, ok = classroomListen(o, &cfg, stdout, log); !ok {
+			return 1
+		}
+	}
+	srv, err := web.New(cfg)
+	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		logStartError(log, o.dir, err)
+		return 1
+	}
+	defer srv.Close()
+	return runServer(ctx, o, cfg, srv, ln, log)
+}
+
+// memoryCeiling is the memory the server may use, and tunes the Go
+// collector to it.
+func memoryCeiling(o serveOptions) int64 {
 	// A class's memory is mostly its worlds' logs, which hold no pointers
 	// for the collector to follow, and a play frame allocates next to
 	// nothing, so collecting more often costs little CPU: the heap the
@@ -183,12 +214,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(maxMemory / 10 * 9)
 	}
+	return maxMemory
+}
+
+// webConfig is the server's configuration from serve's options (the
+// class store aside).
+func webConfig(o serveOptions, log *slog.Logger) web.Config {
 	base, _ := web.CleanBasePath(o.basePath)
 	cfg := web.Config{
 		Logger: log, MaxSessions: o.maxSessions, IdleTimeout: o.idle,
 		AccessLog: o.accessLog, BasePath: base, ShowProblems: o.problems.val, Build: buildInfo(),
 		PublicURL: o.publicURL, TrustedProxies: o.proxies, MaxClientSessions: o.perAddr, MetricsElsewhere: o.metricsAddr != "",
-		MaxMemory: maxMemory, MaxMemoryPerAddr: int64(o.memPerAddr), JoinsPerAddr: o.joinsAddr,
+		MaxMemory: memoryCeiling(o), MaxMemoryPerAddr: int64(o.memPerAddr), JoinsPerAddr: o.joinsAddr,
 		RoomWork: o.addrWork,
 	}
 	if o.trustProxy {
@@ -212,44 +249,41 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Warn("searches and judgements run inside the server: cannot find this program to start them apart", "err", err)
 		}
 	}
+	return cfg
+}
+
+// openClasses opens the class store into cfg and purges it while ctx
+// lasts. Without it class mode is off, unless the store was asked for
+// (--data, --database) or is newer than this program: then ok is false
+// and the server does not start.
+func openClasses(ctx context.Context, o serveOptions, cfg *web.Config, log *slog.Logger) (classes *class.Service, ok bool) {
 	classes, err := o.classes.open(ctx, log)
 	switch {
 	case err == nil:
-		defer classes.Close()
 		cfg.Classes, cfg.ClassRetention = classes, o.classes.retention
 		go purgeClasses(ctx, classes, log)
 		log.Info("classes", "store", o.classes.where(), "retention", o.classes.retention.String())
+		return classes, true
 	case o.classes.explicit || errors.Is(err, class.ErrNewerSchema):
 		log.Error("cannot open the class database", "store", o.classes.where(), "err", err)
-		return 1
+		return nil, false
 	default:
 		// The default folder cannot be made here (a read-only image, say):
 		// the course is served, class mode says it is off.
 		log.Error("class mode is off: the default class database cannot be opened; give --data DIR or --database URL", "store", o.classes.where(), "err", err)
+		return nil, true
 	}
-	var ln net.Listener
-	if o.classroom {
-		// Listening first: the students' address carries the port bound.
-		var ok bool
-		if ln, ok = classroomListen(o, &cfg, stdout, log); !ok {
+}
+
+// runServer serves srv on ln (on o.addr when ln is nil) and the metrics
+// on theirs until ctx ends or a server stops.
+func runServer(ctx context.Context, o serveOptions, cfg web.Config, srv *web.Server, ln net.Listener, log *slog.Logger) int {
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", o.addr); err != nil {
+			log.Error("cannot listen", "addr", o.addr, "err", err)
 			return 1
 		}
-	}
-	srv, err := web.New(cfg)
-	if err != nil {
-		if ln != nil {
-			ln.Close()
-		}
-		logStartError(log, o.dir, err)
-		return 1
-	}
-	defer srv.Close()
-	if ln == nil {
-		ln, err = net.Listen("tcp", o.addr)
-	}
-	if err != nil {
-		log.Error("cannot listen", "addr", o.addr, "err", err)
-		return 1
 	}
 	// Timeouts for plain requests, and caps on connections under the file
 	// limit: idle connections cannot starve the students (web/guard.go).
@@ -261,16 +295,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	errc := make(chan error, 2)
 	var ms *http.Server
 	if o.metricsAddr != "" {
-		mln, err := net.Listen("tcp", o.metricsAddr)
-		if err != nil {
-			log.Error("cannot listen", "metrics-addr", o.metricsAddr, "err", err)
+		var ok bool
+		if ms, ok = serveMetrics(o.metricsAddr, srv, errc, log); !ok {
 			return 1
 		}
-		ms = &http.Server{Handler: srv.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
-		log.Info("serving metrics", "url", "http://"+browsable(mln.Addr().String())+"/metrics")
-		go func() { errc <- ms.Serve(mln) }()
 	}
-	log.Info("serving", "url", servingURL(o.publicURL, ln.Addr().String(), base), "listen", ln.Addr().String(), "version", versionLine(cfg.Build), "max_memory", (*byteSize)(&maxMemory).String())
+	log.Info("serving", "url", servingURL(o.publicURL, ln.Addr().String(), cfg.BasePath), "listen", ln.Addr().String(), "version", versionLine(cfg.Build), "max_memory", (*byteSize)(&cfg.MaxMemory).String())
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
@@ -278,6 +308,26 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	case <-ctx.Done():
 	}
+	return shutDown(srv, hs, ms, log)
+}
+
+// serveMetrics serves /metrics (and /healthz) on addr; a server that
+// stops says so on errc.
+func serveMetrics(addr string, srv *web.Server, errc chan<- error, log *slog.Logger) (*http.Server, bool) {
+	mln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Error("cannot listen", "metrics-addr", addr, "err", err)
+		return nil, false
+	}
+	ms := &http.Server{Handler: srv.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	log.Info("serving metrics", "url", "http://"+browsable(mln.Addr().String())+"/metrics")
+	go func() { errc <- ms.Serve(mln) }()
+	return ms, true
+}
+
+// shutDown gives open requests shutdownWait to finish; live sessions end
+// at once.
+func shutDown(srv *web.Server, hs, ms *http.Server, log *slog.Logger) int {
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 	defer cancel()
