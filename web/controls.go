@@ -40,108 +40,159 @@ type ctlOption struct {
 	Value, Text string
 }
 
-// worldRows builds every worker's controls from the lab's declaration.
+// workerRows builds every worker's controls from the lab's declaration.
 func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 	var rows []workerRow
 	for i, name := range workerNames(w) {
 		r := workerRow{Name: name, Index: i + 1, Freeze: c.HasFreeze || len(c.Freeze) > 0}
-		named := func(key string) string { return T(lang, key) + " " + name }
 		if r.Freeze {
-			r.For = append(r.For, ctlOption{Value: "", Text: T(lang, "ctl.forever")})
-			for _, d := range c.Freeze {
-				r.For = append(r.For, ctlOption{Value: d.String(), Text: catalog.TimeText(lang, d)})
-			}
-			// A freeze that waits for a moment of the worker's (on=check:
-			// between its check and its write), with the length chosen in
-			// the same list.
-			for _, k := range c.FreezeOn {
-				cmd := engine.Command{Kind: engine.CmdFreeze, A: name, On: k}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.freeze.on."+k.String()), Label: named("ctl.freeze.on." + k.String())})
-			}
-			r.Buttons = append(r.Buttons, ctlButton{Cmd: "thaw " + name, Text: T(lang, "ctl.thaw"), Label: named("ctl.thaw")})
+			r.For = freezeLengths(c, lang)
+			r.Buttons = append(r.Buttons, freezeButtons(c, name, lang)...)
 		}
-		for _, p := range c.Policy {
-			cmd, err := engine.ParseCommand("policy " + name + " " + p)
-			if err != nil {
-				continue // the lab's reader refused it already
-			}
-			r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: catalog.PolicyText(lang, cmd), Label: draw.CommandText(lang, cmd.String())})
-		}
+		r.Buttons = append(r.Buttons, policyButtons(c, name, lang)...)
 		if c.Crash {
 			r.Buttons = append(r.Buttons,
-				ctlButton{Cmd: "crash " + name, Text: T(lang, "ctl.crash"), Label: named("ctl.crash")},
-				ctlButton{Cmd: "restart " + name, Text: T(lang, "ctl.restart"), Label: named("ctl.restart")})
+				ctlButton{Cmd: "crash " + name, Text: T(lang, "ctl.crash"), Label: namedText(lang, "ctl.crash", name)},
+				ctlButton{Cmd: "restart " + name, Text: T(lang, "ctl.restart"), Label: namedText(lang, "ctl.restart", name)})
 		}
-		for _, to := range c.Cut {
-			if to == labs.CutCopies {
-				continue // not a worker's link: a world button
-			}
-			cmd := engine.Command{Kind: engine.CmdPartition, A: name}
-			if to != "everyone" {
-				cmd.B = to
-			}
-			text := T(lang, "ctl.partition")
-			if len(c.Cut) > 1 {
-				text = T(lang, "ctl.cut."+to)
-			}
-			r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: text, Label: T(lang, "ctl.partition") + " " + name + " " + T(lang, "ctl.cutfrom."+to)})
-		}
+		r.Buttons = append(r.Buttons, cutButtons(c, name, lang)...)
 		if l := c.Link; l != nil && (len(l.Workers) == 0 || slices.Contains(l.Workers, name)) {
-			ways := make([][2]string, 0, len(l.To)+len(l.From))
-			for _, to := range l.To {
-				ways = append(ways, [2]string{name, to})
-			}
-			for _, from := range l.From {
-				ways = append(ways, [2]string{from, name})
-			}
-			for _, way := range ways {
-				a, to := way[0], way[1]
-				where := nodeText(lang, a) + "→" + nodeText(lang, to)
-				for _, d := range l.Delay {
-					cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasDelay: true, Dur: d}
-					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " +" + catalog.TimeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + " " + catalog.TimeText(lang, d)})
-				}
-				for _, p := range l.Loss {
-					cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasLoss: true, LossPPM: p}
-					pct := catalog.Number(lang, float64(p)/1e4) + "%"
-					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + pct, Label: T(lang, "ctl.loss") + " " + where + " " + pct})
-				}
-				for i, d := range l.Parts {
-					if d == 0 {
-						continue
-					}
-					cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasParts: 1 << i}
-					cmd.Parts[i] = d
-					part := T(lang, "ctl.part."+engine.DelayParts[i])
-					r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: where + " " + part + " +" + catalog.TimeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + ": " + part + " " + catalog.TimeText(lang, d)})
-				}
-				undo := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasDelay: true, HasLoss: true}
-				for i, d := range l.Parts {
-					if d != 0 {
-						undo.HasParts |= 1 << i
-					}
-				}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: undo.String(), Text: where + " " + T(lang, "ctl.linkok"), Label: T(lang, "ctl.linkok.long") + " " + where})
-			}
+			r.Buttons = append(r.Buttons, linkButtons(l, name, lang)...)
 		}
 		if k := c.Clock; k != nil {
-			for _, d := range k.Skew {
-				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasSkew: true, Skew: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + catalog.SignedTime(lang, d), Label: T(lang, "ctl.skew") + " " + name + " " + catalog.SignedTime(lang, d)})
-			}
-			for _, d := range k.Jump {
-				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasJump: true, Jump: d}
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + catalog.SignedTime(lang, d), Label: T(lang, "ctl.jump") + " " + name + " " + catalog.SignedTime(lang, d)})
-			}
-			for _, rt := range k.Rate {
-				cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}
-				x := catalog.Number(lang, float64(rt)/1e6) + "×"
-				r.Buttons = append(r.Buttons, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.rate") + " " + x, Label: T(lang, "ctl.rate") + " " + name + " " + x})
-			}
+			r.Buttons = append(r.Buttons, clockButtons(k, name, lang)...)
 		}
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// namedText is a control's words with the worker it acts on: "Bekukan W1".
+func namedText(lang, key, name string) string { return T(lang, key) + " " + name }
+
+// freezeLengths are the choices of how long a freeze lasts: until thawed
+// (chosen at first), then the lab's durations.
+func freezeLengths(c *labControls, lang string) []ctlOption {
+	opts := []ctlOption{{Value: "", Text: T(lang, "ctl.forever")}}
+	for _, d := range c.Freeze {
+		opts = append(opts, ctlOption{Value: d.String(), Text: catalog.TimeText(lang, d)})
+	}
+	return opts
+}
+
+// freezeButtons are a worker's freezes that wait for a moment of its own
+// (on=check: between its check and its write), with the length chosen in
+// the same list, and its thaw.
+func freezeButtons(c *labControls, name, lang string) []ctlButton {
+	var out []ctlButton
+	for _, k := range c.FreezeOn {
+		cmd := engine.Command{Kind: engine.CmdFreeze, A: name, On: k}
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.freeze.on."+k.String()), Label: namedText(lang, "ctl.freeze.on."+k.String(), name)})
+	}
+	return append(out, ctlButton{Cmd: "thaw " + name, Text: T(lang, "ctl.thaw"), Label: namedText(lang, "ctl.thaw", name)})
+}
+
+// policyButtons set the worker's renewal policy to each of the lab's.
+func policyButtons(c *labControls, name, lang string) []ctlButton {
+	var out []ctlButton
+	for _, p := range c.Policy {
+		cmd, err := engine.ParseCommand("policy " + name + " " + p)
+		if err != nil {
+			continue // the lab's reader refused it already
+		}
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: catalog.PolicyText(lang, cmd), Label: draw.CommandText(lang, cmd.String())})
+	}
+	return out
+}
+
+// cutButtons cut the worker off from everyone, or from each of the lab's
+// peers.
+func cutButtons(c *labControls, name, lang string) []ctlButton {
+	var out []ctlButton
+	for _, to := range c.Cut {
+		if to == labs.CutCopies {
+			continue // not a worker's link: a world button
+		}
+		cmd := engine.Command{Kind: engine.CmdPartition, A: name}
+		if to != "everyone" {
+			cmd.B = to
+		}
+		text := T(lang, "ctl.partition")
+		if len(c.Cut) > 1 {
+			text = T(lang, "ctl.cut."+to)
+		}
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: text, Label: T(lang, "ctl.partition") + " " + name + " " + T(lang, "ctl.cutfrom."+to)})
+	}
+	return out
+}
+
+// linkButtons slow down, lose on, or mend each one-way link to and from
+// the worker that the lab declares.
+func linkButtons(l *labs.LinkControl, name, lang string) []ctlButton {
+	ways := make([][2]string, 0, len(l.To)+len(l.From))
+	for _, to := range l.To {
+		ways = append(ways, [2]string{name, to})
+	}
+	for _, from := range l.From {
+		ways = append(ways, [2]string{from, name})
+	}
+	var out []ctlButton
+	for _, way := range ways {
+		out = append(out, wayButtons(l, way[0], way[1], lang)...)
+	}
+	return out
+}
+
+// wayButtons are the controls of the one-way link from a to to: each
+// delay, loss and delay of one part, and the button that mends it.
+func wayButtons(l *labs.LinkControl, a, to, lang string) []ctlButton {
+	var out []ctlButton
+	where := nodeText(lang, a) + "→" + nodeText(lang, to)
+	for _, d := range l.Delay {
+		cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasDelay: true, Dur: d}
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: where + " +" + catalog.TimeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + " " + catalog.TimeText(lang, d)})
+	}
+	for _, p := range l.Loss {
+		cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasLoss: true, LossPPM: p}
+		pct := catalog.Number(lang, float64(p)/1e4) + "%"
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: where + " " + pct, Label: T(lang, "ctl.loss") + " " + where + " " + pct})
+	}
+	for i, d := range l.Parts {
+		if d == 0 {
+			continue
+		}
+		cmd := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasParts: 1 << i}
+		cmd.Parts[i] = d
+		part := T(lang, "ctl.part."+engine.DelayParts[i])
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: where + " " + part + " +" + catalog.TimeText(lang, d), Label: T(lang, "ctl.delay") + " " + where + ": " + part + " " + catalog.TimeText(lang, d)})
+	}
+	undo := engine.Command{Kind: engine.CmdLink, A: a, B: to, OneWay: true, HasDelay: true, HasLoss: true}
+	for i, d := range l.Parts {
+		if d != 0 {
+			undo.HasParts |= 1 << i
+		}
+	}
+	return append(out, ctlButton{Cmd: undo.String(), Text: where + " " + T(lang, "ctl.linkok"), Label: T(lang, "ctl.linkok.long") + " " + where})
+}
+
+// clockButtons skew, jump or change the rate of the worker's clock by
+// each of the lab's amounts.
+func clockButtons(k *labs.ClockControl, name, lang string) []ctlButton {
+	var out []ctlButton
+	for _, d := range k.Skew {
+		cmd := engine.Command{Kind: engine.CmdClock, A: name, HasSkew: true, Skew: d}
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.skew") + " " + catalog.SignedTime(lang, d), Label: T(lang, "ctl.skew") + " " + name + " " + catalog.SignedTime(lang, d)})
+	}
+	for _, d := range k.Jump {
+		cmd := engine.Command{Kind: engine.CmdClock, A: name, HasJump: true, Jump: d}
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.jump") + " " + catalog.SignedTime(lang, d), Label: T(lang, "ctl.jump") + " " + name + " " + catalog.SignedTime(lang, d)})
+	}
+	for _, rt := range k.Rate {
+		cmd := engine.Command{Kind: engine.CmdClock, A: name, HasRate: true, Rate: rt}
+		x := catalog.Number(lang, float64(rt)/1e6) + "×"
+		out = append(out, ctlButton{Cmd: cmd.String(), Text: T(lang, "ctl.rate") + " " + x, Label: T(lang, "ctl.rate") + " " + name + " " + x})
+	}
+	return out
 }
 
 // worldButtons are the controls that act on the whole world.

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"leaselab/budget"
+	"leaselab/classroom"
 	"leaselab/engine"
 	"leaselab/labs"
 	"leaselab/labsession"
@@ -216,26 +217,33 @@ func (s *Server) serveLive(c echo.Context, lang string, lab *labs.Lab, weight in
 	}
 	opened = true
 	s.metrics.sessionsTotal.Add(1)
-	go func() {
-		defer s.sessions.Done()
-		defer s.metrics.sessionsOpen.Add(-weight)
-		defer s.clients.give(client)
-		defer hold.release()
-		if m != nil {
-			// The class bar comes over this socket (classroom.Room).
-			defer s.room.FollowSocket(*m, l, lang)()
-		}
-		defer func() {
-			// A panic that safely could not contain ends this session only.
-			if p := recover(); p != nil {
-				s.metrics.Error(live.ErrPanic)
-				s.log.Error("live lab session ended by a panic", "lab", lab.ID, "panic", p, "session", l.Query())
-				conn.Close()
-			}
-		}()
-		l.Run(conn)
-	}()
+	go s.runLive(conn, l, lab, m, lang, func() {
+		hold.release()
+		s.clients.give(client)
+		s.metrics.sessionsOpen.Add(-weight)
+	})
 	return nil
+}
+
+// runLive runs an opened live session on conn until it ends, then gives
+// back what it held (release: its memory, its client's connection, its
+// place under the cap). m is the student's class, nil outside one.
+func (s *Server) runLive(conn *websocket.Conn, l *live.Conn, lab *labs.Lab, m *classroom.Member, lang string, release func()) {
+	defer s.sessions.Done()
+	defer release()
+	if m != nil {
+		// The class bar comes over this socket (classroom.Room).
+		defer s.room.FollowSocket(*m, l, lang)()
+	}
+	defer func() {
+		// A panic that safely could not contain ends this session only.
+		if p := recover(); p != nil {
+			s.metrics.Error(live.ErrPanic)
+			s.log.Error("live lab session ended by a panic", "lab", lab.ID, "panic", p, "session", l.Query())
+			conn.Close()
+		}
+	}()
+	l.Run(conn)
 }
 
 // verdicts judge a live lab page's answers, challenges and goals as its
