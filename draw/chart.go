@@ -3,6 +3,7 @@ package draw
 import (
 	"context"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 
@@ -38,6 +39,11 @@ type chartPanel struct {
 	span, ymax     engine.Time
 	events         []engine.Event // the run's log: a dot for each renewal
 	left           []engine.Time  // the lease time left at each renewal, sorted
+	// live places the dots as a live picture places its marks: each its
+	// x in units of the live scale's finest (dMinSpan) in its style, and
+	// their group drawn k = dMinSpan/span as wide (liveChartStyle), so a
+	// new scale is the axis' labels and one number, not the chart again.
+	live bool
 }
 
 // NewChart lays out the remaining-time chart of runs. The vertical scale is
@@ -64,7 +70,7 @@ func (c *Chart) layout(id, lang string, runs []ChartRun) {
 			left = panels[:i+1][i].left[:0]
 		}
 		p := newChartPanel(i, span, ymax)
-		p.Label, p.events = r.Label, r.World.Events()
+		p.Label, p.events, p.live = r.Label, r.World.Events(), r.Live
 		for _, e := range p.events {
 			if e.Kind == engine.KindRenewed {
 				left = append(left, engine.Time(e.Value))
@@ -96,6 +102,12 @@ func newChartPanel(i int, span, ymax engine.Time) chartPanel {
 }
 
 func (p *chartPanel) x(t engine.Time) int { return p.X0 + int(int64(t)*int64(p.X1-p.X0)/int64(p.span)) }
+
+// vx is a live panel's dot's x for time t, right of X0 (live).
+func (p *chartPanel) vx(t engine.Time) int { return int(int64(t) * int64(p.X1-p.X0) / int64(dMinSpan)) }
+
+// k is how much narrower a live panel draws its dots than vx counts.
+func (p *chartPanel) k() float64 { return math.Round(1e6*float64(dMinSpan)/float64(p.span)) / 1e6 }
 
 func (p *chartPanel) y(v engine.Time) int {
 	v = min(max(v, 0), p.ymax)
@@ -211,6 +223,9 @@ func (w *Markup) chart(c *Chart) {
 	w.esc(c.Title)
 	w.s("</title>")
 	w.s(chartStyle)
+	if len(c.Panels) > 0 && c.Panels[0].live {
+		w.s(liveChartStyle)
+	}
 	for i := range c.Panels {
 		w.chartPanel(c, i)
 	}
@@ -240,14 +255,16 @@ func (w *Markup) chartPanel(c *Chart, i int) {
 		w.B = catalog.AppendTime(w.B, c.Lang, v) // a time's text needs no escaping
 		w.s("</text> ")
 	}
-	step := tickStepIn(p.span, p.X1-p.X0)
-	for t := engine.Time(0); t <= p.span; t += step {
-		w.s(`<text class="tick"`)
-		w.num("x", p.x(t))
-		w.num("y", p.Y1+18)
-		w.s(` text-anchor="middle">`)
-		w.B = catalog.AppendTime(w.B, c.Lang, t)
-		w.s("</text> ")
+	if p.live {
+		w.s(`<g id="`)
+		w.esc(c.ID)
+		w.s("-xt")
+		w.i(i)
+		w.s(`">`)
+		w.chartTimes(c, p)
+		w.s("</g> ")
+	} else {
+		w.chartTimes(c, p)
 	}
 	w.s(`<line class="axis"`)
 	w.num("x1", p.X0)
@@ -263,7 +280,15 @@ func (w *Markup) chartPanel(c *Chart, i int) {
 	w.esc(c.ID)
 	w.s("-dots")
 	w.i(i)
-	w.s(`">`)
+	w.s(`"`)
+	if p.live {
+		w.s(` transform="translate(`)
+		w.i(p.X0)
+		w.s(`,0)" style="`)
+		w.chartScale(p)
+		w.s(`"`)
+	}
+	w.s(">")
 	w.chartDots(p, p.events)
 	w.s(`</g> <text class="sum" id="`)
 	w.esc(c.ID)
@@ -278,6 +303,30 @@ func (w *Markup) chartPanel(c *Chart, i int) {
 	w.s("</text></g>")
 }
 
+// chartTimes writes the time axis' labels of panel p.
+func (w *Markup) chartTimes(c *Chart, p *chartPanel) {
+	step := tickStepIn(p.span, p.X1-p.X0)
+	for t := engine.Time(0); t <= p.span; t += step {
+		w.s(`<text class="tick"`)
+		w.num("x", p.x(t))
+		w.num("y", p.Y1+18)
+		w.s(` text-anchor="middle">`)
+		w.B = catalog.AppendTime(w.B, c.Lang, t)
+		w.s("</text> ")
+	}
+}
+
+// chartScale writes a live panel's dots' scale, as their group's style
+// (chartPanel.live).
+func (w *Markup) chartScale(p *chartPanel) {
+	w.s("--k:")
+	w.B = strconv.AppendFloat(w.B, p.k(), 'f', -1, 64)
+}
+
+// liveChartStyle places a live chart's dots (chartPanel.live): only they
+// have a style, so the rule leaves any other chart on the page alone.
+const liveChartStyle = `<style>.chart [style]>[style]{cx:calc(var(--x)*var(--k)*1px)}</style>`
+
 // chartDots writes a dot for each renewal among events: when it
 // happened, and the lease time it left.
 func (w *Markup) chartDots(p *chartPanel, events []engine.Event) {
@@ -288,7 +337,13 @@ func (w *Markup) chartDots(p *chartPanel, events []engine.Event) {
 		w.s(`<circle class="`)
 		w.s(workerColour[int(e.Node)%6])
 		w.s(`"`)
-		w.num("cx", p.x(e.T))
+		if p.live {
+			w.s(` style="--x:`)
+			w.i(p.vx(e.T))
+			w.s(`"`)
+		} else {
+			w.num("cx", p.x(e.T))
+		}
 		w.num("cy", p.y(engine.Time(e.Value)))
 		w.s(` r="3"></circle>`)
 	}

@@ -3,6 +3,7 @@ package draw
 import (
 	"context"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -58,10 +59,15 @@ type Diagram struct {
 	Zoomed   bool        // the picture shows a window of the run, not all of it
 	From     engine.Time // the time at the picture's left edge
 	// Shift is the x of the group bars, messages and marks are drawn in:
-	// their own x counts from time 0 on the picture's scale.
+	// their own x counts from time 0 on the picture's scale (in a live
+	// picture, in units of the live scale's finest: dScale).
 	Shift int
 	// Keyed gives every element an id (the picture's ID, a letter and its
-	// key), so that a live frame can add, change or remove one.
+	// key), so that a live frame can add, change or remove one. A keyed
+	// picture is a live one: its bars, messages and marks are placed in
+	// units that do not change with its scale, and the scale is one
+	// number on their group (dScale.k), so a new scale is a few small
+	// ops, not the picture again.
 	Keyed bool
 
 	// What a live frame needs to lay out only what is new (layout).
@@ -104,6 +110,9 @@ type dBar struct {
 	Worker     engine.Node
 	Token      int64
 	Start, End engine.Time // a belief's End is when it runs out (Until)
+	// Labelled says its token is written inside it: it is wide enough
+	// on the picture's scale (barLabelled).
+	Labelled bool
 }
 
 // dMsg is a message's line: where it is drawn. Its class and words come
@@ -135,14 +144,14 @@ func (m dMark) labelW() int32 { return 2 * int32(m.LabelW) }
 const labelGap = 8
 
 // labelX is where a mark's words begin, from the mark's x.
-func (m dMark) labelX() int32 {
+func (m dMark) labelX(x int32) int32 {
 	switch m.Shape() {
 	case "grant":
-		return m.X + 8
+		return x + 8
 	case "write":
-		return m.X + 7
+		return x + 7
 	}
-	return m.X + 10
+	return x + 10
 }
 
 // markLook is a mark's shape and class.
@@ -325,20 +334,58 @@ func liveScale(now engine.Time, events []engine.Event, win engine.Time) (from, s
 
 // dScale maps time to the picture's x. Bars, messages and marks are drawn
 // in a group moved right by Shift: their x does not change when a live
-// picture's window slides, only the group's shift does.
+// picture's window slides, only the group's shift does. Their x counts
+// plotW to every vspan of time: in a live picture vspan is dMinSpan,
+// the live scale's finest, whatever span it shows, and the group is
+// drawn k = vspan/span as wide (the page's style multiplies each
+// element's x by it, keyedStyle), so their x does not change when the
+// picture's scale does either. Elsewhere vspan is span and k is 1.
 type dScale struct {
 	from, span, end engine.Time
 	plotW           int
+	vspan           engine.Time
+	k               float64 // vspan/span, to six places
+}
+
+func newScale(from, span engine.Time, plotW int, keyed bool) dScale {
+	sc := dScale{from: from, span: span, end: from + span, plotW: plotW, vspan: span, k: 1}
+	if keyed {
+		sc.vspan = dMinSpan
+		sc.k = math.Round(1e6*float64(sc.vspan)/float64(span)) / 1e6
+	}
+	return sc
 }
 
 // xi is t's x within the plot group, t clamped to the picture's time.
 func (s dScale) xi(t engine.Time) int {
 	t = min(max(t, s.from), s.end)
-	return int(int64(t) * int64(s.plotW) / int64(s.span))
+	return int(int64(t) * int64(s.plotW) / int64(s.vspan))
 }
 
-// shift is the plot group's x: where the picture's first moment is drawn.
+// px is how far right of the plot group's origin x is drawn.
+func (s dScale) px(x int32) int32 {
+	if s.k == 1 {
+		return x
+	}
+	return int32(math.Round(float64(x) * s.k))
+}
+
+// at is where t is drawn in the picture, to the nearest unit: the axis'
+// ticks, the "now" line and the pinned outcome, which are not in the
+// plot group.
+func (s dScale) at(plotX0 int, t engine.Time) int {
+	return plotX0 + int(s.px(int32(s.xi(t)-s.xi(s.from))))
+}
+
+// shift is the plot group's x in its own units: where the picture's
+// first moment is drawn, plotX0, less its own x.
 func (s dScale) shift(plotX0 int) int { return plotX0 - s.xi(s.from) }
+
+// shiftPx is the plot group's x in the picture: shift on the picture's
+// scale, to two places.
+func (s dScale) shiftPx(plotX0 int) float64 {
+	return float64(plotX0) - math.Round(100*float64(s.xi(s.from))*s.k)/100
+}
 
 func (s dScale) clip(t engine.Time) engine.Time {
 	if t == engine.Never || t > s.end {
@@ -443,12 +490,12 @@ func (d *Diagram) layScale(now engine.Time, events []engine.Event, highlight map
 	}
 	from = from / step * step
 	span = (span + step - 1) / step * step
-	sc := dScale{from: from, span: span, end: from + span, plotW: d.PlotX1 - d.PlotX0}
+	sc := newScale(from, span, d.PlotX1-d.PlotX0, d.Keyed)
 	d.scale = sc
 	d.Shift = sc.shift(d.PlotX0)
 	d.From = from
 	for t := from; t <= sc.end; t += step {
-		d.Ticks = append(d.Ticks, dTick{X: d.Shift + sc.xi(t), At: t})
+		d.Ticks = append(d.Ticks, dTick{X: sc.at(d.PlotX0, t), At: t})
 	}
 	// The log is in time order: the picture starts at the first event it
 	// shows, however long the run before it.
@@ -472,8 +519,8 @@ func (d *Diagram) layBars(w *engine.World, nw int) {
 		if lend < from {
 			continue
 		}
-		d.Leases = append(d.Leases, dBar{Key: int32(i), X: int32(x(l.Start)), Y: int32(ln.Y + 6), W: int32(max(x(lend)-x(l.Start), 1)), H: 14,
-			Worker: l.Worker, Token: l.Token, Start: l.Start, End: l.End})
+		d.Leases = append(d.Leases, d.labelled('l', dBar{Key: int32(i), X: int32(x(l.Start)), Y: int32(ln.Y + 6), W: int32(d.minW(x(lend)-x(l.Start), 1)), H: 14,
+			Worker: l.Worker, Token: l.Token, Start: l.Start, End: l.End}))
 	}
 	for i, bs := range beliefs {
 		li := laneOf(bs.Worker, nw)
@@ -485,8 +532,8 @@ func (d *Diagram) layBars(w *engine.World, nw int) {
 		if bs.End != engine.Never && bs.End < from {
 			continue
 		}
-		d.Beliefs = append(d.Beliefs, dBar{Key: int32(i), X: int32(x(bs.Start)), Y: int32(ln.Y + 24), W: int32(max(x(until)-x(bs.Start), 1)), H: 12,
-			Worker: bs.Worker, Token: bs.Token, Start: bs.Start, End: bs.Until})
+		d.Beliefs = append(d.Beliefs, d.labelled('b', dBar{Key: int32(i), X: int32(x(bs.Start)), Y: int32(ln.Y + 24), W: int32(d.minW(x(until)-x(bs.Start), 1)), H: 12,
+			Worker: bs.Worker, Token: bs.Token, Start: bs.Start, End: bs.Until}))
 		// A worker that never noticed its belief ran out (it was frozen) still
 		// acts as the holder until it lets go: the stale owner.
 		end := bs.End
@@ -494,7 +541,7 @@ func (d *Diagram) layBars(w *engine.World, nw int) {
 			end = now
 		}
 		if bs.Until < end && bs.Until < sc.end && end > from {
-			d.Stale = append(d.Stale, dBar{Key: int32(i), X: int32(x(bs.Until)), Y: int32(ln.Y + 24), W: int32(max(x(sc.clip(end))-x(bs.Until), 1)), H: 12,
+			d.Stale = append(d.Stale, dBar{Key: int32(i), X: int32(x(bs.Until)), Y: int32(ln.Y + 24), W: int32(d.minW(x(sc.clip(end))-x(bs.Until), 1)), H: 12,
 				Worker: bs.Worker, Token: bs.Token})
 		}
 	}
@@ -512,10 +559,27 @@ func (d *Diagram) layBars(w *engine.World, nw int) {
 			continue
 		}
 		d.Freezes = append(d.Freezes, dBar{
-			Key: int32(i), X: int32(x(f.Start)), Y: int32(ln.Y + 2), W: int32(max(x(sc.clip(fend))-x(f.Start), 2)), H: int32(ln.H - 4),
+			Key: int32(i), X: int32(x(f.Start)), Y: int32(ln.Y + 2), W: int32(d.minW(x(sc.clip(fend))-x(f.Start), 2)), H: int32(ln.H - 4),
 			Worker: f.Worker, Start: f.Start, End: fend,
 		})
 	}
+}
+
+// minW is a bar's width w, at least least units wide: in a live picture
+// its style holds it to that width however narrow the scale draws it,
+// and w is kept as it is.
+func (d *Diagram) minW(w, least int) int {
+	if d.Keyed {
+		return max(w, 0)
+	}
+	return max(w, least)
+}
+
+// labelled notes whether bar b, of kind l or b, has its token written
+// inside it on d's scale.
+func (d *Diagram) labelled(kind byte, b dBar) dBar {
+	b.Labelled = barLabelled(kind, d.scale.px(b.W))
+	return b
 }
 
 // layEvents lays out the messages and marks of the events from first on:
@@ -591,9 +655,10 @@ func (d *Diagram) hideLabels() {
 			r, n = n, n+1
 			rows[r] = row{y: m.Y, end: -1 << 30}
 		}
-		end := m.labelX() + m.labelW()
+		lx := m.labelX(d.scale.px(m.X))
+		end := lx + m.labelW()
 		key := m.Highlight || m.Look == lookHarm || m.Look == lookBlocked
-		hide := r >= 0 && !key && (m.labelX() < rows[r].end+labelGap || d.covers(j, end+2))
+		hide := r >= 0 && !key && (lx < rows[r].end+labelGap || d.covers(j, end+2))
 		if !hide && r >= 0 {
 			rows[r].end = end
 		}
@@ -613,11 +678,13 @@ func (d *Diagram) hideLabels() {
 // time order, so the search ends at x.
 func (d *Diagram) covers(j int, x int32) bool {
 	m := d.Marks[j]
+	mx := d.scale.px(m.X)
 	for _, o := range d.Marks[j+1:] {
-		if o.X-7 >= x {
+		ox := d.scale.px(o.X)
+		if ox-7 >= x {
 			return false
 		}
-		if o.Y == m.Y && o.X > m.X+3 && o.Shape() != "tick" {
+		if o.Y == m.Y && ox > mx+3 && o.Shape() != "tick" {
 			return true
 		}
 	}
@@ -678,13 +745,13 @@ func (d *Diagram) layPin(w *engine.World, lang string, prev *Diagram, top int) {
 		// frame's layout allocates none.
 		d.pin = *d.Pin
 		e := events[d.pin.Index]
-		d.pin.X = d.Shift + sc.xi(e.T)
+		d.pin.X = sc.at(d.PlotX0, e.T)
 		if e.T < sc.from || e.T > sc.end {
 			d.pin.X = -1
 		}
 		d.Pin = &d.pin
 	}
-	d.Now = dNow{X: d.Shift + sc.xi(now), Y1: top - 6, Y2: d.AxisY, At: now}
+	d.Now = dNow{X: sc.at(d.PlotX0, now), Y1: top - 6, Y2: d.AxisY, At: now}
 	if now > sc.end {
 		d.Now.X = -1
 	}
@@ -740,11 +807,21 @@ func (p *Diagram) sameLog(w *engine.World) bool {
 }
 
 // sameGround reports whether d, being laid out now, places events exactly
-// as p, laid out from the same log (sameLog), did: the same scale and lanes. Then p's marks and
-// messages of the events it drew stand.
+// as p, laid out from the same log (sameLog), did: the same scale and
+// lanes. Then p's marks and messages of the events it drew stand. A live
+// picture's marks and messages stand on a new scale too, as long as its
+// left edge holds (a message sent before it is drawn from it): their x
+// does not change with the scale (dScale), only their words may
+// (hideLabels) and a slanting message's shape (Diff).
 func (p *Diagram) sameGround(d *Diagram, first int) bool {
-	return p != nil && p.scale == d.scale && p.Shift == d.Shift &&
-		p.AxisY == d.AxisY && len(p.Lanes) == len(d.Lanes) && p.drawn >= first
+	if p == nil || p.Shift != d.Shift || p.AxisY != d.AxisY || len(p.Lanes) != len(d.Lanes) || p.drawn < first {
+		return false
+	}
+	a, b := p.scale, d.scale
+	if d.Keyed {
+		a.span, a.end, a.k, b.span, b.end, b.k = 0, 0, 0, 0, 0, 0
+	}
+	return a == b
 }
 
 // msgOf is event i's message line, if it ends one: a receive or a drop
@@ -766,7 +843,9 @@ func (d *Diagram) msgOf(i int, events []engine.Event, nw int) (dMsg, bool) {
 	x1, y1, x2, y2 := x(s.T), d.Lanes[fromLane].Mid, x(e.T), d.Lanes[toLane].Mid
 	if e.Kind == engine.KindDrop {
 		y2 = (y1 + y2) / 2
-		x2 = max(x2, x1+6)
+		if !d.Keyed { // a live picture's message is shaped as it is drawn (msgPath)
+			x2 = max(x2, x1+6)
+		}
 	}
 	return dMsg{Key: int32(i), X1: int32(x1), Y1: int32(y1), X2: int32(x2), Y2: int32(y2)}, true
 }

@@ -157,7 +157,7 @@ func (e *Edits) Draw(k OpKind, target string, part Part) {
 func (e *Edits) elem(d *Diagram, kind byte, key int) Span { return e.elemPart(d, kind, key, 0) }
 
 // elemPart writes the id of one of an element's parts (Markup.idPart): a
-// bar's rectangle (r) or title (t); the element's own when part is 0.
+// bar's title (t); the element's own when part is 0.
 func (e *Edits) elemPart(d *Diagram, kind byte, key int, part byte) Span {
 	at := e.At()
 	e.s(d.ID)
@@ -465,12 +465,29 @@ func (p *LivePage) chartOps(out *Edits, w *engine.World, lang string, seen int) 
 			panel.left = insertSorted(panel.left, engine.Time(e.Value))
 		}
 	}
-	if first || liveChartSpan(w.Now()) != panel.span {
+	if first {
 		if len(panel.left) == 0 {
 			return nil
 		}
 		p.redrawChart(out, w, lang)
 		return nil
+	}
+	if span := liveChartSpan(w.Now()); span != panel.span {
+		// A new scale: the axis' times, and the dots' scale (their
+		// group's style), not the chart again.
+		panel.span = span
+		at := out.At()
+		out.s("live-chart-xt0")
+		target := out.Since(at)
+		at = out.At()
+		out.chartTimes(&p.chart, panel)
+		out.Add(OpReplace, target, out.Since(at))
+		at = out.At()
+		out.s("live-chart-dots0")
+		target = out.Since(at)
+		at = out.At()
+		out.chartScale(panel)
+		out.SetAttr(target, "style", out.Since(at))
 	}
 	if dots == 0 {
 		return nil
@@ -502,18 +519,27 @@ func insertSorted(s []engine.Time, v engine.Time) []engine.Time {
 // picture when the scale or the lanes' places changed, else the elements
 // that differ.
 func Diff(out *Edits, a, b *Diagram) error {
-	if a.scale.span != b.scale.span || a.scale.plotW != b.scale.plotW || a.AxisY != b.AxisY || len(a.Lanes) != len(b.Lanes) ||
-		a.Height != b.Height || a.Width != b.Width || a.ID != b.ID {
+	if a.scale.span != b.scale.span && !b.Keyed || a.scale.plotW != b.scale.plotW || a.scale.vspan != b.scale.vspan ||
+		a.AxisY != b.AxisY || len(a.Lanes) != len(b.Lanes) || a.Height != b.Height || a.Width != b.Width || a.ID != b.ID || a.Keyed != b.Keyed {
 		out.Draw(OpReplace, "diagram", func(w *Markup) { w.figure(b) })
 		return nil
 	}
-	if a.Shift != b.Shift {
+	// A keyed picture on a new scale: its plot group's scale, and the
+	// elements whose drawing the scale changes (the ticks, a bar whose
+	// token comes or goes, a mark whose words do, a slanting message's
+	// shape) are sent below, not the picture again.
+	rescaled := a.scale.k != b.scale.k
+	if a.scale.shiftPx(a.PlotX0) != b.scale.shiftPx(b.PlotX0) {
 		target := out.part(b, "plot")
 		at := out.At()
-		out.s("translate(")
-		out.i(b.Shift)
-		out.s(",0)")
+		out.plotShift(b)
 		out.SetAttr(target, "transform", out.Since(at))
+	}
+	if rescaled {
+		target := out.part(b, "plot")
+		at := out.At()
+		out.plotScale(b)
+		out.SetAttr(target, "style", out.Since(at))
 	}
 	if !slices.Equal(a.Ticks, b.Ticks) {
 		target := out.part(b, "ticks")
@@ -532,9 +558,16 @@ func Diff(out *Edits, a, b *Diagram) error {
 			func(x, y dBar) bool { return barInPlace(out, b, k.kind, x, y) })
 	}
 	if b.inPlace {
+		if rescaled {
+			reshapeMsgs(out, a.scale.k, b, b.Msgs[:b.changes.newMsgs])
+		}
 		keptOps(out, b)
 	} else {
-		layerOps(out, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return int(x.Key) }, func(x dMsg) { w.msg(b, x) }, nil)
+		// Laid out anew (its left edge moved): a message that stayed as it
+		// was may still have a new shape on a new scale.
+		if !layerOps(out, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return int(x.Key) }, func(x dMsg) { w.msg(b, x) }, nil) && rescaled {
+			reshapeMsgs(out, a.scale.k, b, keptMsgs(a.Msgs, b.Msgs))
+		}
 		layerOps(out, 'm', b, a.Marks, b.Marks, func(x dMark) int { return int(x.Index) }, func(x dMark) { w.mark(b, x) }, nil)
 	}
 	if a.Now != b.Now {
@@ -602,6 +635,45 @@ func samePin(a, b *dPin) bool {
 	return a.X == b.X && a.Y1 == b.Y1 && a.Y2 == b.Y2 && a.Index == b.Index && a.Class == b.Class && a.Text == b.Text
 }
 
+// keptMsgs are the messages of b that a has as they are: a frame that
+// draws b leaves them in place.
+func keptMsgs(a, b []dMsg) []dMsg {
+	var kept []dMsg
+	i := 0
+	for _, m := range b {
+		for i < len(a) && a[i].Key < m.Key {
+			i++
+		}
+		if i < len(a) && a[i] == m {
+			kept = append(kept, m)
+		}
+	}
+	return kept
+}
+
+// reshapeMsgs sets the shape (msgPath) of each of the messages kept, a
+// frame leaves in d's page, that d's scale draws otherwise than the
+// old, k: one that slants, or a drop.
+func reshapeMsgs(out *Edits, k float64, d *Diagram, kept []dMsg) {
+	for _, m := range kept {
+		if !m.scaled(d) {
+			continue
+		}
+		start := out.At()
+		target := out.elem(d, 'g', int(m.Key))
+		at := out.At()
+		out.msgPath(d, m, k)
+		old := out.Since(at)
+		at = out.At()
+		out.msgPath(d, m, d.scale.k)
+		if now := out.Since(at); string(out.Text(old)) != string(out.Text(now)) {
+			out.SetAttr(target, "d", now)
+		} else {
+			out.B = out.B[:start] // the same shape: nothing to send
+		}
+	}
+}
+
 // keptOps sends what changed among the messages and marks a layout in
 // place took over (Diagram.changes): those that slid out are removed, the
 // marks drawn again swapped, the new ones appended.
@@ -641,10 +713,10 @@ func keptOps(out *Edits, d *Diagram) {
 // order, from old to new: each element that went is removed, each that
 // changed swapped, and the new ones, which come after the old, appended
 // together. A new element among old ones (it cannot be appended in its
-// place) redraws the layer. draw writes an element into out; inPlace,
-// when not nil, writes the ops that change an element in place instead
-// of swapping it, and says whether it could.
-func layerOps[T comparable](out *Edits, kind byte, d *Diagram, old, new []T, key func(T) int, draw func(T), inPlace func(old, new T) bool) {
+// place) redraws the layer, and then layerOps says so. draw writes an
+// element into out; inPlace, when not nil, writes the ops that change an
+// element in place instead of swapping it, and says whether it could.
+func layerOps[T comparable](out *Edits, kind byte, d *Diagram, old, new []T, key func(T) int, draw func(T), inPlace func(old, new T) bool) (redrawn bool) {
 	i, j := 0, 0
 	for i < len(old) {
 		switch {
@@ -656,7 +728,7 @@ func layerOps[T comparable](out *Edits, kind byte, d *Diagram, old, new []T, key
 			at := out.At()
 			out.layer(d, kind)
 			out.Add(OpReplace, target, out.Since(at))
-			return
+			return true
 		default:
 			if old[i] != new[j] && (inPlace == nil || !inPlace(old[i], new[j])) {
 				target := out.elem(d, kind, key(new[j]))
@@ -676,41 +748,38 @@ func layerOps[T comparable](out *Edits, kind byte, d *Diagram, old, new []T, key
 		}
 		out.Add(OpAppend, target, out.Since(at))
 	}
+	return false
 }
 
 // barInPlace changes a bar of a keyed picture that only grew or shrank
 // (a renewal moves a lease's end, a belief's with it), or whose start
 // the picture's left edge moved (a long bar, cut where a sliding window
-// begins, every time it slides), in place: its rectangle's x and width,
-// its token label's x, and its title, which says until when, rather
-// than the whole bar, which a slow phone parses, lays out and paints
-// anew (a bar swapped cost 10.7-13.9 ms a frame at 6x CPU slowdown, set
-// in place 8.3-9.6: TestFrameCost in package web) and which is about
-// four times the bytes. It cannot when anything else changed, or when
-// the token written inside the bar comes or goes with its width.
+// begins, every time it slides), in place: its place (its group's style,
+// which moves its token's words with it) and its title, which says until
+// when, rather than the whole bar, which a slow phone parses, lays out
+// and paints anew (a bar swapped cost 10.7-13.9 ms a frame at 6x CPU
+// slowdown, set in place 8.3-9.6: TestFrameCost in package web) and
+// which is about four times the bytes. It cannot when anything else
+// changed, or when the token written inside the bar comes or goes with
+// its width (Labelled).
 func barInPlace(out *Edits, d *Diagram, kind byte, a, b dBar) bool {
 	if !d.Keyed {
 		return false
 	}
 	x, y := a, b
 	x.X, x.W, x.End, y.X, y.W, y.End = 0, 0, 0, 0, 0, 0
-	if x != y || barLabelled(kind, a.W) != barLabelled(kind, b.W) {
+	if x != y {
 		return false
 	}
-	num := func(part byte, attr string, v int32) {
-		target := out.elemPart(d, kind, int(b.Key), part)
+	if a.X != b.X || a.W != b.W {
+		// Its group's style places it (Markup.place): one attribute.
+		target := out.elem(d, kind, int(b.Key))
 		at := out.At()
-		out.i(int(v))
-		out.SetAttr(target, attr, out.Since(at))
-	}
-	if a.X != b.X {
-		num('r', "x", b.X)
-		if barLabelled(kind, b.W) {
-			num('k', "x", b.X+5) // as barLabel writes it
-		}
-	}
-	if a.W != b.W {
-		num('r', "width", b.W)
+		out.s("--x:")
+		out.i(int(b.X))
+		out.s(";--w:")
+		out.i(int(b.W))
+		out.SetAttr(target, "style", out.Since(at))
 	}
 	if a.End != b.End && kind != 's' {
 		target := out.elemPart(d, kind, int(b.Key), 't')
