@@ -1,7 +1,6 @@
 package labs
 
 import (
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -214,46 +213,4 @@ func courseIDs(t *testing.T, m fstest.MapFS) []string {
 	// The longest first, so that none is cut by a shorter one inside it.
 	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
 	return ids
-}
-
-// TestCheckProblemsInIndonesian: the problems of broken courses (each of
-// TestCorruptContent's corruptions) said in Indonesian keep their place
-// and hold no English outside what they quote; in English they are what
-// String says.
-func TestCheckProblemsInIndonesian(t *testing.T) {
-	t.Parallel()
-	ids := courseIDs(t, courseCopy(t))
-	for _, tc := range corruptCases() {
-		m := courseCopy(t)
-		if tc.old == "" && tc.new == "" {
-			delete(m, tc.file)
-		} else {
-			replaceIn(t, m, tc.file, tc.old, tc.new)
-		}
-		c, err := Load(m)
-		var ps Problems
-		if !errors.As(err, &ps) && c != nil {
-			ps = c.Problems
-		}
-		if len(ps) == 0 {
-			t.Errorf("%s: no problem", tc.name)
-			continue
-		}
-		for _, p := range ps {
-			id := p.In("id")
-			place := p.File
-			if p.Line > 0 {
-				place = fmt.Sprintf("%s:%d:%d", p.File, p.Line, max(p.Col, 1))
-			}
-			if !strings.HasPrefix(id, place+": ") {
-				t.Errorf("%s: %q lost its place %s", tc.name, id, place)
-			}
-			if words := catalog.Untranslated("id", authorsOut(id, ids)); len(words) > 0 {
-				t.Errorf("%s: English %q in\n\t%s\n\t(en: %s)", tc.name, words, id, p.String())
-			}
-			if p.In("en") != p.String() {
-				t.Errorf("%s: In(en) %q is not String %q", tc.name, p.In("en"), p.String())
-			}
-		}
-	}
 }

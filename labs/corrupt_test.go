@@ -2,8 +2,11 @@ package labs
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"leaselab/catalog"
 )
 
 // corruptCase breaks a copy of the real content one way, and names the
@@ -73,8 +76,13 @@ func corruptCases() []corruptCase {
 // TestCorruptContent breaks copies of the real content files one way at a
 // time and checks that Load names the right file and line and says what
 // is wrong.
+//
+// Each problem is also read in Indonesian (issue 45): it keeps its place,
+// and says nothing in English but the author's own ids; In("en") is its
+// String. (One Load a case for both: each Load checks the whole course.)
 func TestCorruptContent(t *testing.T) {
 	t.Parallel()
+	ids := courseIDs(t, courseCopy(t))
 	for _, tt := range corruptCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			m := courseCopy(t)
@@ -106,6 +114,7 @@ func TestCorruptContent(t *testing.T) {
 				}
 				wantLine = strings.Count(src[:i], "\n") + 1
 			}
+			inIndonesian(t, ps, ids)
 			for _, p := range ps {
 				if p.File == wantFile && p.Line == wantLine && (tt.col == 0 || p.Col == tt.col) && strings.Contains(p.Msg, tt.msg) && p.Warning == tt.warning {
 					return
@@ -121,4 +130,26 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// inIndonesian checks each problem as the Indonesian reader gets it: its
+// place first, no English but the author's ids, and In("en") its String.
+func inIndonesian(t *testing.T, ps Problems, ids []string) {
+	t.Helper()
+	for _, p := range ps {
+		id := p.In("id")
+		place := p.File
+		if p.Line > 0 {
+			place = fmt.Sprintf("%s:%d:%d", p.File, p.Line, max(p.Col, 1))
+		}
+		if !strings.HasPrefix(id, place+": ") {
+			t.Errorf("%q lost its place %s", id, place)
+		}
+		if words := catalog.Untranslated("id", authorsOut(id, ids)); len(words) > 0 {
+			t.Errorf("English %q in\n\t%s\n\t(en: %s)", words, id, p.String())
+		}
+		if p.In("en") != p.String() {
+			t.Errorf("In(en) %q is not String %q", p.In("en"), p.String())
+		}
+	}
 }
