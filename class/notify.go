@@ -139,13 +139,6 @@ func (h *hub) publish(c Change) {
 	h.tell(c)
 }
 
-// invalidate forgets what the change touched, and tells no one yet.
-func (h *hub) invalidate(c Change) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.touched(c)
-}
-
 // touched forgets what c touched. Called with h.mu held.
 func (h *hub) touched(c Change) {
 	switch c.What {

@@ -184,7 +184,9 @@ var postgresSQL = queries{
 		FROM rounds WHERE class_id = $1 ORDER BY id`,
 	voteCounts: "SELECT round_id, choice, sure, COUNT(*) FROM votes WHERE class_id = $1 GROUP BY round_id, choice, sure",
 	isMember:   "SELECT 1 FROM students WHERE class_id = $1 AND id = $2",
-	insertReached: `INSERT INTO reached (class_id, lab, goal, student_id, at) VALUES ($1, $2, $3, $4, $5)
+	insertReached: `INSERT INTO reached (class_id, lab, goal, student_id, at)
+		SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM students st JOIN classes c ON c.id = st.class_id
+		WHERE st.class_id = $6 AND st.id = $7 AND c.ended IS NULL)
 		ON CONFLICT (class_id, lab, goal, student_id) DO NOTHING`,
 	countReached: "SELECT COUNT(*) FROM reached WHERE class_id = $1 AND lab = $2 AND goal = $3",
 	lastStepsNotReached: `SELECT command, COUNT(*) FROM steps s

@@ -56,7 +56,7 @@ type queries struct {
 	roundsOf            string // a class's rounds, oldest first (class)
 	voteCounts          string // a class's votes counted per round, choice and confidence (class)
 	isMember            string // whether a student joined a class (class, student)
-	insertReached       string // a goal reached, the first time (class, lab, goal, student, at)
+	insertReached       string // a goal reached, the first time, for a student of a running class (class, lab, goal, student, at, class, student)
 	countReached        string // the students who reached a goal (class, lab, goal)
 	lastStepsNotReached string // the last commands of the students who have not reached a goal, commonest first (class, lab, goal)
 	rosterSteps         string // a class's students with their last command in a lab (lab, class, limit)

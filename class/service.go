@@ -495,25 +495,6 @@ func (s *Service) member(ctx context.Context, tx *sql.Tx, classID, studentID str
 	return err
 }
 
-// Reached records that a student reached a goal of a lab; the first time
-// counts, a repeat changes nothing.
-func (s *Service) Reached(ctx context.Context, classID, studentID, lab, goal string) error {
-	lab, goal, err := labField(lab, "goal", goal)
-	if err != nil {
-		return err
-	}
-	return s.change(ctx, Change{Class: classID, What: ChangedProgress}, func(tx *sql.Tx) error {
-		if err := s.running(ctx, tx, classID); err != nil {
-			return err
-		}
-		if err := s.member(ctx, tx, classID, studentID); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, s.sql.insertReached, classID, lab, goal, studentID, s.ms())
-		return err
-	})
-}
-
 // Progress says, for each goal of a lab in the order given, how many
 // students reached it, how many worked in the lab (sent a command) and
 // have not, and the commonest last command of those (ties: the first in
@@ -618,6 +599,7 @@ func (s *Service) Push(ctx context.Context, classID, permalink string) error {
 // End ends a class: no more joins, votes or steps; its data is kept for
 // the retention and then purged. Ending an ended class changes nothing.
 func (s *Service) End(ctx context.Context, classID string) error {
+	s.flushSteps(ctx, classID) // what its students did last counts; the store logs its own trouble
 	return s.change(ctx, Change{Class: classID, What: ChangedEnd}, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.sql.endClass, s.ms(), classID)
 		if err != nil {

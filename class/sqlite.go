@@ -126,7 +126,9 @@ var sqliteSQL = queries{
 		FROM rounds WHERE class_id = ? ORDER BY id`,
 	voteCounts: "SELECT round_id, choice, sure, COUNT(*) FROM votes WHERE class_id = ? GROUP BY round_id, choice, sure",
 	isMember:   "SELECT 1 FROM students WHERE class_id = ? AND id = ?",
-	insertReached: `INSERT INTO reached (class_id, lab, goal, student_id, at) VALUES (?, ?, ?, ?, ?)
+	insertReached: `INSERT INTO reached (class_id, lab, goal, student_id, at)
+		SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM students st JOIN classes c ON c.id = st.class_id
+		WHERE st.class_id = ? AND st.id = ? AND c.ended IS NULL)
 		ON CONFLICT (class_id, lab, goal, student_id) DO NOTHING`,
 	countReached: "SELECT COUNT(*) FROM reached WHERE class_id = ? AND lab = ? AND goal = ?",
 	lastStepsNotReached: `SELECT command, COUNT(*) FROM steps s

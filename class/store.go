@@ -116,7 +116,6 @@ type Service struct {
 	stop      context.CancelFunc
 
 	votes       chan *voteReq
-	voteTold    voteTelling
 	votesMu     sync.RWMutex // Vote sends under R, Close closes votes under W
 	votesClosed bool
 	voting      sync.WaitGroup

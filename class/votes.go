@@ -7,7 +7,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"time"
 )
 
 // Votes come in floods: a class answers in the same second. One writer
@@ -76,7 +75,6 @@ func (s *Service) stopVotes() {
 	}
 	s.votesMu.Unlock()
 	s.voting.Wait()
-	s.voteTold.stop(s)
 }
 
 // Vote records a student's answer in an open round; voting again changes
@@ -198,102 +196,14 @@ func (s *Service) storeBatch(batch []*voteReq) (errs []error, rounds map[roundKe
 		return s.notify(ctx, tx, cs...)
 	})
 	if err == nil {
+		// Told at once: a class voting at once changes its counts many
+		// times a second, and its watchers (the class's feed, classroom)
+		// send at most one update in Throttle's time.
 		for _, k := range changed {
-			s.hub.invalidate(Change{Class: k.class, What: ChangedVote, Round: k.round})
+			s.hub.publish(Change{Class: k.class, What: ChangedVote, Round: k.round})
 		}
-		s.voteTold.changed(s, changed)
 	}
 	return errs, rounds, err
-}
-
-// A class voting at once changes its counts many times a second; its
-// watchers in this process (the dashboards, the class bars' feed) are
-// told at most once every voteTellEvery: the first change at
-// once, the others together when the time has passed. What this process
-// keeps of the class's rounds is forgotten at every commit, so a read
-// never misses a vote; only the telling waits.
-const voteTellEvery = 250 * time.Millisecond
-
-// voteTelling is when each class's last vote change was told, and which
-// wait to be.
-type voteTelling struct {
-	mu      sync.Mutex
-	last    map[string]time.Time
-	pending map[string]int64 // class → the newest round changed
-	closed  bool             // the service closes: nothing waits any more
-}
-
-// stop tells what waits, at once; nothing waits after it.
-func (v *voteTelling) stop(s *Service) {
-	v.mu.Lock()
-	v.closed = true
-	var cs []Change
-	for c, r := range v.pending {
-		cs = append(cs, Change{Class: c, What: ChangedVote, Round: r})
-	}
-	v.pending = nil
-	v.mu.Unlock()
-	s.tellVotes(cs)
-}
-
-// changed tells the changes of rounds now, or once voteTellEvery has
-// passed since the class's last telling.
-func (v *voteTelling) changed(s *Service, rounds []roundKey) {
-	now := time.Now()
-	var now1 []Change
-	v.mu.Lock()
-	if v.last == nil {
-		v.last, v.pending = map[string]time.Time{}, map[string]int64{}
-	}
-	for _, k := range rounds {
-		if v.closed {
-			now1 = append(now1, Change{Class: k.class, What: ChangedVote, Round: k.round})
-			continue
-		}
-		if _, waits := v.pending[k.class]; waits {
-			v.pending[k.class] = max(v.pending[k.class], k.round)
-			continue
-		}
-		if wait := voteTellEvery - now.Sub(v.last[k.class]); wait > 0 {
-			v.pending[k.class] = k.round
-			class := k.class
-			time.AfterFunc(wait, func() { v.later(s, class) })
-			continue
-		}
-		v.last[k.class] = now
-		now1 = append(now1, Change{Class: k.class, What: ChangedVote, Round: k.round})
-	}
-	if len(v.last) > maxCached {
-		for c, at := range v.last {
-			if now.Sub(at) > voteTellEvery {
-				delete(v.last, c)
-			}
-		}
-	}
-	v.mu.Unlock()
-	s.tellVotes(now1)
-}
-
-// later tells a class's change that waited.
-func (v *voteTelling) later(s *Service, classID string) {
-	v.mu.Lock()
-	round, ok := v.pending[classID]
-	delete(v.pending, classID) // closed: nil, and stop told it
-	if ok {
-		v.last[classID] = time.Now()
-	}
-	v.mu.Unlock()
-	if ok {
-		s.tellVotes([]Change{{Class: classID, What: ChangedVote, Round: round}})
-	}
-}
-
-// tellVotes tells this process's watchers (the other replicas were told
-// when the votes were stored, storeBatch).
-func (s *Service) tellVotes(cs []Change) {
-	for _, c := range cs {
-		s.hub.publish(c)
-	}
 }
 
 // maxVoteList bounds the votes and students of one statement: lists go

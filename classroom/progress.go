@@ -10,57 +10,20 @@ import (
 
 // Where the class is: a student's commands and the goals they reach are
 // told to their class, for the dashboard's "where the class is". The
-// telling never holds up the lab: notes go through a queue to one
-// goroutine, and when the store is slow or down they are dropped (the
-// dashboard's picture is a summary; the lab keeps playing).
+// telling never holds up the lab: the store queues them (class.Step and
+// Reached only check the text) and writes them together, its one
+// progress queue; when the store is down they wait for it.
 
-// note is one thing a student did in a lab: a command, or a goal reached
-// (goal set).
-type note struct {
-	m                  Member
-	lab, command, goal string
-}
-
-// progressQueue is how many notes may wait for the store.
-const progressQueue = 4096
-
-// Step notes a command of m's in lab.
+// Step tells m's class a command of theirs in lab.
 func (r *Room) Step(m Member, lab, command string) {
 	if command != "" {
-		r.note(note{m: m, lab: lab, command: command})
+		r.cfg.Classes.Step(context.Background(), m.ClassID, m.StudentID, lab, command) // refused only for its text
 	}
 }
 
-// Reached notes a goal m reached in lab.
+// Reached tells m's class a goal they reached in lab.
 func (r *Room) Reached(m Member, lab, goal string) {
-	r.note(note{m: m, lab: lab, goal: goal})
-}
-
-func (r *Room) note(n note) {
-	select {
-	case r.progress <- n:
-	default: // the store is behind: this note is dropped, the lab plays on
-	}
-}
-
-// progressLoop writes the notes to the store, one at a time.
-func (r *Room) progressLoop() {
-	for {
-		select {
-		case <-r.cfg.Done.Done():
-			return
-		case n := <-r.progress:
-			ctx, cancel := context.WithTimeout(r.cfg.Done, 5*time.Second)
-			var err error
-			if n.goal != "" {
-				err = r.cfg.Classes.Reached(ctx, n.m.ClassID, n.m.StudentID, n.lab, n.goal)
-			} else {
-				err = r.cfg.Classes.Step(ctx, n.m.ClassID, n.m.StudentID, n.lab, n.command)
-			}
-			cancel()
-			_ = err // the store logs its own trouble, once a minute
-		}
-	}
+	r.cfg.Classes.Reached(context.Background(), m.ClassID, m.StudentID, lab, goal)
 }
 
 // Observer tells a student's class what they do in a live lab session

@@ -30,8 +30,7 @@ type Config struct {
 	Pages Pages
 	// Clock paces the goal checks of playing worlds (Observer).
 	Clock live.Clock
-	// Done ends the room's feeds and its progress queue: the server
-	// closes.
+	// Done ends the room's feeds: the server closes.
 	Done context.Context
 	// WriteWait bounds one write to a student's event stream: a client
 	// that takes no bytes for this long is dropped (its browser comes back
@@ -47,22 +46,19 @@ const DefaultWriteWait = 2 * time.Second
 const Throttle = 250 * time.Millisecond
 
 // Room is the live classes of one server: the feeds of the classes that
-// have listeners, and the progress queue.
+// have listeners.
 type Room struct {
-	cfg      Config
-	mu       sync.Mutex
-	feeds    map[string]*feed
-	progress chan note
+	cfg   Config
+	mu    sync.Mutex
+	feeds map[string]*feed
 }
 
-// New starts a room; it runs until cfg.Done ends.
+// New makes a room; its feeds end when cfg.Done ends.
 func New(cfg Config) *Room {
 	if cfg.WriteWait <= 0 {
 		cfg.WriteWait = DefaultWriteWait
 	}
-	r := &Room{cfg: cfg, feeds: map[string]*feed{}, progress: make(chan note, progressQueue)}
-	go r.progressLoop()
-	return r
+	return &Room{cfg: cfg, feeds: map[string]*feed{}}
 }
 
 // Member is a student of a running class, as a request's cookie names

@@ -2,8 +2,10 @@ package classroom
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,9 +113,49 @@ func (st *stream) offer(b []byte, ping bool, gone func(*stream)) bool {
 		st.next, st.update = b, true
 		return true
 	}
-	st.next, st.update, st.writing = b, !ping, true
+	st.writing = true
+	if st.view != nil {
+		// A view is written by the feed that drew it while its socket
+		// takes the bytes at once; only what it does not take within
+		// inlineWait goes to a writer.
+		if b = st.writeNow(b); b == nil {
+			return !st.closed
+		}
+	}
+	st.next, st.update = b, !ping
 	go st.flush(gone)
 	return true
+}
+
+// inlineWait is how long the feed's own write to a view's stream may
+// wait for its socket to take the bytes.
+const inlineWait = 2 * time.Millisecond
+
+// writeNow writes b on the caller's goroutine, within inlineWait, and
+// returns what the socket did not take, still writing; nil when it took
+// it all, or when the write failed (the stream is closed then). Called
+// with st.mu held and st.writing set; st.mu is let go while it writes
+// (only the feed offers, and no writer runs).
+func (st *stream) writeNow(b []byte) []byte {
+	st.inFlight = true
+	st.mu.Unlock()
+	st.conn.SetWriteDeadline(time.Now().Add(inlineWait))
+	n, err := st.conn.Write(b)
+	st.mu.Lock()
+	st.inFlight = false
+	switch {
+	case err == nil:
+		st.writing = false
+		return nil
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return b[n:]
+	}
+	st.writing = false
+	if !st.closed {
+		st.closed = true
+		st.conn.Close()
+	}
+	return nil
 }
 
 // flush writes what waits until nothing does; on a failed write (the
