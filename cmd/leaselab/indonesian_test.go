@@ -78,8 +78,9 @@ func englishIn(text string) []string {
 // TestCommandLineSpeaksIndonesian: with --lang id, what leaselab search
 // (every lab with bounds), run --vs (every lab), check's summary and
 // class new print holds no English word outside command syntax, ids and
-// links; and an Indonesian locale (LANG) makes --lang id the default.
+// links.
 func TestCommandLineSpeaksIndonesian(t *testing.T) {
+	t.Parallel()
 	course, err := labs.Load(content.FS)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +110,7 @@ func TestCommandLineSpeaksIndonesian(t *testing.T) {
 			t.Errorf("%v: English %q in\n%s", args, words, out)
 		}
 	}
-	code, out, errs := runCLI("check", "--lang", "id")
+	code, out, errs := runCLI("check", "--lang", "id", smallCourse(t))
 	if code != 0 || len(englishIn(strings.TrimPrefix(out, "leaselab check:"))) > 0 {
 		t.Errorf("check --lang id: exit %d: %s%s", code, out, errs)
 	}
@@ -117,8 +118,11 @@ func TestCommandLineSpeaksIndonesian(t *testing.T) {
 	if code != 0 || len(englishIn(cliProse(out, nil))) > 0 || !strings.Contains(out, "kode kelas:") {
 		t.Errorf("class new --lang id: exit %d: %s%s", code, out, errs)
 	}
+}
 
-	// An Indonesian locale is the default; --lang wins over it.
+// TestIndonesianLocaleIsTheDefault: an Indonesian locale (LANG) makes
+// --lang id the default; --lang wins over it.
+func TestIndonesianLocaleIsTheDefault(t *testing.T) {
 	t.Setenv("LC_ALL", "")
 	t.Setenv("LC_MESSAGES", "")
 	t.Setenv("LANG", "id_ID.UTF-8")
