@@ -10,6 +10,8 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -24,51 +26,124 @@ type asset struct {
 
 // assets serves static files under content-hashed names, so a page always
 // asks for exactly the version it was rendered with and the browser may
-// keep them forever.
+// keep them forever. A script is an ES module, and its imports of the
+// other scripts ("./play.js") are served with their hashed names
+// ("./play.1f2e3d4c5b6a.js"), so a module's name changes with any module
+// it imports and every one of them may be kept forever too.
 type assets struct {
-	byName map[string]*asset // hashed name → asset
-	urlOf  map[string]string // plain name → /static/hashed name
+	byName  map[string]*asset   // hashed name → asset
+	urlOf   map[string]string   // plain name → /static/hashed name
+	imports map[string][]string // plain name of a module → the modules it imports statically, plain names
 }
 
 const staticPrefix = "/static/"
 
+// importOf finds a module's imports of its neighbours: `from "./x.js"`,
+// `import "./x.js"` and the dynamic `import("./x.js")` (group 1 says
+// which).
+var importOf = regexp.MustCompile(`(\bfrom\s*|\bimport\s*(\(\s*)?)"\./([a-z0-9_-]+\.js)"`)
+
 func loadAssets(fsys fs.FS) (*assets, error) {
-	a := &assets{byName: map[string]*asset{}, urlOf: map[string]string{}}
+	a := &assets{byName: map[string]*asset{}, urlOf: map[string]string{}, imports: map[string][]string{}}
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("static assets: %w", err)
 	}
+	files := map[string][]byte{}
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() || path.Ext(e.Name()) == ".go" {
 			continue
 		}
 		data, err := fs.ReadFile(fsys, e.Name())
 		if err != nil {
 			return nil, fmt.Errorf("static assets: %w", err)
 		}
-		sum := sha256.Sum256(data)
-		hash := hex.EncodeToString(sum[:6])
-		ext := path.Ext(e.Name())
-		if ext == ".go" {
-			continue
+		files[e.Name()] = data
+	}
+	for _, e := range entries {
+		if _, ok := files[e.Name()]; ok {
+			if err := a.add(files, e.Name(), nil); err != nil {
+				return nil, fmt.Errorf("static assets: %w", err)
+			}
 		}
-		hashed := strings.TrimSuffix(e.Name(), ext) + "." + hash + ext
-		ct := mime.TypeByExtension(ext)
-		if ext == ".js" {
-			ct = "text/javascript; charset=utf-8"
-		}
-		as := &asset{name: hashed, ctype: ct, plain: data, etag: `"` + hash + `"`}
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		zw.Write(data)
-		zw.Close()
-		if buf.Len() < len(data) {
-			as.gz = buf.Bytes()
-		}
-		a.byName[hashed] = as
-		a.urlOf[e.Name()] = staticPrefix + hashed
 	}
 	return a, nil
+}
+
+// add makes name ready to serve, after the modules it imports (a module's
+// hash is taken over its imports' hashed names). via are the modules
+// whose imports led here, to find a cycle.
+func (a *assets) add(files map[string][]byte, name string, via []string) error {
+	if _, done := a.urlOf[name]; done {
+		return nil
+	}
+	if slices.Contains(via, name) {
+		return fmt.Errorf("%s imports itself through %v", name, via)
+	}
+	data := files[name]
+	ext := path.Ext(name)
+	if ext == ".js" {
+		var failed error
+		data = importOf.ReplaceAllFunc(data, func(m []byte) []byte {
+			sub := importOf.FindSubmatch(m)
+			dep := string(sub[3])
+			if _, ok := files[dep]; !ok {
+				failed = fmt.Errorf("%s imports %s, which is not there", name, dep)
+				return m
+			}
+			if err := a.add(files, dep, append(via[:len(via):len(via)], name)); err != nil {
+				failed = err
+				return m
+			}
+			if len(sub[2]) == 0 && !slices.Contains(a.imports[name], dep) {
+				a.imports[name] = append(a.imports[name], dep)
+			}
+			return []byte(string(sub[1]) + `"./` + path.Base(a.urlOf[dep]) + `"`)
+		})
+		if failed != nil {
+			return failed
+		}
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:6])
+	hashed := strings.TrimSuffix(name, ext) + "." + hash + ext
+	ct := mime.TypeByExtension(ext)
+	if ext == ".js" {
+		ct = "text/javascript; charset=utf-8"
+	}
+	as := &asset{name: hashed, ctype: ct, plain: data, etag: `"` + hash + `"`}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(data)
+	zw.Close()
+	if buf.Len() < len(data) {
+		as.gz = buf.Bytes()
+	}
+	a.byName[hashed] = as
+	a.urlOf[name] = staticPrefix + hashed
+	return nil
+}
+
+// Preloads are the hashed URLs of every module the module name imports,
+// directly or not, dynamic imports aside: what a page that runs name
+// fetches before it runs, named in its head so that the browser asks
+// for them all at once (<link rel="modulepreload">), not one import
+// after another.
+func (a *assets) Preloads(base, name string) []string {
+	var urls []string
+	seen := map[string]bool{name: true}
+	var walk func(string)
+	walk = func(n string) {
+		for _, dep := range a.imports[n] {
+			if !seen[dep] {
+				seen[dep] = true
+				urls = append(urls, base+a.urlOf[dep])
+				walk(dep)
+			}
+		}
+	}
+	walk(name)
+	return urls
 }
 
 // URL is the hashed URL of a static file by its plain name.

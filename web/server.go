@@ -539,7 +539,7 @@ func (s *Server) startSession() bool {
 // newPage fills what every page needs.
 func (s *Server) newPage(lang, path, title, kind string) *page {
 	b := s.base
-	p := &page{Lang: lang, Base: b, Path: path, Title: title, Kind: kind, CSS: b + s.assets.URL("app.css"), JS: b + s.assets.URL("app.js"), SearchJS: b + s.assets.URL("search.js"), Icon: b + s.assets.URL("icon.png")}
+	p := &page{Lang: lang, Base: b, Path: path, Title: title, Kind: kind, CSS: b + s.assets.URL("app.css"), JS: b + s.assets.URL("app.js"), Preload: s.assets.Preloads(b, "app.js"), SearchJS: b + s.assets.URL("search.js"), Icon: b + s.assets.URL("icon.png")}
 	cur := s.course.get()
 	p.Problems = cur.problems
 	if s.watch {

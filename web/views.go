@@ -20,10 +20,11 @@ type page struct {
 	Lang     string
 	Base     string // the site's base path, "" or such as "/leaselab"
 	Title    string
-	Path     string // this page's path without the language prefix, e.g. "/labs/w1-w2"
-	Query    string // the query that reproduces the page's state, without "?"
-	CSS, JS  string // content-hashed asset URLs
-	SearchJS string // static/search.js, for the pages that ask for searches
+	Path     string   // this page's path without the language prefix, e.g. "/labs/w1-w2"
+	Query    string   // the query that reproduces the page's state, without "?"
+	CSS, JS  string   // content-hashed asset URLs
+	Preload  []string // the modules JS imports, fetched with it
+	SearchJS string   // static/search.js, for the pages that ask for searches
 	Icon     string
 	Problems []string
 	Kind     string // "home", "lesson", "lab", "error": the body's class
