@@ -63,4 +63,5 @@ func TestNoLongFunctions(t *testing.T) {
 	if checked < 500 {
 		t.Errorf("only %d functions checked: the rooms were not found", checked)
 	}
+	checkJSFunctions(t, filepath.Join("..", "..", "static"))
 }
