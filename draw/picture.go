@@ -157,7 +157,7 @@ func (w *Markup) diagram(d *Diagram) {
 	w.pin(d)
 	w.s("</g>")
 	// Lane names come last, over everything, in a group a page keeps at
-	// the left edge of its box while the picture scrolls (app.js).
+	// the left edge of its box while the picture scrolls (static/play.js).
 	w.group(d, "lanes-fixed", "lanes")
 	w.lanes(d)
 	w.s(`</g> <g class="legend" display="`)

@@ -18,7 +18,7 @@ import (
 
 // pageModel is the part of a lab page frames change, as a document tree:
 // each target's content, as the page's script leaves it after applying a
-// frame's ops (static/app.js, applyOp).
+// frame's ops (static/ops.js, applyOp).
 type pageModel struct {
 	t     *testing.T
 	roots map[string]*html.Node // the frame targets: a <div id=target> each
@@ -71,7 +71,7 @@ func (p *pageModel) apply(sent serverMsg) {
 		t.Fatalf("frame error: %s", m.Error)
 	}
 	// The time and the "now" line's place, which the page writes itself
-	// (static/app.js, clockOps), before the message's ops.
+	// (static/ops.js, clockOps), before the message's ops.
 	var ops []wireOp
 	if m.X != nil {
 		x := strconv.Itoa(*m.X)

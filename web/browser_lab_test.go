@@ -241,7 +241,7 @@ func axeScript(t *testing.T) string {
 //
 // Each page is loaded once and checked at each size in turn, the tab
 // resized in place (checkSizes): the page draws itself for a new size on
-// its own (the resize handlers of static/app.js, CSS media queries), as
+// its own (the resize handlers of static/play.js, CSS media queries), as
 // it does when a phone turns or a window is dragged wider. The dark scheme
 // changes colours only (static/app.css; no script reads the scheme): at
 // phone and laptop size the page is switched to dark in place and checked

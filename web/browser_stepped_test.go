@@ -29,7 +29,7 @@ import (
 //   - makes performance.now read window.__clock.t (ms), which the test moves;
 //   - charges every animation frame the page asks for window.__clock.cost
 //     ms of that clock, as a phone that slow would take to draw it (0, a
-//     fast page; 10, a budget phone: static/app.js's slow()), so the page
+//     fast page; 10, a budget phone: static/play.js's slow()), so the page
 //     measures itself as that phone;
 //   - counts the live messages that came (msgs) and the play frames
 //     among them (frames), and keeps the last one's time (now);
@@ -37,7 +37,7 @@ import (
 //     nothing, for the test's waits;
 //   - settled() is a promise of the moment the page has done with what
 //     came: the animation frame a message is handed to (later, in
-//     static/app.js) has run, and a task after it, where the page reads
+//     static/play.js) has run, and a task after it, where the page reads
 //     what the batch cost;
 //   - next(n) is settled() once more than n play frames have come.
 //
