@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"sort"
 	"strings"
@@ -98,6 +99,16 @@ func MessageError(lang string, err error) string {
 	if r, ok := err.(interface{ Key() string }); ok {
 		if _, known := Lookup(lang, r.Key()); known {
 			return Error(lang, err)
+		}
+	}
+	if pe, ok := err.(*fs.PathError); ok && lang != "en" {
+		// A file the reader named that cannot be read: the system's words
+		// are English, its reason is one of a few.
+		switch {
+		case errors.Is(pe.Err, fs.ErrNotExist):
+			return Message(lang, "%s: no such file or folder", pe.Path)
+		case errors.Is(pe.Err, fs.ErrPermission):
+			return Message(lang, "%s: permission denied", pe.Path)
 		}
 	}
 	text := err.Error()

@@ -33,6 +33,9 @@ func Describe(err error, lang string) string {
 			}
 			text = fmt.Sprintf(text, arg)
 		}
+		if said, ok := catalog.InterpreterText(lang, pe.Detail); ok && (pe.Code == "syntax" || pe.Code == "runtime") {
+			text = said // what the interpreter said, in lang; its own words follow as the detail
+		}
 		b.WriteString(text)
 		if pe.Hint != "" {
 			fmt.Fprintf(&b, catalog.T(lang, "program.hint"), pe.Hint)
