@@ -13,13 +13,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"leaselab/catalog"
 	"leaselab/labs"
 )
 
 // loaded is one successful or failed load of the content.
 type loaded struct {
 	course   *labs.Course // the last good course; nil if none has loaded yet
-	problems []string     // why the latest load failed, file:line:col first
+	problems problemList  // why the latest load failed, file:line:col first
 	err      error        // the latest load's error: a labs.Problems
 	version  string       // names the files' state this load read
 }
@@ -71,10 +72,10 @@ func (h *courseHolder) reload() bool {
 	c, err := h.load(h.fsys, h.opt)
 	prev := h.cur.Load()
 	if err != nil {
-		next := &loaded{course: prev.course, problems: problemLines(err), err: err, version: version}
+		next := &loaded{course: prev.course, problems: problemList{err}, err: err, version: version}
 		h.store(next)
 		if prev.course != nil {
-			h.log.Warn("content has errors; the last good version keeps serving", "problems", strings.Join(next.problems, "; "))
+			h.log.Warn("content has errors; the last good version keeps serving", "problems", strings.Join(next.problems.In("en"), "; "))
 		}
 		return false
 	}
@@ -118,17 +119,29 @@ func signature(fsys fs.FS) string {
 	return b.String()
 }
 
-// problemLines lists a load error's problems, errors before warnings.
-func problemLines(err error) []string {
+// problemList is why a load failed, said in each reader's language: the
+// banner an author sees on every page while an edit is broken.
+type problemList struct{ err error }
+
+// Len is how many problems there are (0: none).
+func (l problemList) Len() int { return len(l.In("en")) }
+
+// In lists the load error's problems in lang, errors before warnings,
+// each at its file:line:col: the same words `leaselab check --lang`
+// prints.
+func (l problemList) In(lang string) []string {
+	if l.err == nil {
+		return nil
+	}
 	var ps labs.Problems
-	if errors.As(err, &ps) {
+	if errors.As(l.err, &ps) {
 		var out []string
 		for _, p := range ps {
 			if !p.Warning {
-				out = append(out, p.String())
+				out = append(out, p.In(lang))
 			}
 		}
 		return out
 	}
-	return []string{err.Error()}
+	return []string{catalog.MessageError(lang, l.err)}
 }

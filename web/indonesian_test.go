@@ -1,10 +1,13 @@
 package web
 
 import (
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -285,6 +288,12 @@ func readerSurfaces(t *testing.T, lang string) []surface {
 		}
 		if lab.Program() != nil {
 			page("lab "+lab.ID+", the program's verdict", base+"?submit=1")
+			// Programs that do not compile, and one that fails as it runs:
+			// the interpreter's English stays only as the quoted detail.
+			for i, src := range []string{"def on_start(w, ev):\n    return y\n", "def on_start(w, ev):\n    w.acquire(\n", "def on_start(w, ev):\n    if True\n        pass\n"} {
+				page(fmt.Sprintf("lab %s, a program that does not compile (%d)", lab.ID, i+1), base+"?submit=1&"+url.Values{"program": {src}}.Encode())
+			}
+			page("lab "+lab.ID+", a program that fails as it runs", base+"?"+url.Values{"program": {"def on_start(w, ev):\n    x = {}[\"k\"]\n"}}.Encode())
 		}
 		if lab.Measured() != nil {
 			page("lab "+lab.ID+", the p99 exercise's verdict", base+"?measure=1")
@@ -298,8 +307,52 @@ func readerSurfaces(t *testing.T, lang string) []surface {
 		}
 	}
 	out = append(out, classSurfaces(t, lang, course)...)
+	out = append(out, problemSurfaces(t, lang)...)
 	return out
 }
+
+// problemSurfaces breaks a copy of the course the ways an author does
+// while editing it (a value, a misspelt command, an unknown key, a YAML
+// indentation, a misspelt heading, a link to nothing) and reads the
+// banner every page then shows its author.
+func problemSurfaces(t *testing.T, lang string) []surface {
+	t.Helper()
+	dir := copyContent(t)
+	_, ts := newTestServer(t, Config{Content: os.DirFS(dir), Watch: true, PollEvery: 10 * time.Millisecond})
+	edit := func(file, old, new string) {
+		t.Helper()
+		path := filepath.Join(dir, filepath.FromSlash(file))
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), old) {
+			t.Fatalf("%s has no %q to break", file, old)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("labs/w1-w2/lab.yaml", "ttl: 15s", "ttl: fifteen")
+	edit("labs/break-fencing/lab.yaml", "freeze W1 for=25s", "frezze W1 for=25s")
+	edit("labs/monthly-report/lab.yaml", "horizon:", "horizn:")
+	edit("labs/p99-margin/lab.yaml", "    pause: 800ms", "     pause: 800ms")
+	edit("labs/renew-margin/id.md", "### Pilihan renewed", "### Piihan renewed")
+	edit("lessons/leases/id.md", "(lab:flapping)", "(lab:flaping)")
+	var body string
+	eventually(t, "the banner of a broken edit", func() bool {
+		_, body, _ = get(t, ts.URL+"/"+lang+"/")
+		return strings.Contains(body, `class="problems"`) && strings.Contains(body, "lessons/leases/")
+	})
+	// What the author wrote (a key, a command, a heading) is quoted as
+	// written: syntax, not words to read.
+	return []surface{{"the banner of a broken edit", idAuthorQuoted.ReplaceAllString(idVisibleText(body), " ")}}
+}
+
+// idAuthorQuoted is what a problem quotes of the author's own files: "…"
+// and «…», the paths, and an id after the word for what it names
+// ("pilihan renewed").
+var idAuthorQuoted = regexp.MustCompile(`"[^"\n]*"|«[^»\n]*»|\S*/\S*|\b(?:pertanyaan|pilihan|tugas|lab|pelajaran) [a-z0-9-]+`)
 
 // classSurfaces opens a class in lang as a lecturer does and reads every
 // page of it a student, the lecturer and the room's wall see.

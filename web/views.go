@@ -26,8 +26,8 @@ type page struct {
 	Preload  []string // the modules JS imports, fetched with it
 	SearchJS string   // static/search.js, for the pages that ask for searches
 	Icon     string
-	Problems []string
-	Kind     string // "home", "lesson", "lab", "error": the body's class
+	Problems problemList // a broken edit's, for its author (the banner)
+	Kind     string      // "home", "lesson", "lab", "error": the body's class
 	// Reload, in --content mode, is the URL that tells the page when the
 	// content changed (static/reload.js); ReloadJS is that script.
 	Reload, ReloadJS string
