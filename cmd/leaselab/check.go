@@ -38,7 +38,8 @@ error; otherwise prints its ok summary on stdout.`)
 		dir := pos[0]
 		st, err := os.Stat(dir)
 		if err != nil || !st.IsDir() {
-			return usageError(stderr, "check", "%s is not a folder", dir)
+			fmt.Fprintf(stderr, "leaselab check: %s\n", sayMsg(readerLang(fl.given("lang"), lang.val, "en"), "%s is not a folder", dir))
+			return 2
 		}
 		fsys, prefix = os.DirFS(dir), dir
 	}

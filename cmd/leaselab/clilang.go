@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
@@ -41,6 +42,16 @@ func sayErr(lang string, err error) string {
 		return err.Error()
 	}
 	return catalog.MessageError(lang, err)
+}
+
+// sayMsg is fmt.Sprintf(format, args...) in lang's words where the
+// catalog has the format (catalog.Message); in English, or without a
+// language, as the format says it.
+func sayMsg(lang, format string, args ...any) string {
+	if lang == "" || lang == "en" {
+		return fmt.Sprintf(format, args...)
+	}
+	return catalog.Message(lang, format, args...)
 }
 
 // say is key's text in lang, filled with args.

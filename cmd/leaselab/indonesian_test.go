@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -131,5 +132,49 @@ func TestIndonesianLocaleIsTheDefault(t *testing.T) {
 	}
 	if _, out, _ := runCLI("search", "break-fencing", "--lang", "en"); !strings.Contains(out, "shortest breaking schedule") {
 		t.Errorf("search --lang en under LANG=id_ID.UTF-8:\n%s", out)
+	}
+}
+
+// TestCommandLineErrorsSpeakIndonesian: what run, search and check say
+// with --lang id when the lab, a command, a time or a file given is wrong
+// holds no English word outside what the reader typed (quoted), ids and
+// paths; a misspelt program says the interpreter's words only as the
+// quoted detail.
+func TestCommandLineErrorsSpeakIndonesian(t *testing.T) {
+	course, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, l := range course.Labs {
+		ids = append(ids, l.ID)
+	}
+	prog := t.TempDir() + "/program.star"
+	if err := os.WriteFile(prog, []byte("def on_start(w, ev):\n    w.acquire(\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "no-such-lab", "--lang", "id"},
+		{"search", "no-such-lab", "--lang", "id"},
+		{"search", "w1-w2", "--lang", "id"},
+		{"run", "w1-w2", "--lang", "id", "--question", "no-such-question"},
+		{"run", "w1-w2", "--lang", "id", "--do", "frezze W1"},
+		{"run", "w1-w2", "--lang", "id", "--vs", "frezze W1"},
+		{"run", "w1-w2", "--lang", "id", "--do", "frezze W1", "--vs", "fencing on"},
+		{"run", "w1-w2", "--lang", "id", "--vs", "fencing on", "--vs-at", "soon"},
+		{"run", "w1-w2", "--lang", "id", "--vs", "fencing on", "--vs-at", "999s"},
+		{"run", "write-one-loop", "--lang", "id", "--program", t.TempDir() + "/none.star"},
+		{"run", "write-one-loop", "--lang", "id", "--program", prog},
+		{"check", t.TempDir() + "/none", "--lang", "id"},
+	} {
+		code, out, errs := runCLI(args...)
+		if code == 0 {
+			t.Errorf("%v: exit 0: %s", args, out)
+		}
+		// "leaselab search:" names the command: syntax.
+		said := strings.ReplaceAll(errs, "leaselab "+args[0]+":", " ")
+		if words := englishIn(cliProse(said, nil, ids...)); len(words) > 0 {
+			t.Errorf("%v: English %q in\n%s", args, words, errs)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -244,10 +243,8 @@ func findLab(target string) (*labs.Lab, error) {
 	for _, l := range c.Labs {
 		ids = append(ids, l.ID)
 	}
-	return nil, errors.New("no lab or file " + strconvQuote(target) + " (labs: " + strings.Join(ids, ", ") + ")")
+	return nil, fmt.Errorf("no lab or file %q (labs: %s)", target, strings.Join(ids, ", "))
 }
-
-func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
 
 // jsonEvent is one line of --format json.
 type jsonEvent struct {
@@ -335,7 +332,7 @@ func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
 // with one change at one moment; it prints where they first differ.
 func runPair(lab *labs.Lab, seed uint64, dos []string, change, at, format, lang string, stdout, stderr io.Writer) int {
 	fail := func(code int, f string, args ...any) int {
-		fmt.Fprintf(stderr, "leaselab run: "+f+"\n", args...)
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayMsg(lang, f, args...))
 		return code
 	}
 	var cmds []engine.Command

@@ -22,7 +22,7 @@ func withProgram(lab *labs.Lab, file, lang string, stderr io.Writer) (*labs.Lab,
 	}
 	src, err := os.ReadFile(file)
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang, err))
 		return nil, err
 	}
 	l, err := lab.WithProgram(string(src))
@@ -44,7 +44,7 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 	start := time.Now()
 	v, err := lab.Program().Judge(string(src), 0)
 	if err != nil {
-		fmt.Fprintf(stderr, "leaselab run: %v\n", err)
+		fmt.Fprintf(stderr, "leaselab run: %s\n", sayErr(lang, err))
 		return 1
 	}
 	took := time.Since(start)
