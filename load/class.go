@@ -168,29 +168,9 @@ func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond
 // votes as had been answered by then: the dashboard shows only counts, so
 // that is the first update that must include it.
 func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
-	base, err := checkURL(cfg.URL)
+	base, root, sroot, err := cfg.check()
 	if err != nil {
 		return nil, err
-	}
-	switch {
-	case cfg.Classes < 1 || cfg.Classes > MaxClasses:
-		return nil, fmt.Errorf("classes: 1 to %d", MaxClasses)
-	case cfg.Students < 1 || cfg.Students > MaxClassStudents:
-		return nil, fmt.Errorf("students per class: 1 to %d", MaxClassStudents)
-	case len(cfg.Choices) < 2:
-		return nil, fmt.Errorf("the question needs at least two choices")
-	}
-	if cfg.Wait <= 0 {
-		cfg.Wait = 10 * time.Second
-	}
-	root := base.String() + "/" + cfg.Lang
-	sroot := root
-	if cfg.StudentURL != "" {
-		sbase, err := checkURL(cfg.StudentURL)
-		if err != nil {
-			return nil, err
-		}
-		sroot = sbase.String() + "/" + cfg.Lang
 	}
 	transport := &http.Transport{MaxIdleConnsPerHost: 512, MaxConnsPerHost: 0}
 	defer transport.CloseIdleConnections()
@@ -199,6 +179,78 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 	if cfg.VoteAt == nil {
 		res.MemBefore = settledMem(ctx, base)
 	}
+	classes, err := openClasses(ctx, transport, root, sroot, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cfg.Until != nil {
+			select {
+			case <-cfg.Until:
+			case <-ctx.Done():
+			}
+		}
+		for _, c := range classes {
+			c.stop()
+		}
+	}()
+	if err := follow(ctx, classes, sroot, cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Joined != nil {
+		cfg.Joined()
+	}
+	if cfg.VoteAt == nil {
+		res.MemJoined = settledMem(ctx, base)
+	} else {
+		select {
+		case <-cfg.VoteAt:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	cpu0, cpuErr := metricsCPU(base)
+	first := time.Now()
+	vote(ctx, classes, sroot, cfg, res)
+	res.Elapsed = counted(classes, cfg, res).Sub(first)
+	if cpu1, err := metricsCPU(base); err == nil && cpuErr == nil {
+		res.CPU = cpu1 - cpu0
+	}
+	return res, nil
+}
+
+// check checks cfg and fills its defaults; it returns the server's
+// address, its pages in cfg's language, and the pages the students use.
+func (cfg *ClassConfig) check() (base *url.URL, root, sroot string, err error) {
+	if base, err = checkURL(cfg.URL); err != nil {
+		return nil, "", "", err
+	}
+	switch {
+	case cfg.Classes < 1 || cfg.Classes > MaxClasses:
+		return nil, "", "", fmt.Errorf("classes: 1 to %d", MaxClasses)
+	case cfg.Students < 1 || cfg.Students > MaxClassStudents:
+		return nil, "", "", fmt.Errorf("students per class: 1 to %d", MaxClassStudents)
+	case len(cfg.Choices) < 2:
+		return nil, "", "", fmt.Errorf("the question needs at least two choices")
+	}
+	if cfg.Wait <= 0 {
+		cfg.Wait = 10 * time.Second
+	}
+	root = base.String() + "/" + cfg.Lang
+	sroot = root
+	if cfg.StudentURL != "" {
+		sbase, err := checkURL(cfg.StudentURL)
+		if err != nil {
+			return nil, "", "", err
+		}
+		sroot = sbase.String() + "/" + cfg.Lang
+	}
+	return base, root, sroot, nil
+}
+
+// openClasses opens every class at once, each with its dashboard and its
+// students; on an error, the classes opened are stopped.
+func openClasses(ctx context.Context, transport *http.Transport, root, sroot string, cfg ClassConfig) ([]*loadClass, error) {
 	classes := make([]*loadClass, cfg.Classes)
 	var wg sync.WaitGroup
 	errs := make(chan error, cfg.Classes)
@@ -224,45 +276,31 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		}
 		return nil, err
 	}
-	defer func() {
-		if cfg.Until != nil {
-			select {
-			case <-cfg.Until:
-			case <-ctx.Done():
-			}
-		}
-		for _, c := range classes {
-			c.stop()
-		}
-	}()
+	return classes, nil
+}
 
+// follow has every student follow their class: over the lab's socket
+// (Sockets), or over the class bar's stream (Bars).
+func follow(ctx context.Context, classes []*loadClass, sroot string, cfg ClassConfig) error {
 	if cfg.Sockets {
-		if err := openSockets(ctx, classes, sroot+"/labs/"+url.PathEscape(cfg.Lab)+"/ws"); err != nil {
-			return nil, err
-		}
-	} else if cfg.Bars {
+		return openSockets(ctx, classes, sroot+"/labs/"+url.PathEscape(cfg.Lab)+"/ws")
+	}
+	if cfg.Bars {
 		for _, c := range classes {
 			for _, st := range c.students {
 				st.bar(c, sroot+"/class/events")
 			}
 		}
 	}
-	if cfg.Joined != nil {
-		cfg.Joined()
-	}
-	if cfg.VoteAt == nil {
-		res.MemJoined = settledMem(ctx, base)
-	} else {
-		select {
-		case <-cfg.VoteAt:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
+	return nil
+}
 
-	// Every student of a class votes in the same second (at the same
-	// instant, without Within); the classes vote together, or Apart.
+// vote has every student of a class vote in the same second (at the
+// same instant, without Within); the classes vote together, or Apart.
+// It returns once every vote was answered.
+func vote(ctx context.Context, classes []*loadClass, sroot string, cfg ClassConfig, res *ClassResult) {
 	var mu sync.Mutex
+	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for ci, c := range classes {
 		for i, st := range c.students {
@@ -298,12 +336,14 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 			}()
 		}
 	}
-	cpu0, cpuErr := metricsCPU(base)
-	first := time.Now()
 	close(start)
 	wg.Wait()
+}
 
-	// Wait for the dashboards to count every accepted vote.
+// counted waits, up to cfg.Wait, for the dashboards to count every vote
+// accepted, notes the votes recorded and their latencies in res, and
+// returns when the last dashboard update came.
+func counted(classes []*loadClass, cfg ClassConfig, res *ClassResult) time.Time {
 	deadline := time.Now().Add(cfg.Wait)
 	var last time.Time
 	for _, c := range classes {
@@ -319,11 +359,7 @@ func RunClasses(ctx context.Context, cfg ClassConfig) (*ClassResult, error) {
 		c.mu.Unlock()
 		res.Latency = append(res.Latency, c.latencies()...)
 	}
-	res.Elapsed = last.Sub(first)
-	if cpu1, err := metricsCPU(base); err == nil && cpuErr == nil {
-		res.CPU = cpu1 - cpu0
-	}
-	return res, nil
+	return last
 }
 
 // settledMem reads the server's live heap as its collector last measured

@@ -246,6 +246,72 @@ func labControls(frame []byte) []string {
 // Run opens the sessions, plays them for cfg.Hold, closes them and
 // returns what it measured. It fails only when it cannot start.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	base, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	m := cfg.meters(base)
+	res := &Result{Wanted: cfg.Sessions, IdleWanted: cfg.Idle, Hold: cfg.Hold}
+	if res.RSSBefore, err = m.rss(); err != nil {
+		return nil, fmt.Errorf("server memory: %w", err)
+	}
+	res.RSSIdle = res.RSSBefore
+	res.GoBefore, _ = metricsGo(base)
+
+	wsURL := "ws" + strings.TrimPrefix(base.String(), "http") + "/" + cfg.Lang + "/labs/" + cfg.Lab + "/ws"
+	// Every session offers compression (permessage-deflate), as every
+	// browser does: the server pays for it where it accepts.
+	dialer := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 1024, EnableCompression: true}
+
+	// Open every session, a few at a time, as a classroom arriving: the
+	// idle ones first, so that the memory they hold is measured alone.
+	var idleFrames, idleClosed, frames, closed atomic.Int64
+	idle, idleHeld, idleFailed, firstIdleErr := openAll(ctx, dialer, wsURL, cfg.Idle, cfg.Dialers, nil, &idleFrames, &idleClosed)
+	res.IdleHeld, res.IdleFailed = idleHeld, idleFailed
+	defer closeAll(idle)
+	if cfg.Idle > 0 {
+		time.Sleep(time.Second) // let the server's first frames go out and its heap settle
+		if n, err := m.rss(); err == nil {
+			res.RSSIdle = n
+		}
+		res.GoIdle, _ = metricsGo(base)
+	}
+	sessions, held, failed, firstErr := openAll(ctx, dialer, wsURL, cfg.Sessions, cfg.Dialers, res, &frames, &closed)
+	res.Held, res.Failed, res.FirstDialError = held, failed, cmp.Or(firstErr, firstIdleErr)
+	if cfg.Ready != nil {
+		if err := cfg.Ready(ctx); err != nil {
+			closeAll(sessions)
+			return nil, err
+		}
+	}
+	// Play every session for the hold time.
+	holdCtx, cancel := context.WithTimeout(ctx, cfg.Hold)
+	defer cancel()
+	if cfg.Holding != nil {
+		cfg.Holding()
+	}
+	framesBefore := frames.Load()
+	cpuBefore, cpuErr := m.cpu()
+	selfBefore, selfErr := procCPU(os.Getpid())
+	lat := playAll(holdCtx, base, cfg, sessions, m, res)
+	res.PlayFrames = frames.Load() - framesBefore
+	if cpuAfter, err := m.cpu(); err == nil && cpuErr == nil {
+		res.CPU = cpuAfter - cpuBefore
+	}
+	if selfAfter, err := procCPU(os.Getpid()); err == nil && selfErr == nil {
+		res.LoadCPU = selfAfter - selfBefore
+	}
+	closeAll(sessions)
+	res.Frames, res.Closed, res.IdleClosed = frames.Load(), closed.Load(), idleClosed.Load()
+	for _, l := range lat {
+		res.Latencies = append(res.Latencies, l...)
+	}
+	return res, nil
+}
+
+// check checks cfg and fills its defaults; it returns the server's
+// address.
+func (cfg *Config) check() (*url.URL, error) {
 	base, err := checkURL(cfg.URL)
 	if err != nil {
 		return nil, err
@@ -274,74 +340,45 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Lab == "" {
 		cfg.Lab = "w1-w2"
 	}
-	rss := func() (int64, error) { return metricsRSS(base) }
-	cpu := func() (time.Duration, error) { return metricsCPU(base) }
-	if cfg.PID > 0 {
-		rss = func() (int64, error) { return procRSS(cfg.PID) }
-		cpu = func() (time.Duration, error) { return procCPU(cfg.PID) }
-	}
-	res := &Result{Wanted: cfg.Sessions, IdleWanted: cfg.Idle, Hold: cfg.Hold}
-	if res.RSSBefore, err = rss(); err != nil {
-		return nil, fmt.Errorf("server memory: %w", err)
-	}
-	res.RSSIdle = res.RSSBefore
-	res.GoBefore, _ = metricsGo(base)
+	return base, nil
+}
 
-	wsURL := "ws" + strings.TrimPrefix(base.String(), "http") + "/" + cfg.Lang + "/labs/" + cfg.Lab + "/ws"
-	// Every session offers compression (permessage-deflate), as every
-	// browser does: the server pays for it where it accepts.
-	dialer := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 1024, EnableCompression: true}
+// meters read the server's resident memory and CPU time: from /proc
+// with a PID, else from its /metrics.
+type meters struct {
+	rss func() (int64, error)
+	cpu func() (time.Duration, error)
+}
+
+func (cfg *Config) meters(base *url.URL) meters {
+	if cfg.PID > 0 {
+		return meters{func() (int64, error) { return procRSS(cfg.PID) }, func() (time.Duration, error) { return procCPU(cfg.PID) }}
+	}
+	return meters{func() (int64, error) { return metricsRSS(base) }, func() (time.Duration, error) { return metricsCPU(base) }}
+}
+
+// closeAll closes the sessions opened.
+func closeAll(sessions []*session) {
+	for _, s := range sessions {
+		if s != nil {
+			s.close()
+		}
+	}
+}
+
+// playAll plays every session until ctx ends, each sending a control now
+// and then, starting at a random moment so they do not march in step,
+// with cfg.Searches searches running beside; it samples the server's
+// resident set meanwhile (its peak counts) and returns each session's
+// latencies.
+func playAll(ctx context.Context, base *url.URL, cfg Config, sessions []*session, m meters, res *Result) [][]time.Duration {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-
-	// Open every session, a few at a time, as a classroom arriving: the
-	// idle ones first, so that the memory they hold is measured alone.
-	var idleFrames, idleClosed atomic.Int64
-	idle, idleHeld, idleFailed, firstIdleErr := openAll(ctx, dialer, wsURL, cfg.Idle, cfg.Dialers, nil, &idleFrames, &idleClosed)
-	res.IdleHeld, res.IdleFailed = idleHeld, idleFailed
-	defer func() {
-		for _, s := range idle {
-			if s != nil {
-				s.close()
-			}
-		}
-	}()
-	if cfg.Idle > 0 {
-		time.Sleep(time.Second) // let the server's first frames go out and its heap settle
-		if n, err := rss(); err == nil {
-			res.RSSIdle = n
-		}
-		res.GoIdle, _ = metricsGo(base)
-	}
-	var frames, closed atomic.Int64
-	sessions, held, failed, firstErr := openAll(ctx, dialer, wsURL, cfg.Sessions, cfg.Dialers, res, &frames, &closed)
-	res.Held, res.Failed, res.FirstDialError = held, failed, cmp.Or(firstErr, firstIdleErr)
-
-	if cfg.Ready != nil {
-		if err := cfg.Ready(ctx); err != nil {
-			for _, s := range sessions {
-				if s != nil {
-					s.close()
-				}
-			}
-			return nil, err
-		}
-	}
-	// Play every session for the hold time; each sends a control now and
-	// then, starting at a random moment so they do not march in step.
-	holdCtx, cancel := context.WithTimeout(ctx, cfg.Hold)
-	defer cancel()
-	if cfg.Holding != nil {
-		cfg.Holding()
-	}
-	framesBefore := frames.Load()
-	cpuBefore, cpuErr := cpu()
-	selfBefore, selfErr := procCPU(os.Getpid())
 	for i := range cfg.Searches {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			search(holdCtx, base, cfg, i, res)
+			search(ctx, base, cfg, i, res)
 		}()
 	}
 	lat := make([][]time.Duration, len(sessions))
@@ -352,11 +389,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lat[i] = s.play(holdCtx, cfg, res)
+			lat[i] = s.play(ctx, cfg, res)
 		}()
 	}
-	// The resident set is sampled while everything plays; its peak counts.
-	if n, err := rss(); err == nil {
+	if n, err := m.rss(); err == nil {
 		res.RSSHeld = n
 	}
 	sampled := make(chan struct{})
@@ -366,10 +402,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		defer t.Stop()
 		for {
 			select {
-			case <-holdCtx.Done():
+			case <-ctx.Done():
 				return
 			case <-t.C:
-				if n, err := rss(); err == nil {
+				if n, err := m.rss(); err == nil {
 					mu.Lock()
 					res.RSSHeld = max(res.RSSHeld, n)
 					mu.Unlock()
@@ -379,23 +415,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}()
 	wg.Wait()
 	<-sampled
-	res.PlayFrames = frames.Load() - framesBefore
-	if cpuAfter, err := cpu(); err == nil && cpuErr == nil {
-		res.CPU = cpuAfter - cpuBefore
-	}
-	if selfAfter, err := procCPU(os.Getpid()); err == nil && selfErr == nil {
-		res.LoadCPU = selfAfter - selfBefore
-	}
-	for _, s := range sessions {
-		if s != nil {
-			s.close()
-		}
-	}
-	res.Frames, res.Closed, res.IdleClosed = frames.Load(), closed.Load(), idleClosed.Load()
-	for _, l := range lat {
-		res.Latencies = append(res.Latencies, l...)
-	}
-	return res, nil
+	return lat
 }
 
 // search keeps one schedule search running until ctx ends: it asks for a

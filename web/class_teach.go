@@ -286,80 +286,24 @@ func (s *Server) teachAct(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	id := cl.ID
-	round := func() (int64, error) {
-		var n int64
-		if _, err := fmt.Sscan(c.FormValue("round"), &n); err != nil {
-			return 0, class.ErrNoRound
-		}
-		return n, nil
-	}
 	switch c.Param("act") {
 	case "activity":
-		a := class.Activity{Lab: c.FormValue("lab"), Question: c.FormValue("question"), Goal: c.FormValue("goal")}
-		_, course, cerr := s.courseFor(c)
-		if cerr != nil {
-			return cerr
-		}
-		lab := course.Lab(a.Lab)
-		if lab == nil {
-			a = class.Activity{}
-		} else {
-			a.Lesson = lab.Lesson
-			if a.Lab != cl.Now.Lab || lab.Question(a.Question) == nil {
-				a.Question = "" // a new lab: its questions are chosen next
-			}
-			if lab.Goal(a.Goal) == nil {
-				a.Goal = ""
-			}
-		}
-		err = s.classes.SetActivity(ctx, id, a)
+		err = s.setActivity(c, cl)
 	case "round":
-		_, course, cerr := s.courseFor(c)
-		if cerr != nil {
-			return cerr
-		}
-		if class.IsTyped(cl.Now.Question) {
-			err = s.openTyped(c, cl) // class_grades.go
-			break
-		}
-		lab := course.Lab(cl.Now.Lab)
-		var q *labs.Question
-		if lab != nil {
-			q = lab.Question(cl.Now.Question)
-		}
-		if q == nil {
-			return &pageError{status: http.StatusBadRequest, lang: lang, key: "teach.noround"}
-		}
-		var r class.Round
-		if r, err = s.classes.OpenRound(ctx, id, lab.ID, q.ID, choiceIDs(q)); err == nil {
-			err = s.startTimer(c, cl, r.ID) // with a timer, if the form gave one
-		}
+		err = s.openRound(c, lang, cl)
 	case "close", "show", "hide", "reveal":
-		n, rerr := round()
-		if rerr != nil {
-			return classErr(lang, rerr, "")
-		}
-		switch c.Param("act") {
-		case "close":
-			err = s.classes.CloseRound(ctx, id, n)
-		case "show", "hide":
-			err = s.classes.ShowCounts(ctx, id, n, c.Param("act") == "show")
-		case "reveal":
-			err = s.classes.Reveal(ctx, id, n)
-		}
+		err = s.roundAct(c, cl)
 	case "push":
 		link, ok := s.pushLink(c.FormValue("link"))
 		if !ok {
 			return &pageError{status: http.StatusBadRequest, lang: lang, key: "teach.push.bad"}
 		}
-		err = s.classes.Push(ctx, id, link)
+		err = s.classes.Push(c.Request().Context(), cl.ID, link)
 	case "end", "reopen", "rotate":
 		return s.teachLife(c, lang, cl) // classroom.go: asked first, undone, new links
 	case "remove":
 		// A join that is no student (issue 51): its seat and answers go.
-		err = s.classes.Remove(ctx, id, c.FormValue("student"))
+		err = s.classes.Remove(c.Request().Context(), cl.ID, c.FormValue("student"))
 		if errors.Is(err, class.ErrNotJoined) || errors.Is(err, class.ErrBadInput) {
 			return &pageError{status: http.StatusNotFound, lang: lang, key: "teach.remove.absent"}
 		}
@@ -376,6 +320,70 @@ func (s *Server) teachAct(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	return c.Redirect(http.StatusSeeOther, s.base+"/"+lang+"/teach/"+c.Param("token"))
+}
+
+// setActivity sets what the class works on: a lab of the course, and of
+// it a question and a goal (a new lab's questions are chosen next).
+func (s *Server) setActivity(c echo.Context, cl class.Class) error {
+	a := class.Activity{Lab: c.FormValue("lab"), Question: c.FormValue("question"), Goal: c.FormValue("goal")}
+	_, course, err := s.courseFor(c)
+	if err != nil {
+		return err
+	}
+	lab := course.Lab(a.Lab)
+	if lab == nil {
+		a = class.Activity{}
+	} else {
+		a.Lesson = lab.Lesson
+		if a.Lab != cl.Now.Lab || lab.Question(a.Question) == nil {
+			a.Question = "" // a new lab: its questions are chosen next
+		}
+		if lab.Goal(a.Goal) == nil {
+			a.Goal = ""
+		}
+	}
+	return s.classes.SetActivity(c.Request().Context(), cl.ID, a)
+}
+
+// openRound opens a vote on the class's question, with a timer if the
+// form gave one.
+func (s *Server) openRound(c echo.Context, lang string, cl class.Class) error {
+	_, course, err := s.courseFor(c)
+	if err != nil {
+		return err
+	}
+	if class.IsTyped(cl.Now.Question) {
+		return s.openTyped(c, cl) // class_grades.go
+	}
+	lab := course.Lab(cl.Now.Lab)
+	var q *labs.Question
+	if lab != nil {
+		q = lab.Question(cl.Now.Question)
+	}
+	if q == nil {
+		return &pageError{status: http.StatusBadRequest, lang: lang, key: "teach.noround"}
+	}
+	r, err := s.classes.OpenRound(c.Request().Context(), cl.ID, lab.ID, q.ID, choiceIDs(q))
+	if err != nil {
+		return err
+	}
+	return s.startTimer(c, cl, r.ID)
+}
+
+// roundAct closes a round, shows or hides its counts, or reveals it.
+func (s *Server) roundAct(c echo.Context, cl class.Class) error {
+	var n int64
+	if _, err := fmt.Sscan(c.FormValue("round"), &n); err != nil {
+		return class.ErrNoRound
+	}
+	ctx := c.Request().Context()
+	switch c.Param("act") {
+	case "close":
+		return s.classes.CloseRound(ctx, cl.ID, n)
+	case "show", "hide":
+		return s.classes.ShowCounts(ctx, cl.ID, n, c.Param("act") == "show")
+	}
+	return s.classes.Reveal(ctx, cl.ID, n)
 }
 
 // pushLink is a link to one of this server's labs, as the class keeps

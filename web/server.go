@@ -240,6 +240,46 @@ type Server struct {
 // later, while Watch reloads it, keeps the last good version serving and
 // shows its problems in the pages.
 func New(cfg Config) (*Server, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	a, err := loadAssets(cfg.Static)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := allowedHosts(cfg.PublicURL, cfg.AllowedHosts)
+	if err != nil {
+		return nil, err
+	}
+	s := newServer(cfg, a)
+	s.allowedHosts = hosts
+	s.upgrader = s.newUpgrader()
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.course = newCourseHolder(cfg.Content, cfg.load, cfg.Logger, labs.Options{Link: func(lang, kind, id string) string {
+		return s.base + labs.DefaultLink(lang, kind, id)
+	}})
+	if cur := s.course.get(); cur.course == nil {
+		s.cancel()
+		return nil, cur.err
+	}
+	s.startLive(cfg)
+	if cfg.Watch {
+		go s.course.watch(s.ctx, cfg.PollEvery)
+	}
+	if s.classes != nil {
+		s.room = classroom.New(classroom.Config{Classes: s.classes, Pages: roomPages{s}, Clock: cfg.Clock, Done: s.ctx})
+		go s.armTimers() // the timed votes open when the server starts (class_grades.go)
+	}
+	s.echo = s.routes()
+	s.handler = s.echo
+	if s.base != "" {
+		s.handler = http.StripPrefix(s.base, s.echo)
+	}
+	return s, nil
+}
+
+// fill puts the defaults in what cfg leaves out, and checks what it says.
+func (cfg *Config) fill() error {
 	if cfg.Content == nil {
 		cfg.Content = content.FS
 	}
@@ -251,10 +291,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = 500 * time.Millisecond
-	}
-	a, err := loadAssets(cfg.Static)
-	if err != nil {
-		return nil, err
 	}
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = 2000
@@ -277,20 +313,36 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxMemory <= 0 {
 		cfg.MaxMemory = DefaultMaxMemory()
 	}
+	if cfg.RoomWork <= 0 {
+		cfg.RoomWork = DefaultRoomWork()
+	}
+	if cfg.ClassRetention <= 0 {
+		cfg.ClassRetention = class.DefaultRetention
+	}
+	if cfg.load == nil {
+		cfg.load = labs.LoadWith
+	}
 	base, err := CleanBasePath(cfg.BasePath)
 	if err != nil {
-		return nil, fmt.Errorf("base path: %w", err)
+		return fmt.Errorf("base path: %w", err)
 	}
+	cfg.BasePath = base
 	switch cfg.ShowProblems {
 	case "":
 		cfg.ShowProblems = "loopback"
 	case "loopback", "all", "none":
 	default:
-		return nil, fmt.Errorf("ShowProblems %q: want loopback, all or none", cfg.ShowProblems)
+		return fmt.Errorf("ShowProblems %q: want loopback, all or none", cfg.ShowProblems)
 	}
+	return nil
+}
+
+// newServer is the server cfg (filled) describes, before its course,
+// its live connections and its routes.
+func newServer(cfg Config, a *assets) *Server {
 	s := &Server{
 		log: cfg.Logger, assets: a, maxSessions: cfg.MaxSessions, metrics: newMetrics(),
-		base: base, watch: cfg.Watch, accessLog: cfg.AccessLog, metricsElsewhere: cfg.MetricsElsewhere, showProblems: cfg.ShowProblems, build: cfg.Build,
+		base: cfg.BasePath, watch: cfg.Watch, accessLog: cfg.AccessLog, metricsElsewhere: cfg.MetricsElsewhere, showProblems: cfg.ShowProblems, build: cfg.Build,
 		proxies: newProxies(cfg.TrustedProxies), clients: newClientSessions(cfg.MaxClientSessions), sessionWork: cfg.SessionWork, addrBudgets: newAddrBudgets(cfg.AddrWork, addrBurst),
 		mem:      newMemLedger(cfg.MaxMemory, cfg.MaxMemoryPerAddr),
 		verdicts: newLRU[verdictKey](256, 1<<20, func(*labs.ChallengeVerdict) int { return 1 }),
@@ -300,9 +352,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.classes = cfg.Classes
 	s.joins = newJoinLimits(cfg.JoinsPerAddr)
-	if cfg.RoomWork <= 0 {
-		cfg.RoomWork = DefaultRoomWork()
-	}
 	s.addrBudgets.ceil = cfg.RoomWork
 	s.judging = newJudgeQueue(s, cfg.JudgeCommand != nil)
 	s.heavySlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
@@ -311,16 +360,14 @@ func New(cfg Config) (*Server, error) {
 		s.studentURL = strings.TrimRight(cfg.PublicURL, "/")
 	}
 	s.loopbackOnly, s.classOpened = cfg.LoopbackOnly, cfg.ClassOpened
-	if cfg.ClassRetention <= 0 {
-		cfg.ClassRetention = class.DefaultRetention
-	}
 	s.retentionDays = int(cfg.ClassRetention / (24 * time.Hour))
-	hosts, err := allowedHosts(cfg.PublicURL, cfg.AllowedHosts)
-	if err != nil {
-		return nil, err
-	}
-	s.allowedHosts = hosts
-	s.upgrader = websocket.Upgrader{
+	return s
+}
+
+// newUpgrader is how the server upgrades a lab page's request to its
+// live socket.
+func (s *Server) newUpgrader() websocket.Upgrader {
+	return websocket.Upgrader{
 		// A client sends one short command at a time (at most
 		// maxMessageSize, read through in pieces); every connection holds
 		// its read buffer, so it is small.
@@ -345,20 +392,14 @@ func New(cfg Config) (*Server, error) {
 			http.Error(w, "leaselab: not a live lab connection: "+reason.Error(), status)
 		},
 	}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	if cfg.load == nil {
-		cfg.load = labs.LoadWith
-	}
-	s.course = newCourseHolder(cfg.Content, cfg.load, cfg.Logger, labs.Options{Link: func(lang, kind, id string) string {
-		return base + labs.DefaultLink(lang, kind, id)
-	}})
-	if cur := s.course.get(); cur.course == nil {
-		s.cancel()
-		return nil, cur.err
-	}
+}
+
+// startLive fills what the live connections are given (package live)
+// and starts its players and render goroutines.
+func (s *Server) startLive(cfg Config) {
 	s.live = live.Config{
 		Clock: cfg.Clock, Log: cfg.Logger, Metrics: s.metrics, Renderers: live.NewRenderers(),
-		Players: live.NewPlayers(cfg.Clock), IdleTimeout: cfg.IdleTimeout, Done: s.ctx, Base: base,
+		Players: live.NewPlayers(cfg.Clock), IdleTimeout: cfg.IdleTimeout, Done: s.ctx, Base: s.base,
 		Verdicts: verdicts{s},
 	}
 	for range max(1, runtime.GOMAXPROCS(0)-1) {
@@ -367,19 +408,6 @@ func New(cfg Config) (*Server, error) {
 	for range max(8, 4*runtime.GOMAXPROCS(0)) {
 		go s.live.Renderers.Run(s.ctx)
 	}
-	if cfg.Watch {
-		go s.course.watch(s.ctx, cfg.PollEvery)
-	}
-	if s.classes != nil {
-		s.room = classroom.New(classroom.Config{Classes: s.classes, Pages: roomPages{s}, Clock: cfg.Clock, Done: s.ctx})
-		go s.armTimers() // the timed votes open when the server starts (class_grades.go)
-	}
-	s.echo = s.routes()
-	s.handler = s.echo
-	if base != "" {
-		s.handler = http.StripPrefix(base, s.echo)
-	}
-	return s, nil
 }
 
 func (s *Server) routes() *echo.Echo {
