@@ -1,5 +1,7 @@
 package catalog
 
+import "leaselab/engine"
+
 // The texts of the mechanisms issue 45 made playable ("claims still only
 // told"): a file written in parts, whose parts two writers can mix; a
 // commit by rename, whose temporary name nobody reads and whose rename
@@ -18,20 +20,45 @@ var (
 		"event.log-index":     " (entri log ke-%d)",
 		"event.lease-id":      " (ID lease buatan replika %d)",
 		"reason.lease-id":     "ID lease",
+		// A session revoked: the coordinator refuses its holder as not
+		// authorised, and the holder's policy takes that as definitive
+		// or (unsafe) as transient.
+		"cmd.revoke":                      "cabut sesi %s",
+		"ctl.revoke":                      "Cabut sesi",
+		"err.revoked":                     "cabut sesi: sesi %s sudah dicabut",
+		"reason.revoked":                  "sesinya dicabut",
+		"reason.unauthorized":             "tidak berwenang",
+		"event.expire.revoked":            "operator mencabut sesi %s: lease-nya (token %s) berakhir saat itu juga di koordinator",
+		"event.renew-reject.unauthorized": "koordinator menolak perpanjangan dari %s (token %s): ia tidak berwenang lagi, karena sesinya sudah dicabut",
+		"policy.auth.definitive":          "Tidak berwenang: berhenti seketika",
+		"policy.auth.transient":           "Tidak berwenang: coba lagi",
 	})
 	_ = register("en", map[string]string{
-		"event.part":          "part %d of %s",
-		"event.part.of":       "part %d of %d of %s",
-		"event.write.rename":  "%s asks to rename %s to %s with token %s",
-		"event.accept.temp":   "the storage accepts %s from %s with token %s: a temporary name nobody reads",
-		"event.accept.rename": "the storage renames %s to %s for %s with token %s (highest: %d)",
-		"event.reject.rename": "the storage refuses to rename %s to %s for %s with token %s (%s)",
-		"violation.mixed":     "VIOLATION: what %s wrote (token %s) is mixed with parts of another write: the file is nobody's result",
-		"mode.rename":         "conditional rename",
-		"event.log-index":     " (log entry %d)",
-		"event.lease-id":      " (a lease ID made by replica %d)",
-		"reason.lease-id":     "lease ID",
+		"event.part":                      "part %d of %s",
+		"event.part.of":                   "part %d of %d of %s",
+		"event.write.rename":              "%s asks to rename %s to %s with token %s",
+		"event.accept.temp":               "the storage accepts %s from %s with token %s: a temporary name nobody reads",
+		"event.accept.rename":             "the storage renames %s to %s for %s with token %s (highest: %d)",
+		"event.reject.rename":             "the storage refuses to rename %s to %s for %s with token %s (%s)",
+		"violation.mixed":                 "VIOLATION: what %s wrote (token %s) is mixed with parts of another write: the file is nobody's result",
+		"mode.rename":                     "conditional rename",
+		"event.log-index":                 " (log entry %d)",
+		"event.lease-id":                  " (a lease ID made by replica %d)",
+		"reason.lease-id":                 "lease ID",
+		"cmd.revoke":                      "revoke %s's session",
+		"ctl.revoke":                      "Revoke session",
+		"err.revoked":                     "revoke: %s's session is revoked already",
+		"reason.revoked":                  "session revoked",
+		"reason.unauthorized":             "not authorised",
+		"event.expire.revoked":            "an operator revokes %s's session: its lease (token %s) ends at once at the coordinator",
+		"event.renew-reject.unauthorized": "the coordinator refuses %s's renewal (token %s): it is no longer authorised, its session revoked",
+		"policy.auth.definitive":          "Not authorised: stop at once",
+		"policy.auth.transient":           "Not authorised: retry",
 	})
+
+	// How the catalog says a revocation (engine.CmdRevoke): the command
+	// table's row lives with the texts it says.
+	_ = sayCommandAs(engine.CmdRevoke, sayWorker("cmd.revoke"))
 
 	// The problems `leaselab check` reports with a write step, by the
 	// English format (check.go).
@@ -43,9 +70,17 @@ var (
 		"write commit= takes rename (write to a temporary name, then rename it onto the key), not %q":                 "«write commit=» hanya menerima «rename» (tulis ke nama sementara, lalu rename ke kuncinya), bukan %q",
 		"after %s's expected \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"token is its grant's log index\", \"lease expires\", \"renewal fails\" or \"renewal is rolled back\", got GOT":                                                                                                                         "setelah %s's seharusnya \"write\", \"send\", \"rename\", \"temporary write\", \"check\", \"token is its grant's log index\", \"lease expires\", \"renewal fails\" atau \"renewal is rolled back\", tertulis GOT",
 		"after %s expected \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"gets a higher token than W\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\", \"is denied the lease\", \"freezes\" or \"crashes\", got GOT": "setelah %s seharusnya \"'s\", \"writes\", \"sends\", \"acts\", \"acquires the lease\", \"gets token N\", \"gets a higher token than W\", \"loses the lease\", \"renews the lease\", \"becomes uncertain\", \"gives up\", \"refuses work\", \"drops a stale reply\", \"is denied the lease\", \"freezes\" atau \"crashes\", tertulis GOT",
+		"loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D, cancel=on|off or auth=definitive|transient":                                                                                                                                                                                                    "«loops=1», «loops=2», «generation=check», «generation=ignore», «publish-gap=D», «renew=D», «cancel=on|off» atau «auth=definitive|transient»",
 		"want counter, log or lease-id":         "pilih «counter», «log», atau «lease-id»",
 		"tokens: want counter, log or lease-id": "«tokens»: pilih «counter», «log», atau «lease-id»",
 		"tokens: Redlock's independent masters keep no shared log and no leader: only tokens=counter": "«tokens»: master-master Redlock yang berdiri sendiri tidak punya log bersama dan tidak punya leader: hanya «tokens=counter»",
 		"write takes value=V, parts=N, each=D and commit=rename after its key, not %q":                "setelah kuncinya, «write» menerima «value=V», «parts=N», «each=D», dan «commit=rename», bukan %q",
 	})
 )
+
+// sayCommandAs adds how the catalog says one kind of command, from a file
+// of texts other than command.go.
+func sayCommandAs(k engine.CommandKind, say sayCommand) bool {
+	commandWords[k] = say
+	return true
+}

@@ -218,6 +218,12 @@ func policyKey(c engine.Command) string {
 	case engine.CancelOff:
 		return "policy.cancel.off"
 	}
+	switch c.Auth {
+	case engine.AuthDefinitive:
+		return "policy.auth.definitive"
+	case engine.AuthTransient:
+		return "policy.auth.transient"
+	}
 	if c.RenewEvery {
 		return "policy.renew"
 	}

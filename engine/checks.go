@@ -132,6 +132,17 @@ func (w *World) checkPolicy(c Command) error {
 	return err
 }
 
+func (w *World) checkRevoke(c Command) error {
+	wk, err := w.worker(c.A)
+	if err != nil {
+		return err
+	}
+	if w.coord.revoked&(1<<wk.id) != 0 {
+		return refuse(RefuseRevoked, fmt.Sprintf("revoke: %s's session is revoked already", c.A), c.A)
+	}
+	return nil
+}
+
 func (w *World) checkStorage(c Command) error {
 	if c.Mode > StorageRename {
 		return refuse(RefuseStorageMode, "storage: unknown mode")

@@ -20,7 +20,8 @@ const (
 	CmdReset                            // reset
 	CmdLease                            // lease D
 	CmdJitter                           // jitter SHARE
-	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off
+	CmdPolicy                           // policy W loops=N | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off | auth=definitive|transient
+	CmdRevoke                           // revoke W
 )
 
 // Command is one input to a world. A session is a scenario plus the list of
@@ -54,6 +55,7 @@ type Command struct {
 	Gen        uint8
 	RenewEvery bool
 	Cancel     uint8 // policy cancel=on (CancelOn) or off (CancelOff)
+	Auth       uint8 // policy auth=definitive (AuthDefinitive) or transient (AuthTransient)
 
 	Jitter int64 // jitter: the share of a renewal's wait, in thousandths
 }
@@ -68,6 +70,13 @@ var DelayParts = [3]string{"dns", "connect", "proxy"}
 const (
 	CancelOn  = 1
 	CancelOff = 2
+)
+
+// A policy command's choice about a renewal refused as not authorised:
+// an error that ends the lease at once, or one to retry like a timeout.
+const (
+	AuthDefinitive = 1
+	AuthTransient  = 2
 )
 
 // A policy command's choice about answers' generations.

@@ -68,8 +68,11 @@ var commandTable = []commandSpec{
 		help:  []string{"jitter SHARE              renewals from now on move by up to SHARE (0 to 1) of their wait, at random; 0 turns jitter off"},
 		parse: parseJitter, write: writeJitter, check: func(*World, Command) error { return nil }},
 	{kind: CmdPolicy, words: []string{"policy"},
-		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off  run a duplicate renewal loop (as after a restart), check answers' generations, publish a renewed token D after its expiry (0s: atomically), renew every D, or cancel work at the holder's own deadline (stop-at-expiry)"},
+		help:  []string{"policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off | auth=definitive|transient  run a duplicate renewal loop (as after a restart), check answers' generations, publish a renewed token D after its expiry (0s: atomically), renew every D, cancel work at the holder's own deadline (stop-at-expiry), or take a renewal refused as not authorised as definitive or as transient"},
 		parse: parsePolicy, write: writePolicy, check: (*World).checkPolicy},
+	{kind: CmdRevoke, words: []string{"revoke"},
+		help:  []string{"revoke W                  an operator revokes W's session (its credentials): its lease ends now, and the coordinator refuses W's every later request as not authorised"},
+		parse: parseWorkerOnly(CmdRevoke), write: writeWorkerOnly("revoke "), check: (*World).checkRevoke},
 	{kind: CmdClock, words: []string{"clock"},
 		help:  []string{"clock W [skew=D] [jump=D] [rate=R]  set W's clock offset, jump it, or change its rate; clock coord [replica=N] ... the coordinator's (one replica's or master's)"},
 		parse: parseClock, write: writeClock, check: (*World).checkClock},
@@ -83,7 +86,7 @@ var commandTable = []commandSpec{
 
 // specByKind and specByWord index commandTable.
 var (
-	specByKind [CmdPolicy + 1]*commandSpec
+	specByKind [CmdRevoke + 1]*commandSpec
 	specByWord = map[string]*commandSpec{}
 )
 
@@ -415,7 +418,7 @@ func parseLease(word string, args []string) (Command, error) {
 }
 
 func parsePolicy(word string, args []string) (Command, error) {
-	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off"); err != nil {
+	if err := exactly(2, word, args, "policy W loops=1|2 | generation=check|ignore | publish-gap=D | renew=D | cancel=on|off | auth=definitive|transient"); err != nil {
 		return Command{}, err
 	}
 	c := Command{Kind: CmdPolicy, A: args[0]}
@@ -436,6 +439,10 @@ func parsePolicy(word string, args []string) (Command, error) {
 		c.Cancel = CancelOn
 	case k == "cancel" && v == "off":
 		c.Cancel = CancelOff
+	case k == "auth" && v == "definitive":
+		c.Auth = AuthDefinitive
+	case k == "auth" && v == "transient":
+		c.Auth = AuthTransient
 	case k == "renew":
 		d, err := ParseTime(v)
 		if err != nil || d < 10*Millisecond || d > Hour {
@@ -443,7 +450,7 @@ func parsePolicy(word string, args []string) (Command, error) {
 		}
 		c.RenewEvery, c.Dur = true, d
 	default:
-		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D or cancel=on|off", args[1]), args[1])
+		return c, refuse(RefusePolicy, fmt.Sprintf("policy: %q: want loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D, cancel=on|off or auth=definitive|transient", args[1]), args[1])
 	}
 	return c, nil
 }
@@ -464,6 +471,12 @@ func writePolicy(b []byte, c Command) []byte {
 		return append(b, " cancel=on"...)
 	case CancelOff:
 		return append(b, " cancel=off"...)
+	}
+	switch c.Auth {
+	case AuthDefinitive:
+		return append(b, " auth=definitive"...)
+	case AuthTransient:
+		return append(b, " auth=transient"...)
 	}
 	if c.RenewEvery {
 		return append(append(b, " renew="...), c.Dur.String()...)

@@ -36,6 +36,9 @@ type coordinator struct {
 	// index the next entry of the log takes, whatever it records.
 	nextToken int64
 	tokens    TokenSource
+	// revoked has bit n set when an operator revoked worker n's session:
+	// the coordinator refuses its every request as not authorised.
+	revoked uint16
 	// idgen is how many lease IDs each replica has made (tokens=lease-id).
 	idgen   [9]int64
 	leases  []lease
@@ -167,6 +170,10 @@ func (c *coordinator) process(w *World, m message) {
 		return
 	}
 	l := &c.leases[m.lease]
+	if c.revoked&(1<<m.from) != 0 {
+		c.unauthorized(w, l, m)
+		return
+	}
 	switch m.kind {
 	case MsgAcquire:
 		c.acquire(w, l, m)
@@ -389,6 +396,38 @@ func (c *coordinator) renew(w *World, l *lease, m message) {
 		l.lastChange = idx
 	}
 	c.reply(w, m, message{kind: MsgRenewOK, token: l.token, ttl: c.ttl})
+}
+
+// revoke carries out an operator's revocation of worker n's session (its
+// credentials): every lease n holds ends now, an entry of the log like an
+// expiry, and from now on the coordinator refuses n's requests as not
+// authorised. A client learns of it only when it next asks.
+func (c *coordinator) revoke(w *World, n Node) {
+	c.revoked |= 1 << n
+	for i := range c.leases {
+		l := &c.leases[i]
+		if l.holder != n {
+			continue
+		}
+		if c.independent {
+			c.clearKeys(l, n)
+		}
+		c.end(w, l, KindExpire, 0, ReasonRevoked)
+	}
+}
+
+// unauthorized answers a request from a worker whose session was revoked:
+// an acquire is denied, a renewal refused, both as not authorised; a
+// release has nothing left to release.
+func (c *coordinator) unauthorized(w *World, l *lease, m message) {
+	switch m.kind {
+	case MsgAcquire:
+		w.emit(EventFields{Kind: KindDeny, Node: Coord, Peer: m.from, Reason: ReasonUnauthorized, Key: l.key})
+		c.reply(w, m, message{kind: MsgDeny, reason: ReasonUnauthorized})
+	case MsgRenew:
+		w.emit(EventFields{Kind: KindRenewReject, Node: Coord, Peer: m.from, Token: m.token, Key: l.key, Reason: ReasonUnauthorized})
+		c.reply(w, m, message{kind: MsgRenewReject, token: m.token, reason: ReasonUnauthorized})
+	}
 }
 
 // newToken hands l its next token: the counter's next, the index of the

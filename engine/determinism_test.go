@@ -411,7 +411,7 @@ func (g cmdGen) next(w *World) string {
 	case 13:
 		return "fencing " + g.of("on", "off", "maybe")
 	case 14:
-		return "storage " + g.of("none", "fencing", "equality", "cas", "idempotent", "paper")
+		return "storage " + g.of("none", "fencing", "equality", "cas", "idempotent", "rename", "paper")
 	case 15:
 		if g.pick(2) == 0 {
 			return "partition " + g.node(w)
@@ -454,6 +454,11 @@ func (g cmdGen) next(w *World) string {
 		return "reset"
 	case 21:
 		return g.of("", "dance", "advance", "step now", "link W1", "clock W1", "heal a b c", "until -1s", "freeze", "replica 1")
+	case 22:
+		if g.pick(3) == 0 {
+			return "revoke " + g.name(w)
+		}
+		return "policy " + g.name(w) + " auth=" + g.of("definitive", "transient", "maybe")
 	}
 	return "advance " + g.smallDur()
 }

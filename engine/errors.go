@@ -68,6 +68,7 @@ const (
 	RefuseReplicaState   Refusal = "replica-state" // the word
 	RefuseReplicaDown    Refusal = "replica-down"  // the replica
 	RefuseReplicaUp      Refusal = "replica-up"    // the replica
+	RefuseRevoked        Refusal = "revoked"       // the worker
 )
 
 // CommandError is a command the world cannot read or carry out: why

@@ -169,6 +169,9 @@ const (
 	ReasonSuspended // the client heard nothing for its read timeout: disconnected (ZooKeeper, Curator SUSPENDED)
 	ReasonForgotten // a Redlock master forgot the holder's key on restart, and another client got a majority
 	ReasonLeaseID   // a grant's token is a lease ID made by replica Value (tokens=lease-id)
+	// Credentials.
+	ReasonRevoked      // an operator revoked the holder's session: its lease ends now
+	ReasonUnauthorized // the coordinator refuses a request whose session (credentials) was revoked
 	// Violations.
 	ViolationStaleWrite       // storage accepted a write from a holder whose lease was gone
 	ViolationDoubleEffect     // the same effect was accepted twice
@@ -190,6 +193,7 @@ var reasonNames = [reasonCount]string{
 	"timeout", "stale-generation", "no-time", "tries", "again",
 	"same-value",
 	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten", "lease-id",
+	"revoked", "unauthorized",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged",
 	"refused-holder", "mixed",
 }
@@ -578,9 +582,12 @@ func (n Names) describeLease(e Event) (string, bool) {
 		}
 		return s, true
 	case KindRenewReject:
+		if e.Reason() != ReasonNone {
+			return "renew-reject " + n.Of(e.Peer()) + tok() + " (" + e.Reason().String() + ")", true
+		}
 		return "renew-reject " + n.Of(e.Peer()) + tok(), true
 	case KindExpire:
-		if r := e.Reason(); r == ReasonTakeover || r == ReasonForgotten {
+		if r := e.Reason(); r == ReasonTakeover || r == ReasonForgotten || r == ReasonRevoked {
 			return "expire " + n.Of(e.Peer()) + tok() + " (" + r.String() + ")" + logIndex(e.Value), true
 		}
 		return "expire " + n.Of(e.Peer()) + tok() + logIndex(e.Value), true

@@ -126,6 +126,16 @@ func (wk *worker) publishGap() Time {
 	return wk.spec.Renew.SplitPublish
 }
 
+// authTransient reports whether wk takes a renewal refused as not
+// authorised for a transient error: a policy command's choice, else its
+// own (auth-error).
+func (wk *worker) authTransient() bool {
+	if wk.auth >= 0 {
+		return wk.auth == 1
+	}
+	return wk.spec.AuthTransient
+}
+
 // stopsAtExpiry reports whether wk drops its lease and stops its work when
 // its own deadline passes: a policy command's choice, else its own.
 func (wk *worker) stopsAtExpiry() bool {
@@ -172,6 +182,10 @@ func (w *World) setPolicy(wk *worker, c Command) {
 	case c.Cancel == CancelOff:
 		wk.cancel = 0
 		wk.clearTimer(slotDeadline)
+	case c.Auth == AuthDefinitive:
+		wk.auth = 0
+	case c.Auth == AuthTransient:
+		wk.auth = 1
 	case c.RenewEvery:
 		// From the next grant or success on; a renewal planned later than
 		// one period from now comes forward to it.
@@ -250,7 +264,11 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 	r := &wk.renewal
 	r.loops[loop].inflight = false
 	wk.clearTimer(slotRenewTimeout + timerSlot(loop))
-	definitive := why == ReasonNotHolder || why == ReasonStaleGen
+	// An answer that says the lease is not this holder's, or that its
+	// credentials no longer hold, cannot be retried into a success; a
+	// holder that takes "not authorised" as transient (a generic retry
+	// policy) retries it until its deadline, acting all the while.
+	definitive := why == ReasonNotHolder || why == ReasonStaleGen || why == ReasonUnauthorized && !wk.authTransient()
 	var class int64
 	if definitive {
 		class = 1
@@ -261,7 +279,11 @@ func (w *World) renewError(wk *worker, loop int, why Reason) {
 		return
 	}
 	if definitive {
-		w.lose(wk, ReasonNotHolder)
+		lost := ReasonNotHolder
+		if why == ReasonUnauthorized {
+			lost = why
+		}
+		w.lose(wk, lost)
 		return
 	}
 	if wk.spec.LoseOnError {

@@ -215,6 +215,11 @@ type WorkerSpec struct {
 	// LoseOnError: the holder gives the lease up at its first failed
 	// renewal (Consul's lock monitor, MonitorRetries 0).
 	LoseOnError bool
+	// AuthTransient: the holder takes a renewal refused as not authorised
+	// (its session or credentials revoked) for a transient error, as a
+	// generic retry policy does, and retries it until its deadline; the
+	// default takes it for definitive and lets go at once.
+	AuthTransient bool
 	// Reconnect: when the worker's link to the coordinator heals, a holder
 	// renews at once, as a client whose connection comes back sends what
 	// it was retrying (GitHub 2018: writes went to the new primaries as
@@ -630,6 +635,7 @@ var workerOptions = map[string]workerOption{
 	"session-lock-delay":  durationOption(parseNonNeg, func(ws *WorkerSpec) *Time { return &ws.LockDelay }),
 	"leader-change":       func(ws *WorkerSpec, v string) (err error) { ws.LeaderChange, err = parseLeaderRule(v); return err },
 	"lose-on-error":       boolOption(func(ws *WorkerSpec) *bool { return &ws.LoseOnError }),
+	"auth-error":          setAuthError,
 	"reconnect":           boolOption(func(ws *WorkerSpec) *bool { return &ws.Reconnect }),
 	"lease":               setLeaseName,
 }
@@ -685,6 +691,11 @@ func setBelief(ws *WorkerSpec, v string) error {
 		return fmt.Errorf("want send, receive or stamp")
 	}
 	return nil
+}
+
+func setAuthError(ws *WorkerSpec, v string) (err error) {
+	ws.AuthTransient, err = parseEither(v, "definitive", "transient")
+	return err
 }
 
 func setGeneration(ws *WorkerSpec, v string) error {

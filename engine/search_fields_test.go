@@ -14,14 +14,14 @@ import (
 func TestSearchKnowsEveryField(t *testing.T) {
 	known := map[reflect.Type][]string{
 		reflect.TypeFor[World]():       {"p", "seed", "mode", "now", "seq", "q", "msgs", "freeMsgs", "rnd", "log", "cmds", "budget", "coord", "store", "workers", "jitter", "links", "beliefs", "freezes", "splitSeen", "faults", "lines", "sides"},
-		reflect.TypeFor[coordinator](): {"ttl", "lockDelay", "election", "service", "tick", "clk", "rclk", "renewToken", "candidate", "independent", "keys", "pausedAt", "up", "leader", "electing", "electionID", "busyUntil", "nextToken", "tokens", "idgen", "leases", "lastEnd", "spans"},
+		reflect.TypeFor[coordinator](): {"ttl", "lockDelay", "election", "service", "tick", "clk", "rclk", "renewToken", "candidate", "independent", "keys", "pausedAt", "up", "leader", "electing", "electionID", "busyUntil", "nextToken", "tokens", "idgen", "revoked", "leases", "lastEnd", "spans"},
 		reflect.TypeFor[lease]():       {"index", "holder", "key", "freeID", "lastChange", "open", "tokens", "token", "expires", "local", "freeAt", "version", "tenure", "waiters"},
 		reflect.TypeFor[storage]():     {"highest", "version", "ledger", "keys", "copies", "writes", "cut", "diverged"},
 		reflect.TypeFor[storeCopy]():   {"has", "held"},
 		reflect.TypeFor[copyWrite]():   {"from", "token", "key", "copy", "accept"},
 		reflect.TypeFor[keyState]():    {"used", "highest", "lastToken", "lastAccept", "firstSend", "doubled", "lastValue", "parts"},
 		reflect.TypeFor[parts]():       {"from", "token", "accept", "whole", "wtoken", "waccept", "mixed"},
-		reflect.TypeFor[worker]():      {"spec", "id", "lease", "freezeOn", "waiting", "crashed", "frozen", "done", "holds", "acquiring", "jeopardy", "refused", "sub", "worked", "loops", "anyGen", "pubGap", "every", "cancel", "inc", "thawID", "req", "progReq", "pc", "belief", "freeze", "acquiredEv", "freezeFor", "deferred", "reqSent", "acqSent", "seenVersion", "seenAt", "token", "believedEnd", "version", "renewal", "clk", "timers", "brain"},
+		reflect.TypeFor[worker]():      {"spec", "id", "lease", "freezeOn", "waiting", "crashed", "frozen", "done", "holds", "acquiring", "jeopardy", "refused", "sub", "worked", "loops", "anyGen", "pubGap", "every", "cancel", "auth", "inc", "thawID", "req", "progReq", "pc", "belief", "freeze", "acquiredEv", "freezeFor", "deferred", "reqSent", "acqSent", "seenVersion", "seenAt", "token", "believedEnd", "version", "renewal", "clk", "timers", "brain"},
 		reflect.TypeFor[renewal]():     {"loops", "gen", "uncertain", "gaveUp", "attempts", "delay", "pending"},
 		reflect.TypeFor[renewLoop]():   {"inflight", "req", "sent", "gen"},
 		reflect.TypeFor[message]():     {"kind", "from", "to", "wait", "takeover", "effect", "reason", "token", "real", "ttl", "version", "req", "ev", "sent", "gen", "lease", "key", "value", "form"},

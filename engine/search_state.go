@@ -196,6 +196,7 @@ func (w *World) hashCoord(h *hasher) {
 	h.int(int64(c.busyUntil))
 	h.int(c.nextToken)
 	h.int(int64(c.tokens))
+	h.int(int64(c.revoked))
 	for _, n := range c.idgen {
 		h.int(n)
 	}
@@ -263,6 +264,7 @@ func (w *World) hashWorker(h *hasher, wk *worker) {
 	h.int(int64(wk.loops)<<8 | int64(uint8(wk.anyGen)))
 	h.int(int64(wk.pubGap))
 	h.int(int64(wk.every)<<8 | int64(uint8(wk.cancel)))
+	h.int(int64(wk.auth))
 	h.int(int64(wk.waiting))
 	for _, b := range [...]bool{wk.crashed, wk.frozen, wk.done, wk.holds, wk.acquiring, wk.jeopardy, wk.refused, wk.belief >= 0, wk.freeze >= 0} {
 		h.bool(b)

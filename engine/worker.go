@@ -86,6 +86,7 @@ type worker struct {
 	pubGap Time // -1: its own renew-publish-gap
 	every  Time // -1: its own renew period
 	cancel int8 // -1: its own stop-at-expiry; 0 off, 1 on
+	auth   int8 // -1: its own auth-error; 0 definitive, 1 transient
 
 	// sub is how far a write step in parts or by rename has got: the
 	// parts sent and answered, then the rename; worked: the current part's
@@ -355,6 +356,13 @@ func (w *World) workerReceive(wk *worker, m message) {
 	case MsgDeny:
 		if wk.waiting == MsgAcquire && m.req == wk.progReq {
 			w.refusedAcquire(wk)
+			if m.reason == ReasonUnauthorized {
+				// Without credentials no later request can succeed:
+				// the program stops here.
+				wk.done = true
+				w.emit(EventFields{Kind: KindDone, Node: wk.id, Peer: NoNode})
+				return
+			}
 			if w.coord.candidate && m.version > 0 && w.judgeRecord(wk, m.version) {
 				w.request(wk, message{kind: MsgAcquire, to: Coord, takeover: true, version: m.version})
 				return
@@ -372,7 +380,11 @@ func (w *World) workerReceive(wk *worker, m message) {
 		w.renewOK(wk, m)
 	case MsgRenewReject:
 		if loop := wk.renewal.loopOf(m.req); loop >= 0 {
-			w.renewError(wk, loop, ReasonNotHolder)
+			why := ReasonNotHolder
+			if m.reason == ReasonUnauthorized {
+				why = m.reason
+			}
+			w.renewError(wk, loop, why)
 		}
 	case MsgWriteOK, MsgReadOK:
 		want := MsgWrite
@@ -490,7 +502,7 @@ func (w *World) dropLease(wk *worker) {
 func (w *World) lose(wk *worker, r Reason) {
 	if wk.holds {
 		w.emit(EventFields{Kind: KindLost, Node: wk.id, Peer: NoNode, Token: wk.token, Reason: r})
-		if r != ReasonNotHolder {
+		if r != ReasonNotHolder && r != ReasonUnauthorized {
 			// Let go at the coordinator too, in case it still thinks this
 			// worker holds the lease; a stale release is ignored there.
 			w.send(message{kind: MsgRelease, from: wk.id, to: Coord, token: wk.token, lease: wk.lease})

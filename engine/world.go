@@ -138,6 +138,7 @@ func (w *World) init() {
 			pubGap:   -1,
 			every:    -1,
 			cancel:   -1,
+			auth:     -1,
 			deferred: wk.deferred[:0],
 		}
 		w.schedule(item{at: spec.Start, kind: itStart, node: wk.id})
@@ -379,6 +380,9 @@ func (w *World) command(c Command) {
 	case CmdPolicy:
 		wk, _ := w.worker(c.A)
 		w.setPolicy(wk, c)
+	case CmdRevoke:
+		wk, _ := w.worker(c.A)
+		w.coord.revoke(w, wk.id)
 	case CmdLease:
 		// The lease record's length: grants and renewals from now on, and
 		// how long a candidate that watches the record waits. 0s makes

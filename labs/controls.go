@@ -33,6 +33,8 @@ type Controls struct {
 	// Policy offers policy W X for each X (loops=2, generation=ignore,
 	// ...): a worker's renewal changed live.
 	Policy []string
+	// Revoke offers revoke W: an operator revokes a worker's session.
+	Revoke bool
 }
 
 // LinkControl offers link W TO delay=D or loss=P for the listed values,
@@ -164,6 +166,9 @@ var offered = map[engine.CommandKind]offers{
 	engine.CmdJitter: func(_ *Lab, c *Controls, cmd engine.Command) string {
 		return unless(slices.Contains(c.Jitter, cmd.Jitter), "that renewal jitter")
 	},
+	engine.CmdRevoke: func(_ *Lab, c *Controls, _ engine.Command) string {
+		return unless(c.Revoke, "revoking a worker's session")
+	},
 }
 
 // unless is "" when ok, and what otherwise.
@@ -294,6 +299,7 @@ var controlReaders = []struct {
 	{"lease", func(r *report, c *Controls, e kv) { c.Lease = durations(r, e.val, "controls.lease", false) }},
 	{"jitter", readJitterControl},
 	{"policy", readPolicyControl},
+	{"revoke", func(r *report, c *Controls, e kv) { c.Revoke = flag(r, e.val, "controls.revoke") }},
 }
 
 // parseControls reads a lab's controls: mapping.
@@ -354,7 +360,7 @@ func commandWords(r *report, y ynode, what, prefix, want string, keep func(cmd e
 }
 
 func readPolicyControl(r *report, c *Controls, e kv) {
-	commandWords(r, e.val, "controls.policy", "policy W ", "loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D or cancel=on|off", func(_ engine.Command, word string) {
+	commandWords(r, e.val, "controls.policy", "policy W ", "loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D, cancel=on|off or auth=definitive|transient", func(_ engine.Command, word string) {
 		c.Policy = append(c.Policy, word)
 	})
 }

@@ -104,9 +104,12 @@ func (s *eventSay) leaseEvent() ([]byte, bool) {
 		}
 		return s.f("event.extend", s.p, s.tok, s.at), true
 	case engine.KindRenewReject:
+		if e.Reason() == engine.ReasonUnauthorized {
+			return s.f("event.renew-reject.unauthorized", s.p, s.tok), true
+		}
 		return s.f("event.renew-reject", s.p, s.tok), true
 	case engine.KindExpire:
-		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten {
+		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten || r == engine.ReasonRevoked {
 			s.b = s.f("event.expire."+r.String(), s.p, s.tok)
 		} else {
 			s.b = s.f("event.expire", s.p, s.tok)

@@ -68,11 +68,14 @@ func describeEventFmt(e engine.Event, names engine.Names, lang string) string {
 		}
 		return fmt.Sprintf(pick("event.extend"), p, tok, mo(e.At))
 	case engine.KindRenewReject:
+		if e.Reason() == engine.ReasonUnauthorized {
+			return fmt.Sprintf(pick("event.renew-reject.unauthorized"), p, tok)
+		}
 		return fmt.Sprintf(pick("event.renew-reject"), p, tok)
 	case engine.KindUnavailable:
 		return fmt.Sprintf(pick("event.unavailable"), p, reason)
 	case engine.KindExpire:
-		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten {
+		if r := e.Reason(); r == engine.ReasonTakeover || r == engine.ReasonForgotten || r == engine.ReasonRevoked {
 			return fmt.Sprintf(pick("event.expire."+r.String()), p, tok) + logIndexFmt(e.Value, lang)
 		}
 		return fmt.Sprintf(pick("event.expire"), p, tok) + logIndexFmt(e.Value, lang)

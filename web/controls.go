@@ -50,6 +50,9 @@ func workerRows(c *labControls, w *engine.World, lang string) []workerRow {
 			r.Buttons = append(r.Buttons, freezeButtons(c, name, lang)...)
 		}
 		r.Buttons = append(r.Buttons, policyButtons(c, name, lang)...)
+		if c.Revoke {
+			r.Buttons = append(r.Buttons, ctlButton{Cmd: "revoke " + name, Text: T(lang, "ctl.revoke"), Label: namedText(lang, "ctl.revoke", name)})
+		}
 		if c.Crash {
 			r.Buttons = append(r.Buttons,
 				ctlButton{Cmd: "crash " + name, Text: T(lang, "ctl.crash"), Label: namedText(lang, "ctl.crash", name)},
