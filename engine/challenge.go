@@ -286,7 +286,7 @@ func (c Challenge) PlayIn(w *World, run *Run) (*World, error) {
 			return w, nil
 		}
 	}
-	if w.judgeSides(run) || w.p.sc.Workers[holder].Logic != nil && w.judgeProgram(holder, run, c.Survive.Work) {
+	if w.judgeSides(holder, run) || w.p.sc.Workers[holder].Logic != nil && w.judgeProgram(holder, run, c.Survive.Work) {
 		return w, nil
 	}
 	if run.Survive {

@@ -169,6 +169,10 @@ func (c *coordinator) process(w *World, m message) {
 		c.reply(w, m, message{kind: MsgUnavailable, reason: r})
 		return
 	}
+	if w.writtenCoord() {
+		w.coordDecides(m) // a written coordinator decides (coord_program.go)
+		return
+	}
 	l := &c.leases[m.lease]
 	if c.revoked&(1<<m.from) != 0 {
 		c.unauthorized(w, l, m)
@@ -467,8 +471,8 @@ func (c *coordinator) entry() int64 {
 // the lease that truly ends now, with the token it had then, expires.
 func (c *coordinator) expireDue(w *World, li uint8, tokens uint32) {
 	l := &c.leases[li]
-	if l.holder == NoNode || l.tokens != tokens || l.expires != w.now {
-		return
+	if l.holder == NoNode || l.tokens != tokens || l.expires != w.now || w.writtenCoord() {
+		return // a written coordinator's program ends its leases
 	}
 	spec := w.workers[l.holder].spec
 	if spec.LeaderChange != LeaderNone && c.unavailable() != ReasonNone {

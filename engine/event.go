@@ -181,6 +181,8 @@ const (
 	ViolationDiverged         // each storage copy holds a write the other lacks
 	ViolationRefusedHolder    // a written storage refused the lease holder's write (but as a duplicate of an effect done)
 	ViolationMixed            // a key holds the parts of two writers' writes: neither's result
+	ViolationDoubleGrant      // a written coordinator granted the lease while another's promised lease ran
+	ViolationTokenReused      // a written coordinator granted a token not above every one before
 	reasonCount
 )
 
@@ -195,7 +197,7 @@ var reasonNames = [reasonCount]string{
 	"takeover", "refresh", "jeopardy", "resume", "suspended", "forgotten", "lease-id",
 	"revoked", "unauthorized",
 	"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged",
-	"refused-holder", "mixed",
+	"refused-holder", "mixed", "double-grant", "token-reused",
 }
 
 func (r Reason) String() string {
@@ -225,7 +227,7 @@ func (r Reason) IsViolation() bool { return r >= ViolationStaleWrite && r < reas
 // harm: whether it harms depends on what the storage does with the act.
 func (r Reason) IsHarm() bool {
 	switch r {
-	case ViolationStaleWrite, ViolationLostUpdate, ViolationDoubleEffect, ViolationSplitBrain, ViolationDiverged, ViolationMixed:
+	case ViolationStaleWrite, ViolationLostUpdate, ViolationDoubleEffect, ViolationSplitBrain, ViolationDiverged, ViolationMixed, ViolationDoubleGrant, ViolationTokenReused:
 		return true
 	}
 	return false

@@ -60,11 +60,15 @@ func (c *coordinator) rule(w *World, l *lease) LeaderRule {
 // from which a stopped timer (Chubby) counts no more.
 func (c *coordinator) pause(w *World) {
 	c.pausedAt = w.now
+	w.coordDown() // a written coordinator's program forgets (coord_program.go)
 }
 
 // resume runs when a leader with a quorum serves again after a pause, and
 // applies each lease's rule.
 func (c *coordinator) resume(w *World) {
+	if w.coordUp() {
+		return // a written coordinator's program starts again and decides
+	}
 	for i := range c.leases {
 		l := &c.leases[i]
 		if l.holder == NoNode || c.ttl == 0 || c.candidate {

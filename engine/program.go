@@ -28,10 +28,15 @@ const (
 	MomentWriteRejected                   // the storage rejected a write (Reason)
 	// The storage's moment (storage_program.go).
 	MomentWrite // a write reached the storage: Token, Key, Value, Effect, Version
+	// The coordinator's moments (coord_program.go), besides start and
+	// timer.
+	MomentAcquire // Worker asks for the lease
+	MomentRenew   // Worker asks to renew its lease with Token
+	MomentRelease // Worker gives back its lease with Token
 	momentCount
 )
 
-var momentNames = [momentCount]string{"start", "granted", "denied", "renewed", "renew_failed", "timer", "write_ok", "write_rejected", "write"}
+var momentNames = [momentCount]string{"start", "granted", "denied", "renewed", "renew_failed", "timer", "write_ok", "write_rejected", "write", "acquire", "renew", "release"}
 
 // String is the moment's name as a program's handler is named (on_<name>).
 func (k MomentKind) String() string {
@@ -67,6 +72,8 @@ type Moment struct {
 	Value   string
 	Effect  bool
 	Version int64
+	// A request at the coordinator: the worker that sent it.
+	Worker string
 }
 
 // ActionKind names what a program may do.
@@ -82,10 +89,16 @@ const (
 	// The storage's decisions on a write (storage_program.go).
 	ActAccept // accept the write
 	ActReject // refuse it, saying Reason
+	// The coordinator's (coord_program.go).
+	ActGrant  // grant the asking worker the lease: Token, for TTL
+	ActDeny   // refuse the acquire
+	ActExtend // renew the asking worker's lease for TTL
+	ActRefuse // refuse the renewal: the worker does not hold the lease
+	ActExpire // end Worker's lease
 	actionCount
 )
 
-var actionNames = [actionCount]string{"acquire", "renew", "write", "set_timer", "cancel_timer", "stop", "accept", "reject"}
+var actionNames = [actionCount]string{"acquire", "renew", "write", "set_timer", "cancel_timer", "stop", "accept", "reject", "grant", "deny", "extend", "refuse", "expire"}
 
 func (k ActionKind) String() string {
 	if k < actionCount {
@@ -105,6 +118,8 @@ type Action struct {
 	Timer  string
 	At     Time   // local
 	Reason Reason // reject: why
+	TTL    Time   // grant, extend: the lease's length
+	Worker string // expire: whose lease
 	Line   int32
 	Col    int32
 }
@@ -116,10 +131,11 @@ type Side uint8
 const (
 	SideWorker  Side = iota // a worker's (WorkerSpec.Logic)
 	SideStorage             // the storage's: accept or refuse each write (Scenario.Sides)
+	SideCoord               // the coordinator's: grant, renew, expire, hand out tokens (Scenario.Sides)
 	sideCount
 )
 
-var sideNames = [sideCount]string{"worker", "storage"}
+var sideNames = [sideCount]string{"worker", "storage", "coordinator"}
 
 func (s Side) String() string {
 	if s < sideCount {
@@ -138,17 +154,24 @@ func ParseSide(s string) (Side, bool) {
 func SideNames() []string { return sideNames[:] }
 
 // Moments lists the moments a side's program is told of: its handlers.
+// The first is the handler a program of the side must have.
 func (s Side) Moments() []MomentKind {
-	if s == SideStorage {
+	switch s {
+	case SideStorage:
 		return []MomentKind{MomentWrite}
+	case SideCoord:
+		return []MomentKind{MomentAcquire, MomentRenew, MomentRelease, MomentStart, MomentTimer}
 	}
 	return []MomentKind{MomentStart, MomentGranted, MomentDenied, MomentRenewed, MomentRenewFailed, MomentTimer, MomentWriteOK, MomentWriteRejected}
 }
 
 // Actions lists what a side's program may do.
 func (s Side) Actions() []ActionKind {
-	if s == SideStorage {
+	switch s {
+	case SideStorage:
 		return []ActionKind{ActAccept, ActReject}
+	case SideCoord:
+		return []ActionKind{ActGrant, ActDeny, ActExtend, ActRefuse, ActExpire, ActSetTimer, ActCancelTimer}
 	}
 	return []ActionKind{ActAcquire, ActRenew, ActWrite, ActSetTimer, ActCancelTimer, ActStop}
 }
@@ -164,6 +187,13 @@ type Program interface {
 	// Hash is a fingerprint of everything that decides what the program
 	// does next; it goes into the world's StateHash.
 	Hash() uint64
+}
+
+// Restarter is a program part of whose memory survives a restart (a
+// coordinator's stable state): Restart is the program started again
+// with that part kept.
+type Restarter interface {
+	Restart() Program
 }
 
 // Logic starts a worker's program: the compiled text, shared by every

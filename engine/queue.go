@@ -14,6 +14,8 @@ const (
 	itCoordFree                        // a lock-delay ends
 	itElection                         // an election completes
 	itReplicate                        // a write reaches the other storage copy (id: its serial)
+	itSideStart                        // a written coordinator's program starts (coord_program.go)
+	itSideTimer                        // a written coordinator's timer fires
 )
 
 // message is a network message. While it is on its way, or waits for the

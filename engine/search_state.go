@@ -63,7 +63,7 @@ func (w *World) forkInto(dst *World) *World {
 			dst.workers[i].brain = b.fork()
 		}
 	}
-	dst.sides = w.sides.fork()
+	dst.sides = w.sides.forkInto(old.sides)
 	return dst
 }
 
@@ -340,6 +340,8 @@ func (w *World) hashItem(h *hasher, it *item) {
 		h.bool(it.id == w.workers[it.node].thawID)
 	case itReplicate:
 		h.int(int64(it.id))
+	case itSideTimer:
+		h.bool(w.sideTimerWanted(it))
 	case itCoordExpire:
 		h.bool(it.id == w.coord.leases[it.lease].tokens)
 	case itCoordFree:

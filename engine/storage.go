@@ -107,7 +107,7 @@ func (s *storage) receive(w *World, m message) {
 
 func (s *storage) write(w *World, m message) {
 	s.needKeys(w)
-	if w.sides.store.p != nil {
+	if w.writtenStorage() {
 		w.storageDecides(m) // a written storage decides (storage_program.go)
 		return
 	}

@@ -27,10 +27,11 @@ import (
 // worker.
 type Sides struct {
 	Storage Logic // decides each write that reaches the storage
+	Coord   Logic // decides each request that reaches the coordinator
 }
 
 // any reports whether a program decides for some side.
-func (s Sides) any() bool { return s.Storage != nil }
+func (s Sides) any() bool { return s.Storage != nil || s.Coord != nil }
 
 // sideRun is a side's program as it runs in one world.
 type sideRun struct {
@@ -41,38 +42,77 @@ type sideRun struct {
 // sidesState is what the written sides hold in one world.
 type sidesState struct {
 	store sideRun
+	coord coordRun
 }
 
-// init starts the sides' programs for a new world of p.
-func (s *sidesState) init(p *Prepared) {
-	*s = sidesState{}
-	if l := p.sc.Sides.Storage; l != nil {
+// initSides starts the sides' programs for a new world: the storage's
+// now, the coordinator's at its first moment (time 0). A world without
+// them holds none (nil).
+func (w *World) initSides() {
+	if !w.p.sc.Sides.any() {
+		w.sides = nil
+		return
+	}
+	if w.sides == nil {
+		w.sides = new(sidesState)
+	}
+	s := w.sides
+	*s = sidesState{coord: coordRun{owner: NoNode}}
+	if l := w.p.sc.Sides.Storage; l != nil {
 		s.store.p = l.Start()
 	}
+	if l := w.p.sc.Sides.Coord; l != nil {
+		s.coord.p = l.Start()
+		w.schedule(item{at: 0, kind: itSideStart, node: Coord})
+	}
 }
 
-// fork copies the sides for a search's branch.
-func (s *sidesState) fork() sidesState {
-	c := *s
-	if c.store.p != nil {
-		c.store.p = s.store.p.Fork()
+// forkInto copies the sides for a search's branch, in dst when it is
+// not nil (a world forked before that is no longer needed).
+func (s *sidesState) forkInto(dst *sidesState) *sidesState {
+	if s == nil {
+		return nil
 	}
-	return c
+	if dst == nil {
+		dst = new(sidesState)
+	}
+	*dst = *s
+	for _, r := range []*sideRun{&dst.store, &dst.coord.sideRun} {
+		if r.p != nil {
+			r.p = r.p.Fork()
+		}
+	}
+	return dst
 }
+
+// writtenStorage reports whether a program decides for the storage.
+func (w *World) writtenStorage() bool { return w.sides != nil && w.sides.store.p != nil }
 
 func (s *sidesState) hash(h *hasher) {
-	h.bool(s.store.stopped)
-	if s.store.p != nil {
-		h.word(s.store.p.Hash())
+	if s == nil {
+		return
 	}
+	for _, r := range []*sideRun{&s.store, &s.coord.sideRun} {
+		h.bool(r.stopped)
+		if r.p != nil {
+			h.word(r.p.Hash())
+		}
+	}
+	s.coord.hash(h)
 }
 
 // footprint estimates the bytes the sides' programs hold.
 func (s *sidesState) footprint() int {
-	n := 0
-	if s.store.p != nil {
+	if s == nil {
+		return 0
+	}
+	n := 256 // the sides' own fields, generously
+	for _, r := range []*sideRun{&s.store, &s.coord.sideRun} {
+		if r.p == nil {
+			continue
+		}
 		n += sizeBrain
-		if f, ok := s.store.p.(interface{ Footprint() int }); ok {
+		if f, ok := r.p.(interface{ Footprint() int }); ok {
 			n += f.Footprint()
 		}
 	}
@@ -83,6 +123,9 @@ func (s *sidesState) footprint() int {
 func (sc *Scenario) validateSides() error {
 	if sc.Sides.Storage != nil && sc.Copies > 1 {
 		return errors.New("a written storage is one copy: copies must be 1")
+	}
+	if sc.Sides.Coord != nil && (sc.IndependentMasters || sc.CandidateExpiry) {
+		return errors.New("a written coordinator is one lease service: no independent masters, no candidate expiry")
 	}
 	return nil
 }
@@ -179,8 +222,10 @@ func (w *World) lineOf(i int32, a Action) {
 	}
 }
 
-// judgeSides fails run at the first failure of a written side's program.
-func (w *World) judgeSides(run *Run) bool {
+// judgeSides fails run at the first failure of a written side's program;
+// and a written coordinator, in a run within the survive limits, when it
+// never granted holder (the worker the faults fall on) the lease.
+func (w *World) judgeSides(holder Node, run *Run) bool {
 	if !w.p.sc.Sides.any() {
 		return false
 	}
@@ -190,7 +235,16 @@ func (w *World) judgeSides(run *Run) bool {
 			return true
 		}
 	}
-	return false
+	if w.p.sc.Sides.Coord == nil || !run.Survive || len(w.log) == 0 {
+		return false
+	}
+	for _, e := range w.log {
+		if e.Kind == KindGrant && e.Peer() == holder {
+			return false
+		}
+	}
+	run.Failed, run.Event, run.Why = true, len(w.log)-1, w.log[len(w.log)-1]
+	return true
 }
 
 // writtenSide reports whether a program decides for the storage or the

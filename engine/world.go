@@ -40,7 +40,7 @@ type World struct {
 
 	faults []ProgramFault // history, like the log: programs that failed
 	lines  []EventLine    // history: the program line that caused an event
-	sides  sidesState     // the storage's program, when a student writes it
+	sides  *sidesState    // the storage's or the coordinator's program, when a student writes it; nil otherwise
 }
 
 type link struct {
@@ -122,7 +122,7 @@ func (w *World) init() {
 	w.freezes = w.freezes[:0]
 	w.splitSeen = w.splitSeen[:0]
 	w.faults, w.lines = w.faults[:0], w.lines[:0]
-	w.sides.init(w.p)
+	w.initSides()
 	w.workers = grown(w.workers, len(w.p.sc.Workers))
 	for i := range w.workers {
 		wk := &w.workers[i]
@@ -647,6 +647,10 @@ func (w *World) process(it item) {
 		w.coord.electionDone(w, it.id)
 	case itReplicate:
 		w.store.arrive(w, it.id)
+	case itSideStart:
+		w.coordStart()
+	case itSideTimer:
+		w.sideTimerDue(it)
 	}
 }
 

@@ -63,8 +63,8 @@ func TestContentLoads(t *testing.T) {
 	for _, p := range c.Problems {
 		t.Errorf("warning in the embedded course: %s", p)
 	}
-	if got := c.Lesson("leases"); got == nil || strings.Join(got.Labs, ",") != "monthly-report,lock-vs-lease,leader-failover,flapping" {
-		t.Fatalf("lesson leases links %v, want monthly-report, lock-vs-lease, leader-failover and flapping", got)
+	if got := c.Lesson("leases"); got == nil || strings.Join(got.Labs, ",") != "monthly-report,lock-vs-lease,leader-failover,flapping,write-coordinator-tokens" {
+		t.Fatalf("lesson leases links %v, want monthly-report, lock-vs-lease, leader-failover, flapping and write-coordinator-tokens", got)
 	}
 	for _, l := range c.Labs {
 		if l.Lesson == "" || c.Lesson(l.Lesson) == nil {

@@ -408,7 +408,7 @@ func (f *fact) isForm(e engine.Event) bool {
 	return !e.Temp()
 }
 
-var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged", "refused-holder", "mixed"}
+var violationNames = []string{"stale-write", "double-effect", "acted-after-expiry", "split-brain", "lost-update", "diverged", "refused-holder", "mixed", "double-grant", "token-reused"}
 
 // byWorker reads an optional "by W" after a finding.
 func (p *pparser) byWorker(f *fact) (*fact, error) {

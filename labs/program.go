@@ -263,8 +263,12 @@ func (p *ProgramSpec) Compile(src string) (*program.Compiled, error) {
 // the worker's logic, or the storage's.
 func (p *ProgramSpec) Scenario(c *program.Compiled) engine.Scenario {
 	sc := copyScenario(p.lab.scenario)
-	if p.Side == engine.SideStorage {
+	switch p.Side {
+	case engine.SideStorage:
 		sc.Sides.Storage = c
+		return sc
+	case engine.SideCoord:
+		sc.Sides.Coord = c
 		return sc
 	}
 	for i := range sc.Workers {

@@ -45,10 +45,14 @@ func programLabs(t testing.TB) []string {
 }
 
 // acting is what the line a verdict points at must hold, for the side a
-// lab's program writes: a worker's write, a storage's decision.
+// lab's program writes: a worker's write, a storage's decision, a
+// coordinator's grant.
 func acting(p *labs.ProgramSpec) []string {
-	if p.Side == engine.SideStorage {
+	switch p.Side {
+	case engine.SideStorage:
 		return []string{"s.accept(", "s.reject("}
+	case engine.SideCoord:
+		return []string{"c.grant(", "c.extend("}
 	}
 	return []string{"w.write("}
 }

@@ -258,6 +258,9 @@ func (c *Compiled) paidCall(th *starlark.Thread, fn starlark.Value, args starlar
 		return starlark.Call(th, fn, args, kw)
 	}
 	name := b.Name()
+	if b.Receiver() != nil && slices.Contains(denied, name) {
+		return nil, &actionRefused{code: "method", arg: name} // a list's extend, called as c.extend is
+	}
 	units := len(args) + len(kw)
 	if !slices.Contains(shallowArgs, name) {
 		for _, a := range args {

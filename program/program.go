@@ -165,7 +165,7 @@ func CompileSide(src string, side engine.Side, allowed []string, lim Limits) (*C
 	if err != nil {
 		return nil, syntaxError(err)
 	}
-	if err := guardTree(f); err != nil {
+	if err := guardTree(f, side); err != nil {
 		return nil, err
 	}
 	instrument(f)
@@ -205,8 +205,11 @@ func (c *Compiled) Side() engine.Side { return c.side }
 
 // ownerName is what a side's program calls the side: w, s.
 func ownerName(side engine.Side) string {
-	if side == engine.SideStorage {
+	switch side {
+	case engine.SideStorage:
 		return "s"
+	case engine.SideCoord:
+		return "c"
 	}
 	return "w"
 }
@@ -223,14 +226,21 @@ func actionByName(side engine.Side, s string) (engine.ActionKind, bool) {
 // guardTree writes augmented assignments out (x += y is x = x + y, so that
 // instrument guards the operator), refuses them on anything but names,
 // indexes and attributes, and refuses load and the methods that build
-// large values in one step.
-func guardTree(f *syntax.File) error {
+// large values in one step. A coordinator's program may call c.extend:
+// for it .extend is allowed where it is called at once, and a list's
+// extend is refused when called (paidCall).
+func guardTree(f *syntax.File, side engine.Side) error {
 	var err error
+	called := map[*syntax.DotExpr]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if err != nil {
 			return false
 		}
 		switch x := n.(type) {
+		case *syntax.CallExpr:
+			if d, ok := x.Fn.(*syntax.DotExpr); ok && side == engine.SideCoord && d.Name.Name == "extend" {
+				called[d] = true
+			}
 		case *syntax.AssignStmt:
 			if x.Op == syntax.EQ {
 				break
@@ -249,7 +259,7 @@ func guardTree(f *syntax.File) error {
 			err = &Error{Code: "load", Line: x.Load.Line, Col: x.Load.Col}
 			return false
 		case *syntax.DotExpr:
-			if slices.Contains(denied, x.Name.Name) {
+			if slices.Contains(denied, x.Name.Name) && !called[x] {
 				err = &Error{Code: "method", Arg: x.Name.Name, Line: x.Name.NamePos.Line, Col: x.Name.NamePos.Col}
 				return false
 			}
@@ -508,9 +518,27 @@ const stepsOut = "leaselab.stepsOut"
 // Start begins a run: an empty state and no steps taken. The empty state
 // is frozen too (run): a search may fork the run before its first call.
 func (c *Compiled) Start() engine.Program {
-	state := starlark.NewDict(0)
-	state.Freeze()
-	return &run{c: c, state: state, size: 1}
+	r := &run{c: c, state: emptyDict(), size: 1}
+	if c.side == engine.SideCoord {
+		r.stable, r.size = emptyDict(), 2
+	}
+	return r
+}
+
+func emptyDict() *starlark.Dict {
+	d := starlark.NewDict(0)
+	d.Freeze()
+	return d
+}
+
+// Restart is the coordinator's program started again after a crash:
+// its state empty, its stable state as it was (it is what a leader
+// keeps in the replicated log).
+func (r *run) Restart() engine.Program {
+	cp := *r
+	cp.state, cp.hashed = emptyDict(), false
+	cp.size = 1 + cp.stableSize
+	return &cp
 }
 
 // run is one worker's program as it runs: what it remembers and the steps
@@ -523,10 +551,13 @@ func (c *Compiled) Start() engine.Program {
 type run struct {
 	c      *Compiled
 	state  *starlark.Dict
+	stable *starlark.Dict // a coordinator's: what survives a restart (nil for other sides)
 	steps  uint64
-	size   int    // of state, as checkState counts it
-	hash   uint64 // of state, when hashed
+	size   int    // of state and stable, as checkState counts them
+	hash   uint64 // of state and stable, when hashed
 	hashed bool
+
+	stableSize int
 }
 
 // Handle calls the moment's handler, if the program has one.
@@ -548,11 +579,10 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	if left == 0 {
 		return nil, &Error{Code: "steps-run", Arg: fmt.Sprint(r.c.lim.StepsPerRun)}
 	}
-	state, err := copyValue(r.state, r.c.side)
+	w, err := r.value(m)
 	if err != nil {
 		return nil, err
 	}
-	w := &workerValue{c: r.c, now: m.Now, state: state.(*starlark.Dict)}
 	th := r.c.thread(min(left, r.c.lim.StepsPerCall))
 	_, err = starlark.Call(th, fn, starlark.Tuple{w, &event{m: m, side: r.c.side}}, nil)
 	steps := max(th.ExecutionSteps(), CallSteps)
@@ -565,16 +595,11 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		e.Handler = "on_" + m.Kind.String()
 		return nil, e
 	}
-	size, err := checkState(w.state, &r.c.lim)
-	if err != nil {
+	size, stableSize, kerr := r.checkKept(w)
+	if kerr != nil {
 		r.c.spent.Add(steps)
-		e := &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.Value), Handler: "on_" + m.Kind.String()}
-		if errors.Is(err, errNotData) {
-			e.Code, e.Arg = "state-data", ownerName(r.c.side)+".state"
-		} else if errors.Is(err, errStateFull) {
-			e.Arg = fmt.Sprint(r.c.lim.State)
-		}
-		return nil, e
+		kerr.Handler = "on_" + m.Kind.String()
+		return nil, kerr
 	}
 	// A call and each action it asks for cost the world work beyond the
 	// program's own steps (a thread, events, the state copied, checked and
@@ -587,7 +612,59 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	r.c.spent.Add(cost)
 	w.state.Freeze()
 	r.state, r.size, r.hashed = w.state, size, false
+	if w.stable != nil {
+		w.stable.Freeze()
+		r.stable, r.stableSize = w.stable, stableSize
+	}
 	return w.acts, nil
+}
+
+// value is the handler's first argument: the clock, a copy of the state
+// (and of the stable state), the actions to come.
+func (r *run) value(m engine.Moment) (*workerValue, error) {
+	state, err := copyValue(r.state, r.c.side)
+	if err != nil {
+		return nil, err
+	}
+	w := &workerValue{c: r.c, now: m.Now, state: state.(*starlark.Dict)}
+	if r.stable != nil {
+		stable, err := copyValue(r.stable, r.c.side)
+		if err != nil {
+			return nil, err
+		}
+		w.stable = stable.(*starlark.Dict)
+	}
+	return w, nil
+}
+
+// checkKept counts what a call leaves its run to keep, the state and the
+// stable state together, and refuses it when it is too large or holds
+// anything but plain data.
+func (r *run) checkKept(w *workerValue) (size, stable int, _ *Error) {
+	owner := ownerName(r.c.side)
+	for _, d := range []struct {
+		v    *starlark.Dict
+		name string
+		n    *int
+	}{{w.state, owner + ".state", &size}, {w.stable, owner + ".stable", &stable}} {
+		if d.v == nil {
+			continue
+		}
+		n, err := checkState(d.v, &r.c.lim)
+		if err == nil && size+n > r.c.lim.State {
+			err = errStateFull
+		}
+		switch {
+		case errors.Is(err, errNotData):
+			return 0, 0, &Error{Code: "state-data", Arg: d.name}
+		case errors.Is(err, errStateFull):
+			return 0, 0, &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.State)}
+		case err != nil:
+			return 0, 0, &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.Value)}
+		}
+		*d.n = n
+	}
+	return size + stable, stable, nil
 }
 
 // Fork copies the run: a search's branch changes its copy only. The
@@ -604,6 +681,10 @@ func (r *run) Hash() uint64 {
 	if !r.hashed {
 		h := fnv.New64a()
 		h.Write([]byte(r.state.String()))
+		if r.stable != nil {
+			h.Write([]byte{0})
+			h.Write([]byte(r.stable.String()))
+		}
 		r.hash, r.hashed = h.Sum64(), true
 	}
 	return r.hash
@@ -688,8 +769,11 @@ func (e *event) Freeze()               {}
 func (e *event) Truth() starlark.Bool  { return true }
 func (e *event) Hash() (uint32, error) { return 0, errors.New("event is not hashable") }
 func (e *event) AttrNames() []string {
-	if e.side == engine.SideStorage {
+	switch e.side {
+	case engine.SideStorage:
 		return []string{"effect", "key", "kind", "token", "value", "version"}
+	case engine.SideCoord:
+		return []string{"kind", "timer", "token", "worker"}
 	}
 	return []string{"kind", "reason", "tag", "timer", "token", "ttl"}
 }
@@ -700,6 +784,8 @@ func (e *event) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "key":
 		return starlark.String(e.m.Key), nil
+	case "worker":
+		return starlark.String(e.m.Worker), nil
 	case "value":
 		return starlark.String(e.m.Value), nil
 	case "effect":
@@ -725,12 +811,14 @@ func (e *event) Attr(name string) (starlark.Value, error) {
 	return nil, missing("ev", name, e.AttrNames())
 }
 
-// workerValue is the handler's w: the clock, the state, the actions.
+// workerValue is the handler's w (or s, c): the clock, the state (and a
+// coordinator's stable state), the actions.
 type workerValue struct {
-	c     *Compiled
-	now   engine.Time
-	state *starlark.Dict
-	acts  []engine.Action
+	c      *Compiled
+	now    engine.Time
+	state  *starlark.Dict
+	stable *starlark.Dict
+	acts   []engine.Action
 }
 
 func (w *workerValue) String() string       { return w.c.side.String() }
@@ -742,6 +830,9 @@ func (w *workerValue) Hash() (uint32, error) {
 }
 func (w *workerValue) AttrNames() []string {
 	names := []string{"now", "state"}
+	if w.c.side == engine.SideCoord {
+		names = append(names, "stable")
+	}
 	for _, k := range w.c.side.Actions() {
 		names = append(names, k.String())
 	}
@@ -755,6 +846,10 @@ func (w *workerValue) Attr(name string) (starlark.Value, error) {
 		return starlark.MakeInt64(int64(w.now)), nil
 	case "state":
 		return w.state, nil
+	case "stable":
+		if w.stable != nil {
+			return w.stable, nil
+		}
 	}
 	k, ok := actionByName(w.c.side, name)
 	if !ok {
@@ -783,8 +878,18 @@ func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starla
 	}
 	var err error
 	switch k {
-	case engine.ActAcquire, engine.ActStop, engine.ActAccept:
+	case engine.ActAcquire, engine.ActStop, engine.ActAccept, engine.ActDeny, engine.ActRefuse:
 		err = starlark.UnpackArgs(b.Name(), args, kw)
+	case engine.ActGrant, engine.ActExtend:
+		var ttl int64
+		if k == engine.ActGrant {
+			err = starlark.UnpackArgs(b.Name(), args, kw, "token", &a.Token, "ttl", &ttl)
+		} else {
+			err = starlark.UnpackArgs(b.Name(), args, kw, "ttl", &ttl)
+		}
+		a.TTL = engine.Time(ttl)
+	case engine.ActExpire:
+		err = starlark.UnpackArgs(b.Name(), args, kw, "worker", &a.Worker)
 	case engine.ActReject:
 		var why string
 		err = starlark.UnpackArgs(b.Name(), args, kw, "reason", &why)

@@ -144,8 +144,8 @@ func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, l
 // programTitle is the heading of the program's editor: whose logic the
 // student writes.
 func programTitle(lang string, p *labs.ProgramSpec) string {
-	if p.Side == engine.SideStorage {
-		return T(lang, "program.title.storage")
+	if p.Side != engine.SideWorker {
+		return T(lang, "program.title."+p.Side.String())
 	}
 	return fmt.Sprintf(T(lang, "program.title"), p.Worker)
 }
