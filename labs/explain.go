@@ -87,6 +87,8 @@ func explainFact(f *fact, ev []engine.Event, names engine.Names, lang string) []
 		return []string{fmt.Sprintf(explainText(lang, "expire.none"), w)}
 	case factAcquires:
 		return []string{fmt.Sprintf(explainText(lang, "acquire.none"), w)}
+	case factLeader:
+		return []string{explainText(lang, "leader.none")}
 	case factViolation:
 		switch {
 		case f.harm:
