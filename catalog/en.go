@@ -561,7 +561,7 @@ var (
 		"param.renew-attempt":              "Time allowed for one attempt",
 		"param.renew-retry":                "Wait before a retry",
 		"param.renew-backoff":              "Retry wait multiplier",
-		"param.renew-give-up":              "Give up after",
+		"param.renew-give-up":              "Own deadline, from the last successful request",
 		"param.belief":                     "Deadline counted from (send or receive)",
 		"param.stop-at-expiry":             "Stop at the deadline (on or off)",
 		"param.survive-pause":              "Longest pause you promise to keep the lease through",

@@ -110,15 +110,15 @@ func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, l
 	why, _ := v.Why()
 	if v.Searched() {
 		sh := v.Search.Shortest
-		out.Summary = fmt.Sprintf(T(lang, "program.verdict.search"), len(sh.Faults), catalog.TimeText(lang, why.T))
+		out.Summary = fmt.Sprintf(T(lang, "program.verdict.search"), len(sh.Faults), catalog.MomentText(lang, why.T))
 		for _, f := range sh.Faults {
 			out.Faults = append(out.Faults, labs.FaultText(lang, f))
 		}
 	} else {
 		ce := v.Counterexample
-		out.Summary = fmt.Sprintf(T(lang, "program.verdict.fail"), ce.Index+1, catalog.TimeText(lang, why.T))
+		out.Summary = fmt.Sprintf(T(lang, "program.verdict.fail"), ce.Index+1, catalog.MomentText(lang, why.T))
 		if v.Faulted() {
-			out.Summary = fmt.Sprintf(T(lang, "program.verdict.faulted"), catalog.TimeText(lang, why.T), ce.Index+1)
+			out.Summary = fmt.Sprintf(T(lang, "program.verdict.faulted"), catalog.MomentText(lang, why.T), ce.Index+1)
 			out.LineKey = "program.verdict.failedline"
 		}
 		out.Faults = (&challengeView{Lang: lang, Verdict: &labs.ChallengeVerdict{Result: v.FaultsBefore()}}).Faults()

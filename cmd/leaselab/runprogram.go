@@ -83,7 +83,7 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 func sayFailingSchedule(stdout io.Writer, v *labs.ProgramVerdict, why engine.Event, lang string) {
 	if v.Searched() {
 		sh := v.Search.Shortest
-		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.search")+"\n", len(sh.Faults), catalog.TimeText(lang, why.T))
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.search")+"\n", len(sh.Faults), catalog.MomentText(lang, why.T))
 		for _, f := range sh.Faults {
 			fmt.Fprintf(stdout, "  %s\n", labs.FaultText(lang, f))
 		}
@@ -91,9 +91,9 @@ func sayFailingSchedule(stdout io.Writer, v *labs.ProgramVerdict, why engine.Eve
 	}
 	ce := v.Counterexample
 	if v.Faulted() {
-		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.faulted")+"\n", catalog.TimeText(lang, why.T), ce.Index+1)
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.faulted")+"\n", catalog.MomentText(lang, why.T), ce.Index+1)
 	} else {
-		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.TimeText(lang, why.T))
+		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.MomentText(lang, why.T))
 	}
 	for _, f := range v.FaultsBefore().Counterexample.Faults {
 		fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.TimeText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
