@@ -95,6 +95,12 @@ export function followClass(labVote) {
       const cur = document.getElementById("teach-live");
       if (cur) fitAll(replaceFrom(cur, e.data) || document);
     });
+    // The vote's buttons and timer, beside it, once they changed (a
+    // timer closed the vote).
+    es.addEventListener("round", (e) => {
+      const cur = document.getElementById("teach-round");
+      if (cur) replaceFrom(cur, e.data);
+    });
   }
   // The projector view follows its class the same way (issue 43).
   const hall = document.getElementById("hall");

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -32,8 +33,8 @@ import (
 // (diff -r). Every page is kept whole, with its status and headers; a
 // stream is read off its connection as it arrives (its head as sent,
 // its body with any chunked framing taken off, which a client never
-// sees), and after each step the last event of each stream and the last
-// class message of the lab socket are kept. Skipped without the variable.
+// sees), and after each step the last event of each name of each stream
+// and the last class message of the lab socket are kept. Skipped without the variable.
 func TestClassBytes(t *testing.T) {
 	dir := os.Getenv("LEASELAB_CLASS_BYTES")
 	if dir == "" {
@@ -270,7 +271,7 @@ func (c *chunked) Read(p []byte) (int, error) {
 }
 
 // settle waits until no stream and no socket has received anything for
-// a while, then records each one's last event.
+// a while, then records the last event of each name of each.
 func (r *recorder) settle(step string) {
 	r.t.Helper()
 	quiet := 700 * time.Millisecond
@@ -293,8 +294,15 @@ func (r *recorder) settle(step string) {
 	for _, st := range r.streams {
 		st.mu.Lock()
 		fmt.Fprintf(&b, "== %s\n", st.name)
-		if len(st.events) > 0 {
-			b.WriteString(st.events[len(st.events)-1])
+		// The last event of each name, in the order of their names.
+		last := map[string]string{}
+		for _, ev := range st.events {
+			name, _, _ := strings.Cut(ev, "\n")
+			last[name] = ev
+		}
+		names := slices.Sorted(maps.Keys(last))
+		for _, name := range names {
+			b.WriteString(last[name])
 		}
 		st.mu.Unlock()
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -453,5 +454,102 @@ func TestClassProgramPassed(t *testing.T) {
 		if i < 0 || len(cells) < 3 || cells[2][1] != want {
 			t.Errorf("%s's programs passed: %v, want %s", nick, cells, want)
 		}
+	}
+}
+
+// sse is one server-sent event: its name and its data.
+type sse struct{ name, data string }
+
+// streamEvents opens an event stream as c and returns its events as they
+// come.
+func streamEvents(t *testing.T, c *client, path string) <-chan sse {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := (&http.Client{Jar: c.http.Jar, Transport: &http.Transport{}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %s", path, resp.Status)
+	}
+	out := make(chan sse, 64)
+	go func() {
+		defer resp.Body.Close()
+		defer close(out)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		var ev sse
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				ev.name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				ev.data += strings.TrimPrefix(line, "data: ") + "\n"
+			case line == "" && ev.name != "":
+				out <- ev
+				ev = sse{}
+			}
+		}
+	}()
+	return out
+}
+
+// TestDashboardRoundFollowsTimer: the dashboard's side, where the
+// lecturer closes, shows and reveals the vote, follows the vote when its
+// timer closes it, as it does when the lecturer closes it by hand (the
+// page is loaded again then): the dashboard's stream sends it again
+// (event "round") once it changed, without the Close button and the
+// timer.
+func TestDashboardRoundFollowsTimer(t *testing.T) {
+	s, base, clk := classWithClock(t)
+	teacher := newClient(t, base)
+	teach, code := openClass(t, teacher, "en", "Timer")
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}})
+	teacher.post(teach+"/activity", url.Values{"lab": {"w1-w2"}, "question": {"storage-checks"}})
+	teacher.post(teach+"/round", url.Values{"seconds": {"30"}})
+	if _, dash := teacher.get(teach); !strings.Contains(dash, `id="teach-round"`) || !strings.Contains(dash, `data-act="close"`) {
+		t.Fatal("the dashboard has no vote to close beside its live part")
+	}
+	events := streamEvents(t, teacher, teach+"/events")
+	next := func(what string) sse {
+		t.Helper()
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					t.Fatalf("the stream ended before %s", what)
+				}
+				if ev.name == "round" {
+					return ev
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no round event: %s", what)
+			}
+		}
+	}
+	if ev := next("the vote's controls as the stream began"); !strings.Contains(ev.data, `data-act="close"`) || !strings.Contains(ev.data, "timer-left") {
+		t.Errorf("the open vote's controls: %s", clipText(ev.data))
+	}
+	clk.Advance(31 * time.Second)
+	for {
+		ts, err := s.classes.Rounds(context.Background(), roundClass(t, s, code))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts[0].Round.State == class.RoundClosed {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ev := next("the timer closed the vote")
+	if !strings.HasPrefix(ev.data, `<div id="teach-round">`) || strings.Contains(ev.data, `data-act="close"`) || strings.Contains(ev.data, "timer") {
+		t.Errorf("after the timer closed the vote, the dashboard's side still offers to close it, or counts down:\n%s", clipText(ev.data))
+	}
+	if !strings.Contains(ev.data, `data-act="reveal"`) {
+		t.Errorf("after the timer closed the vote, the dashboard's side does not offer the reveal:\n%s", clipText(ev.data))
 	}
 }

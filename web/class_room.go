@@ -145,14 +145,18 @@ func (s *Server) teachEvents(c echo.Context) error {
 
 // teachLiveView is the dashboard's live part as its stream draws it.
 type teachLiveView struct {
-	s   *Server
-	req teachReq
-	old *teachView // the last one drawn
+	s     *Server
+	req   teachReq
+	old   *teachView // the last one drawn
+	round string     // the vote's controls (teachRound) last sent
 }
 
-// Draw draws the dashboard's live part. A class voting at once changes
-// only its counts: the students, where they are and their list are read
-// again only when they may have changed.
+// Draw draws the dashboard's live part ("update"), and the vote's
+// controls beside it ("round") when they changed since last sent, as when
+// a timer closed the vote: they are not in the live part, and the page is
+// not loaded again then, as it is after a button. A class voting at once
+// changes only its counts: the students, where they are and their list
+// are read again only when they may have changed.
 func (v *teachLiveView) Draw(ctx context.Context, changed map[string]bool) ([]byte, bool) {
 	cl, err := v.s.classes.ByToken(ctx, v.req.token)
 	if err != nil && !(errors.Is(err, class.ErrEnded) && cl.ID != "") {
@@ -171,7 +175,12 @@ func (v *teachLiveView) Draw(ctx context.Context, changed map[string]bool) ([]by
 	if err != nil {
 		return nil, false
 	}
-	return classroom.Event("update", html), true
+	events := classroom.Event("update", html)
+	if round, err := renderString(teachRound(tv)); err == nil && !v.req.projector && round != v.round {
+		v.round = round
+		events = append(events, classroom.Event("round", round)...)
+	}
+	return events, true
 }
 
 // projectorEvents streams the projector's live part after each change of
