@@ -121,7 +121,7 @@ var (
 		"policy.loops.1":                   "One renewal loop",
 		"policy.generation.ignore":         "Ignore generations",
 		"policy.generation.check":          "Check generations",
-		"err.policy":                       "policy: %q: want loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D or cancel=on|off",
+		"err.policy":                       "policy: %q: want loops=1, loops=2, generation=check, generation=ignore, publish-gap=D, renew=D, cancel=on|off or auth=definitive|transient",
 		"policy.publish-gap":               "Token %s after the expiry",
 		"policy.publish.atomic":            "Token and expiry together",
 		"policy.renew":                     "Renew every %s",

@@ -121,7 +121,7 @@ var (
 		"policy.loops.1":                   "Satu loop perpanjangan",
 		"policy.generation.ignore":         "Abaikan generasi",
 		"policy.generation.check":          "Periksa generasi",
-		"err.policy":                       "policy: %q: pilih satu: jumlah loop perpanjangan (loops=1 atau loops=2), periksa atau abaikan generasi (generation=check atau generation=ignore), selang sebelum token baru dipakai (publish-gap=D), jarak antarperpanjangan (renew=D), atau pembatalan kerja di tenggat (cancel=on atau cancel=off)",
+		"err.policy":                       "policy: %q: pilih satu: jumlah loop perpanjangan (loops=1 atau loops=2), periksa atau abaikan generasi (generation=check atau generation=ignore), selang sebelum token baru dipakai (publish-gap=D), jarak antarperpanjangan (renew=D), pembatalan kerja di tenggat (cancel=on atau cancel=off), atau cara menanggapi penolakan \"tidak berwenang\" (auth=definitive: pasti, atau auth=transient: sementara)",
 		"policy.publish-gap":               "Token %s setelah kedaluwarsa",
 		"policy.publish.atomic":            "Token dan kedaluwarsa bersamaan",
 		"policy.renew":                     "Perpanjang tiap %s",
