@@ -98,6 +98,9 @@ func backendOf(cfg Config) (backend, error) {
 // Service is the classes of one server process over one database. It is
 // safe for concurrent use.
 type Service struct {
+	// closed is set by Close: what still calls the store after it (a vote
+	// timer firing at shutdown) is told ErrClosed, and nothing is logged.
+	closed    atomic.Bool
 	db        *sql.DB // transactions and writes
 	rdb       *sql.DB // reads: on SQLite a pool of read-only connections beside the one writer
 	back      backend
@@ -209,6 +212,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 
 // Close stops listening and closes the database.
 func (s *Service) Close() error {
+	s.closed.Store(true)
 	s.stopVotes()
 	s.stopSteps()
 	if s.stop != nil {
@@ -287,6 +291,9 @@ func (s *Service) fail(err error) error {
 		if errors.Is(err, own) {
 			return err
 		}
+	}
+	if s.closed.Load() {
+		return fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	s.logMu.Lock()
 	now := s.now()

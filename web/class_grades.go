@@ -117,7 +117,7 @@ func (s *Server) armTimer(classID string, round int64, closes time.Time) {
 	s.live.Clock.AfterFunc(max(0, closes.Sub(s.classNow())), func() {
 		ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
 		defer cancel()
-		if _, err := s.classes.CloseDue(ctx, classID, round); err != nil && s.ctx.Err() == nil {
+		if _, err := s.classes.CloseDue(ctx, classID, round); err != nil && s.ctx.Err() == nil && !errors.Is(err, class.ErrClosed) {
 			// The store is down: try again in a while; a vote is refused
 			// from the timer's time on all the same.
 			s.armTimer(classID, round, s.classNow().Add(5*time.Second))
