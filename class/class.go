@@ -6,8 +6,9 @@
 // pages that watch a class when something in it changed.
 //
 // The live student sessions are not here: a lab plays without a database.
-// The web layer reports a student's commands and goal verdicts to a class
-// through Step and Reached.
+// Class mode's live half (package classroom) reports a student's commands
+// and the goals their world meets through Step and Reached, which queue
+// them and return.
 //
 // Every method that touches the database returns ErrUnavailable (wrapped,
 // so errors.Is finds it) when the database is down, full or otherwise
