@@ -9,6 +9,7 @@ var (
 	_ = registerMessages("id", map[string]string{
 		"side %q: want one of %s":                     "«side» %q: pilih salah satu dari %s",
 		"actions: %q is not an action of the %s (%s)": "«actions»: %q bukan aksi untuk %s (%s)",
+		"program: beyond: no schedule within these bounds breaks the reference %s: they show nothing no program can do": "«program»: «beyond»: tidak ada jadwal dalam batas ini yang mematahkan rujukan %s, jadi batas ini tidak menunjukkan apa pun yang mustahil bagi program",
 	})
 	_ = register("id", map[string]string{
 		"program.title":                       "Tulis logika %s",
@@ -51,6 +52,8 @@ var (
 		"program.verdict.pass.storage":        "Lulus: %d jadwal, tidak satu pun membuat penyimpananmu meloloskan kerusakan atau menolak tulisan pemegang lease.",
 		"program.verdict.survive.storage":     "Gangguan sekecil ini harus dilewati pemegang lease sambil tetap bekerja, tetapi di jadwal ini ia kehilangan lease-nya.",
 		"program.title.storage":               "Tulis logika penyimpanan",
+		"program.verdict.beyond":              "Namun ada yang tidak bisa dilewati program mana pun: di luar batas penilaian lab ini, %d gangguan tetap mematahkannya, pada %s. Tidak ada klien yang bisa mencegahnya:",
+		"program.act.master":                  "master harus nomor salah satu master yang berdiri sendiri di lab ini, dari 1",
 		"object.invoice":                      "tagihan",
 		"object.receipt":                      "kuitansi",
 		"program.title.coordinator":           "Tulis logika koordinator",
@@ -120,6 +123,8 @@ var (
 		"program.verdict.pass.storage":        "Passed: %d schedules, in none did your storage let harm through or refuse the lease holder's write.",
 		"program.verdict.survive.storage":     "The lease holder must keep working through a fault this small, but in this schedule it lost its lease.",
 		"program.title.storage":               "Write the storage's logic",
+		"program.verdict.beyond":              "And yet there is what no program survives: beyond the bounds this lab judges, %d fault(s) still break it, at %s. No client can prevent it:",
+		"program.act.master":                  "a master is the number of one of this lab's independent masters, from 1",
 		"object.invoice":                      "invoice",
 		"object.receipt":                      "receipt",
 		"program.title.coordinator":           "Write the coordinator's logic",

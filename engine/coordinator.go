@@ -74,6 +74,7 @@ type lease struct {
 type masterKey struct {
 	holder  Node
 	expires Time
+	value   int64 // the value a written client set it to (redlock_program.go); 0 for the engine's
 }
 
 type waiter struct {
@@ -171,6 +172,10 @@ func (c *coordinator) process(w *World, m message) {
 	}
 	if w.writtenCoord() {
 		w.coordDecides(m) // a written coordinator decides (coord_program.go)
+		return
+	}
+	if c.independent && m.gen > 0 && m.kind != MsgRenew {
+		w.lockOne(m) // a written client's lock on one master (redlock_program.go)
 		return
 	}
 	l := &c.leases[m.lease]

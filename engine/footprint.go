@@ -18,9 +18,9 @@ const (
 	sizeLeaseSpan    = 56
 	sizeWrite        = 64
 	sizeKeyState     = 152
-	sizeMasterKey    = 16
+	sizeMasterKey    = 24
 	sizeCopyWrite    = 24
-	sizeBrain        = 88
+	sizeBrain        = 128
 	sizeProgramFault = 32
 	sizeEventLine    = 12
 )

@@ -33,10 +33,12 @@ const (
 	MomentAcquire // Worker asks for the lease
 	MomentRenew   // Worker asks to renew its lease with Token
 	MomentRelease // Worker gives back its lease with Token
+	// A worker's, with independent masters (redlock_program.go).
+	MomentLocked // master Master answered a lock with value Token: OK, or not (Reason)
 	momentCount
 )
 
-var momentNames = [momentCount]string{"start", "granted", "denied", "renewed", "renew_failed", "timer", "write_ok", "write_rejected", "write", "acquire", "renew", "release"}
+var momentNames = [momentCount]string{"start", "granted", "denied", "renewed", "renew_failed", "timer", "write_ok", "write_rejected", "write", "acquire", "renew", "release", "locked"}
 
 // String is the moment's name as a program's handler is named (on_<name>).
 func (k MomentKind) String() string {
@@ -74,6 +76,10 @@ type Moment struct {
 	Version int64
 	// A request at the coordinator: the worker that sent it.
 	Worker string
+	// A lock's answer: from which master (1 to the number of masters),
+	// and whether the master set the key.
+	Master int
+	OK     bool
 }
 
 // ActionKind names what a program may do.
@@ -95,10 +101,13 @@ const (
 	ActExtend // renew the asking worker's lease for TTL
 	ActRefuse // refuse the renewal: the worker does not hold the lease
 	ActExpire // end Worker's lease
+	// A worker's, with independent masters (redlock_program.go).
+	ActLock   // set the lock's key on Master to value Token for TTL, if it is free there
+	ActUnlock // remove the lock's key from Master, if it is this worker's
 	actionCount
 )
 
-var actionNames = [actionCount]string{"acquire", "renew", "write", "set_timer", "cancel_timer", "stop", "accept", "reject", "grant", "deny", "extend", "refuse", "expire"}
+var actionNames = [actionCount]string{"acquire", "renew", "write", "set_timer", "cancel_timer", "stop", "accept", "reject", "grant", "deny", "extend", "refuse", "expire", "lock", "unlock"}
 
 func (k ActionKind) String() string {
 	if k < actionCount {
@@ -118,8 +127,9 @@ type Action struct {
 	Timer  string
 	At     Time   // local
 	Reason Reason // reject: why
-	TTL    Time   // grant, extend: the lease's length
+	TTL    Time   // grant, extend, lock: the lease's length
 	Worker string // expire: whose lease
+	Master int    // lock, unlock: which master, from 1
 	Line   int32
 	Col    int32
 }
@@ -162,7 +172,7 @@ func (s Side) Moments() []MomentKind {
 	case SideCoord:
 		return []MomentKind{MomentAcquire, MomentRenew, MomentRelease, MomentStart, MomentTimer}
 	}
-	return []MomentKind{MomentStart, MomentGranted, MomentDenied, MomentRenewed, MomentRenewFailed, MomentTimer, MomentWriteOK, MomentWriteRejected}
+	return []MomentKind{MomentStart, MomentGranted, MomentDenied, MomentRenewed, MomentRenewFailed, MomentTimer, MomentWriteOK, MomentWriteRejected, MomentLocked}
 }
 
 // Actions lists what a side's program may do.
@@ -173,7 +183,7 @@ func (s Side) Actions() []ActionKind {
 	case SideCoord:
 		return []ActionKind{ActGrant, ActDeny, ActExtend, ActRefuse, ActExpire, ActSetTimer, ActCancelTimer}
 	}
-	return []ActionKind{ActAcquire, ActRenew, ActWrite, ActSetTimer, ActCancelTimer, ActStop}
+	return []ActionKind{ActAcquire, ActRenew, ActWrite, ActSetTimer, ActCancelTimer, ActStop, ActLock, ActUnlock}
 }
 
 // Program is a running worker's logic and everything it remembers.
@@ -240,6 +250,14 @@ type brain struct {
 	stopped bool
 	acqReq  uint32                // the latest acquire's request id
 	timers  [ProgramTimers]string // slot i's timer name, "" when free
+	// pending are the actions a handler asked for that wait for the
+	// worker to thaw: a pause that fell between its decision to write
+	// and the write (pause-at-check, redlock_program.go).
+	pending []Action
+	// lockValue is the value of the lock the worker last got a majority
+	// of the masters with, and lockToken the lease token the engine gave
+	// that holding (redlock_program.go).
+	lockValue, lockToken int64
 }
 
 func (b *brain) fork() *brain {
@@ -262,6 +280,9 @@ func (b *brain) hash(h *hasher) {
 	if b.p != nil {
 		h.word(b.p.Hash())
 	}
+	hashPending(h, b.pending)
+	h.int(b.lockValue)
+	h.int(b.lockToken)
 }
 
 // ProgramFaults lists the programs that failed since the world started.
@@ -287,7 +308,7 @@ func (w *World) startBrain(wk *worker) {
 		wk.clearTimer(timerSlot(s))
 	}
 	wk.brain = &brain{p: wk.spec.Logic.Start()}
-	w.think(wk, Moment{Kind: MomentStart})
+	w.think(wk, Moment{Kind: MomentStart, Token: startNonce(w.seed, wk)})
 }
 
 // think tells the worker's program what happened and carries out what it
@@ -310,7 +331,22 @@ func (w *World) think(wk *worker, m Moment) {
 		w.faults = append(w.faults, ProgramFault{Worker: wk.id, Event: ev, Moment: m.Kind, Err: err})
 		return
 	}
-	for _, a := range acts {
+	w.carryOut(wk, acts)
+}
+
+// carryOut carries out checked actions in order, each event tied to its
+// action's line. A pause armed for the worker's next check (freeze
+// on=check) falls before a write: the write and what follows it wait
+// for the worker to thaw.
+func (w *World) carryOut(wk *worker, acts []Action) {
+	b := wk.brain
+	for i, a := range acts {
+		if a.Kind == ActWrite && wk.freezeOn == KindCheck && !wk.frozen {
+			wk.freezeOn = KindNone
+			b.pending = slices.Clone(acts[i:])
+			w.freezeWorker(wk, wk.freezeFor)
+			return
+		}
 		n := int32(len(w.log))
 		w.act(wk, a)
 		if a.Line > 0 {
@@ -353,6 +389,10 @@ func (w *World) checkActions(wk *worker, acts []Action) error {
 			if i := slices.Index(timers[:], a.Timer); i >= 0 {
 				timers[i] = ""
 			}
+		case ActLock, ActUnlock:
+			if err := w.checkLock(a); err != nil {
+				return err
+			}
 		case ActAcquire, ActStop:
 		default:
 			return &ActionError{Action: a, Code: "kind"}
@@ -374,11 +414,12 @@ func (w *World) act(wk *worker, a Action) {
 		w.send(message{kind: MsgRenew, from: wk.id, to: Coord, token: a.Token, req: wk.req, gen: uint32(a.Tag), lease: wk.lease})
 	case ActWrite:
 		idx := w.emit(EventFields{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: a.Token, Key: w.keyOf(a.Key)})
-		if !w.coord.holding(wk.lease, wk.id, a.Token, w.now) {
+		real := b.realToken(a.Token) // a lock's value stands for its lease's token (redlock_program.go)
+		if !w.coord.holding(wk.lease, wk.id, real, w.now) {
 			w.emit(EventFields{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: a.Token, Ref: idx, Ref2: w.leaseEnd(wk.id)})
 		}
 		wk.req++
-		w.send(message{kind: MsgWrite, from: wk.id, to: Storage, req: wk.req, token: a.Token, real: a.Token, key: w.keyOf(a.Key), version: wk.version, lease: wk.lease, ev: idx})
+		w.send(message{kind: MsgWrite, from: wk.id, to: Storage, req: wk.req, token: a.Token, real: real, key: w.keyOf(a.Key), version: wk.version, lease: wk.lease, ev: idx})
 	case ActSetTimer:
 		s := slices.Index(b.timers[:], a.Timer)
 		if s < 0 {
@@ -391,6 +432,8 @@ func (w *World) act(wk *worker, a Action) {
 			b.timers[s] = ""
 			wk.clearTimer(timerSlot(s))
 		}
+	case ActLock, ActUnlock:
+		w.sendLock(wk, a)
 	case ActStop:
 		b.stopped = true
 		wk.done = true
@@ -414,6 +457,10 @@ func (w *World) brainTimer(wk *worker, slot uint8) {
 
 // brainReceive turns an answer into the program's moment.
 func (w *World) brainReceive(wk *worker, m message) {
+	if w.coord.independent && m.gen > 0 && (m.kind == MsgGrant || m.kind == MsgDeny || m.kind == MsgUnavailable) {
+		w.think(wk, Moment{Kind: MomentLocked, Master: int(m.gen), OK: m.kind == MsgGrant, Token: m.token, Reason: m.reason})
+		return
+	}
 	switch m.kind {
 	case MsgGrant:
 		w.think(wk, Moment{Kind: MomentGranted, Token: m.token, TTL: m.ttl})

@@ -30,7 +30,7 @@ func TestSearchKnowsEveryField(t *testing.T) {
 		reflect.TypeFor[timer]():       {"local", "id", "on"},
 		reflect.TypeFor[clock]():       {"base", "anchor", "rate"},
 		reflect.TypeFor[waiter]():      {"node", "req"},
-		reflect.TypeFor[masterKey]():   {"holder", "expires"},
+		reflect.TypeFor[masterKey]():   {"holder", "expires", "value"},
 		reflect.TypeFor[rng]():         {"s"},
 	}
 	for typ, names := range known {

@@ -187,6 +187,7 @@ func (w *World) hashCoord(h *hasher) {
 	for _, k := range c.keys {
 		h.int(int64(k.holder))
 		h.int(int64(k.expires))
+		h.int(k.value)
 	}
 	for _, u := range c.up {
 		h.bool(u)

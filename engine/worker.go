@@ -581,6 +581,7 @@ func (w *World) thawWorker(wk *worker) {
 	}
 	clear(wk.deferred)
 	wk.deferred = wk.deferred[:0]
+	w.resumeBrain(wk) // a written worker's write the pause held (redlock_program.go)
 }
 
 func (w *World) changeClock(wk *worker, c Command) {

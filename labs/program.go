@@ -34,9 +34,10 @@ type ProgramSpec struct {
 	refFile   string
 	reference string
 	spec      engine.Challenge
+	beyond    *SearchSpec // bounds no program survives, searched after a pass
 }
 
-var programKeys = []string{"side", "worker", "actions", "start", "reference", "harm", "runs", "seed", "horizon", "faults", "survive"}
+var programKeys = []string{"side", "worker", "actions", "start", "reference", "harm", "runs", "seed", "horizon", "faults", "survive", "beyond"}
 
 // Program returns the lab's written worker, or nil.
 func (l *Lab) Program() *ProgramSpec { return l.program }
@@ -55,6 +56,10 @@ type ProgramVerdict struct {
 	// Line and Col are the program's code that acted in the deciding
 	// event (0 when no line of the program caused it).
 	Line, Col int32
+	// Beyond is, on a pass, the search beyond the lab's bounds (its
+	// program's beyond:) that no program survives: its shortest schedule
+	// shows what the lab's design cannot do. Nil when the lab has none.
+	Beyond *SearchVerdict
 	// Search is the bounded search's verdict on the program, when the lab
 	// has search: bounds; nil otherwise. When it found a breaking
 	// schedule, that schedule decides (World and Event are its replay):
@@ -177,6 +182,9 @@ func parseProgramSpec(r *report, l *Lab, y ynode) *ProgramSpec {
 			}
 		case "runs", "seed", "horizon", "faults", "survive":
 			good = readSchedules(r, l, e, &p.spec) && good
+		case "beyond":
+			p.beyond = parseSearch(r, l, e.val)
+			good = p.beyond != nil && good
 		}
 	}
 	switch {
@@ -341,8 +349,15 @@ func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict,
 			v.Search = sv
 		}
 	}
-	v.Spent = c.Spent()
 	v.searchDecides()
+	if p.beyond != nil && v.Pass {
+		if v.Beyond, err = p.searchWith(p.beyond, src, c, opt); slow() {
+			return v.tooSlow(c), nil
+		} else if err != nil && !errors.Is(err, errSearchCut) {
+			return nil, err
+		}
+	}
+	v.Spent = c.Spent()
 	return v, nil
 }
 
@@ -411,12 +426,19 @@ func (p *ProgramSpec) calls(src string, horizon engine.Time) (int64, error) {
 // c), and
 // stops it (errSearchCut) past programSearchSchedules.
 func (p *ProgramSpec) search(src string, c *program.Compiled, opt SearchOptions) (*SearchVerdict, error) {
-	if calls, err := p.calls(src, p.lab.search.Bounds.Horizon); err != nil {
+	return p.searchWith(p.lab.search, src, c, opt)
+}
+
+// searchWith is search within the bounds of spec: the lab's, or those
+// beyond them (ProgramSpec.beyond).
+func (p *ProgramSpec) searchWith(spec *SearchSpec, src string, c *program.Compiled, opt SearchOptions) (*SearchVerdict, error) {
+	if calls, err := p.calls(src, spec.Bounds.Horizon); err != nil {
 		return nil, err
 	} else if calls > programSearchCalls {
 		return nil, errSearchCut
 	}
 	l := *p.lab
+	l.search = spec
 	l.scenario = p.Scenario(c)
 	l.prepared, l.prepErr = engine.Prepare(l.scenario)
 	parent := opt.Context
@@ -512,6 +534,9 @@ func verifyProgram(r *report, l *Lab) {
 	case !ref.Pass:
 		ce := ref.Counterexample
 		r.errorf(p.at, "program: the reference %s fails run %d (%s at %s); replay it: %s", p.refFile, ce.Index, ce.Why.Kind, ce.Why.T, l.replayCommand(p.refFile, ce.Index))
+	}
+	if p.beyond != nil && ref.Pass && (ref.Beyond == nil || ref.Beyond.Shortest == nil) {
+		r.errorf(p.at, "program: beyond: no schedule within these bounds breaks the reference %s: they show nothing no program can do", p.refFile)
 	}
 	start, err := p.Judge(p.Start, 0)
 	switch {

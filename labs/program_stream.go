@@ -26,6 +26,7 @@ type JudgementLine struct {
 	// Counterexample is the deciding random schedule's index, -1 for none.
 	Counterexample int           `json:"counterexample"`
 	Search         *StreamResult `json:"search,omitempty"`
+	Beyond         *StreamResult `json:"beyond,omitempty"`
 	SearchCut      bool          `json:"search_cut,omitempty"`
 	TooSlow        bool          `json:"too_slow,omitempty"`
 	Spent          uint64        `json:"spent"`
@@ -48,6 +49,9 @@ func (v *ProgramVerdict) Stream() JudgementLine {
 	}
 	if v.Search != nil {
 		j.Search = StreamResultOf(v.Search.SearchResult)
+	}
+	if v.Beyond != nil {
+		j.Beyond = StreamResultOf(v.Beyond.SearchResult)
 	}
 	return j
 }
@@ -90,8 +94,15 @@ func (p *ProgramSpec) VerdictFrom(src string, j JudgementLine) (*ProgramVerdict,
 		v.Counterexample, v.World, v.Event = &run, w, run.Event
 		v.locate(v.Event)
 	}
-	if j.Search != nil {
-		res, err := j.Search.SearchResult()
+	for _, s := range []struct {
+		res  *StreamResult
+		spec *SearchSpec
+		dst  **SearchVerdict
+	}{{j.Search, p.lab.search, &v.Search}, {j.Beyond, p.beyond, &v.Beyond}} {
+		if s.res == nil || s.spec == nil {
+			continue
+		}
+		res, err := s.res.SearchResult()
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +110,8 @@ func (p *ProgramSpec) VerdictFrom(src string, j JudgementLine) (*ProgramVerdict,
 		if err != nil {
 			return nil, err
 		}
-		if v.Search, err = l.VerdictOf(SearchOptions{}, res); err != nil {
+		l.search = s.spec
+		if *s.dst, err = l.VerdictOf(SearchOptions{}, res); err != nil {
 			return nil, err
 		}
 	}

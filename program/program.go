@@ -16,8 +16,11 @@
 // program keeps between moments (plain data only: None, bool, int, string,
 // list, tuple, dict). The actions are w.acquire(), w.renew(token, tag=0),
 // w.write(key, token), w.set_timer(name, at), w.cancel_timer(name) and
-// w.stop(); they are carried out after the handler returns, all of them or,
-// when the handler fails, none.
+// w.stop(), and with independent masters w.lock(master, value, ttl) and
+// w.unlock(master, value), answered by on_locked(w, ev) (ev.master, ev.ok,
+// ev.token: the value); they are carried out after the handler returns,
+// all of them or, when the handler fails, none. on_start's ev.token is a
+// random number, the same for the same seed.
 //
 // The storage's program (CompileSide with engine.SideStorage) has one
 // handler, def on_write(s, ev): ev.token, ev.key, ev.value (the fixed
@@ -25,6 +28,12 @@
 // a put) and ev.version (the version its writer read); s.now is the
 // storage's clock, s.state what it keeps. It decides with s.accept() or
 // s.reject(reason), exactly once a write.
+//
+// The coordinator's program (engine.SideCoord) answers on_acquire(c, ev)
+// with c.grant(token, ttl) or c.deny(), on_renew(c, ev) with
+// c.extend(ttl) or c.refuse(), and has on_release, on_start and on_timer
+// besides (ev.worker, ev.token, ev.timer); c.expire(worker) ends a lease.
+// c.state is lost when its replica crashes, c.stable is kept.
 //
 // What keeps a hostile program harmless: no load, no while, no recursion
 // (Starlark's own rules), no clock, random, file or network builtins (the
@@ -775,7 +784,7 @@ func (e *event) AttrNames() []string {
 	case engine.SideCoord:
 		return []string{"kind", "timer", "token", "worker"}
 	}
-	return []string{"kind", "reason", "tag", "timer", "token", "ttl"}
+	return []string{"kind", "master", "ok", "reason", "tag", "timer", "token", "ttl"}
 }
 func (e *event) Attr(name string) (starlark.Value, error) {
 	if !slices.Contains(e.AttrNames(), name) {
@@ -786,6 +795,10 @@ func (e *event) Attr(name string) (starlark.Value, error) {
 		return starlark.String(e.m.Key), nil
 	case "worker":
 		return starlark.String(e.m.Worker), nil
+	case "master":
+		return starlark.MakeInt(e.m.Master), nil
+	case "ok":
+		return starlark.Bool(e.m.OK), nil
 	case "value":
 		return starlark.String(e.m.Value), nil
 	case "effect":
@@ -890,6 +903,14 @@ func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starla
 		a.TTL = engine.Time(ttl)
 	case engine.ActExpire:
 		err = starlark.UnpackArgs(b.Name(), args, kw, "worker", &a.Worker)
+	case engine.ActLock, engine.ActUnlock:
+		var ttl int64
+		if k == engine.ActLock {
+			err = starlark.UnpackArgs(b.Name(), args, kw, "master", &a.Master, "value", &a.Token, "ttl", &ttl)
+		} else {
+			err = starlark.UnpackArgs(b.Name(), args, kw, "master", &a.Master, "value", &a.Token)
+		}
+		a.TTL = engine.Time(ttl)
 	case engine.ActReject:
 		var why string
 		err = starlark.UnpackArgs(b.Name(), args, kw, "reason", &why)

@@ -44,6 +44,11 @@ type programVerdict struct {
 	LineKey  string // what Line is: the line that acted, or that took the most steps
 	LineText string
 	Diagram  *draw.Diagram
+	// On a pass, what no program survives (the lab's beyond:): its
+	// summary, the schedule's faults and the harm, with its time.
+	Beyond       string
+	BeyondFaults []string
+	BeyondWhy    string
 }
 
 // programOf fills the editor from the session (the program its link
@@ -105,6 +110,7 @@ func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, l
 		if v.Search != nil {
 			out.Searched = fmt.Sprintf(T(lang, "program.verdict.searched"), v.Search.Schedules, v.Search.Bounds.Faults)
 		}
+		out.setBeyond(v.Beyond)
 		return out
 	}
 	why, _ := v.Why()
@@ -139,6 +145,20 @@ func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, l
 	}
 	out.setLine(v.Line, src)
 	return out
+}
+
+// setBeyond says the schedule beyond the lab's bounds that breaks a
+// program that passed: what no program can do.
+func (v *programVerdict) setBeyond(b *labs.SearchVerdict) {
+	if b == nil || b.Shortest == nil || b.World == nil {
+		return
+	}
+	sh := b.Shortest
+	v.Beyond = fmt.Sprintf(T(v.Lang, "program.verdict.beyond"), len(sh.Faults), catalog.TimeText(v.Lang, sh.Harm.T))
+	for _, f := range sh.Faults {
+		v.BeyondFaults = append(v.BeyondFaults, labs.FaultText(v.Lang, f))
+	}
+	v.BeyondWhy = catalog.TimeText(v.Lang, sh.Harm.T) + ": " + labs.DescribeEvent(sh.Harm, b.World.Names(), v.Lang)
 }
 
 // programTitle is the heading of the program's editor: whose logic the

@@ -67,6 +67,7 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 		if v.Search != nil {
 			fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.searched")+"\n", v.Search.Schedules, v.Search.Bounds.Faults)
 		}
+		sayBeyond(stdout, v, lang)
 		code = 0
 	default:
 		why, _ := v.Why()
@@ -76,6 +77,21 @@ func judgeProgram(lab *labs.Lab, file, lang string, stdout, stderr io.Writer) in
 	}
 	fmt.Fprintf(stderr, "(%s)\n", took.Round(time.Millisecond))
 	return code
+}
+
+// sayBeyond prints, after a pass, the schedule beyond the lab's bounds
+// that breaks the program all the same: what no program can do.
+func sayBeyond(stdout io.Writer, v *labs.ProgramVerdict, lang string) {
+	b := v.Beyond
+	if b == nil || b.Shortest == nil {
+		return
+	}
+	sh := b.Shortest
+	fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.beyond")+"\n", len(sh.Faults), catalog.TimeText(lang, sh.Harm.T))
+	for _, f := range sh.Faults {
+		fmt.Fprintf(stdout, "  %s\n", labs.FaultText(lang, f))
+	}
+	fmt.Fprintf(stdout, "  %s\n", labs.DescribeEvent(sh.Harm, b.World.Names(), lang))
 }
 
 // sayFailingSchedule prints the schedule the program fails on: the
