@@ -251,14 +251,11 @@ func (p *LivePage) Release() {
 // Whole redraws every part of the page a frame keeps up to date, and is
 // what the page then shows.
 func Whole(out *Edits, v *Live) *LivePage {
+	p := laidOut(v)
 	w := v.Session.World()
-	d := LivePicture("live", w, v.Lang, nil)
-	p := &LivePage{d: d}
-	p.status = newStatusOf(w, v.Lang, d.outcome, w.AppendWorkers(nil))
-	p.keepCmds(v.Session.Commands())
 	out.Draw(OpReplace, "status", func(w *Markup) { w.status(&p.status) })
-	out.Draw(OpReplace, "diagram", func(w *Markup) { w.figure(d) })
-	p.redrawChart(out, w, v.Lang)
+	out.Draw(OpReplace, "diagram", func(w *Markup) { w.figure(p.d) })
+	p.writeChart(out)
 	out.Draw(OpReplace, "session", func(w *Markup) { w.sessionPanel(v.Lang, v.Base, v.Lab.ID, v.Session.Commands(), v.Session.AppendQuery) })
 	if s := SignalsFor(v.Lab, "live-signals", w, v.Lang); s != nil {
 		out.Draw(OpReplace, "signals", func(w *Markup) { w.signals(s) })
@@ -266,12 +263,27 @@ func Whole(out *Edits, v *Live) *LivePage {
 	return p
 }
 
-// Shown is the page Whole would draw, when the page shows it already: a
-// paused session's page, which its last frame drew whole, as play starts.
-// Its first play frame then sends what changed, not the page again.
+// Shown is the page Whole would draw, when the page shows it already,
+// laid out and not written: a paused session's page, which its last
+// frame drew whole or brought up to what Whole draws, as play starts or
+// a command comes. The frame after it then sends what changed, not the
+// page again.
 func Shown(v *Live) *LivePage {
-	var scratch Edits
-	return Whole(&scratch, v)
+	p := laidOut(v)
+	p.chart.Panels[0].events = nil // as writeChart leaves it
+	return p
+}
+
+// laidOut is the page Whole draws, laid out: its chart still holds the
+// log, for Whole to write its dots.
+func laidOut(v *Live) *LivePage {
+	w := v.Session.World()
+	d := LivePicture("live", w, v.Lang, nil)
+	p := &LivePage{d: d}
+	p.status = newStatusOf(w, v.Lang, d.outcome, w.AppendWorkers(nil))
+	p.keepCmds(v.Session.Commands())
+	p.layChart(w, v.Lang)
+	return p
 }
 
 // Next sends what changed since the page p shows, and p then shows v.
@@ -446,7 +458,17 @@ func (p *LivePage) keepCmds(cmds []engine.Command) {
 // redrawChart lays the page's live chart out anew, on the live scale,
 // and replaces it whole.
 func (p *LivePage) redrawChart(out *Edits, w *engine.World, lang string) {
+	p.layChart(w, lang)
+	p.writeChart(out)
+}
+
+// layChart lays the page's live chart out anew, on the live scale.
+func (p *LivePage) layChart(w *engine.World, lang string) {
 	p.chart.layout("live-chart", lang, []ChartRun{{Label: catalog.T(lang, "chart.run"), World: w, Live: true}})
+}
+
+// writeChart replaces the page's chart with the one laid out (layChart).
+func (p *LivePage) writeChart(out *Edits) {
 	out.Draw(OpReplace, "chart", func(w *Markup) { w.chartBox(&p.chart) })
 	// The page's chart keeps its scale and renewals, not the log, whose
 	// old room it would keep from the collector.

@@ -115,6 +115,50 @@ func BenchmarkWholePicture(b *testing.B) {
 	}
 }
 
+// BenchmarkPausedCommand measures a command to a paused session and its
+// answer, as a tap on "+5 dtk" costs the server: each lab's world a minute
+// on, advanced 5 s a command, and back to a minute (outside the timer)
+// every 20 commands.
+func BenchmarkPausedCommand(b *testing.B) {
+	cfg, course := testConfig(), testCourse(b)
+	for _, id := range []string{"w1-w2", "renew-load"} {
+		b.Run(id, func(b *testing.B) {
+			lab := benchLab(b, course, id)
+			start := func() *Conn {
+				sess, err := labsession.New(lab, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := sess.Do("until 60s"); err != nil {
+					b.Fatal(err)
+				}
+				l := &Conn{cfg: cfg, lab: lab, lang: "en", sess: sess, runs: labRun{sess}, shown: -1}
+				m := l.frame(0)
+				m.free()
+				return l
+			}
+			l, n, bytes := start(), 0, 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if n++; n%20 == 0 {
+					b.StopTimer()
+					l = start()
+					b.StartTimer()
+				}
+				m := l.runs.handle(l, ClientMsg{ID: 1, Type: "do", kind: msgDo, Cmd: "advance 5s"})
+				if m.Type != "ack" {
+					b.Fatal(m.Error)
+				}
+				o := newOutMsg(&m)
+				o.b = appendMsg(o.b[:0], &m)
+				bytes += len(o.b)
+				o.free()
+			}
+			b.ReportMetric(float64(bytes)/float64(b.N), "answer-B/op")
+		})
+	}
+}
+
 // playFrames is the first n play frames of a session of lab.
 func playFrames(b *testing.B, cfg *Config, lab *labs.Lab, n int) []serverMsg {
 	l := playingLive(b, cfg, lab, 1)

@@ -354,3 +354,48 @@ func (p *pageModel) matchFresh(cfg *Config, lab *labs.Lab, sess *labsession.Sess
 		}
 	}
 }
+
+// A paused page's commands are answered with what they changed, not the
+// page again (issue 48: a tap on a paused renew-load page brought a
+// whole picture, which a slow phone parsed and laid out anew), and the
+// page they leave shows what a fresh render shows: through a new scale
+// of the picture, a command that fails, a freeze (w1-w2) and a reset, which
+// starts a new world and so is drawn whole.
+func TestPausedCommandsSendWhatChanged(t *testing.T) {
+	c, cfg := testCourse(t), testConfig()
+	for _, tc := range []struct{ id, cmd string }{{"w1-w2", "freeze W1"}, {"renew-load", "advance 1s"}} {
+		id := tc.id
+		lab := c.Lab(id)
+		sess, err := labsession.New(lab, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.Do("until 60s"); err != nil {
+			t.Fatal(err)
+		}
+		l := &Conn{cfg: cfg, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1}
+		page := newPageModel(t)
+		page.apply(l.frame(0))
+		whole := 0
+		for _, cmd := range []string{"advance 5s", "advance 5s", "advance 5s", "nonsense", "advance 5s", tc.cmd, "advance 5s", "reset", "advance 5s"} {
+			m := l.runs.handle(l, ClientMsg{ID: 1, Type: "do", kind: msgDo, Cmd: cmd})
+			if m.Type == "error" {
+				if cmd != "nonsense" {
+					t.Fatalf("%s: %s: %s", id, cmd, m.Error)
+				}
+				continue
+			}
+			if hasReplace(m, "diagram") {
+				whole++
+			}
+			page.apply(m)
+			page.matchFresh(cfg, lab, sess, id+", paused, "+cmd)
+			if l.view != nil {
+				t.Fatalf("%s: a paused session keeps its page after %q", id, cmd)
+			}
+		}
+		if whole != 1 { // the reset's
+			t.Errorf("%s: %d answers to a paused page's commands drew the picture whole, want the reset's alone", id, whole)
+		}
+	}
+}

@@ -348,11 +348,13 @@ func (l *Conn) playFrame(e playEntry) {
 	}
 }
 
-// keepShown, before a play frame moves the world on, keeps the page a
-// lab session's last frame drew whole when it keeps none (the session was
-// paused, and every frame of a paused session is whole): the frame then
-// sends what changed since, not the page again (a renew-load page's first
-// play frame was 15 KB). On the player, as the frame is: 2,000 students
+// keepShown, before a play frame or a paused session's command moves
+// the world on, keeps the page a lab session's last frame drew (whole, or
+// brought up to what a whole frame draws) when it keeps none: the session
+// was paused, and keeps nothing then. The frame then sends what changed
+// since, not the page again (a renew-load page's first play frame was
+// 15 KB, a tap's answer on a paused page a whole picture). A play
+// frame's is laid out on the player, as the frame is: 2,000 students
 // pressing play at once cost their readers nothing. Called with l.mu held.
 func (l *Conn) keepShown() {
 	if _, lab := l.runs.(labRun); !lab || l.view != nil || l.shown < 0 || l.have ||
@@ -465,7 +467,17 @@ func (labRun) handle(l *Conn, m ClientMsg) serverMsg {
 	var target string
 	switch m.kind {
 	case msgDo:
+		// A paused page shows its world as its last frame drew it: kept
+		// for this command, the answer sends what the command changed,
+		// not the page again (a tap's answer was a whole picture, which a
+		// slow phone parsed and laid out anew: issue 48).
+		if !l.playing {
+			l.keepShown()
+		}
 		if err := l.sess.Do(m.Cmd); err != nil {
+			if !l.playing {
+				l.view = nil
+			}
 			return fail(err)
 		}
 		l.cfg.Metrics.Command()
@@ -557,10 +569,10 @@ func (l *Conn) ack(id int64) serverMsg {
 // the events the list does not show yet (draw.LivePage).
 func (l *Conn) frame(id int64) serverMsg {
 	w := l.sess.World()
-	if !l.playing {
-		l.view = nil
-	}
 	p := l.view
+	if !l.playing {
+		l.view = nil // a paused session keeps nothing beyond its world
+	}
 	if !p.Shows(w) || l.shown < 0 || l.shownRun != l.sess.Run() {
 		p = nil
 	}
@@ -597,6 +609,8 @@ func (l *Conn) frame(id int64) serverMsg {
 	}
 	if l.playing {
 		l.view = p
+	} else {
+		p.Release()
 	}
 	events := w.Events()
 	whole := l.shown < 0 || l.shown > len(events) || l.shownRun != l.sess.Run()
