@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net"
@@ -199,8 +200,8 @@ func TestPhoneFigures(t *testing.T) {
 		r := phoneRow{lab: lab}
 		playOnPhone(t, ts.URL, &r, &out)
 		u := ts.URL + "/id/labs/" + lab
-		r.cold[0] = coldLoadMedian(t, u, laptop, 1, &out)
-		r.cold[1] = coldLoadMedian(t, u, phone, phoneSlowdown, &out)
+		r.cold[0] = coldLoadMedian(t, u, laptop, 1, lab+"-cold-laptop")
+		r.cold[1] = coldLoadMedian(t, u, phone, phoneSlowdown, lab+"-cold-phone")
 		if os.Getenv("LEASELAB_PHONE_SLOWNET") != "" {
 			t.Logf("%s: first live frame on a slow network at %d×: %.0f ms", lab, phoneSlowdown, firstFrameOnSlowNetwork(t, u))
 		}
@@ -391,6 +392,7 @@ func tapsOnPhone(t *testing.T, ctx context.Context, lab, trace string) []phoneTa
 	}
 	if tr != nil {
 		tr.stop(t, ctx, filepath.Join(trace, lab+"-taps.txt"))
+		tr.tapTimeline(t, filepath.Join(trace, lab+"-taps-timeline.txt"))
 	}
 	taps, err := chromedp.Run(ctx, chromedp.Evaluate[[]phoneTap](`window.__phone.taps.map(x => ({Down: x.down, Up: x.up, Answer: x.answer, Held: x.held}))`))
 	if err != nil {
@@ -402,14 +404,104 @@ func tapsOnPhone(t *testing.T, ctx context.Context, lab, trace string) []phoneTa
 	return taps
 }
 
+// tapTimeline writes, for each tap of a trace (from one pointerdown to
+// the next), when the main thread did what, in ms from the touch: the
+// input events, the answer's arrival (the socket's message), the
+// animation frame that applies it, and the style, layout, paint and
+// commit after, each with its time (wall, and CPU in brackets), and the
+// taps' sums by kind.
+func (r *mainTrace) tapTimeline(t *testing.T, file string) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	type ev struct {
+		Name string  `json:"name"`
+		Ph   string  `json:"ph"`
+		Ts   float64 `json:"ts"`
+		Dur  float64 `json:"dur"`
+		TDur float64 `json:"tdur"`
+		Tid  int     `json:"tid"`
+		Pid  int     `json:"pid"`
+		Args struct {
+			Name string `json:"name"`
+			Data struct {
+				Type string `json:"type"`
+			} `json:"data"`
+		} `json:"args"`
+	}
+	var evs []ev
+	main := map[[2]int]bool{}
+	for _, b := range r.events {
+		var e ev
+		if json.Unmarshal(b, &e) != nil {
+			continue
+		}
+		if e.Ph == "M" && e.Name == "thread_name" && e.Args.Name == "CrRendererMain" {
+			main[[2]int{e.Pid, e.Tid}] = true
+		}
+		evs = append(evs, e)
+	}
+	var on []ev
+	var downs []float64
+	kinds := map[string]bool{"EventDispatch": true, "FireAnimationFrame": true, "UpdateLayoutTree": true, "Layout": true,
+		"PrePaint": true, "Paint": true, "Layerize": true, "Commit": true, "TimerFire": true, "ParseHTML": true, "HitTest": true}
+	for _, e := range evs {
+		if e.Ph != "X" || !main[[2]int{e.Pid, e.Tid}] || !kinds[e.Name] {
+			continue
+		}
+		on = append(on, e)
+		if e.Name == "EventDispatch" && e.Args.Data.Type == "pointerdown" {
+			downs = append(downs, e.Ts)
+		}
+	}
+	slices.SortFunc(on, func(a, b ev) int { return cmp.Compare(a.Ts, b.Ts) })
+	slices.Sort(downs)
+	var b strings.Builder
+	sum, cpu := map[string]float64{}, map[string]float64{}
+	for i, d := range downs {
+		end := math.Inf(1)
+		if i+1 < len(downs) {
+			end = downs[i+1]
+		}
+		fmt.Fprintf(&b, "tap %d:", i+1)
+		for _, e := range on {
+			if e.Ts < d || e.Ts >= end || e.Ts-d > 3e6 {
+				continue
+			}
+			name := e.Name
+			if e.Args.Data.Type != "" {
+				name += "(" + e.Args.Data.Type + ")"
+			}
+			if e.Dur >= 500 || e.Name == "EventDispatch" || e.Name == "FireAnimationFrame" {
+				fmt.Fprintf(&b, " %s@%.0f %.1f[%.1f]", name, (e.Ts-d)/1000, e.Dur/1000, e.TDur/1000)
+			}
+			sum[name] += e.Dur / 1000
+			cpu[name] += e.TDur / 1000
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nall taps, by kind: wall ms [CPU ms]\n")
+	for _, k := range sortedKeys(sum, func(k string) float64 { return sum[k] }) {
+		fmt.Fprintf(&b, "%-40s %8.1f [%8.1f]\n", k, sum[k], cpu[k])
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // coldLoadMedian opens u coldLoads times, each in a fresh tab of size v
 // (its cache empty) with the CPU slowed by slowdown, and is the median
-// of each of the load's moments.
-func coldLoadMedian(t *testing.T, u string, v viewport, slowdown float64, out *atomic.Int64) coldLoad {
+// of each of the load's moments. With LEASELAB_PHONE_TRACE=DIR it opens
+// u once more, traced, into DIR/name.txt (and .json), the figures left
+// out of the median.
+func coldLoadMedian(t *testing.T, u string, v viewport, slowdown float64, name string) coldLoad {
 	t.Helper()
+	if dir := os.Getenv(phoneTraceEnv); dir != "" {
+		defer openCold(t, u, v, slowdown, filepath.Join(dir, name+".txt"))
+	}
 	var got [7][]float64
 	for range coldLoads {
-		c := openCold(t, u, v, slowdown)
+		c := openCold(t, u, v, slowdown, "")
 		for i, x := range []float64{c.html, c.script, c.fcp, c.open, c.msg, c.live, c.bytes} {
 			got[i] = append(got[i], x)
 		}
@@ -418,15 +510,23 @@ func coldLoadMedian(t *testing.T, u string, v viewport, slowdown float64, out *a
 	return coldLoad{html: m(0), script: m(1), fcp: m(2), open: m(3), msg: m(4), live: m(5), bytes: m(6)}
 }
 
-// openCold opens u once in a fresh tab and says when its parts came.
-func openCold(t *testing.T, u string, v viewport, slowdown float64) coldLoad {
+// openCold opens u once in a fresh tab and says when its parts came;
+// with trace set, it traces the load into that file (mainTrace).
+func openCold(t *testing.T, u string, v viewport, slowdown float64, trace string) coldLoad {
 	t.Helper()
 	ctx, closeTab := probedTab(t, v, slowdown)
 	defer closeTab()
+	var tr *mainTrace
+	if trace != "" {
+		tr = startMainTrace(t, ctx)
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the first live frame painted", `window.__phone.first > 0 && performance.getEntriesByName("first-contentful-paint").length > 0 && performance.getEntriesByType("navigation")[0].loadEventEnd > 0`)
+	if tr != nil {
+		tr.stop(t, ctx, trace)
+	}
 	x := evalAs[[]float64](t, ctx, `(() => {
 		const n = performance.getEntriesByType("navigation")[0], p = window.__phone;
 		const bytes = performance.getEntriesByType("resource").reduce((s, r) => s + r.transferSize, n.transferSize);
