@@ -39,6 +39,10 @@ var frameCostChanges = []struct{ name, js string }{
 	{"lease-attr", `const el = document.getElementById("live-l0");
 		el.querySelector("rect").setAttribute("width", 200 + i % 50);
 		el.querySelector("title").textContent = "lease " + i;`},
+	// A new time scale: the picture drawn whole (as every change of scale
+	// was until issue 48), or the plot group's scale set (as it is now).
+	{"picture", `const d = document.getElementById("diagram"); d.innerHTML = d.innerHTML;`},
+	{"rescale", `document.getElementById("live-plot").style.setProperty("--k", i % 2 ? "0.5" : "0.666667");`},
 }
 
 // TestFrameCost measures what one kind of change costs a budget phone's

@@ -33,7 +33,13 @@ type mainTrace struct {
 func startMainTrace(t *testing.T, ctx context.Context) *mainTrace {
 	t.Helper()
 	r := &mainTrace{done: make(chan struct{})}
+	var complete sync.Once
 	if err := chromedp.Listen(ctx, func(ev any) {
+		select {
+		case <-r.done:
+			return // a later trace of the same tab: its own listener has it
+		default:
+		}
 		switch e := ev.(type) {
 		case *tracing.EventDataCollected:
 			r.mu.Lock()
@@ -43,7 +49,7 @@ func startMainTrace(t *testing.T, ctx context.Context) *mainTrace {
 			}
 			r.mu.Unlock()
 		case *tracing.EventTracingComplete:
-			close(r.done)
+			complete.Do(func() { close(r.done) })
 		}
 	}); err != nil {
 		t.Fatal(err)

@@ -46,9 +46,11 @@ test("an ack of the page's own play (no speed) is its own; the student's play or
   assert.ok(!ownAck(lab, { type: "frame", playing: true }));
 });
 
-test("the student's command's answer puts the session in the address at once; the page's own waits for the play frames' timer", () => {
+test("the student's command's answer puts the session in the address at once (in the task after it is painted); the page's own waits for the play frames' timer", () => {
   const cmd = asked({ type: "do", cmd: "advance 5s" });
   answered(lab, { type: "ack", id: cmd, playing: true, query: "seed=1&do=advance+5s" });
+  assert.equal(p.replaced.length, 0, "not in the animation frame that shows the answer");
+  mock.timers.tick(0);
   assert.deepEqual(p.replaced, ["/en/labs/w1-w2?seed=1&do=advance+5s"]);
   const pace = asked({ type: "play", every: 0.4 });
   answered(lab, { type: "ack", id: pace, playing: true, query: "seed=1&do=advance+5s&do=until+7s" });
@@ -67,6 +69,7 @@ test("a pause puts the session in the address at once", () => {
   answered(lab, { type: "frame", playing: true, query: "seed=1&do=until+3s" });
   assert.equal(p.replaced.length, 0);
   answered(lab, { type: "frame", playing: false, query: "seed=1&do=until+3s" });
+  mock.timers.tick(0);
   assert.deepEqual(p.replaced, ["/en/labs/w1-w2?seed=1&do=until+3s"]);
   assert.equal(lab.play.textContent, "▶ Play");
   assert.equal(lab.play.getAttribute("aria-pressed"), "false");
@@ -118,6 +121,7 @@ test("on a slow page gliding, the page's own ack waits with the second; the stud
   receive(lab, { type: "ack", id: cmd, playing: true, got: 1100, query: "seed=1&do=advance+5s" });
   p.runFrames();
   assert.equal(lab.lateFrames.length, 0, "the student's answer goes in at once, and what waited with it");
+  mock.timers.tick(0);
   assert.deepEqual(p.replaced, ["/en/labs/w1-w2?seed=1&do=advance+5s"]);
 });
 
