@@ -39,10 +39,10 @@ type chartPanel struct {
 	span, ymax     engine.Time
 	events         []engine.Event // the run's log: a dot for each renewal
 	left           []engine.Time  // the lease time left at each renewal, sorted
-	// live places the dots as a live picture places its marks: each its
-	// x in units of the live scale's finest (dMinSpan) in its style, and
-	// their group drawn k = dMinSpan/span as wide (liveChartStyle), so a
-	// new scale is the axis' labels and one number, not the chart again.
+	// live draws the dots as a live picture draws its marks: each with
+	// its x in units of the live scale's finest (dMinSpan, data-x), from
+	// which the page moves it to a new scale itself (OpScale), so a new
+	// scale is the axis' labels and one number, not the chart again.
 	live bool
 }
 
@@ -103,7 +103,8 @@ func newChartPanel(i int, span, ymax engine.Time) chartPanel {
 
 func (p *chartPanel) x(t engine.Time) int { return p.X0 + int(int64(t)*int64(p.X1-p.X0)/int64(p.span)) }
 
-// vx is a live panel's dot's x for time t, right of X0 (live).
+// vx is a live panel's dot's x for time t, right of X0, in units its
+// scale does not change (live); it is drawn at X0 + pxAt(vx, k).
 func (p *chartPanel) vx(t engine.Time) int { return int(int64(t) * int64(p.X1-p.X0) / int64(dMinSpan)) }
 
 // k is how much narrower a live panel draws its dots than vx counts.
@@ -223,9 +224,6 @@ func (w *Markup) chart(c *Chart) {
 	w.esc(c.Title)
 	w.s("</title>")
 	w.s(chartStyle)
-	if len(c.Panels) > 0 && c.Panels[0].live {
-		w.s(liveChartStyle)
-	}
 	for i := range c.Panels {
 		w.chartPanel(c, i)
 	}
@@ -282,9 +280,7 @@ func (w *Markup) chartPanel(c *Chart, i int) {
 	w.i(i)
 	w.s(`"`)
 	if p.live {
-		w.s(` transform="translate(`)
-		w.i(p.X0)
-		w.s(`,0)" style="`)
+		w.s(` data-k="`)
 		w.chartScale(p)
 		w.s(`"`)
 	}
@@ -316,16 +312,10 @@ func (w *Markup) chartTimes(c *Chart, p *chartPanel) {
 	}
 }
 
-// chartScale writes a live panel's dots' scale, as their group's style
-// (chartPanel.live).
+// chartScale writes a live panel's scale (chartPanel.live).
 func (w *Markup) chartScale(p *chartPanel) {
-	w.s("--k:")
 	w.B = strconv.AppendFloat(w.B, p.k(), 'f', -1, 64)
 }
-
-// liveChartStyle places a live chart's dots (chartPanel.live): only they
-// have a style, so the rule leaves any other chart on the page alone.
-const liveChartStyle = `<style>.chart [style]>[style]{cx:calc(var(--x)*var(--k)*1px)}</style>`
 
 // chartDots writes a dot for each renewal among events: when it
 // happened, and the lease time it left.
@@ -338,9 +328,9 @@ func (w *Markup) chartDots(p *chartPanel, events []engine.Event) {
 		w.s(workerColour[int(e.Node)%6])
 		w.s(`"`)
 		if p.live {
-			w.s(` style="--x:`)
-			w.i(p.vx(e.T))
-			w.s(`"`)
+			vx := p.vx(e.T)
+			w.num("data-x", vx)
+			w.num("cx", p.X0+int(pxAt(int32(vx), p.k())))
 		} else {
 			w.num("cx", p.x(e.T))
 		}

@@ -59,15 +59,14 @@ type Diagram struct {
 	Zoomed   bool        // the picture shows a window of the run, not all of it
 	From     engine.Time // the time at the picture's left edge
 	// Shift is the x of the group bars, messages and marks are drawn in:
-	// their own x counts from time 0 on the picture's scale (in a live
-	// picture, in units of the live scale's finest: dScale).
+	// their own x counts from time 0 on the picture's scale.
 	Shift int
 	// Keyed gives every element an id (the picture's ID, a letter and its
 	// key), so that a live frame can add, change or remove one. A keyed
-	// picture is a live one: its bars, messages and marks are placed in
-	// units that do not change with its scale, and the scale is one
-	// number on their group (dScale.k), so a new scale is a few small
-	// ops, not the picture again.
+	// picture is a live one: its messages and marks also carry their x
+	// in units its scale does not change (data-x, dScale), from which the
+	// page moves them itself when a frame gives the picture a new scale
+	// (OpScale): a few small ops, not the picture again.
 	Keyed bool
 
 	// What a live frame needs to lay out only what is new (layout).
@@ -110,9 +109,6 @@ type dBar struct {
 	Worker     engine.Node
 	Token      int64
 	Start, End engine.Time // a belief's End is when it runs out (Until)
-	// Labelled says its token is written inside it: it is wide enough
-	// on the picture's scale (barLabelled).
-	Labelled bool
 }
 
 // dMsg is a message's line: where it is drawn. Its class and words come
@@ -296,9 +292,12 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 // The live picture's time scale changes seldom, so that most frames only
 // add to what the page shows: a run shorter than its window is drawn on
 // the first of liveSpans that leaves it an eighth more room; a longer one
-// on five quarters of the window, sliding one tick at a time.
-var liveSpans = []engine.Time{20 * engine.Second, 30 * engine.Second, 40 * engine.Second, 60 * engine.Second,
-	80 * engine.Second, 100 * engine.Second, 150 * engine.Second}
+// on five quarters of the window, sliding one tick at a time. Each span
+// is about twice the last: a run's first two minutes change the scale
+// three times (at 17.8, 35.6 and 71.1 s), each change a few ops (OpScale)
+// that cost a phone about 5 KB, the ticks and the bars redrawn (issue
+// 48; seven spans, 20-150 s, changed it four times in the first minute).
+var liveSpans = []engine.Time{20 * engine.Second, 40 * engine.Second, 80 * engine.Second, 150 * engine.Second}
 
 // liveChunk is how often a live picture reconsiders how busy the run is.
 const liveChunk = 30 * engine.Second
@@ -334,12 +333,13 @@ func liveScale(now engine.Time, events []engine.Event, win engine.Time) (from, s
 
 // dScale maps time to the picture's x. Bars, messages and marks are drawn
 // in a group moved right by Shift: their x does not change when a live
-// picture's window slides, only the group's shift does. Their x counts
-// plotW to every vspan of time: in a live picture vspan is dMinSpan,
-// the live scale's finest, whatever span it shows, and the group is
-// drawn k = vspan/span as wide (the page's style multiplies each
-// element's x by it, keyedStyle), so their x does not change when the
-// picture's scale does either. Elsewhere vspan is span and k is 1.
+// picture's window slides, only the group's shift does. Marks and
+// messages keep their x (dMark.X, dMsg) in units of plotW to every vspan
+// of time: in a live picture vspan is dMinSpan, the live scale's finest,
+// whatever span it shows, so their x does not change when the picture's
+// scale does either; they are drawn at px of it, k = vspan/span as far
+// (the nearest unit). Elsewhere vspan is span and k is 1. Bars are kept
+// as drawn, in the picture's units.
 type dScale struct {
 	from, span, end engine.Time
 	plotW           int
@@ -362,30 +362,27 @@ func (s dScale) xi(t engine.Time) int {
 	return int(int64(t) * int64(s.plotW) / int64(s.vspan))
 }
 
-// px is how far right of the plot group's origin x is drawn.
-func (s dScale) px(x int32) int32 {
-	if s.k == 1 {
+// px is how far right of the plot group's origin x (of xi) is drawn.
+func (s dScale) px(x int32) int32 { return pxAt(x, s.k) }
+
+// pxAt is x drawn on scale k: the nearest unit to x·k, as the page rounds
+// it when it moves an element to a new scale (static/ops.js, rescale).
+func pxAt(x int32, k float64) int32 {
+	if k == 1 {
 		return x
 	}
-	return int32(math.Round(float64(x) * s.k))
+	return int32(math.Round(float64(x) * k))
 }
 
-// at is where t is drawn in the picture, to the nearest unit: the axis'
-// ticks, the "now" line and the pinned outcome, which are not in the
-// plot group.
-func (s dScale) at(plotX0 int, t engine.Time) int {
-	return plotX0 + int(s.px(int32(s.xi(t)-s.xi(s.from))))
-}
+// x is where t is drawn in the plot group.
+func (s dScale) x(t engine.Time) int { return int(s.px(int32(s.xi(t)))) }
 
-// shift is the plot group's x in its own units: where the picture's
-// first moment is drawn, plotX0, less its own x.
-func (s dScale) shift(plotX0 int) int { return plotX0 - s.xi(s.from) }
+// shift is the plot group's x: where the picture's first moment is drawn.
+func (s dScale) shift(plotX0 int) int { return plotX0 - s.x(s.from) }
 
-// shiftPx is the plot group's x in the picture: shift on the picture's
-// scale, to two places.
-func (s dScale) shiftPx(plotX0 int) float64 {
-	return float64(plotX0) - math.Round(100*float64(s.xi(s.from))*s.k)/100
-}
+// at is where t is drawn in the picture: the axis' ticks, the "now" line
+// and the pinned outcome, which are not in the plot group.
+func (s dScale) at(plotX0 int, t engine.Time) int { return s.shift(plotX0) + s.x(t) }
 
 func (s dScale) clip(t engine.Time) engine.Time {
 	if t == engine.Never || t > s.end {
@@ -507,7 +504,7 @@ func (d *Diagram) layScale(now engine.Time, events []engine.Event, highlight map
 // stale owners' time; the freezes.
 func (d *Diagram) layBars(w *engine.World, nw int) {
 	now, sc := w.Now(), d.scale
-	from, x := sc.from, sc.xi
+	from, x := sc.from, sc.x
 	leases, beliefs, freezes := w.Spans()
 	for i, l := range leases {
 		li := laneOf(l.Worker, nw)
@@ -519,8 +516,8 @@ func (d *Diagram) layBars(w *engine.World, nw int) {
 		if lend < from {
 			continue
 		}
-		d.Leases = append(d.Leases, d.labelled('l', dBar{Key: int32(i), X: int32(x(l.Start)), Y: int32(ln.Y + 6), W: int32(d.minW(x(lend)-x(l.Start), 1)), H: 14,
-			Worker: l.Worker, Token: l.Token, Start: l.Start, End: l.End}))
+		d.Leases = append(d.Leases, dBar{Key: int32(i), X: int32(x(l.Start)), Y: int32(ln.Y + 6), W: int32(max(x(lend)-x(l.Start), 1)), H: 14,
+			Worker: l.Worker, Token: l.Token, Start: l.Start, End: l.End})
 	}
 	for i, bs := range beliefs {
 		li := laneOf(bs.Worker, nw)
@@ -532,8 +529,8 @@ func (d *Diagram) layBars(w *engine.World, nw int) {
 		if bs.End != engine.Never && bs.End < from {
 			continue
 		}
-		d.Beliefs = append(d.Beliefs, d.labelled('b', dBar{Key: int32(i), X: int32(x(bs.Start)), Y: int32(ln.Y + 24), W: int32(d.minW(x(until)-x(bs.Start), 1)), H: 12,
-			Worker: bs.Worker, Token: bs.Token, Start: bs.Start, End: bs.Until}))
+		d.Beliefs = append(d.Beliefs, dBar{Key: int32(i), X: int32(x(bs.Start)), Y: int32(ln.Y + 24), W: int32(max(x(until)-x(bs.Start), 1)), H: 12,
+			Worker: bs.Worker, Token: bs.Token, Start: bs.Start, End: bs.Until})
 		// A worker that never noticed its belief ran out (it was frozen) still
 		// acts as the holder until it lets go: the stale owner.
 		end := bs.End
@@ -541,7 +538,7 @@ func (d *Diagram) layBars(w *engine.World, nw int) {
 			end = now
 		}
 		if bs.Until < end && bs.Until < sc.end && end > from {
-			d.Stale = append(d.Stale, dBar{Key: int32(i), X: int32(x(bs.Until)), Y: int32(ln.Y + 24), W: int32(d.minW(x(sc.clip(end))-x(bs.Until), 1)), H: 12,
+			d.Stale = append(d.Stale, dBar{Key: int32(i), X: int32(x(bs.Until)), Y: int32(ln.Y + 24), W: int32(max(x(sc.clip(end))-x(bs.Until), 1)), H: 12,
 				Worker: bs.Worker, Token: bs.Token})
 		}
 	}
@@ -559,27 +556,10 @@ func (d *Diagram) layBars(w *engine.World, nw int) {
 			continue
 		}
 		d.Freezes = append(d.Freezes, dBar{
-			Key: int32(i), X: int32(x(f.Start)), Y: int32(ln.Y + 2), W: int32(d.minW(x(sc.clip(fend))-x(f.Start), 2)), H: int32(ln.H - 4),
+			Key: int32(i), X: int32(x(f.Start)), Y: int32(ln.Y + 2), W: int32(max(x(sc.clip(fend))-x(f.Start), 2)), H: int32(ln.H - 4),
 			Worker: f.Worker, Start: f.Start, End: fend,
 		})
 	}
-}
-
-// minW is a bar's width w, at least least units wide: in a live picture
-// its style holds it to that width however narrow the scale draws it,
-// and w is kept as it is.
-func (d *Diagram) minW(w, least int) int {
-	if d.Keyed {
-		return max(w, 0)
-	}
-	return max(w, least)
-}
-
-// labelled notes whether bar b, of kind l or b, has its token written
-// inside it on d's scale.
-func (d *Diagram) labelled(kind byte, b dBar) dBar {
-	b.Labelled = barLabelled(kind, d.scale.px(b.W))
-	return b
 }
 
 // layEvents lays out the messages and marks of the events from first on:

@@ -95,8 +95,8 @@ func (w *Markup) num(name string, n int) {
 func (w *Markup) id(d *Diagram, kind byte, key int) { w.idPart(d, kind, key, 0) }
 
 // idPart appends the id of one of a keyed element's parts: its id and a
-// letter (a bar's title t; none when 0), so that a frame can change that
-// part alone (barInPlace).
+// letter (a bar's rectangle r, its title t, its token label k; none when
+// 0), so that a frame can change that part alone (barInPlace).
 func (w *Markup) idPart(d *Diagram, kind byte, key int, part byte) {
 	if !d.Keyed {
 		return
@@ -111,18 +111,10 @@ func (w *Markup) idPart(d *Diagram, kind byte, key int, part byte) {
 	w.s(`"`)
 }
 
-// place appends the style that places an element of a keyed picture's
-// plot group: its x, which the picture's style multiplies by the scale
-// (keyedStyle), and, when it is a bar, its width; none when w < 0.
-func (w *Markup) place(x, width int32) {
-	w.s(` style="--x:`)
-	w.i(int(x))
-	if width >= 0 {
-		w.s(";--w:")
-		w.i(int(width))
-	}
-	w.s(`"`)
-}
+// at appends a keyed picture's mark's or message's x in units its scale
+// does not change (dScale), from which the page moves it to a new scale
+// itself (OpScale).
+func (w *Markup) at(x int32) { w.num("data-x", int(x)) }
 
 // titlef appends a title: key's text in lang, filled with args, escaped.
 func (w *Markup) titlef(lang, key string, args ...catalog.Arg) {
@@ -132,35 +124,25 @@ func (w *Markup) titlef(lang, key string, args ...catalog.Arg) {
 	w.s("</title>")
 }
 
-// barRect appends a bar's rectangle's place and size: in a keyed
-// picture its x and width are its group's style (place).
-func (w *Markup) barRect(d *Diagram, b dBar) {
-	if !d.Keyed {
-		w.num("x", int(b.X))
-	}
+// rect appends a rectangle's place and size.
+func (w *Markup) rect(b dBar) {
+	w.num("x", int(b.X))
 	w.num("y", int(b.Y))
-	if !d.Keyed {
-		w.num("width", int(b.W))
-	}
+	w.num("width", int(b.W))
 	w.num("height", int(b.H))
 }
 
 func (w *Markup) freeze(d *Diagram, f dBar) {
 	w.s(`<g class="freezebox"`)
 	w.id(d, 'f', int(f.Key))
-	x := f.X
-	if d.Keyed {
-		w.place(f.X, f.W)
-		x = 0
-	}
 	w.s(">")
 	w.titlef(d.Lang, "diagram.freeze", catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
 	w.s(`<rect class="freeze"`)
-	w.barRect(d, f)
+	w.rect(f)
 	w.s(` fill="url(#`)
 	w.esc(d.ID)
 	w.s(`-hatch)"></rect><text class="flabel"`)
-	w.num("x", int(x+4))
+	w.num("x", int(f.X+4))
 	w.num("y", int(f.Y+f.H-4))
 	w.s(">")
 	w.esc(catalog.T(d.Lang, "diagram.frozen"))
@@ -171,9 +153,6 @@ func (w *Markup) freeze(d *Diagram, f dBar) {
 func (w *Markup) bar(d *Diagram, kind byte, b dBar) {
 	w.s("<g")
 	w.id(d, kind, int(b.Key))
-	if d.Keyed {
-		w.place(b.X, b.W)
-	}
 	w.s(">")
 	class := "stale"
 	switch kind {
@@ -188,18 +167,19 @@ func (w *Markup) bar(d *Diagram, kind byte, b dBar) {
 	w.tmp = barTitle(w.tmp[:0], d, kind, b)
 	w.B = appendEsc(w.B, w.tmp)
 	w.s("</title><rect")
+	w.idPart(d, kind, int(b.Key), 'r')
 	w.attr("class", class)
-	w.barRect(d, b)
+	w.rect(b)
 	w.s(` rx="3"></rect>`)
 	switch {
-	case b.Labelled && kind == 'l':
-		w.barLabel(d, "blabel", b, 3)
+	case barLabelled(kind, b.W) && kind == 'l':
+		w.barLabel(d, kind, "blabel", b, 3)
 		w.esc(catalog.T(d.Lang, "diagram.token"))
 		w.s(" ")
 		w.B = strconv.AppendInt(w.B, b.Token, 10)
 		w.s("</text>")
-	case b.Labelled:
-		w.barLabel(d, "bllabel", b, 2)
+	case barLabelled(kind, b.W):
+		w.barLabel(d, kind, "bllabel", b, 2)
 		w.B = strconv.AppendInt(w.B, b.Token, 10)
 		w.s("</text>")
 	}
@@ -225,17 +205,15 @@ func barLabelled(kind byte, width int32) bool {
 	return kind == 'l' && width > 44 || kind == 'b' && width > 24
 }
 
-// barLabel opens a bar's words inside it, up from its bottom by above
-// (in a keyed picture the bar's group places them).
-func (w *Markup) barLabel(d *Diagram, class string, b dBar, above int) {
-	w.s(`<text class="`)
+// barLabel opens a bar's words inside it, up from its bottom by above,
+// with an id (part k) for a frame to move it with the bar's start.
+func (w *Markup) barLabel(d *Diagram, kind byte, class string, b dBar, above int) {
+	w.s(`<text`)
+	w.idPart(d, kind, int(b.Key), 'k')
+	w.s(` class="`)
 	w.s(class)
 	w.s(`"`)
-	x := b.X
-	if d.Keyed {
-		x = 0
-	}
-	w.num("x", int(x+5))
+	w.num("x", int(b.X+5))
 	w.num("y", int(b.Y+b.H)-above)
 	w.s(">")
 }
@@ -253,7 +231,7 @@ func (w *Markup) msg(d *Diagram, m dMsg) {
 	w.s(`"`)
 	w.id(d, 'g', int(m.Key))
 	if d.Keyed {
-		w.place(m.X1, -1)
+		w.at(m.X1)
 	}
 	w.s(` d="`)
 	w.msgPath(d, m, d.scale.k)
@@ -272,28 +250,29 @@ func (w *Markup) msg(d *Diagram, m dMsg) {
 	w.s("</title></path>")
 }
 
-// msgPath writes a message's path. In a keyed picture it starts at 0,
-// its group's style moving it to its sender's x, and its shape is drawn
-// on the scale k: its ends as far apart as k puts them, to the nearest
-// unit (a drop at least 6), and its arrowhead in the line's direction
-// there. Most messages are upright, and so the same on every scale.
+// msgPath writes a message's path on the scale k. In a keyed picture its
+// ends are as far apart as k puts them, to the nearest unit (a drop at
+// least 6), and its arrowhead is in the line's direction there; an
+// upright message, most of them, has the same shape on every scale, and
+// its path's only absolute x is its first, which the page moves to a new
+// scale itself (OpScale).
 func (w *Markup) msgPath(d *Diagram, m dMsg, k float64) {
 	if !d.Keyed {
 		w.arrow(int(m.X1), int(m.Y1), int(m.X2), int(m.Y2))
 		return
 	}
-	dx := 0
+	x1, dx := int(pxAt(m.X1, k)), 0
 	if m.X2 != m.X1 {
 		dx = int(math.Round(float64(m.X2-m.X1) * k))
 	}
 	if d.world.Events()[m.Key].Kind == engine.KindDrop {
 		dx = max(dx, 6)
 	}
-	w.arrow(0, int(m.Y1), dx, int(m.Y2))
+	w.arrow(x1, int(m.Y1), x1+dx, int(m.Y2))
 }
 
 // scaled reports whether m's shape depends on its picture's scale
-// (msgPath): it is not upright.
+// (msgPath): it is not upright, and a new scale sends its path.
 func (m dMsg) scaled(d *Diagram) bool {
 	return d.Keyed && (m.X1 != m.X2 || d.world.Events()[m.Key].Kind == engine.KindDrop)
 }
@@ -454,16 +433,12 @@ func (w *Markup) path(class string, x, y int, rest string, tail string) {
 	w.s("></path>")
 }
 
-// circle appends a circle; at x 0 of a keyed picture's element (placed
-// by its style, Markup.place) it leaves out its cx, which is 0 unless said.
-func (w *Markup) circle(d *Diagram, class string, x, y, r int) {
+func (w *Markup) circle(class string, x, y, r int) {
 	w.s("<circle")
 	if class != "" {
 		w.attr("class", class)
 	}
-	if !d.Keyed || x != 0 {
-		w.num("cx", x)
-	}
+	w.num("cx", x)
 	w.num("cy", y)
 	w.num("r", r)
 	w.s("></circle>")
@@ -476,10 +451,9 @@ func (w *Markup) mark(d *Diagram, m dMark) {
 	w.s(m.Class())
 	w.s(`"`)
 	w.id(d, 'm', int(m.Index))
-	x, y := int(m.X), int(m.Y)
+	x, y := int(d.scale.px(m.X)), int(m.Y)
 	if d.Keyed {
-		w.place(m.X, -1)
-		x = 0
+		w.at(m.X)
 	}
 	w.s(">")
 	// markSentence, written in place: the time needs no escaping.
@@ -491,11 +465,11 @@ func (w *Markup) mark(d *Diagram, m dMark) {
 	w.s("</title>")
 	switch m.Shape() {
 	case "ok":
-		w.circle(d, "", x, y, 7)
+		w.circle("", x, y, 7)
 		w.path("glyph", x-4, y, " l3,3 l5,-6", "")
 		w.markLabel(d, m, e, x+10, y+4)
 	case "blocked":
-		w.circle(d, "", x, y, 7)
+		w.circle("", x, y, 7)
 		w.path("glyph", x-4, y, " h8", "")
 		w.markLabel(d, m, e, x+10, y+4)
 	case "harm":
@@ -517,16 +491,14 @@ func (w *Markup) mark(d *Diagram, m dMark) {
 		w.path("", x-6, y-6, " l12,12 m0,-12 l-12,12", ` stroke-width="3" fill="none"`)
 	default:
 		w.s("<line")
-		if !d.Keyed { // else at 0, where a line is unless said
-			w.num("x1", x)
-			w.num("x2", x)
-		}
+		w.num("x1", x)
+		w.num("x2", x)
 		w.num("y1", y-5)
 		w.num("y2", y+5)
 		w.s("></line>")
 	}
 	if m.Highlight {
-		w.circle(d, "hl", x, y, 12)
+		w.circle("hl", x, y, 12)
 	}
 	w.s("</g>")
 }

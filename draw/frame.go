@@ -67,10 +67,11 @@ const (
 	OpRemove
 	OpText
 	OpAttr
+	OpScale
 )
 
 // opNames are the ops' names, as docs/protocol.md has them.
-var opNames = [...]string{OpReplace: "replace", OpAppend: "append", OpSwap: "swap", OpRemove: "remove", OpText: "text", OpAttr: "attr"}
+var opNames = [...]string{OpReplace: "replace", OpAppend: "append", OpSwap: "swap", OpRemove: "remove", OpText: "text", OpAttr: "attr", OpScale: "scale"}
 
 func (k OpKind) String() string { return opNames[k] }
 
@@ -86,6 +87,11 @@ type Span struct{ From, To uint32 }
 //	remove   it is removed
 //	text     its text becomes HTML, as text (not markup)
 //	attr     its attribute Attr becomes HTML, as text
+//	scale    a live picture's plot group (or a live chart's dots) goes
+//	         from the scale its data-k says to HTML's: each element in it
+//	         with a data-x moves from its x at the old scale to its x at
+//	         the new (the nearest unit to data-x times each), and data-k
+//	         becomes HTML
 //
 // Its texts are spans of its Edits' text.
 type Op struct {
@@ -157,7 +163,7 @@ func (e *Edits) Draw(k OpKind, target string, part Part) {
 func (e *Edits) elem(d *Diagram, kind byte, key int) Span { return e.elemPart(d, kind, key, 0) }
 
 // elemPart writes the id of one of an element's parts (Markup.idPart): a
-// bar's title (t); the element's own when part is 0.
+// bar's rectangle (r) or title (t); the element's own when part is 0.
 func (e *Edits) elemPart(d *Diagram, kind byte, key int, part byte) Span {
 	at := e.At()
 	e.s(d.ID)
@@ -495,21 +501,17 @@ func (p *LivePage) chartOps(out *Edits, w *engine.World, lang string, seen int) 
 		return nil
 	}
 	if span := liveChartSpan(w.Now()); span != panel.span {
-		// A new scale: the axis' times, and the dots' scale (their
-		// group's style), not the chart again.
+		// A new scale: the dots moved to it by the page (OpScale), and
+		// the axis' times, not the chart again.
 		panel.span = span
+		target := out.Str("live-chart-dots0")
 		at := out.At()
-		out.s("live-chart-xt0")
-		target := out.Since(at)
+		out.chartScale(panel)
+		out.Add(OpScale, target, out.Since(at))
+		target = out.Str("live-chart-xt0")
 		at = out.At()
 		out.chartTimes(&p.chart, panel)
 		out.Add(OpReplace, target, out.Since(at))
-		at = out.At()
-		out.s("live-chart-dots0")
-		target = out.Since(at)
-		at = out.At()
-		out.chartScale(panel)
-		out.SetAttr(target, "style", out.Since(at))
 	}
 	if dots == 0 {
 		return nil
@@ -546,22 +548,25 @@ func Diff(out *Edits, a, b *Diagram) error {
 		out.Draw(OpReplace, "diagram", func(w *Markup) { w.figure(b) })
 		return nil
 	}
-	// A keyed picture on a new scale: its plot group's scale, and the
-	// elements whose drawing the scale changes (the ticks, a bar whose
-	// token comes or goes, a mark whose words do, a slanting message's
-	// shape) are sent below, not the picture again.
+	// A keyed picture on a new scale: the page moves its marks and
+	// messages to it itself (OpScale), first, before any of them is
+	// drawn anew on it; what else the scale changes (the ticks, the bars,
+	// a mark whose words come or go, a slanting message's shape) is sent
+	// below, not the picture again.
 	rescaled := a.scale.k != b.scale.k
-	if a.scale.shiftPx(a.PlotX0) != b.scale.shiftPx(b.PlotX0) {
-		target := out.part(b, "plot")
-		at := out.At()
-		out.plotShift(b)
-		out.SetAttr(target, "transform", out.Since(at))
-	}
 	if rescaled {
 		target := out.part(b, "plot")
 		at := out.At()
 		out.plotScale(b)
-		out.SetAttr(target, "style", out.Since(at))
+		out.Add(OpScale, target, out.Since(at))
+	}
+	if a.Shift != b.Shift {
+		target := out.part(b, "plot")
+		at := out.At()
+		out.s("translate(")
+		out.i(b.Shift)
+		out.s(",0)")
+		out.SetAttr(target, "transform", out.Since(at))
 	}
 	if !slices.Equal(a.Ticks, b.Ticks) {
 		target := out.part(b, "ticks")
@@ -776,32 +781,36 @@ func layerOps[T comparable](out *Edits, kind byte, d *Diagram, old, new []T, key
 // barInPlace changes a bar of a keyed picture that only grew or shrank
 // (a renewal moves a lease's end, a belief's with it), or whose start
 // the picture's left edge moved (a long bar, cut where a sliding window
-// begins, every time it slides), in place: its place (its group's style,
-// which moves its token's words with it) and its title, which says until
-// when, rather than the whole bar, which a slow phone parses, lays out
-// and paints anew (a bar swapped cost 10.7-13.9 ms a frame at 6x CPU
-// slowdown, set in place 8.3-9.6: TestFrameCost in package web) and
-// which is about four times the bytes. It cannot when anything else
-// changed, or when the token written inside the bar comes or goes with
-// its width (Labelled).
+// begins, every time it slides), in place: its rectangle's x and width,
+// its token label's x, and its title, which says until when, rather
+// than the whole bar, which a slow phone parses, lays out and paints
+// anew (a bar swapped cost 10.7-13.9 ms a frame at 6x CPU slowdown, set
+// in place 8.3-9.6: TestFrameCost in package web) and which is about
+// four times the bytes. It cannot when anything else changed, or when
+// the token written inside the bar comes or goes with its width.
 func barInPlace(out *Edits, d *Diagram, kind byte, a, b dBar) bool {
 	if !d.Keyed {
 		return false
 	}
 	x, y := a, b
 	x.X, x.W, x.End, y.X, y.W, y.End = 0, 0, 0, 0, 0, 0
-	if x != y {
+	if x != y || barLabelled(kind, a.W) != barLabelled(kind, b.W) {
 		return false
 	}
-	if a.X != b.X || a.W != b.W {
-		// Its group's style places it (Markup.place): one attribute.
-		target := out.elem(d, kind, int(b.Key))
+	num := func(part byte, attr string, v int32) {
+		target := out.elemPart(d, kind, int(b.Key), part)
 		at := out.At()
-		out.s("--x:")
-		out.i(int(b.X))
-		out.s(";--w:")
-		out.i(int(b.W))
-		out.SetAttr(target, "style", out.Since(at))
+		out.i(int(v))
+		out.SetAttr(target, attr, out.Since(at))
+	}
+	if a.X != b.X {
+		num('r', "x", b.X)
+		if barLabelled(kind, b.W) {
+			num('k', "x", b.X+5) // as barLabel writes it
+		}
+	}
+	if a.W != b.W {
+		num('r', "width", b.W)
 	}
 	if a.End != b.End && kind != 's' {
 		target := out.elemPart(d, kind, int(b.Key), 't')

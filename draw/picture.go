@@ -114,9 +114,6 @@ func (w *Markup) diagram(d *Diagram) {
 	w.esc(d.Title)
 	w.s("</title>")
 	w.s(diagramStyle)
-	if d.Keyed {
-		w.s(keyedStyle)
-	}
 	w.s(`<defs><pattern id="`)
 	w.esc(d.ID)
 	w.s(`-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect class="hatchbg" width="6" height="6"></rect> <line class="hatchln" x1="0" y1="0" x2="0" y2="6" stroke-width="3"></line></pattern></defs> `)
@@ -133,11 +130,11 @@ func (w *Markup) diagram(d *Diagram) {
 	w.ticks(d)
 	w.s(`</g> <g class="plot" id="`)
 	w.esc(d.ID)
-	w.s(`-plot" transform="`)
-	w.plotShift(d)
-	w.s(`"`)
+	w.s(`-plot" transform="translate(`)
+	w.i(d.Shift)
+	w.s(`,0)"`)
 	if d.Keyed {
-		w.s(` style="`)
+		w.s(` data-k="`)
 		w.plotScale(d)
 		w.s(`"`)
 	}
@@ -176,35 +173,12 @@ func (w *Markup) diagram(d *Diagram) {
 	w.s("</g></svg>")
 }
 
-// plotShift writes the plot group's transform: it moves the group to
-// where the picture's first moment is drawn.
-func (w *Markup) plotShift(d *Diagram) {
-	w.s("translate(")
-	if d.Keyed {
-		w.B = strconv.AppendFloat(w.B, d.scale.shiftPx(d.PlotX0), 'f', -1, 64)
-	} else {
-		w.i(d.Shift)
-	}
-	w.s(",0)")
-}
-
-// plotScale writes a keyed picture's plot group's scale (dScale.k), as
-// the style its elements' places are multiplied by (keyedStyle).
+// plotScale writes a keyed picture's scale (dScale.k): what the page
+// moves its marks and messages from when a frame gives it another
+// (OpScale).
 func (w *Markup) plotScale(d *Diagram) {
-	w.s("--k:")
 	w.B = strconv.AppendFloat(w.B, d.scale.k, 'f', -1, 64)
 }
-
-// keyedStyle places a keyed (live) picture's bars, messages and marks:
-// each element of a layer of its plot group has its x (and a bar its
-// width) in its style, in units the picture's scale does not change
-// (dScale), and is drawn that x times the group's --k right of the
-// group's origin, a bar --k times as wide. Only a keyed picture's
-// elements have a style, so the rules leave any other picture on the
-// page alone.
-const keyedStyle = `<style>.diagram .plot>g>[style]{transform:translate(calc(var(--x)*var(--k)*1px),0)}` +
-	`.diagram .plot>g>[style]>:is(.lease,.belief,.stale){width:max(1px,calc(var(--w)*var(--k)*1px))}` +
-	`.diagram .plot>g>[style]>.freeze{width:max(2px,calc(var(--w)*var(--k)*1px))}</style>`
 
 // group opens <g> with class (when set) and the id of d's part name.
 func (w *Markup) group(d *Diagram, class, name string) {

@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,6 +124,8 @@ func (p *pageModel) apply(sent serverMsg) {
 			if !set {
 				el.Attr = append(el.Attr, html.Attribute{Key: o.Attr, Val: o.HTML})
 			}
+		case "scale":
+			rescale(el, o.HTML)
 		default:
 			t.Fatalf("unknown op %q", o.Op)
 		}
@@ -146,6 +149,54 @@ func (p *pageModel) apply(sent serverMsg) {
 			})
 		}
 	}
+}
+
+// rescale moves the elements in el with a data-x from the scale el's
+// data-k says to k, as the page does (static/ops.js, rescale): each by
+// the difference of the nearest units to data-x times each, in its x,
+// cx, x1 and x2 and its path's first point.
+func rescale(el *html.Node, k string) {
+	attr := func(n *html.Node, key string) *html.Attribute {
+		for i := range n.Attr {
+			if n.Attr[i].Key == key {
+				return &n.Attr[i]
+			}
+		}
+		return nil
+	}
+	from, _ := strconv.ParseFloat(attr(el, "data-k").Val, 64)
+	to, _ := strconv.ParseFloat(k, 64)
+	attr(el, "data-k").Val = k
+	// Math.round: halves up, as math.Round does for the page's x, which
+	// are not negative.
+	round := func(v float64) int { return int(math.Floor(v + 0.5)) }
+	walk(el, func(e *html.Node) {
+		a := attr(e, "data-x")
+		if a == nil {
+			return
+		}
+		x, _ := strconv.Atoi(a.Val)
+		dx := round(float64(x)*to) - round(float64(x)*from)
+		if dx == 0 {
+			return
+		}
+		walk(e, func(n *html.Node) {
+			for _, key := range []string{"x", "cx", "x1", "x2"} {
+				if v := attr(n, key); v != nil {
+					f, _ := strconv.ParseFloat(v.Val, 64)
+					v.Val = strconv.FormatFloat(f+float64(dx), 'f', -1, 64)
+				}
+			}
+			if d := attr(n, "d"); d != nil && strings.HasPrefix(d.Val, "M") {
+				end := 1 + strings.IndexFunc(d.Val[1:], func(r rune) bool { return r != '-' && r != '.' && (r < '0' || r > '9') })
+				if end == 0 {
+					end = len(d.Val)
+				}
+				f, _ := strconv.ParseFloat(d.Val[1:end], 64)
+				d.Val = "M" + strconv.FormatFloat(f+float64(dx), 'f', -1, 64) + d.Val[end:]
+			}
+		})
+	})
 }
 
 func walk(n *html.Node, f func(*html.Node)) {

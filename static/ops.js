@@ -12,8 +12,35 @@ export function applyOp(el, o) {
     case "remove": el.remove(); break;
     case "text": el.textContent = o.html; break;
     case "attr": el.setAttribute(o.attr, o.html); break;
+    case "scale": rescale(el, o.html); break;
     default: el.innerHTML = o.html;
   }
+}
+
+// rescale moves a live picture's marks and messages (or a live chart's
+// dots), the elements in el with a data-x, from the scale el's data-k
+// says to k: each is drawn at the nearest unit to data-x times the scale
+// (plus its own offsets), so it moves by the difference, which its x,
+// cx, x1 and x2 and its path's first point take. The server draws them
+// so (draw's pxAt), and sends the path of a message the new scale
+// reshapes, so the page ends as a fresh render of it would be, without
+// the picture sent again. Nothing else in el moves.
+function rescale(el, k) {
+  const from = Number(el.dataset.k), to = Number(k);
+  el.dataset.k = k;
+  for (const e of el.querySelectorAll("[data-x]")) {
+    const x = Number(e.dataset.x), dx = Math.round(x * to) - Math.round(x * from);
+    if (dx) for (const n of [e, ...e.querySelectorAll("*")]) shiftX(n, dx);
+  }
+}
+
+function shiftX(n, dx) {
+  for (const a of ["x", "cx", "x1", "x2"]) {
+    const v = n.getAttribute(a);
+    if (v !== null) n.setAttribute(a, String(Number(v) + dx));
+  }
+  const d = n.getAttribute("d");
+  if (d) n.setAttribute("d", d.replace(/^M(-?[\d.]+)/, (_, v) => "M" + (Number(v) + dx)));
 }
 
 // clockOps are a message's ops, after those its time and its "now" line's
@@ -78,16 +105,18 @@ export function takeLate(lab, ops) {
 }
 
 // applyOps carries out a batch's ops, the last replace, swap, text or
-// attr of a target alone (the one that shows), and calls drawn with
-// each op carried out and its element. Within a second of play shown
+// attr of a target alone (the one that shows; each scale, append and
+// remove in its turn), and calls drawn with each op carried out and its
+// element. Within a second of play shown
 // (tick), what tells the time waits (waits), and so do the renewal
 // chart's ops; while hold, the event list's rows wait.
 export function applyOps(lab, ops, tick, hold, onGlide, drawn) {
   const key = (o) => o.op + " " + o.target + " " + (o.attr || "");
   const last = new Map();
-  ops.forEach((o, i) => { if (o.op !== "append" && o.op !== "remove") last.set(key(o), i); });
+  const each = (o) => o.op === "append" || o.op === "remove" || o.op === "scale";
+  ops.forEach((o, i) => { if (!each(o)) last.set(key(o), i); });
   ops.forEach((o, i) => {
-    if (o.op !== "append" && o.op !== "remove" && last.get(key(o)) !== i) return;
+    if (!each(o) && last.get(key(o)) !== i) return;
     if (tick && waits(o, onGlide)) {
       lab.lateText.set(o.target, { o, el: document.getElementById(o.target) });
       return;

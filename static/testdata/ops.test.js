@@ -32,6 +32,41 @@ test("each op does what docs/protocol.md says to its target", () => {
   assert.equal(el("status").innerHTML, `<p id="p">new</p>`);
 });
 
+test("scale moves a live picture's marks and messages from the scale its data-k says to the new one, and nothing else", () => {
+  page(`<svg><g id="live-plot" transform="translate(118,0)" data-k="1">
+<g id="live-leases"><g id="live-l0"><rect id="live-l0r" x="10" width="40"></rect></g></g>
+<g id="live-msgs"><path id="live-g1" data-x="631" d="M631,95 V44 m3.5,6 l-3.5,-6 l-3.5,6"></path><path id="live-g2" data-x="0" d="M0,44 V95"></path></g>
+<g id="live-marks"><g id="live-m1" data-x="631"><title>t</title><circle cx="631" cy="9" r="7"></circle><path d="M627,9 l3,3"></path><text x="641" y="13">3</text></g>
+<g id="live-m2" data-x="3"><line x1="3" x2="3" y1="1" y2="9"></line><rect x="-1" y="0" width="8" height="8"></rect></g></g></g></svg>`);
+  applyOp(el("live-plot"), { op: "scale", html: "0.5" });
+  // 631 × 0.5 = 315.5, drawn at 316 as Go's math.Round and Math.round put it; 3 × 0.5 at 2.
+  assert.equal(el("live-plot").dataset.k, "0.5");
+  assert.equal(el("live-g1").getAttribute("d"), "M316,95 V44 m3.5,6 l-3.5,-6 l-3.5,6");
+  assert.equal(el("live-g2").getAttribute("d"), "M0,44 V95");
+  const m1 = el("live-m1");
+  assert.equal(m1.querySelector("circle").getAttribute("cx"), "316");
+  assert.equal(m1.querySelector("path").getAttribute("d"), "M312,9 l3,3");
+  assert.equal(m1.querySelector("text").getAttribute("x"), "326");
+  const m2 = el("live-m2");
+  assert.deepEqual([m2.querySelector("line").getAttribute("x1"), m2.querySelector("line").getAttribute("x2"), m2.querySelector("rect").getAttribute("x")], ["2", "2", "-2"]);
+  assert.equal(m2.querySelector("rect").getAttribute("width"), "8", "a width is not a place");
+  assert.equal(el("live-l0r").getAttribute("x"), "10", "a bar has no data-x: the server sends its place");
+  applyOp(el("live-plot"), { op: "scale", html: "0.333333" });
+  assert.equal(el("live-g1").getAttribute("d"), "M210,95 V44 m3.5,6 l-3.5,-6 l-3.5,6", "from 0.5 to a third: 631 × 0.333333 is 210.3");
+});
+
+test("every scale of a batch is carried out, in order with what else the batch appends", () => {
+  page(`<svg><g id="live-plot" data-k="1"><g id="live-marks"><g id="live-m1" data-x="100"><circle cx="100"></circle></g></g></g></svg>`);
+  applyOps(lab(), [
+    { op: "scale", target: "live-plot", html: "0.5" },
+    { op: "append", target: "live-marks", html: `<g id="live-m2" data-x="200"><circle cx="100"></circle></g>` },
+    { op: "scale", target: "live-plot", html: "0.25" },
+  ], false, false, false, () => {});
+  assert.equal(el("live-m1").querySelector("circle").getAttribute("cx"), "25");
+  assert.equal(el("live-m2").querySelector("circle").getAttribute("cx"), "50");
+  assert.equal(el("live-plot").dataset.k, "0.25");
+});
+
 test("a message's time and line stand for four ops, before its own", () => {
   const ops = clockOps({ at: "2.4s", x: 37, ops: [["text", "holder", "W2"], ["remove", "events-1"], ["attr", "live-box", "9", "data-x"]] });
   assert.deepEqual(ops, [
