@@ -574,29 +574,7 @@ func Diff(out *Edits, a, b *Diagram) error {
 		out.ticks(b)
 		out.Add(OpReplace, target, out.Since(at))
 	}
-	barKey := func(x dBar) int { return int(x.Key) }
-	w := &out.Markup
-	layerOps(out, 'f', b, a.Freezes, b.Freezes, barKey, func(x dBar) { w.freeze(b, x) }, nil)
-	for _, k := range [...]struct {
-		kind     byte
-		old, new []dBar
-	}{{'l', a.Leases, b.Leases}, {'s', a.Stale, b.Stale}, {'b', a.Beliefs, b.Beliefs}} {
-		layerOps(out, k.kind, b, k.old, k.new, barKey, func(x dBar) { w.bar(b, k.kind, x) },
-			func(x, y dBar) bool { return barInPlace(out, b, k.kind, x, y) })
-	}
-	if b.inPlace {
-		if rescaled {
-			reshapeMsgs(out, a.scale.k, b, b.Msgs[:b.changes.newMsgs])
-		}
-		keptOps(out, b)
-	} else {
-		// Laid out anew (its left edge moved): a message that stayed as it
-		// was may still have a new shape on a new scale.
-		if !layerOps(out, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return int(x.Key) }, func(x dMsg) { w.msg(b, x) }, nil) && rescaled {
-			reshapeMsgs(out, a.scale.k, b, keptMsgs(a.Msgs, b.Msgs))
-		}
-		layerOps(out, 'm', b, a.Marks, b.Marks, func(x dMark) int { return int(x.Index) }, func(x dMark) { w.mark(b, x) }, nil)
-	}
+	plotOps(out, a, b, rescaled)
 	if a.Now != b.Now {
 		nowOps(out, a, b)
 	}
@@ -624,6 +602,36 @@ func Diff(out *Edits, a, b *Diagram) error {
 		out.Add(OpReplace, target, out.Since(at))
 	}
 	return nil
+}
+
+// plotOps changes the layers of the plot group from a's to b's: the
+// bars, then the messages and marks (those a layout in place took over
+// as it says, else by their keys), and on a new scale (rescaled) the
+// path of each message the scale reshapes.
+func plotOps(out *Edits, a, b *Diagram, rescaled bool) {
+	barKey := func(x dBar) int { return int(x.Key) }
+	w := &out.Markup
+	layerOps(out, 'f', b, a.Freezes, b.Freezes, barKey, func(x dBar) { w.freeze(b, x) }, nil)
+	for _, k := range [...]struct {
+		kind     byte
+		old, new []dBar
+	}{{'l', a.Leases, b.Leases}, {'s', a.Stale, b.Stale}, {'b', a.Beliefs, b.Beliefs}} {
+		layerOps(out, k.kind, b, k.old, k.new, barKey, func(x dBar) { w.bar(b, k.kind, x) },
+			func(x, y dBar) bool { return barInPlace(out, b, k.kind, x, y) })
+	}
+	if b.inPlace {
+		if rescaled {
+			reshapeMsgs(out, a.scale.k, b, b.Msgs[:b.changes.newMsgs])
+		}
+		keptOps(out, b)
+		return
+	}
+	// Laid out anew (its left edge moved): a message that stayed as it
+	// was may still have a new shape on a new scale.
+	if !layerOps(out, 'g', b, a.Msgs, b.Msgs, func(x dMsg) int { return int(x.Key) }, func(x dMsg) { w.msg(b, x) }, nil) && rescaled {
+		reshapeMsgs(out, a.scale.k, b, keptMsgs(a.Msgs, b.Msgs))
+	}
+	layerOps(out, 'm', b, a.Marks, b.Marks, func(x dMark) int { return int(x.Index) }, func(x dMark) { w.mark(b, x) }, nil)
 }
 
 // nowOps moves the "now" line from where a has it to where b has it: its

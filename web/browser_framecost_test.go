@@ -40,9 +40,20 @@ var frameCostChanges = []struct{ name, js string }{
 		el.querySelector("rect").setAttribute("width", 200 + i % 50);
 		el.querySelector("title").textContent = "lease " + i;`},
 	// A new time scale: the picture drawn whole (as every change of scale
-	// was until issue 48), or the plot group's scale set (as it is now).
+	// was until issue 48), or its marks and messages moved by the page
+	// (the scale op, as static/ops.js's rescale moves them), between 1
+	// and a half.
 	{"picture", `const d = document.getElementById("diagram"); d.innerHTML = d.innerHTML;`},
-	{"rescale", `document.getElementById("live-plot").style.setProperty("--k", i % 2 ? "0.5" : "0.666667");`},
+	{"rescale", `const plot = document.getElementById("live-plot"), from = Number(plot.dataset.k), to = i % 2 ? 0.5 : 1;
+		plot.dataset.k = String(to);
+		for (const e of plot.querySelectorAll("[data-x]")) {
+			const x = Number(e.dataset.x), dx = Math.round(x * to) - Math.round(x * from);
+			if (dx) for (const n of [e, ...e.querySelectorAll("*")]) {
+				for (const a of ["x", "cx", "x1", "x2"]) { const v = n.getAttribute(a); if (v !== null) n.setAttribute(a, String(Number(v) + dx)); }
+				const d = n.getAttribute("d");
+				if (d) n.setAttribute("d", d.replace(/^M(-?[\d.]+)/, (_, v) => "M" + (Number(v) + dx)));
+			}
+		}`},
 }
 
 // TestFrameCost measures what one kind of change costs a budget phone's
