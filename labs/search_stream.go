@@ -66,8 +66,9 @@ func (r *StreamResult) SearchResult() (engine.SearchResult, error) {
 		}
 		return res, nil
 	}
-	if len(r.Faults) == 0 || len(r.Faults) > 3 {
-		return res, fmt.Errorf("search result: a breaking schedule has 1 to 3 faults, not %d", len(r.Faults))
+	if len(r.Faults) > 3 {
+		// None is a design the run without faults breaks already.
+		return res, fmt.Errorf("search result: a breaking schedule has 0 to 3 faults, not %d", len(r.Faults))
 	}
 	br := &engine.Breaking{Faults: r.Faults}
 	for _, s := range r.Commands {
