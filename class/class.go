@@ -182,7 +182,8 @@ var (
 	// ErrUnavailable: the database is down, full or refuses; what was
 	// saved before is kept, this change was not made.
 	ErrUnavailable = errors.New("class: the database is unavailable")
-	// ErrClosed: the service was closed (the server is shutting down).
+	// ErrClosed: the service was closed (the server is shutting down);
+	// an error that is ErrClosed is ErrUnavailable too.
 	ErrClosed = errors.New("class: the class service is closed")
 	// ErrNoClass: no class has this code, token or id.
 	ErrNoClass = errors.New("class: no such class")

@@ -293,7 +293,9 @@ func (s *Service) fail(err error) error {
 		}
 	}
 	if s.closed.Load() {
-		return fmt.Errorf("%w: %w", ErrClosed, err)
+		// Unavailable to whoever asks (a page says votes cannot be saved
+		// now), but closed by us: nothing to log.
+		return fmt.Errorf("%w (%w): %w", ErrUnavailable, ErrClosed, err)
 	}
 	s.logMu.Lock()
 	now := s.now()
