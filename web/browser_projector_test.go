@@ -72,9 +72,11 @@ func TestBrowserProjector(t *testing.T) {
 	}
 	submit := func(ctx context.Context, css string) {
 		t.Helper()
-		if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(css))); err != nil {
-			t.Fatalf("submit %s: %v", css, err)
-		}
+		// Found and clicked in one step in the page: the dashboard's
+		// stream may replace a form's panel between a query and a click
+		// (its round event), which left chromedp's click a stale node.
+		waitJS(t, ctx, css, fmt.Sprintf(`!!document.querySelector(%q)`, css))
+		clickNav(t, ctx, css)
 	}
 	str := func(ctx context.Context, js string) string {
 		t.Helper()
