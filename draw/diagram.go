@@ -1016,14 +1016,6 @@ func RenderDiagramSVG(w io.Writer, world *engine.World, lang string) error {
 	return DiagramSVG(NewDiagram("d", world, lang, nil)).Render(context.Background(), w)
 }
 
-// legendDisplay hides the SVG's own legend where the page lists it.
-func legendDisplay(d *Diagram) string {
-	if d.PinInSVG {
-		return "inline"
-	}
-	return "none"
-}
-
 func altClass(i int) string {
 	if i%2 == 1 {
 		return " alt"

@@ -157,9 +157,13 @@ func (w *Markup) diagram(d *Diagram) {
 	// the left edge of its box while the picture scrolls (static/play.js).
 	w.group(d, "lanes-fixed", "lanes")
 	w.lanes(d)
-	w.s(`</g> <g class="legend" display="`)
-	w.s(legendDisplay(d))
-	w.s(`">`)
+	w.s("</g>")
+	if !d.PinInSVG {
+		// A page lists the legend as text under the picture (figure).
+		w.s("</svg>")
+		return
+	}
+	w.s(` <g class="legend" display="inline">`)
 	for _, l := range d.Legend {
 		w.s("<g>")
 		w.legendKey(d, l)
@@ -310,10 +314,9 @@ const diagramStyle = "<style>\n" + `.diagram{--fg:#1d2433;--muted:#4b5366;--lane
 .diagram .lstate.frozen{fill:var(--frz)}
 .diagram .grid{stroke:var(--grid);stroke-width:1}
 .diagram .tick{fill:var(--muted);font-size:13px}
-.diagram .lease{stroke:none}
-.diagram .lease.w0{fill:var(--w0)}.diagram .lease.w1{fill:var(--w1)}.diagram .lease.w2{fill:var(--w2)}.diagram .lease.w3{fill:var(--w3)}.diagram .lease.w4{fill:var(--w4)}.diagram .lease.w5{fill:var(--w5)}
-.diagram .belief{fill:var(--lane2);stroke-width:2}
-.diagram .belief.w0{stroke:var(--w0)}.diagram .belief.w1{stroke:var(--w1)}.diagram .belief.w2{stroke:var(--w2)}.diagram .belief.w3{stroke:var(--w3)}.diagram .belief.w4{stroke:var(--w4)}.diagram .belief.w5{stroke:var(--w5)}
+.diagram .w0{--c:var(--w0)}.diagram .w1{--c:var(--w1)}.diagram .w2{--c:var(--w2)}.diagram .w3{--c:var(--w3)}.diagram .w4{--c:var(--w4)}.diagram .w5{--c:var(--w5)}
+.diagram .lease{stroke:none;fill:var(--c)}
+.diagram .belief{fill:var(--lane2);stroke-width:2;stroke:var(--c)}
 .diagram .stale{fill:var(--stalefill);stroke:#7f1d1d;stroke-width:1.5;stroke-dasharray:4 3}
 .diagram .blabel{fill:#fff;font-size:12px;font-weight:700}
 @media (prefers-color-scheme:dark){.diagram .blabel{fill:#0b0f17}}

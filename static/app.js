@@ -171,6 +171,9 @@ function startLab(root) {
   lab.onVerdict = (el) => saveVerdicts(lab.labID, el);
   lab.onClass = (html) => classBar().then((m) => { const cur = document.getElementById("classbar"); if (cur) m.replaceFrom(cur, html); });
   lab.onVoted = (round, m) => classBar().then((c) => c.voted(round, m));
+  // The socket first: it opens while the rest lays the page out.
+  setConn(lab, "off");
+  goLive(lab);
   saveVerdicts(lab.labID, document);
   fitAll(document);
   syncNow(liveBox());
@@ -182,8 +185,6 @@ function startLab(root) {
   followControls(lab);
   followAnswers(lab);
   followKeys(lab);
-  setConn(lab, "off");
-  goLive(lab);
 }
 
 // goLive opens the lab's socket, and says what its opening and closing

@@ -73,9 +73,7 @@ export function answered(lab, m) {
     if ((m.type === "frame" || own) && !lab.queryTimer) lab.queryTimer = setTimeout(() => flushQuery(lab), 5000);
   }
   // An answer flushes even when its query is the last play frame's (a
-  // pause's ack), and so does a pause: in the task after the answer is
-  // painted, not in the animation frame that shows it, where a tap's
-  // answer on a slow phone would wait for the address (issue 48).
+  // pause's ack), and so does a pause, after the answer is painted.
   if ((m.type !== "frame" && !own) || (!m.playing && lab.queryTimer)) {
     clearTimeout(lab.queryTimer);
     lab.queryTimer = setTimeout(() => flushQuery(lab), 0);

@@ -17,30 +17,18 @@ export function applyOp(el, o) {
   }
 }
 
-// rescale moves a live picture's marks and messages (or a live chart's
-// dots), the elements in el with a data-x, from the scale el's data-k
-// says to k: each is drawn at the nearest unit to data-x times the scale
-// (plus its own offsets), so it moves by the difference, which its x,
-// cx, x1 and x2 and its path's first point take. The server draws them
-// so (draw's pxAt), and sends the path of a message the new scale
-// reshapes, so the page ends as a fresh render of it would be, without
-// the picture sent again. Nothing else in el moves.
+// rescale (docs/protocol.md, scale) moves each element with a data-x in
+// el from the scale el's data-k says to k.
 function rescale(el, k) {
-  const from = Number(el.dataset.k), to = Number(k);
+  const from = el.dataset.k;
   el.dataset.k = k;
   for (const e of el.querySelectorAll("[data-x]")) {
-    const x = Number(e.dataset.x), dx = Math.round(x * to) - Math.round(x * from);
-    if (dx) for (const n of [e, ...e.querySelectorAll("*")]) shiftX(n, dx);
+    const dx = Math.round(e.dataset.x * k) - Math.round(e.dataset.x * from);
+    if (dx) for (const n of [e, ...e.querySelectorAll("*")]) for (const a of ["x", "cx", "x1", "x2", "d"]) {
+      const v = n.getAttribute(a);
+      if (v) n.setAttribute(a, a === "d" ? v.replace(/^M(-?[\d.]+)/, (_, m) => "M" + (+m + dx)) : +v + dx);
+    }
   }
-}
-
-function shiftX(n, dx) {
-  for (const a of ["x", "cx", "x1", "x2"]) {
-    const v = n.getAttribute(a);
-    if (v !== null) n.setAttribute(a, String(Number(v) + dx));
-  }
-  const d = n.getAttribute("d");
-  if (d) n.setAttribute("d", d.replace(/^M(-?[\d.]+)/, (_, v) => "M" + (Number(v) + dx)));
 }
 
 // clockOps are a message's ops, after those its time and its "now" line's
@@ -105,11 +93,10 @@ export function takeLate(lab, ops) {
 }
 
 // applyOps carries out a batch's ops, the last replace, swap, text or
-// attr of a target alone (the one that shows; each scale, append and
-// remove in its turn), and calls drawn with each op carried out and its
-// element. Within a second of play shown
-// (tick), what tells the time waits (waits), and so do the renewal
-// chart's ops; while hold, the event list's rows wait.
+// attr of a target alone (the one that shows; every scale too), and
+// calls drawn with each op carried out and its element. Within a second
+// of play shown (tick), what tells the time waits (waits), and so do the
+// renewal chart's ops; while hold, the event list's rows wait.
 export function applyOps(lab, ops, tick, hold, onGlide, drawn) {
   const key = (o) => o.op + " " + o.target + " " + (o.attr || "");
   const last = new Map();
