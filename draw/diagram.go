@@ -72,6 +72,7 @@ type Diagram struct {
 	// What a live frame needs to lay out only what is new (layout).
 	inPlace bool          // the marks and messages were prev's, kept in place
 	tmp     []byte        // room for a mark's words, to measure them
+	px      []int32       // where each mark is drawn (hideLabels)
 	changes layoutChanges // then, what changed among them
 	world   *engine.World
 	scale   dScale
@@ -380,10 +381,6 @@ func (s dScale) x(t engine.Time) int { return int(s.px(int32(s.xi(t)))) }
 // shift is the plot group's x: where the picture's first moment is drawn.
 func (s dScale) shift(plotX0 int) int { return plotX0 - s.x(s.from) }
 
-// at is where t is drawn in the picture: the axis' ticks, the "now" line
-// and the pinned outcome, which are not in the plot group.
-func (s dScale) at(plotX0 int, t engine.Time) int { return s.shift(plotX0) + s.x(t) }
-
 func (s dScale) clip(t engine.Time) engine.Time {
 	if t == engine.Never || t > s.end {
 		return s.end
@@ -424,7 +421,7 @@ func (d *Diagram) begin(id string, w *engine.World, lang string, opts diagramOpt
 		Keyed: opts.Window > 0, world: w,
 		Lanes: d.Lanes[:0], Ticks: d.Ticks[:0], Leases: d.Leases[:0], Beliefs: d.Beliefs[:0], Stale: d.Stale[:0],
 		Freezes: d.Freezes[:0], Msgs: d.Msgs[:0], Marks: d.Marks[:0], Legend: d.Legend[:0],
-		changes: d.changes,
+		changes: d.changes, px: d.px[:0],
 	}
 	d.Title = catalog.T(lang, "diagram.title")
 	if !opts.PinInSVG {
@@ -492,7 +489,7 @@ func (d *Diagram) layScale(now engine.Time, events []engine.Event, highlight map
 	d.Shift = sc.shift(d.PlotX0)
 	d.From = from
 	for t := from; t <= sc.end; t += step {
-		d.Ticks = append(d.Ticks, dTick{X: sc.at(d.PlotX0, t), At: t})
+		d.Ticks = append(d.Ticks, dTick{X: d.Shift + sc.x(t), At: t})
 	}
 	// The log is in time order: the picture starts at the first event it
 	// shows, however long the run before it.
@@ -619,6 +616,12 @@ func (d *Diagram) hideLabels() {
 	var rows [16]row
 	n := 0
 	ch := &d.changes
+	// Where each mark is drawn, worked out once (a frame looks at most
+	// of them twice or more).
+	d.px = d.px[:0]
+	for _, m := range d.Marks {
+		d.px = append(d.px, d.scale.px(m.X))
+	}
 	for j := range d.Marks {
 		m := &d.Marks[j]
 		if m.LabelW == 0 {
@@ -635,7 +638,7 @@ func (d *Diagram) hideLabels() {
 			r, n = n, n+1
 			rows[r] = row{y: m.Y, end: -1 << 30}
 		}
-		lx := m.labelX(d.scale.px(m.X))
+		lx := m.labelX(d.px[j])
 		end := lx + m.labelW()
 		key := m.Highlight || m.Look == lookHarm || m.Look == lookBlocked
 		hide := r >= 0 && !key && (lx < rows[r].end+labelGap || d.covers(j, end+2))
@@ -657,10 +660,9 @@ func (d *Diagram) hideLabels() {
 // mark at the same time is under the mark, not its words. Marks are in
 // time order, so the search ends at x.
 func (d *Diagram) covers(j int, x int32) bool {
-	m := d.Marks[j]
-	mx := d.scale.px(m.X)
-	for _, o := range d.Marks[j+1:] {
-		ox := d.scale.px(o.X)
+	m, mx := d.Marks[j], d.px[j]
+	for i, o := range d.Marks[j+1:] {
+		ox := d.px[j+1+i]
 		if ox-7 >= x {
 			return false
 		}
@@ -725,13 +727,13 @@ func (d *Diagram) layPin(w *engine.World, lang string, prev *Diagram, top int) {
 		// frame's layout allocates none.
 		d.pin = *d.Pin
 		e := events[d.pin.Index]
-		d.pin.X = sc.at(d.PlotX0, e.T)
+		d.pin.X = d.Shift + sc.x(e.T)
 		if e.T < sc.from || e.T > sc.end {
 			d.pin.X = -1
 		}
 		d.Pin = &d.pin
 	}
-	d.Now = dNow{X: sc.at(d.PlotX0, now), Y1: top - 6, Y2: d.AxisY, At: now}
+	d.Now = dNow{X: d.Shift + sc.x(now), Y1: top - 6, Y2: d.AxisY, At: now}
 	if now > sc.end {
 		d.Now.X = -1
 	}
