@@ -184,30 +184,36 @@ func markers(name string) (string, string) {
 	return "<!-- " + name + ": written by go test ./cmd/leaselab -run TestDocsFromTree -update-docs -->\n", "<!-- end of " + name + " -->"
 }
 
+// blockAt is where name's block lies in s: from just after its opening
+// marker to its closing one.
+func blockAt(t *testing.T, file, s, name string) (from, to int) {
+	begin, end := markers(name)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %q block (markers %q … %q)", file, name, strings.TrimSpace(begin), end)
+	}
+	return i + len(begin), j
+}
+
 // readBlock is the text between name's markers in file.
 func readBlock(t *testing.T, file, name string) string {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	begin, end := markers(name)
-	s := string(b)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no %q block (markers %q … %q)", file, name, strings.TrimSpace(begin), end)
-	}
-	return s[i+len(begin) : j]
+	from, to := blockAt(t, file, string(b), name)
+	return string(b)[from:to]
 }
 
 // rewriteBlock puts text between name's markers in file.
 func rewriteBlock(t *testing.T, file, name, text string) {
-	readBlock(t, file, name)
-	b, _ := os.ReadFile(file)
-	begin, end := markers(name)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := string(b)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	s = s[:i+len(begin)] + text + s[j:]
-	if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+	from, to := blockAt(t, file, s, name)
+	if err := os.WriteFile(file, []byte(s[:from]+text+s[to:]), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
