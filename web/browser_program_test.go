@@ -55,12 +55,12 @@ func TestBrowserProgram(t *testing.T) {
 			}
 
 			clickNav(t, ctx, `#program button[name="submit"]`)
-			waitJS(t, ctx, "the starting program's verdict", `document.querySelector('#program-verdict .verdict[data-correct="false"]') !== null`)
-			acted, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#program-verdict .acted-line")))
+			waitJS(t, ctx, "the starting program's verdict", `document.querySelector('#program-verdict .verdict[data-correct="false"]') !== null && document.querySelector("#program-verdict .acted-line") !== null`)
+			acted, err := textOf(ctx, "#program-verdict .acted-line")
 			if err != nil || !strings.Contains(acted, "w.write(") || !strings.HasPrefix(acted, "30 |") {
 				t.Fatalf("the verdict points at %q (%v), want line 30, the write", acted, err)
 			}
-			summary, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#program-verdict .summary")))
+			summary, _ := textOf(ctx, "#program-verdict .summary")
 			if !strings.Contains(summary, "Belum lulus") {
 				t.Errorf("summary %q", summary)
 			}
@@ -208,18 +208,18 @@ func TestBrowserStorageProgram(t *testing.T) {
 			refusal = i + 1
 		}
 	}
-	title, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#program h2")))
+	title, _ := textOf(ctx, "#program h2")
 	if !strings.Contains(title, "penyimpanan") {
 		t.Errorf("the editor's heading %q", title)
 	}
 
 	clickNav(t, ctx, `#program button[name="submit"]`)
-	waitJS(t, ctx, "the starting program's verdict", `document.querySelector('#program-verdict .verdict[data-correct="false"]') !== null`)
-	acted, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#program-verdict .acted-line")))
+	waitJS(t, ctx, "the starting program's verdict", `document.querySelector('#program-verdict .verdict[data-correct="false"]') !== null && document.querySelector("#program-verdict .acted-line") !== null`)
+	acted, err := textOf(ctx, "#program-verdict .acted-line")
 	if err != nil || !strings.HasPrefix(acted, fmt.Sprintf("%d |", refusal)) || !strings.Contains(acted, "s.reject(") {
 		t.Fatalf("the verdict points at %q (%v), want line %d, the refusal", acted, err, refusal)
 	}
-	why, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#program-verdict .why")))
+	why, _ := textOf(ctx, "#program-verdict .why")
 	if !strings.Contains(why, "menolak") || !strings.Contains(why, "pemegang lease") {
 		t.Errorf("the deciding event reads %q, want the holder's write refused", why)
 	}

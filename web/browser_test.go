@@ -340,6 +340,31 @@ func clickNav(t *testing.T, ctx context.Context, css string) {
 	}
 }
 
+// textOf is the text an element shows, read in one script: a chromedp
+// query finds the node first and reads it after, and a page that replaced
+// its nodes in between (a queued Submit's refresh arriving with the
+// verdict) once made that read fail with "No node with given id found".
+// A missing element is an error; a script that failed (a page between
+// two documents) is tried again a few times.
+func textOf(ctx context.Context, css string) (string, error) {
+	var text string
+	var err error
+	for range 5 {
+		text, err = chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => {
+			const el = document.querySelector(%q);
+			return el === null ? "\x00missing" : el.innerText;
+		})()`, css)))
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err == nil && text == "\x00missing" {
+		return "", fmt.Errorf("no element %s", css)
+	}
+	return text, err
+}
+
 func eventsContain(s string) string {
 	return fmt.Sprintf(`document.getElementById("events").textContent.includes(%q)`, s)
 }
@@ -440,7 +465,7 @@ func TestBrowserJourney(t *testing.T) {
 		t.Fatal(err)
 	}
 	screenshot(t, ctx, "verdict-id", false)
-	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#verdict-check-first .summary`)))
+	summary, err := textOf(ctx, `#verdict-check-first .summary`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +586,7 @@ func TestBrowserWithoutScript(t *testing.T) {
 	for range 6 {
 		clickNav(t, ctx, `button[value="advance 5s"]`)
 	}
-	now, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#now")))
+	now, err := textOf(ctx, "#now")
 	if err != nil {
 		t.Fatal(err)
 	}
