@@ -49,8 +49,12 @@ func TestBrowserLivePictureRescales(t *testing.T) {
 	waitJS(t, ctx, "play past 100s", `parseFloat(document.getElementById("now").textContent) >= 100`)
 	click(t, ctx, "#play")
 	waitJS(t, ctx, "paused", `document.getElementById("play").getAttribute("aria-pressed") === "false"`)
-	if n := evalAs[int](t, ctx, `window.__ops["scale live-plot"] || 0`); n < 3 {
-		t.Errorf("the page moved its picture to a new scale %d times by 100 s", n)
+	// The spans change at 20, 40 and 80 s, but a busy machine's frames
+	// each cover more time (the server sends the world as it is when the
+	// page is ready for more), so one frame may cross two changes: the
+	// count of scale ops depends on the machine, that there is one does not.
+	if n := evalAs[int](t, ctx, `window.__ops["scale live-plot"] || 0`); n < 1 {
+		t.Errorf("the page never moved its picture to a new scale by 100 s")
 	}
 	if n := evalAs[int](t, ctx, `window.__ops["replace diagram"] || 0`); n > 0 {
 		t.Errorf("the picture was drawn whole %d times while playing", n)
