@@ -413,6 +413,7 @@ var (
 		"mode.fencing":                     "fencing",
 		"mode.idempotent":                  "idempotency key",
 		"mode.none":                        "no checks",
+		"mode.program":                     "your program decides",
 		"msg.acquire":                      "acquire",
 		"msg.deny":                         "deny",
 		"msg.grant":                        "grant",

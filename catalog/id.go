@@ -413,6 +413,7 @@ var (
 		"mode.fencing":                     "fencing",
 		"mode.idempotent":                  "kunci idempotensi",
 		"mode.none":                        "tanpa pemeriksaan",
+		"mode.program":                     "programmu yang memutuskan",
 		"msg.acquire":                      "permintaan lease",
 		"msg.deny":                         "penolakan lease",
 		"msg.grant":                        "pemberian lease",

@@ -116,9 +116,16 @@ func (w *Markup) status(s *Status) {
 	w.s(`</dd></div><div><dt>`)
 	w.esc(catalog.T(lang, "status.storage"))
 	w.s(`</dt><dd id="storage-mode"`)
-	w.attr("data-mode", b.Mode.String())
-	w.s(">")
-	w.esc(catalog.T(lang, modeKey(b.Mode)))
+	if b.Written {
+		// A student's program decides each write: the mode decides nothing.
+		w.attr("data-mode", "program")
+		w.s(">")
+		w.esc(catalog.T(lang, "mode.program"))
+	} else {
+		w.attr("data-mode", b.Mode.String())
+		w.s(">")
+		w.esc(catalog.T(lang, modeKey(b.Mode)))
+	}
 	w.s(", ")
 	w.esc(catalog.T(lang, "status.highest"))
 	w.s(" ")

@@ -151,11 +151,14 @@ type Brief struct {
 	Holder  Node // of the first lease; NoNode when free
 	Token   int64
 	Expires Time
+	// Written reports that a program decides each write that reaches the
+	// storage (Scenario.Sides.Storage): its mode then decides nothing.
+	Written bool
 }
 
 // Brief reads the world's status at its current moment.
 func (w *World) Brief() Brief {
-	b := Brief{Now: w.now, Mode: w.mode, Highest: w.store.highest, Holder: NoNode}
+	b := Brief{Now: w.now, Mode: w.mode, Highest: w.store.highest, Holder: NoNode, Written: w.p.sc.Sides.Storage != nil}
 	if len(w.coord.leases) > 0 {
 		l := w.coord.leases[0]
 		b.Holder, b.Token, b.Expires = l.holder, l.token, l.expires
