@@ -100,7 +100,7 @@ func (w *World) coordThink(mo Moment, req *message) {
 	if cr.stopped || cr.down {
 		return
 	}
-	mo.Now = w.coord.clk.local(w.now)
+	mo.Now, mo.At = w.coord.clk.local(w.now), w.now
 	acts, err := cr.p.Handle(mo)
 	if err == nil {
 		err = w.checkCoordActions(mo.Kind, acts)
@@ -116,7 +116,7 @@ func (w *World) coordThink(mo Moment, req *message) {
 		w.coordAct(a, req)
 		if a.Line > 0 {
 			for i := n; i < int32(len(w.log)); i++ {
-				w.lines = append(w.lines, EventLine{Event: i, Line: a.Line, Col: a.Col})
+				w.lines = append(w.lines, EventLine{Event: i, Line: a.Line, Col: a.Col, Cause: a.Cause})
 			}
 		}
 	}

@@ -22,7 +22,7 @@ const (
 	sizeCopyWrite    = 24
 	sizeBrain        = 128
 	sizeProgramFault = 32
-	sizeEventLine    = 12
+	sizeEventLine    = 56 // its Cause's name shares the program's text of it
 )
 
 // Footprint estimates the bytes a world holds on the heap: the room of its

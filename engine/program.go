@@ -60,8 +60,10 @@ func Moments() []MomentKind {
 // Moment is one thing that happened to the program's side, as that side
 // sees it.
 type Moment struct {
-	Kind   MomentKind
-	Now    Time // the side's own clock
+	Kind MomentKind
+	Now  Time // the side's own clock
+	// At is the true time: the program never reads it, a Cause records it.
+	At     Time
 	Token  int64
 	TTL    Time
 	Tag    int64 // renewal: the tag the program gave the attempt
@@ -132,7 +134,34 @@ type Action struct {
 	Master int    // lock, unlock: which master, from 1
 	Line   int32
 	Col    int32
+	// Cause is where the program set what this action went by, when its
+	// runtime knows it: the value its handler checked, or the timer that
+	// called it.
+	Cause Cause
 }
+
+// Cause is the program line that set what an action went by: a value
+// the program keeps (Name is the code that names it, such as
+// w.state["until"]) that its handler checked before it (CauseChecked) or
+// used (CauseUsed), or the timer that called the handler (CauseTimer:
+// Name is the timer's name); At is the true time that line ran. The zero
+// Cause: none known.
+type Cause struct {
+	Kind      CauseKind
+	Name      string
+	Line, Col int32
+	At        Time
+}
+
+// CauseKind is what a Cause's line set.
+type CauseKind uint8
+
+const (
+	CauseNone    CauseKind = iota
+	CauseChecked           // a value the program keeps, checked in a condition
+	CauseUsed              // a value the program keeps, used
+	CauseTimer             // the timer whose moment called the handler
+)
 
 // Side is whose decisions a program makes: a worker's, the storage's or
 // the coordinator's.
@@ -242,6 +271,7 @@ type ProgramFault struct {
 type EventLine struct {
 	Event     int32
 	Line, Col int32
+	Cause     Cause // what the action went by, when known
 }
 
 // brain is a program worker's engine-side state.
@@ -301,6 +331,16 @@ func (w *World) ProgramLine(i int) (line, col int32) {
 	return w.lines[j].Line, w.lines[j].Col
 }
 
+// ProgramCause is where the program set what the action behind event i
+// went by (Action.Cause), or the zero Cause.
+func (w *World) ProgramCause(i int) Cause {
+	j, ok := slices.BinarySearchFunc(w.lines, int32(i), func(e EventLine, t int32) int { return int(e.Event - t) })
+	if !ok {
+		return Cause{}
+	}
+	return w.lines[j].Cause
+}
+
 func (w *World) startBrain(wk *worker) {
 	wk.done = false
 	w.emit(EventFields{Kind: KindStart, Node: wk.id, Peer: NoNode})
@@ -319,7 +359,7 @@ func (w *World) think(wk *worker, m Moment) {
 	if b == nil || b.stopped || b.p == nil {
 		return
 	}
-	m.Now = wk.clk.local(w.now)
+	m.Now, m.At = wk.clk.local(w.now), w.now
 	acts, err := b.p.Handle(m)
 	if err == nil {
 		err = w.checkActions(wk, acts)
@@ -351,7 +391,7 @@ func (w *World) carryOut(wk *worker, acts []Action) {
 		w.act(wk, a)
 		if a.Line > 0 {
 			for i := n; i < int32(len(w.log)); i++ {
-				w.lines = append(w.lines, EventLine{Event: i, Line: a.Line, Col: a.Col})
+				w.lines = append(w.lines, EventLine{Event: i, Line: a.Line, Col: a.Col, Cause: a.Cause})
 			}
 		}
 		if b.stopped {

@@ -163,7 +163,7 @@ func (w *World) storageDecides(m message) {
 	s := &w.store
 	at := s.keyAt(w, 0, m.key)
 	ks := s.keys[at]
-	acts, err := sr.p.Handle(Moment{Kind: MomentWrite, Now: w.now, Token: m.token, Key: w.p.names.Keys[m.key], Value: w.p.values[m.value], Effect: m.effect, Version: m.version})
+	acts, err := sr.p.Handle(Moment{Kind: MomentWrite, Now: w.now, At: w.now, Token: m.token, Key: w.p.names.Keys[m.key], Value: w.p.values[m.value], Effect: m.effect, Version: m.version})
 	var d Action
 	if err == nil {
 		d, err = decision(acts)
@@ -218,7 +218,7 @@ func (w *World) storageDecides(m message) {
 // lineOf ties event i to the line of the program that decided it.
 func (w *World) lineOf(i int32, a Action) {
 	if a.Line > 0 {
-		w.lines = append(w.lines, EventLine{Event: i, Line: a.Line, Col: a.Col})
+		w.lines = append(w.lines, EventLine{Event: i, Line: a.Line, Col: a.Col, Cause: a.Cause})
 	}
 }
 

@@ -56,6 +56,10 @@ type ProgramVerdict struct {
 	// Line and Col are the program's code that acted in the deciding
 	// event (0 when no line of the program caused it).
 	Line, Col int32
+	// Cause is the line that set what that code went by (the value it
+	// checked, the timer that ran it), when the program's runtime knows
+	// it and it is another line: the verdict's chain (issue 49).
+	Cause engine.Cause
 	// Beyond is, on a pass, the search beyond the lab's bounds (its
 	// program's beyond:) that no program survives: its shortest schedule
 	// shows what the lab's design cannot do. Nil when the lab has none.
@@ -365,7 +369,7 @@ func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict,
 // it found one: within the bounds it is the shortest there is.
 func (v *ProgramVerdict) searchDecides() {
 	if v.Searched() {
-		v.Pass, v.World, v.Fault, v.Line, v.Col = false, v.Search.World, nil, 0, 0
+		v.Pass, v.World, v.Fault, v.Line, v.Col, v.Cause = false, v.Search.World, nil, 0, 0, engine.Cause{}
 		v.Event = slices.Index(v.World.Events(), v.Search.Shortest.Harm)
 		v.locate(v.Event)
 	}
@@ -491,6 +495,9 @@ func (v *ProgramVerdict) locate(ev int) {
 	evs := w.Events()
 	for hops := 0; ev >= 0 && ev < len(evs) && hops < 4; hops++ {
 		if v.Line, v.Col = w.ProgramLine(ev); v.Line > 0 {
+			if c := w.ProgramCause(ev); c.Line > 0 && c.Line != v.Line {
+				v.Cause = c
+			}
 			return
 		}
 		ev = int(evs[ev].Ref())
@@ -615,6 +622,25 @@ func (p *ProgramSpec) useStart() {
 	l := p.lab
 	l.scenario = p.Scenario(c)
 	l.prepared, l.prepErr = engine.Prepare(l.scenario)
+}
+
+// CauseText says the verdict's Cause in lang: the line that set what the
+// acting line went by, and when, naming it name (a page sets the code
+// apart); "" when there is none.
+func (v *ProgramVerdict) CauseText(lang, name string) string {
+	c := v.Cause
+	c.Name = name
+	if c.Line <= 0 {
+		return ""
+	}
+	at := catalog.MomentText(lang, c.At)
+	switch c.Kind {
+	case engine.CauseChecked:
+		return fmt.Sprintf(catalog.T(lang, "program.verdict.cause.checked"), c.Name, c.Line, at)
+	case engine.CauseTimer:
+		return fmt.Sprintf(catalog.T(lang, "program.verdict.cause.timer"), c.Name, c.Line, at)
+	}
+	return fmt.Sprintf(catalog.T(lang, "program.verdict.cause.used"), c.Name, c.Line, at)
 }
 
 // Why is the deciding event of a failed verdict, and false on a pass.

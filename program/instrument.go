@@ -44,6 +44,7 @@ func stmt(s syntax.Stmt) {
 		stmts(x.Body)
 	case *syntax.IfStmt:
 		x.Cond = expr(x.Cond)
+		markChecked(x.Cond)
 		stmts(x.True)
 		stmts(x.False)
 	case *syntax.ReturnStmt:
@@ -71,6 +72,9 @@ func target(e syntax.Expr) syntax.Expr {
 	case *syntax.IndexExpr:
 		x.X = expr(x.X)
 		x.Y = key(x.Y)
+		if stable, ok := keptDict(x.X); ok {
+			x.Y = kept(x.Y, keptSet, stable)
+		}
 	case *syntax.DotExpr:
 		x.X = expr(x.X)
 	case *syntax.ParenExpr:
@@ -130,6 +134,9 @@ func expr(e syntax.Expr) syntax.Expr {
 		x.X = expr(x.X)
 	case *syntax.IndexExpr:
 		x.X, x.Y = expr(x.X), key(x.Y)
+		if stable, ok := keptDict(x.X); ok {
+			x.Y = kept(x.Y, keptRead, stable)
+		}
 	case *syntax.SliceExpr:
 		x.X = expr(x.X)
 		for _, p := range []*syntax.Expr{&x.Lo, &x.Hi, &x.Step} {
@@ -140,6 +147,7 @@ func expr(e syntax.Expr) syntax.Expr {
 		return wrap(copyName, x)
 	case *syntax.CondExpr:
 		x.Cond, x.True, x.False = expr(x.Cond), expr(x.True), expr(x.False)
+		markChecked(x.Cond)
 	case *syntax.LambdaExpr:
 		params(x.Params)
 		x.Body = expr(x.Body)
@@ -202,6 +210,11 @@ func call(x *syntax.CallExpr) syntax.Expr {
 	if id, ok := x.Fn.(*syntax.Ident); ok && id.Name == guardName {
 		return x // put here by guardTree
 	}
+	if d, ok := x.Fn.(*syntax.DotExpr); ok && d.Name.Name == "get" && len(x.Args) > 0 {
+		if stable, ok := keptDict(d.X); ok && !named(x.Args[0]) {
+			x.Args[0] = kept(x.Args[0], keptRead, stable)
+		}
+	}
 	if d, ok := x.Fn.(*syntax.DotExpr); ok && slices.Contains(actionNames, d.Name.Name) {
 		return x // only the worker has these methods: their arguments are a few numbers and names
 	}
@@ -211,6 +224,17 @@ func call(x *syntax.CallExpr) syntax.Expr {
 		Args:   append([]syntax.Expr{x.Fn}, x.Args...),
 		Rparen: x.Rparen,
 	}
+}
+
+// named reports a call's argument given by name or spread (*args).
+func named(a syntax.Expr) bool {
+	switch y := a.(type) {
+	case *syntax.BinaryExpr:
+		return y.Op == syntax.EQ
+	case *syntax.UnaryExpr:
+		return y.Op == syntax.STAR || y.Op == syntax.STARSTAR
+	}
+	return false
 }
 
 // key rewrites an index or a dict's key: weighed, since hashing and

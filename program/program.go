@@ -490,6 +490,7 @@ func (c *Compiled) predeclared() starlark.StringDict {
 		"SECOND": starlark.MakeInt(int(engine.Second)),
 	}
 	c.costBuiltins(pre)
+	pre[keptName] = starlark.NewBuiltin(keptName, c.keptBuiltin)
 	return pre
 }
 
@@ -547,6 +548,15 @@ func (r *run) Restart() engine.Program {
 	cp := *r
 	cp.state, cp.hashed = emptyDict(), false
 	cp.size = 1 + cp.stableSize
+	cp.timers, cp.origins = nil, nil
+	for name, o := range r.origins {
+		if o.stable {
+			if cp.origins == nil {
+				cp.origins = map[string]origin{}
+			}
+			cp.origins[name] = o
+		}
+	}
 	return &cp
 }
 
@@ -567,6 +577,12 @@ type run struct {
 	hashed bool
 
 	stableSize int
+
+	// origins are the lines that last set the kept values, by name, and
+	// timers the lines that set the timers (cause.go); both shared by
+	// forks, replaced, never changed.
+	origins map[string]origin
+	timers  map[string]engine.Cause
 }
 
 // Handle calls the moment's handler, if the program has one.
@@ -593,6 +609,8 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		return nil, err
 	}
 	th := r.c.thread(min(left, r.c.lim.StepsPerCall))
+	t := &trace{r: r, m: m}
+	th.SetLocal(traceKey, t)
 	_, err = starlark.Call(th, fn, starlark.Tuple{w, &event{m: m, side: r.c.side}}, nil)
 	steps := max(th.ExecutionSteps(), CallSteps)
 	if err != nil {
@@ -619,6 +637,7 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	cost := steps + ActionSteps*uint64(len(w.acts)) + uint64(size/4)
 	r.steps += cost
 	r.c.spent.Add(cost)
+	r.origins, r.timers = t.commit(w), timersAfter(r.timers, w.acts, m.At)
 	w.state.Freeze()
 	r.state, r.size, r.hashed = w.state, size, false
 	if w.stable != nil {
@@ -930,6 +949,9 @@ func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starla
 	}
 	if err != nil {
 		return nil, err
+	}
+	if t, ok := th.Local(traceKey).(*trace); ok {
+		a.Cause = t.cause()
 	}
 	w.acts = append(w.acts, a)
 	return starlark.None, nil

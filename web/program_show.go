@@ -43,7 +43,13 @@ type programVerdict struct {
 	Line     int32
 	LineKey  string // what Line is: the line that acted, or that took the most steps
 	LineText string
-	Diagram  *draw.Diagram
+	// The line that set what the acting line went by (the verdict's
+	// chain): its sentence around the value's or timer's name, the line
+	// and its text.
+	CauseBefore, CauseName, CauseAfter string
+	CauseLine                          int32
+	CauseLineText                      string
+	Diagram                            *draw.Diagram
 	// On a pass, what no program survives (the lab's beyond:): its
 	// summary, the schedule's faults and the harm, with its time.
 	Beyond       string
@@ -144,7 +150,22 @@ func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, l
 		}
 	}
 	out.setLine(v.Line, src)
+	out.setCause(v, src)
 	return out
+}
+
+// setCause says the line that set what the acting line went by, with
+// the value's or timer's name apart (it is code).
+func (v *programVerdict) setCause(pv *labs.ProgramVerdict, src string) {
+	c := pv.Cause
+	if c.Line <= 0 || v.Line <= 0 {
+		return
+	}
+	before, after, _ := strings.Cut(pv.CauseText(v.Lang, "\x00"), "\x00")
+	v.CauseBefore, v.CauseName, v.CauseAfter, v.CauseLine = before, c.Name, after, c.Line
+	if lines := strings.Split(src, "\n"); int(c.Line) <= len(lines) {
+		v.CauseLineText = strings.TrimRight(lines[c.Line-1], " \t\r")
+	}
 }
 
 // setBeyond says the schedule beyond the lab's bounds that breaks a

@@ -146,9 +146,17 @@ func sayActingLine(stdout io.Writer, v *labs.ProgramVerdict, src, lang string) {
 		key = "program.verdict.failedline"
 	}
 	fmt.Fprintf(stdout, catalog.T(lang, key)+"\n", v.Line)
-	lines := strings.Split(src, "\n")
-	if int(v.Line) <= len(lines) {
-		fmt.Fprintf(stdout, "  %d | %s\n", v.Line, strings.TrimRight(lines[v.Line-1], " \t\r"))
+	quoteLine(stdout, src, v.Line)
+	if c := v.CauseText(lang, v.Cause.Name); c != "" {
+		fmt.Fprintln(stdout, c)
+		quoteLine(stdout, src, v.Cause.Line)
+	}
+}
+
+// quoteLine prints line of src, numbered.
+func quoteLine(stdout io.Writer, src string, line int32) {
+	if lines := strings.Split(src, "\n"); line > 0 && int(line) <= len(lines) {
+		fmt.Fprintf(stdout, "  %d | %s\n", line, strings.TrimRight(lines[line-1], " \t\r"))
 	}
 }
 
