@@ -119,7 +119,9 @@ func (s *Server) labProgram(c echo.Context, v *labView, sess *labsession.Session
 	if errors.As(cmdErr, &pe) {
 		v.Error = "" // said in the editor, with its line
 	}
-	pv, err := s.programOf(c.Request().Context(), v.Lab, sess.Program(), q.Get("program"), cmdErr, q.Get("submit") != "", lang)
+	compare := q.Get("compare") != ""
+	ask := programAsk{submit: q.Get("submit") != "" || compare, compare: compare}
+	pv, err := s.programOf(c.Request().Context(), v.Lab, sess.Program(), q.Get("program"), cmdErr, ask, lang)
 	if err != nil {
 		v.Error = clipText(errorText(lang, err))
 	}

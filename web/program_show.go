@@ -22,6 +22,9 @@ type programView struct {
 	Lines  int    // how many line numbers the editor shows
 	Error  string // what keeps the program from running, with its line
 	Judged *programVerdict
+	// Compare is the program's behaviour beside the reference's, asked
+	// for after it passed (never before).
+	Compare *compareView
 	// Queued is the Submit's place in the judgements' queue, until it is
 	// judged (judge_queue.go): the page then asks again by itself.
 	Queued *judgePlace
@@ -61,7 +64,7 @@ type programVerdict struct {
 // carries, else the form's text, else the lab's starting program), says a
 // program error of refused in the editor, and judges the program when
 // asked. Its error is the judgement's own (the lab's), not the program's.
-func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formText string, refused error, submit bool, lang string) (*programView, error) {
+func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formText string, refused error, ask programAsk, lang string) (*programView, error) {
 	p := lab.Program()
 	pv := &programView{Lang: lang, Text: progText}
 	if pv.Text == "" {
@@ -75,7 +78,7 @@ func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formTex
 	if errors.As(refused, &pe) {
 		pv.Error = program.Describe(pe, lang)
 	}
-	if submit && pv.Error == "" {
+	if ask.submit && pv.Error == "" {
 		if _, cerr := p.Compile(pv.Text); cerr != nil {
 			// It does not compile: said at once, running nothing.
 			pv.Error = program.Describe(cerr, lang)
@@ -95,8 +98,41 @@ func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formTex
 		if v.Compile != nil {
 			pv.Error, pv.Judged = program.Describe(v.Compile, lang), nil
 		}
+		if ask.compare && v.Pass {
+			c, err := p.Compare(pv.Text, v)
+			if err != nil {
+				return pv, err
+			}
+			pv.Compare = compareOf(c, lang)
+		}
 	}
 	return pv, nil
+}
+
+// programAsk is what a program lab's page was asked for: the verdict
+// (Submit), and the comparison with the reference, which is shown only
+// to a program that passed.
+type programAsk struct{ submit, compare bool }
+
+// compareView is a passing program beside the reference, in words: the
+// schedule, the first event that tells them apart, or that none did.
+type compareView struct {
+	Same     string   // no schedule tried tells them apart
+	Schedule string   // which schedule shows the difference
+	Faults   []string // its faults
+	Diff     string   // what each did at the first differing event
+}
+
+func compareOf(c *labs.RefComparison, lang string) *compareView {
+	if c.Same {
+		return &compareView{Same: fmt.Sprintf(T(lang, "program.compare.same"), c.Tried, c.Tried-1)}
+	}
+	v := &compareView{Schedule: T(lang, "program.compare.none"), Diff: c.Text(lang)}
+	if c.Schedule >= 0 {
+		v.Schedule = fmt.Sprintf(T(lang, "program.compare.schedule"), c.Schedule+1)
+		v.Faults = (&challengeView{Lang: lang, Verdict: &labs.ChallengeVerdict{Result: engine.Result{Counterexample: &engine.Run{Faults: c.Faults}}}}).Faults()
+	}
+	return v
 }
 
 func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, lang string) *programVerdict {
