@@ -181,7 +181,7 @@ var (
 		"diagram.harm":                     "harm",
 		"diagram.now":                      "now",
 		"diagram.real":                     "real lease %s token %d: %s..%s (the coordinator's view)",
-		"diagram.stale":                    "%s still acts as the holder of token %d after its lease ran out",
+		"diagram.stale":                    "%s still acts as the holder of token %d after its lease ended",
 		"diagram.title":                    "Space-time diagram: coordinator, workers and storage",
 		"diagram.token":                    "token",
 		"err.positive":                     "%s: the duration must be positive",
@@ -438,7 +438,7 @@ var (
 		"outcome.safe":                     "Safe",
 		"outcome.safe.short":               "stale write blocked",
 		"outcome.warn":                     "Warning",
-		"outcome.warn.short":               "a stale owner acted after its lease expired",
+		"outcome.warn.short":               "a stale owner acted after its lease ended",
 		"reason.crash":                     "crashed",
 		"reason.deadline":                  "its own deadline ran out",
 		"reason.down":                      "receiver down",
@@ -571,6 +571,6 @@ var (
 		"fault.hold":                       "+%s / %s",
 		"fault.for":                        "for %s",
 		"fault.outage.for":                 "cut off from the coordinator for %s, longer than the lease",
-		"harm.acted-after-expiry":          "acting after the lease expired",
+		"harm.acted-after-expiry":          "acting after the lease ended",
 	})
 )

@@ -181,7 +181,7 @@ var (
 		"diagram.harm":                     "bahaya",
 		"diagram.now":                      "kini",
 		"diagram.real":                     "lease asli %s token %d: %s..%s (menurut koordinator)",
-		"diagram.stale":                    "%s masih bertindak sebagai pemegang token %d setelah lease-nya kedaluwarsa",
+		"diagram.stale":                    "%s masih bertindak sebagai pemegang token %d setelah lease-nya berakhir",
 		"diagram.title":                    "Diagram ruang-waktu: koordinator, worker, dan penyimpanan",
 		"diagram.token":                    "token",
 		"err.positive":                     "%s: lamanya harus lebih dari nol",
@@ -438,7 +438,7 @@ var (
 		"outcome.safe":                     "Aman",
 		"outcome.safe.short":               "tulisan usang ditolak",
 		"outcome.warn":                     "Peringatan",
-		"outcome.warn.short":               "pemilik usang bertindak setelah lease-nya kedaluwarsa",
+		"outcome.warn.short":               "pemilik usang bertindak setelah lease-nya berakhir",
 		"reason.crash":                     "crash",
 		"reason.deadline":                  "tenggat menurut jamnya sudah lewat",
 		"reason.down":                      "penerima mati",
@@ -571,6 +571,6 @@ var (
 		"fault.hold":                       "+%s selama %s",
 		"fault.for":                        "selama %s",
 		"fault.outage.for":                 "terputus dari koordinator selama %s, lebih lama daripada lease",
-		"harm.acted-after-expiry":          "bertindak setelah lease-nya kedaluwarsa",
+		"harm.acted-after-expiry":          "bertindak setelah lease-nya berakhir",
 	})
 )

@@ -69,7 +69,7 @@ const (
 	KindClock     // Node's clock changed; local reading now At, rate Value ppm
 	KindReset     // the world started again
 	// Observers.
-	KindViolation // Reason names the violation; Ref and Ref2 prove it
+	KindViolation // Reason names the violation; Ref and Ref2 prove it; Value is its Cause
 	// Storage copies (scenario option copies: 2), Node = Storage.
 	KindReplicate // copy Value receives Peer's write of Key with Token from the other copy (Ref: its accept); Reason partition: held, diverged: refused
 	kindCount
@@ -418,6 +418,19 @@ func (e Event) Ref() int32 {
 	return e.ref
 }
 
+// Cause is why the lease a stale write or a late act came after ended,
+// when it was not its expiry: ReasonRevoked (an operator revoked the
+// holder's session) or ReasonForgotten (a Redlock master forgot the
+// lock); ReasonNone for an expiry and for other events. A violation's
+// sentence follows it: "after its session was revoked", not "after its
+// lease expired".
+func (e Event) Cause() Reason {
+	if e.Kind != KindViolation || e.Value <= 0 || e.Value >= int64(reasonCount) {
+		return ReasonNone
+	}
+	return Reason(e.Value)
+}
+
 // Ref2 is a violation's second proof, -1 if none.
 func (e Event) Ref2() int32 {
 	if e.Kind.saysGeneration() {
@@ -723,6 +736,9 @@ func (n Names) describeStorage(e Event) (string, bool) {
 			if e.Ref2() >= 0 {
 				s += ",#" + strconv.Itoa(int(e.Ref2()))
 			}
+		}
+		if c := e.Cause(); c != ReasonNone {
+			s += " (" + c.String() + ")"
 		}
 		return s, true
 	}

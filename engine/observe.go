@@ -6,7 +6,8 @@ package engine
 // observeAccept runs when the storage accepts a write.
 func (w *World) observeAccept(m message, accept int32, ks *keyState) {
 	if !w.coord.holding(m.lease, m.from, m.real, w.now) {
-		w.emit(EventFields{Kind: KindViolation, Reason: ViolationStaleWrite, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: w.leaseEnd(m.from)})
+		end := w.leaseEnd(m.from)
+		w.emit(EventFields{Kind: KindViolation, Reason: ViolationStaleWrite, Node: NoNode, Peer: m.from, Token: m.real, Ref: accept, Ref2: end, Value: w.endCause(end)})
 	}
 	if m.effect {
 		if ks.firstSend >= 0 && !ks.doubled {
@@ -79,7 +80,8 @@ func (w *World) observePart(m message, accept int32, p *parts) {
 // observeWrite runs when a worker acts on the storage.
 func (w *World) observeWrite(wk *worker, write int32) {
 	if !w.coord.holding(wk.lease, wk.id, wk.token, w.now) {
-		w.emit(EventFields{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: write, Ref2: w.leaseEnd(wk.id)})
+		end := w.leaseEnd(wk.id)
+		w.emit(EventFields{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: write, Ref2: end, Value: w.endCause(end)})
 	}
 	if wk.holds {
 		w.splitBrain(wk, write)
@@ -127,6 +129,22 @@ func (w *World) splitBrain(wk *worker, ev int32) {
 		w.splitSeen = append(w.splitSeen, pair)
 		w.emit(EventFields{Kind: KindViolation, Reason: ViolationSplitBrain, Node: NoNode, Peer: wk.id, Token: wk.token, Ref: ev, Ref2: o.acquiredEv})
 	}
+}
+
+// endCause is why the lease end at log index end came other than by its
+// expiry, for a violation to say (Event.Cause): an operator revoked the
+// session, or a Redlock master forgot the lock. 0 for an expiry, a
+// release or a grant to another.
+func (w *World) endCause(end int32) int64 {
+	if end < 0 || int(end) >= len(w.log) {
+		return 0
+	}
+	if e := w.log[end]; e.Kind == KindExpire {
+		if r := e.Reason(); r == ReasonRevoked || r == ReasonForgotten {
+			return int64(r)
+		}
+	}
+	return 0
 }
 
 // leaseEnd is the event that ended worker n's latest lease at the

@@ -456,7 +456,8 @@ func (w *World) act(wk *worker, a Action) {
 		idx := w.emit(EventFields{Kind: KindWrite, Node: wk.id, Peer: Storage, Token: a.Token, Key: w.keyOf(a.Key)})
 		real := b.realToken(a.Token) // a lock's value stands for its lease's token (redlock_program.go)
 		if !w.coord.holding(wk.lease, wk.id, real, w.now) {
-			w.emit(EventFields{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: a.Token, Ref: idx, Ref2: w.leaseEnd(wk.id)})
+			end := w.leaseEnd(wk.id)
+			w.emit(EventFields{Kind: KindViolation, Reason: ViolationActedAfterExpiry, Node: NoNode, Peer: wk.id, Token: a.Token, Ref: idx, Ref2: end, Value: w.endCause(end)})
 		}
 		wk.req++
 		w.send(message{kind: MsgWrite, from: wk.id, to: Storage, req: wk.req, token: a.Token, real: real, key: w.keyOf(a.Key), version: wk.version, lease: wk.lease, ev: idx})

@@ -248,6 +248,11 @@ func (s *eventSay) storageEvent() ([]byte, bool) {
 		}
 		return s.f(key, catalog.Str(ObjectName(s.names, e.Key, s.lang)), s.p, s.tok, catalog.Int(e.Value)), true
 	case engine.KindViolation:
+		if format := s.words.cause[[2]engine.Reason{e.Reason(), e.Cause()}]; format != "" {
+			// The lease ended otherwise than by its expiry: the sentence
+			// says how (its session revoked), not "expired".
+			return catalog.Appendf(s.b, format, s.p, s.tok), true
+		}
 		if format := s.words.violationFormat(e.Reason(), s.lang); format != "" {
 			return catalog.Appendf(s.b, format, s.p, s.tok), true
 		}
@@ -375,6 +380,10 @@ func MsgName(m engine.MsgKind, lang string) string { return wordsOf(lang).msgNam
 // joining each key anew cost every sentence a string or two.
 type eventWords struct {
 	msg, reason, violation []string // by value; violation "" for none
+	// cause is a violation's sentence by the violation and its cause
+	// (engine.Event.Cause), where the catalog has one of its own
+	// (violation.NAME.CAUSE).
+	cause map[[2]engine.Reason]string
 }
 
 // eventWordsOf is every catalog language's eventWords; wordsOf falls
@@ -387,6 +396,14 @@ var eventWordsOf = func() map[string]*eventWords {
 			w.msg[i] = lookupName(lang, "msg.", engine.MsgKind(i).String())
 			w.reason[i] = lookupName(lang, "reason.", engine.Reason(i).String())
 			w.violation[i], _ = catalog.Lookup(lang, "violation."+engine.Reason(i).String())
+		}
+		w.cause = map[[2]engine.Reason]string{}
+		for _, v := range []engine.Reason{engine.ViolationStaleWrite, engine.ViolationActedAfterExpiry} {
+			for _, c := range []engine.Reason{engine.ReasonRevoked, engine.ReasonForgotten} {
+				if t, ok := catalog.Lookup(lang, "violation."+v.String()+"."+c.String()); ok {
+					w.cause[[2]engine.Reason{v, c}] = t
+				}
+			}
 		}
 		m[lang] = w
 	}

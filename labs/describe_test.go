@@ -3,6 +3,7 @@ package labs
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"leaselab/catalog"
@@ -231,6 +232,11 @@ func logIndexFmt(i int64, lang string) string {
 }
 
 func violationTextFmt(e engine.Event, p, tok, lang string) string {
+	if c := e.Cause(); c != engine.ReasonNone {
+		if f, ok := catalog.Lookup(lang, "violation."+e.Reason().String()+"."+c.String()); ok {
+			return fmt.Sprintf(f, p, tok)
+		}
+	}
 	if f, ok := catalog.Lookup(lang, "violation."+e.Reason().String()); ok {
 		return fmt.Sprintf(f, p, tok)
 	}
@@ -441,4 +447,49 @@ func FuzzAppendEvent(f *testing.F) {
 			sameSentence(t, e, names, lang)
 		}
 	})
+}
+
+// A stale write or a late act after a lease that ended otherwise than by
+// its expiry says how it ended: in the revoked-session lab, that W1's
+// session was revoked, not that its lease expired.
+func TestViolationSaysHowTheLeaseEnded(t *testing.T) {
+	c := SharedCourse(t)
+	l := c.Lab("revoked-session")
+	if l == nil {
+		t.Fatal("no lab revoked-session")
+	}
+	w, err := l.NewWorld(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"until 4.5s", "revoke W1", "until 20s"} {
+		cmd, err := engine.ParseCommand(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Apply(w, cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string][2]string{"id": {"dicabut", "kedaluwarsa"}, "en": {"revoked", "expired"}}
+	seen := map[engine.Reason]bool{}
+	for _, e := range w.Events() {
+		r := e.Reason()
+		if e.Kind != engine.KindViolation || r != engine.ViolationStaleWrite && r != engine.ViolationActedAfterExpiry {
+			continue
+		}
+		seen[r] = true
+		if e.Cause() != engine.ReasonRevoked {
+			t.Errorf("%s: cause %s, want revoked", w.Names().Describe(e), e.Cause())
+		}
+		for lang, words := range want {
+			s := DescribeEvent(e, w.Names(), lang)
+			if !strings.Contains(s, words[0]) || strings.Contains(s, words[1]) {
+				t.Errorf("%s: %q should say %q, not %q", lang, s, words[0], words[1])
+			}
+		}
+	}
+	if !seen[engine.ViolationStaleWrite] || !seen[engine.ViolationActedAfterExpiry] {
+		t.Errorf("the run shows %v, want a stale write and a late act", seen)
+	}
 }

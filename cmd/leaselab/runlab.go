@@ -257,7 +257,8 @@ type jsonEvent struct {
 	Key     string `json:"key,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
 	Reason  string `json:"reason,omitempty"`
-	At      *int64 `json:"at,omitempty"` // ms: lease end, belief end, freeze end
+	Cause   string `json:"cause,omitempty"` // a violation's: how the lease ended when not by its expiry (revoked, forgotten)
+	At      *int64 `json:"at,omitempty"`    // ms: lease end, belief end, freeze end
 	Value   int64  `json:"value,omitempty"`
 	Effect  bool   `json:"effect,omitempty"`
 	Refs    []int  `json:"refs,omitempty"`
@@ -304,6 +305,10 @@ func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
 		j.Outcome = e.Reason().String()
 	case engine.KindViolation:
 		j.Outcome = "violation"
+		j.Value = 0 // the cause, said by name
+		if c := e.Cause(); c != engine.ReasonNone {
+			j.Cause = c.String()
+		}
 	case engine.KindGrant:
 		j.Outcome = "granted"
 	case engine.KindDeny:
