@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"leaselab/engine"
 )
 
 // The words of an author's tools: every problem `leaselab check` reports,
@@ -67,6 +69,8 @@ func Message(lang, format string, args ...any) string {
 			said[i] = a.In(lang) // a value that says itself in each language
 		case error:
 			said[i] = MessageError(lang, a)
+		case engine.Time:
+			said[i] = TimeText(lang, a) // a duration, "10 dtk"; a moment says itself (In)
 		case string:
 			said[i] = MessageText(lang, a)
 		default:
@@ -193,14 +197,18 @@ func (p pattern) parts(re *regexp.Regexp, m []string) []string {
 }
 
 // fill is lang's format with the parts the English format's verbs
-// matched, in the English order: a quoted or a number part as it was, any
-// other said in lang. With prefix, the parts are those before the final
+// matched, in the English order: a quoted or a number part as it was, a
+// time as lang writes a duration, any other said in lang. With prefix, the parts are those before the final
 // %w, and so is what fill says.
 func (p pattern) fill(lang string, parts []string, prefix bool) string {
 	said := make([]string, len(parts))
 	for i, s := range parts {
 		if i >= len(p.verbs) || (p.verbs[i].verb != 'q' && p.verbs[i].verb != 'd') {
-			s = MessageText(lang, s) // a verb's text, or GOT's "the end"
+			if t, err := engine.ParseTime(s); err == nil && t.String() == s {
+				s = TimeText(lang, t) // a time the engine wrote, "30s": "30 dtk"
+			} else {
+				s = MessageText(lang, s) // a verb's text, or GOT's "the end"
+			}
 		}
 		said[i] = s
 	}

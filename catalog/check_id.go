@@ -440,7 +440,7 @@ var (
 		"replay: no harm happened": "putar ulang: tidak terjadi kerusakan",
 		"what if: the change must alter the world (freeze, fencing, storage, partition, link, clock, ...), not %q": "bagaimana jika: perubahannya harus mengubah simulasi («freeze», «fencing», «storage», «partition», «link», «clock», ...), bukan %q",
 		"what if: the moment cannot be negative":             "bagaimana jika: saatnya tidak boleh negatif",
-		"what if: the run has not reached %s yet (it is %s)": "bagaimana jika: simulasi belum sampai %s (sekarang %s)",
+		"what if: the run has not reached %s yet (it is %s)": "bagaimana jika: simulasi belum berjalan selama %s (baru %s)",
 		"what if %s at %s: %w":                               "bagaimana jika %s pada %s: %w",
 	})
 )

@@ -713,7 +713,7 @@ func (d *Diagram) layPin(w *engine.World, lang string, prev *Diagram, top int) {
 		d.Pin = prev.Pin
 	} else if o.Event >= 0 {
 		e := events[o.Event]
-		text := catalog.TimeText(lang, e.T) + ": " + outcomeSentence(o, events, w.Names(), lang)
+		text := catalog.MomentText(lang, e.T) + ": " + outcomeSentence(o, events, w.Names(), lang)
 		line := text
 		if o.Class == outcomeSafe {
 			line = catalog.T(lang, "outcome.safe") + " — " + text

@@ -136,7 +136,7 @@ func (w *Markup) freeze(d *Diagram, f dBar) {
 	w.s(`<g class="freezebox"`)
 	w.id(d, 'f', int(f.Key))
 	w.s(">")
-	w.titlef(d.Lang, "diagram.freeze", catalog.Str(d.world.Names().Of(f.Worker)), catalog.Time(f.Start), catalog.Time(f.End))
+	w.titlef(d.Lang, "diagram.freeze", catalog.Str(d.world.Names().Of(f.Worker)), catalog.Moment(f.Start), catalog.Moment(f.End))
 	w.s(`<rect class="freeze"`)
 	w.rect(f)
 	w.s(` fill="url(#`)
@@ -192,9 +192,9 @@ func barTitle(b []byte, d *Diagram, kind byte, x dBar) []byte {
 	name := catalog.Str(d.world.Names().Of(x.Worker))
 	switch kind {
 	case 'l':
-		return catalog.Append(b, d.Lang, "diagram.real", name, catalog.Int(x.Token), catalog.Time(x.Start), catalog.Time(x.End))
+		return catalog.Append(b, d.Lang, "diagram.real", name, catalog.Int(x.Token), catalog.Moment(x.Start), catalog.Moment(x.End))
 	case 'b':
-		return catalog.Append(b, d.Lang, "diagram.belief", name, catalog.Int(x.Token), catalog.Time(x.Start), catalog.Time(x.End))
+		return catalog.Append(b, d.Lang, "diagram.belief", name, catalog.Int(x.Token), catalog.Moment(x.Start), catalog.Moment(x.End))
 	}
 	return catalog.Append(b, d.Lang, "diagram.stale", name, catalog.Int(x.Token))
 }
@@ -458,8 +458,8 @@ func (w *Markup) mark(d *Diagram, m dMark) {
 	w.s(">")
 	// markSentence, written in place: the time needs no escaping.
 	w.s("<title>")
-	w.B = catalog.AppendTime(w.B, d.Lang, e.T)
-	w.s(" ")
+	w.B = catalog.AppendMoment(w.B, d.Lang, e.T)
+	w.s(": ")
 	w.tmp = labs.AppendEvent(w.tmp[:0], e, d.world.Names(), d.Lang)
 	w.B = appendEsc(w.B, w.tmp)
 	w.s("</title>")
@@ -587,7 +587,7 @@ func (w *Markup) eventRows(v *Events) {
 			w.s(` tabindex="0"`)
 		}
 		w.s(`><span class="t">`)
-		w.B = catalog.AppendTime(w.B, v.Lang, e.T) // a time's text needs no escaping
+		w.B = catalog.AppendMoment(w.B, v.Lang, e.T) // a moment's text needs no escaping
 		w.s(`</span> <span class="txt">`)
 		w.tmp = labs.AppendEvent(w.tmp[:0], e, v.Names, v.Lang)
 		w.B = appendEsc(w.B, w.tmp)

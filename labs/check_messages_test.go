@@ -163,8 +163,14 @@ func TestCheckPointsToTheRun(t *testing.T) {
 	m := courseCopy(t)
 	replaceIn(t, m, "labs/w1-w2/lab.yaml", "holds: W1's write with token 7 is rejected", "holds: W1's write with token 9 is rejected")
 	ps := loadProblems(t, m, true)
-	if problemIndex(ps, "labs/w1-w2/lab.yaml", lineOf(t, m, "labs/w1-w2/lab.yaml", "- id: storage-checks"), "no choice holds in the engine's run; exactly one must (the run ends at 30s with violations acted-after-expiry). See the run: leaselab run labs/w1-w2/lab.yaml --question storage-checks") < 0 {
-		t.Errorf("got:\n%v", ps)
+	i := problemIndex(ps, "labs/w1-w2/lab.yaml", lineOf(t, m, "labs/w1-w2/lab.yaml", "- id: storage-checks"), "no choice holds in the engine's run; exactly one must (the run ends at 30s with violations acted-after-expiry). See the run: leaselab run labs/w1-w2/lab.yaml --question storage-checks")
+	if i < 0 {
+		t.Fatalf("got:\n%v", ps)
+	}
+	// In Indonesian the run's end is a moment in the course's words, not
+	// a Go duration.
+	if id := ps[i].In("id"); !strings.Contains(id, "simulasi berakhir pada detik ke-30;") || strings.Contains(id, "30s") {
+		t.Errorf("in Indonesian: %s", id)
 	}
 }
 

@@ -625,7 +625,7 @@ func verifyQuestion(r *report, l *Lab, q *Question) (decided, bool) {
 		}
 		return decided{w: w, evidence: ev, choice: winner}, true
 	case 0:
-		r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, w.Now(), violationList(w), filepath.ToSlash(filepath.Join(l.root, filepath.FromSlash(l.file))), q.ID)
+		r.errorf(q.at, "question %s: no choice holds in the engine's run; exactly one must (the run ends at %s with %s). See the run: leaselab run %s --question %s --lang en", q.ID, moment(w.Now()), violationList(w), filepath.ToSlash(filepath.Join(l.root, filepath.FromSlash(l.file))), q.ID)
 	default:
 		r.errorf(q.at, "question %s: %d choices hold in the engine's run (%s); exactly one must", q.ID, len(holds), strings.Join(holds, ", "))
 	}
@@ -922,6 +922,14 @@ func idList[T interface{ *Question | *Choice | *Goal }](xs []T) string {
 	return strings.Join(ids, ", ")
 }
 
+// moment is a time of a run as a check message says it: the engine's
+// "30s" in English, the course's moment in another language ("detik
+// ke-30").
+type moment engine.Time
+
+func (m moment) String() string        { return engine.Time(m).String() }
+func (m moment) In(lang string) string { return catalog.MomentText(lang, engine.Time(m)) }
+
 // evidenceBlock quotes a run's deciding events as a code block.
 func evidenceBlock(d decided, lang string) string {
 	if d.w == nil {
@@ -932,7 +940,7 @@ func evidenceBlock(d decided, lang string) string {
 	events, names := d.w.Events(), d.w.Names()
 	for _, i := range d.evidence {
 		e := events[i]
-		t := string(catalog.AppendTime(nil, lang, e.T))
+		t := catalog.MomentText(lang, e.T)
 		fmt.Fprintf(&b, "%s%s  %s\n", strings.Repeat(" ", max(0, 6-len(t))), t, DescribeEvent(e, names, lang))
 	}
 	b.WriteString("```\n")

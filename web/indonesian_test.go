@@ -215,6 +215,8 @@ var idGloss = regexp.MustCompile(`(?:\(|&quot;|“)<em>[^<]*</em>`)
 // pages a student, the lecturer and the room's wall see) holds no word
 // catalog.Untranslated finds, outside quoted code, addresses, bracketed
 // English glosses and the glossary's own list of the forms it rejects.
+// Nor does it write a time otherwise than the course does
+// (catalog.TimeSlips: "detik ke-4" for a moment, "4 dtk" for how long).
 // The command line's traces are held to the same words in
 // cmd/leaselab (TestRunSpeaksIndonesian, TestCommandLineSpeaksIndonesian).
 func TestIndonesianLessons(t *testing.T) {
@@ -227,6 +229,10 @@ func TestIndonesianLessons(t *testing.T) {
 				report = t.Logf
 			}
 			report("%s: English: %q", s.where, idContext(text, words))
+		}
+		// A time in the course's forms: "4 dtk" long, at "detik ke-4".
+		if slips := catalog.TimeSlips("id", text); len(slips) > 0 {
+			t.Errorf("%s: time not in the course's words: %v", s.where, slips[:min(len(slips), 5)])
 		}
 	}
 }

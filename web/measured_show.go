@@ -157,7 +157,8 @@ func (mv *measuredView) run(r *labs.MeasuredRun, id string) *measuredRunView {
 		rv.Lines = append(rv.Lines, mv.t("measured.run.none"))
 	}
 	if r.World != nil && r.Event >= 0 {
-		rv.Why = catalog.TimeText(mv.Lang, r.Why.T) + ": " // as the diagram's pin and the event list write it + labs.DescribeEvent(r.Why, r.World.Names(), mv.Lang)
+		// As the diagram's pin and the event list write it.
+		rv.Why = catalog.MomentText(mv.Lang, r.Why.T) + ": " + labs.DescribeEvent(r.Why, r.World.Names(), mv.Lang)
 		rv.Diagram = draw.ZoomedDiagram(id, r.World, mv.Lang, map[int]bool{r.Event: true})
 	}
 	return rv

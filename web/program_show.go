@@ -172,7 +172,7 @@ func verdictOfProgram(v *labs.ProgramVerdict, src string, p *labs.ProgramSpec, l
 		out.Faults = (&challengeView{Lang: lang, Verdict: &labs.ChallengeVerdict{Result: v.FaultsBefore()}}).Faults()
 	}
 	if v.World != nil && !v.Faulted() { // a failure of its own is said below, in its words
-		out.Why = catalog.TimeText(lang, why.T) + ": " + labs.DescribeEvent(why, v.World.Names(), lang)
+		out.Why = catalog.MomentText(lang, why.T) + ": " + labs.DescribeEvent(why, v.World.Names(), lang)
 		out.Diagram = draw.ZoomedDiagram("program", v.World, lang, map[int]bool{v.Event: true})
 	}
 	switch {
@@ -211,11 +211,11 @@ func (v *programVerdict) setBeyond(b *labs.SearchVerdict) {
 		return
 	}
 	sh := b.Shortest
-	v.Beyond = fmt.Sprintf(T(v.Lang, "program.verdict.beyond"), len(sh.Faults), catalog.TimeText(v.Lang, sh.Harm.T))
+	v.Beyond = fmt.Sprintf(T(v.Lang, "program.verdict.beyond"), len(sh.Faults), catalog.MomentText(v.Lang, sh.Harm.T))
 	for _, f := range sh.Faults {
 		v.BeyondFaults = append(v.BeyondFaults, labs.FaultText(v.Lang, f))
 	}
-	v.BeyondWhy = catalog.TimeText(v.Lang, sh.Harm.T) + ": " + labs.DescribeEvent(sh.Harm, b.World.Names(), v.Lang)
+	v.BeyondWhy = catalog.MomentText(v.Lang, sh.Harm.T) + ": " + labs.DescribeEvent(sh.Harm, b.World.Names(), v.Lang)
 }
 
 // programTitle is the heading of the program's editor: whose logic the

@@ -598,7 +598,7 @@ func (v *searchView) Harm() string {
 	if br == nil || v.V.World == nil {
 		return ""
 	}
-	return catalog.TimeText(v.Lang, br.Harm.T) + ": " + labs.DescribeEvent(br.Harm, v.V.World.Names(), v.Lang)
+	return catalog.MomentText(v.Lang, br.Harm.T) + ": " + labs.DescribeEvent(br.Harm, v.V.World.Names(), v.Lang)
 }
 
 // Compare sets a "break it" student's schedule beside the engine's.

@@ -162,7 +162,7 @@ func (c *challengeView) Why() string {
 	if ce == nil || c.Verdict.World == nil || ce.Event < 0 {
 		return ""
 	}
-	return catalog.TimeText(c.Lang, ce.Why.T) + ": " + labs.DescribeEvent(ce.Why, c.Verdict.World.Names(), c.Lang)
+	return catalog.MomentText(c.Lang, ce.Why.T) + ": " + labs.DescribeEvent(ce.Why, c.Verdict.World.Names(), c.Lang)
 }
 
 // policyValues is the challenge form's values: the request's, else the

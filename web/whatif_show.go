@@ -143,7 +143,7 @@ func whatifFormOf(v *labView) *whatifForm {
 			add(b.Cmd)
 		}
 	}
-	f.Moments = append(f.Moments, ctlOption{Value: "now", Text: T(v.Lang, "whatif.now") + " (" + catalog.TimeText(v.Lang, v.World.Now()) + ")"})
+	f.Moments = append(f.Moments, ctlOption{Value: "now", Text: T(v.Lang, "whatif.now") + " (" + catalog.MomentText(v.Lang, v.World.Now()) + ")"})
 	ev := v.World.Events()
 	last := engine.Time(-1)
 	for i := len(ev) - 1; i >= 0 && len(f.Moments) <= maxMoments; i-- {
@@ -152,7 +152,7 @@ func whatifFormOf(v *labView) *whatifForm {
 			continue
 		}
 		last = t
-		f.Moments = append(f.Moments, ctlOption{Value: t.String(), Text: catalog.TimeText(v.Lang, t)})
+		f.Moments = append(f.Moments, ctlOption{Value: t.String(), Text: catalog.MomentText(v.Lang, t)})
 	}
 	return f
 }

@@ -13,8 +13,8 @@ import (
 
 // TestRunSpeaksIndonesian: `leaselab run LAB --lang id` of every lab,
 // to its horizon, through each question's run and each goal's proof,
-// holds no word
-// catalog.Untranslated finds. The real-systems labs are held to it too:
+// holds no word catalog.Untranslated finds, and writes each event's
+// moment as the course does (catalog.TimeSlips: "detik ke-4,5"). The real-systems labs are held to it too:
 // the trace's sentences are the catalog's, not theirs.
 func TestRunSpeaksIndonesian(t *testing.T) {
 	course, err := labs.Load(content.FS)
@@ -45,6 +45,9 @@ func TestRunSpeaksIndonesian(t *testing.T) {
 			if words := catalog.Untranslated("id", out); len(words) > 0 {
 				t.Errorf("%v: English in the trace: %q", args, words)
 			}
+			if slips := catalog.TimeSlips("id", out); len(slips) > 0 {
+				t.Errorf("%v: a time not in the course's words: %v", args, slips[:min(len(slips), 5)])
+			}
 		}
 	}
 }
@@ -71,9 +74,15 @@ func cliProse(out string, lab *labs.Lab, syntax ...string) string {
 	return out
 }
 
-// englishIn is the English words a reader finds in text.
+// englishIn is the English words a reader finds in text, and the times
+// it writes otherwise than the course does ("pada 1 dtk", "30s": a
+// moment is "detik ke-1").
 func englishIn(text string) []string {
-	return append(catalog.Untranslated("id", text), cliEnglish.FindAllString(text, -1)...)
+	out := append(catalog.Untranslated("id", text), cliEnglish.FindAllString(text, -1)...)
+	for _, s := range catalog.TimeSlips("id", text) {
+		out = append(out, s.String())
+	}
+	return out
 }
 
 // TestCommandLineSpeaksIndonesian: with --lang id, what leaselab search

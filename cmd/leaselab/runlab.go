@@ -276,13 +276,24 @@ func printTrace(out io.Writer, w *engine.World, format, lang string) error {
 				return err
 			}
 		case lang != "":
-			t := string(catalog.AppendTime(nil, lang, e.T))
-			fmt.Fprintf(out, "#%-3d %s%s  %s\n", i, strings.Repeat(" ", max(0, 7-len(t))), t, labs.DescribeEvent(e, names, lang))
+			fmt.Fprintf(out, "#%-3d %s  %s\n", i, stamp(lang, e.T), labs.DescribeEvent(e, names, lang))
 		default:
 			fmt.Fprintf(out, "#%-3d%s\n", i, names.Format(e))
 		}
 	}
 	return nil
+}
+
+// stamp is an event's time in a trace's column, as lang says a moment
+// ("detik ke-4,5", "4.5s"), right-aligned: the width of "detik ke-12,45"
+// in a language with a word for a moment, of "12.45s" otherwise.
+func stamp(lang string, t engine.Time) string {
+	s := catalog.MomentText(lang, t)
+	width := 7
+	if s != catalog.TimeText(lang, t) {
+		width = 14
+	}
+	return strings.Repeat(" ", max(0, width-len(s))) + s
 }
 
 func toJSON(i int, e engine.Event, names engine.Names, lang string) jsonEvent {
@@ -498,8 +509,7 @@ func (wi whatIf) writeText(stdout io.Writer, dos []string) {
 			e := x.w.Events()[x.i]
 			if lang != "" {
 				// The reader's words, as printTrace writes a trace with --lang.
-				t := catalog.TimeText(lang, e.T)
-				fmt.Fprintf(stdout, "%s #%-3d %s%s  %s\n", x.name, x.i, strings.Repeat(" ", max(0, 7-len(t))), t, labs.DescribeEvent(e, x.w.Names(), lang))
+				fmt.Fprintf(stdout, "%s #%-3d %s  %s\n", x.name, x.i, stamp(lang, e.T), labs.DescribeEvent(e, x.w.Names(), lang))
 				continue
 			}
 			fmt.Fprintf(stdout, "%s #%-3d%s\n", x.name, x.i, x.w.Names().Format(e))

@@ -87,7 +87,7 @@ func sayBeyond(stdout io.Writer, v *labs.ProgramVerdict, lang string) {
 		return
 	}
 	sh := b.Shortest
-	fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.beyond")+"\n", len(sh.Faults), catalog.TimeText(lang, sh.Harm.T))
+	fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.beyond")+"\n", len(sh.Faults), catalog.MomentText(lang, sh.Harm.T))
 	for _, f := range sh.Faults {
 		fmt.Fprintf(stdout, "  %s\n", labs.FaultText(lang, f))
 	}
@@ -112,7 +112,7 @@ func sayFailingSchedule(stdout io.Writer, v *labs.ProgramVerdict, why engine.Eve
 		fmt.Fprintf(stdout, catalog.T(lang, "program.verdict.fail")+"\n", ce.Index+1, catalog.MomentText(lang, why.T))
 	}
 	for _, f := range v.FaultsBefore().Counterexample.Faults {
-		fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.TimeText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
+		fmt.Fprintf(stdout, "  %s, %s: %s\n", catalog.MomentText(lang, f.At), catalog.T(lang, "fault."+string(f.Kind)), faultCommands(f))
 	}
 }
 
