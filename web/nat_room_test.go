@@ -28,19 +28,22 @@ import (
 )
 
 // natRoomStudents and natRoomSubmits: a lecture room behind one campus
-// NAT (issue 43), all its students one client address.
+// NAT (issue 43), all its students one client address. Six Submits keep
+// a queue behind the two judgements a two-core server runs at once (four
+// waiting, 3rd to 6th); ten judged 4 CPU-s more a store for the same
+// assertions.
 const (
 	natRoomStudents = 60
-	natRoomSubmits  = 10
+	natRoomSubmits  = 6
 )
 
 // TestRoomBehindOneNAT: 60 students of a class behind one address
 // (loopback, every request from 127.0.0.1), each a browser of its own
-// (their own class cookie), play w1-w2 over its live socket while 10 of
+// (their own class cookie), play w1-w2 over its live socket while 6 of
 // them press Submit on write-renewal at once, with the server's default
 // budgets, judging as serve does by default: each judgement in a process
-// of its own at the lowest CPU priority (this test binary, as
-// TestJudgeProcessHelper). The server plays on a clock the test moves,
+// of its own (this test binary, as TestJudgeProcessHelper), here at
+// normal priority (see judgeHelper). The server plays on a clock the test moves,
 // one play tick every 50 ms: 30 ticks of play alone, then the Submits
 // until every one is judged, and ten ticks more. It asserts what
 // happened, in order, never how soon (issue 46): no player is refused or
@@ -48,9 +51,9 @@ const (
 // gets frames while the Submits are judged, and a frame after the last
 // tick (a play frame that finds the room's address in debt, or its turn
 // taken, waits by design, and a later one carries the time); every
-// Submit gets its verdict; and while the judgements wait, each Submit's page shows its place in the queue, the ten places
-// together being the queue's (the judgements running first, then 2nd,
-// 3rd… of 10, each once). The judgements are held until all ten are
+// Submit gets its verdict; and while the judgements wait, each Submit's page shows its place in the queue, the six places
+// together being the queue's (the judgements running first, then 3rd,
+// 4th… of 6, each once). The judgements are held until all six are
 // queued, so the places do not depend on how fast the machine judges.
 // How soon the frames came is logged (the bar for it is
 // BenchmarkBystanderUnderProgramAttack's). On SQLite and on PostgreSQL
@@ -60,6 +63,7 @@ func TestRoomBehindOneNAT(t *testing.T) {
 	t.Parallel()
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
+			t.Parallel() // two rooms, two servers: they share nothing
 			cfg := class.Config{Data: t.TempDir(), Logf: t.Logf}
 			if store == "postgres" {
 				cfg.DatabaseURL = testPostgres(t)
@@ -164,7 +168,7 @@ func natRoom(t *testing.T, svc *class.Service) {
 		tick()
 	}
 
-	// Ten of them press Submit at once, each their own program.
+	// Six of them press Submit at once, each their own program.
 	start, err := content.FS.Open("labs/write-renewal/reference.star")
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +176,7 @@ func natRoom(t *testing.T, svc *class.Service) {
 	src, _ := io.ReadAll(start)
 	start.Close()
 	placeRE := regexp.MustCompile(`id="program-queued" data-place="(\d+)" data-of="(\d+)"`)
-	var queued sync.WaitGroup // until each Submit saw all ten queued
+	var queued sync.WaitGroup // until each Submit saw all six queued
 	queued.Add(natRoomSubmits)
 	places := make([]int, natRoomSubmits)
 	verdicts := make([]string, natRoomSubmits)
@@ -264,8 +268,8 @@ func natRoom(t *testing.T, svc *class.Service) {
 	readers.Wait()
 
 	// Every Submit judged; the places its first page showed were the
-	// queue's: those running said "being judged" (0), the rest 2nd, 3rd…
-	// of ten, each once.
+	// queue's: those running said "being judged" (0), the rest the places
+	// after them (3rd… of six with two running), each once.
 	for i, v := range verdicts {
 		if v != "verdict" {
 			t.Errorf("Submit %d: %s", i, v)
@@ -386,7 +390,12 @@ const (
 )
 
 // judgeHelper judges as serve's judgeCommand does, in a process of its
-// own at the lowest priority: this test binary, as TestJudgeProcessHelper.
+// own: this test binary, as TestJudgeProcessHelper. Serve runs it at the
+// lowest CPU priority; the test, at normal priority unless
+// LEASELAB_BACKGROUND=on (for the figure it logs): the test asserts an
+// order, not how soon, and at the lowest priority its judgements ran only
+// when no other test of the package wanted a core, so the room ended the
+// package last (95 s of web's 173 s at load 18, its judgements 15 CPU-s).
 func judgeHelper(ctx context.Context, lab string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestJudgeProcessHelper$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "LEASELAB_JUDGE_HELPER="+lab)
@@ -401,7 +410,9 @@ func TestJudgeProcessHelper(t *testing.T) {
 	if lab == "" {
 		t.Skip("judges for TestRoomBehindOneNAT only")
 	}
-	lowestPriority()
+	if os.Getenv("LEASELAB_BACKGROUND") == "on" {
+		lowestPriority()
+	}
 	src, _ := io.ReadAll(os.Stdin)
 	v, err := embeddedCourse(t).Lab(lab).Program().Judge(string(src), 1)
 	if err != nil || v.Compile != nil {
