@@ -66,6 +66,10 @@ func clientFrom(from string) *http.Client {
 // where the program can be placed; the server stays up for the next. How
 // long a page takes is the machine's business, not the test's.
 func TestHostileProgramsAreRefusedWithWords(t *testing.T) {
+	// Beside the other tests: it asserts what each page says, not how
+	// soon (issue 46), and alone it kept web's serial phase on one core
+	// for 3-5 s.
+	t.Parallel()
 	// The address's budget out of the way: a Submit of a program that
 	// runs to its budget takes a second of a busy machine, charged four
 	// times over, and the next request in the same millisecond would find
