@@ -42,6 +42,19 @@ type exportProgram struct {
 	At  time.Time `json:"at"`
 }
 
+// exportSubmission is a student's last program in a program lab and the
+// engine's verdict on it (issue 49).
+type exportSubmission struct {
+	Lab      string    `json:"lab"`
+	Program  string    `json:"program"`
+	Verdict  string    `json:"verdict"`            // pass, fail, fault, slow or compile
+	Schedule string    `json:"schedule,omitempty"` // a failure's deciding schedule, "none" without faults
+	Line     int       `json:"line,omitempty"`     // the line that acted
+	Moment   int64     `json:"moment_ms,omitempty"`
+	Submits  int       `json:"submits"` // different programs submitted in the lab
+	At       time.Time `json:"at"`
+}
+
 type exportScore struct {
 	Questions int `json:"questions_right"`
 	Goals     int `json:"goals_reached"`
@@ -57,7 +70,9 @@ type exportStudent struct {
 	Answers  []exportAnswer  `json:"answers"`
 	Goals    []exportGoal    `json:"goals"`
 	Programs []exportProgram `json:"programs"`
-	Score    exportScore     `json:"score"`
+	// Submitted are the last programs, one per program lab (issue 49).
+	Submitted []exportSubmission `json:"submitted"`
+	Score     exportScore        `json:"score"`
 }
 
 type exportQuestion struct {
@@ -144,7 +159,7 @@ func exportOf(g *Grades, rounds []Tally) exportClass {
 	}
 	for _, st := range g.Students {
 		es := exportStudent{ID: st.ID, Nick: st.Nick, NIM: st.NIM, Joined: in(st.Joined),
-			Answers: []exportAnswer{}, Goals: []exportGoal{}, Programs: []exportProgram{},
+			Answers: []exportAnswer{}, Goals: []exportGoal{}, Programs: []exportProgram{}, Submitted: []exportSubmission{},
 			Score: exportScore{st.QuestionsRight, st.GoalsReached, st.ProgramsPassed, st.Total}}
 		for _, q := range g.Questions {
 			for _, r := range q.Rounds {
@@ -170,6 +185,10 @@ func exportOf(g *Grades, rounds []Tally) exportClass {
 			if at, ok := st.Programs[l]; ok {
 				es.Programs = append(es.Programs, exportProgram{Lab: l, At: in(at)})
 			}
+			if sub, ok := st.Last[l]; ok {
+				es.Submitted = append(es.Submitted, exportSubmission{Lab: l, Program: sub.Text, Verdict: sub.Verdict,
+					Schedule: scheduleText(sub), Line: sub.Line, Moment: sub.Moment, Submits: sub.Submits, At: in(sub.At)})
+			}
 		}
 		x.Students = append(x.Students, es)
 	}
@@ -194,8 +213,10 @@ func questionName(q Question) string {
 // votes, the letter the student chose, right or wrong (empty when no
 // right answer decides it), how sure (when some vote said) and the
 // time; a column per goal of the labs worked in and per program lab,
-// with when it was reached or passed; then the score: questions right,
-// goals reached, programs passed, total.
+// with when it was reached or passed, and for each program lab the
+// verdict on the student's last program, its deciding schedule and the
+// program itself; then the score: questions right, goals reached,
+// programs passed, total.
 func writeCSV(w io.Writer, g *Grades) error {
 	loc := g.Class.Location()
 	stamp := func(t time.Time) string { return t.In(loc).Format(time.RFC3339) }
@@ -216,6 +237,9 @@ func writeCSV(w io.Writer, g *Grades) error {
 	}
 	for _, l := range g.Programs {
 		head = append(head, l+" / program passed")
+	}
+	for _, l := range g.Programs {
+		head = append(head, l+" / last verdict", l+" / schedule", l+" / last program")
 	}
 	head = append(head, "questions right", "goals reached", "programs passed", "total")
 	cw := csv.NewWriter(w)
@@ -257,6 +281,10 @@ func writeCSV(w io.Writer, g *Grades) error {
 				cell = stamp(at)
 			}
 			row = append(row, cell)
+		}
+		for _, l := range g.Programs {
+			sub := st.Last[l]
+			row = append(row, sub.Verdict, scheduleText(sub), sub.Text)
 		}
 		row = append(row, strconv.Itoa(st.QuestionsRight), strconv.Itoa(st.GoalsReached), strconv.Itoa(st.ProgramsPassed), strconv.Itoa(st.Total))
 		if err := cw.Write(safeCells(row)); err != nil {

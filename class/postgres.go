@@ -216,6 +216,21 @@ var postgresSQL = queries{
 	reveal:              "UPDATE rounds SET state = $1, shown = 1 WHERE class_id = $2 AND id = $3",
 	roundOfVote: `SELECT c.ended, COALESCE(r.state, ''), COALESCE(r.choices, ''), r.closes
 		FROM classes c LEFT JOIN rounds r ON r.class_id = c.id AND r.id = $1 WHERE c.id = $2`,
+	upsertProgram: `INSERT INTO programs (class_id, lab, student_id, text, verdict, schedule, line, moment, submits, at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) ON CONFLICT (class_id, lab, student_id) DO UPDATE SET
+		submits = programs.submits + CASE WHEN programs.text = excluded.text THEN 0 ELSE 1 END, text = excluded.text,
+		verdict = excluded.verdict, schedule = excluded.schedule, line = excluded.line, moment = excluded.moment, at = excluded.at`,
+	programVerdicts: "SELECT verdict, COUNT(*) FROM programs WHERE class_id = $1 AND lab = $2 GROUP BY verdict",
+	programSchedules: `SELECT schedule, COUNT(*) FROM programs WHERE class_id = $1 AND lab = $2 AND verdict = $3
+		GROUP BY schedule ORDER BY COUNT(*) DESC, schedule COLLATE "C" LIMIT $4`,
+	failingPrograms: `SELECT student_id FROM (SELECT student_id, schedule, at, COUNT(*) OVER (PARTITION BY schedule) AS n
+		FROM programs WHERE class_id = $1 AND lab = $2 AND verdict = $3) f ORDER BY n DESC, schedule COLLATE "C", at, student_id COLLATE "C"`,
+	programOf:           "SELECT text, verdict, schedule, line, moment FROM programs WHERE class_id = $1 AND lab = $2 AND student_id = $3",
+	shownPick:           "SELECT lab, pick FROM shown_programs WHERE class_id = $1",
+	deleteShown:         "DELETE FROM shown_programs WHERE class_id = $1",
+	insertShown:         "INSERT INTO shown_programs (class_id, lab, text, verdict, schedule, line, moment, pick, of_n) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+	shownProgram:        "SELECT lab, text, verdict, schedule, line, moment, pick, of_n FROM shown_programs WHERE class_id = $1",
+	gradePrograms:       "SELECT student_id, lab, text, verdict, schedule, line, moment, submits, at FROM programs WHERE class_id = $1",
 	createSchemaVersion: "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
 	schemaVersions:      "SELECT version FROM schema_version",
 	joinedOf: func(n int) string {

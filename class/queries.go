@@ -76,6 +76,17 @@ type queries struct {
 	reveal              string // a round closed and revealed (revealed, class, round)
 	roundOfVote         string // what a vote needs of its class and round (round, class)
 
+	upsertProgram    string // a student's last program in a lab and its verdict (class, lab, student, text, verdict, schedule, line, moment, at)
+	programVerdicts  string // a lab's last programs counted by verdict (class, lab)
+	programSchedules string // the schedules of a lab's failing programs, commonest first (class, lab, fail, limit)
+	failingPrograms  string // the students whose programs of a lab fail, the commonest schedule's first (class, lab, fail)
+	programOf        string // a student's last program in a lab (class, lab, student)
+	shownPick        string // the lab and place of the program on the projector (class)
+	deleteShown      string // the program on the projector taken off (class)
+	insertShown      string // a program put on the projector (class, lab, text, verdict, schedule, line, moment, pick, of)
+	shownProgram     string // the program on the projector (class)
+	gradePrograms    string // a class's last programs (class)
+
 	createSchemaVersion string // the table of the schema steps run
 	schemaVersions      string // the schema steps run
 

@@ -78,7 +78,8 @@ type StudentGrade struct {
 	Joined        time.Time
 	Answers       map[int64]Answer // by round id
 	Goals         map[GoalKey]time.Time
-	Programs      map[string]time.Time // program labs passed, by lab
+	Programs      map[string]time.Time  // program labs passed, by lab
+	Last          map[string]Submission // the last program submitted, by lab (issue 49)
 	// The score: questions right in their final vote, goals reached,
 	// program labs passed, and their sum.
 	QuestionsRight, GoalsReached, ProgramsPassed, Total int
@@ -130,6 +131,9 @@ func (s *Service) Grades(ctx context.Context, classID string, course Course) (*G
 		return nil, err
 	}
 	if err := s.gradeWork(ctx, g, at, labs); err != nil {
+		return nil, err
+	}
+	if err := s.gradePrograms(ctx, g, at, labs); err != nil {
 		return nil, err
 	}
 	names := make([]string, 0, len(labs))
@@ -205,7 +209,8 @@ func (s *Service) gradeStudents(ctx context.Context, g *Grades) (map[string]int,
 	defer rows.Close()
 	at := map[string]int{}
 	for rows.Next() {
-		st := StudentGrade{Answers: map[int64]Answer{}, Goals: map[GoalKey]time.Time{}, Programs: map[string]time.Time{}}
+		st := StudentGrade{Answers: map[int64]Answer{}, Goals: map[GoalKey]time.Time{}, Programs: map[string]time.Time{},
+			Last: map[string]Submission{}}
 		var joined int64
 		if err := rows.Scan(&st.ID, &st.Nick, &st.NIM, &joined); err != nil {
 			return nil, s.fail(err)

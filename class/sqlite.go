@@ -158,6 +158,21 @@ var sqliteSQL = queries{
 	reveal:              "UPDATE rounds SET state = ?, shown = 1 WHERE class_id = ? AND id = ?",
 	roundOfVote: `SELECT c.ended, COALESCE(r.state, ''), COALESCE(r.choices, ''), r.closes
 		FROM classes c LEFT JOIN rounds r ON r.class_id = c.id AND r.id = ? WHERE c.id = ?`,
+	upsertProgram: `INSERT INTO programs (class_id, lab, student_id, text, verdict, schedule, line, moment, submits, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (class_id, lab, student_id) DO UPDATE SET
+		submits = programs.submits + CASE WHEN programs.text = excluded.text THEN 0 ELSE 1 END, text = excluded.text,
+		verdict = excluded.verdict, schedule = excluded.schedule, line = excluded.line, moment = excluded.moment, at = excluded.at`,
+	programVerdicts: "SELECT verdict, COUNT(*) FROM programs WHERE class_id = ? AND lab = ? GROUP BY verdict",
+	programSchedules: `SELECT schedule, COUNT(*) FROM programs WHERE class_id = ? AND lab = ? AND verdict = ?
+		GROUP BY schedule ORDER BY COUNT(*) DESC, schedule LIMIT ?`,
+	failingPrograms: `SELECT student_id FROM (SELECT student_id, schedule, at, COUNT(*) OVER (PARTITION BY schedule) AS n
+		FROM programs WHERE class_id = ? AND lab = ? AND verdict = ?) f ORDER BY n DESC, schedule, at, student_id`,
+	programOf:           "SELECT text, verdict, schedule, line, moment FROM programs WHERE class_id = ? AND lab = ? AND student_id = ?",
+	shownPick:           "SELECT lab, pick FROM shown_programs WHERE class_id = ?",
+	deleteShown:         "DELETE FROM shown_programs WHERE class_id = ?",
+	insertShown:         "INSERT INTO shown_programs (class_id, lab, text, verdict, schedule, line, moment, pick, of_n) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	shownProgram:        "SELECT lab, text, verdict, schedule, line, moment, pick, of_n FROM shown_programs WHERE class_id = ?",
+	gradePrograms:       "SELECT student_id, lab, text, verdict, schedule, line, moment, submits, at FROM programs WHERE class_id = ?",
 	createSchemaVersion: "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
 	schemaVersions:      "SELECT version FROM schema_version",
 	joinedOf: func(n int) string {

@@ -287,7 +287,7 @@ func (s *Service) fail(err error) error {
 	}
 	for _, own := range []error{ErrNoClass, ErrEnded, ErrNotJoined, ErrNoKey, ErrClassFull, ErrNoRound,
 		ErrRoundClosed, ErrRoundLimit, ErrBadChoice, ErrBadInput, ErrUnavailable, context.Canceled, context.DeadlineExceeded,
-		ErrNoLecturer, ErrUndoLate, ErrCodeTaken} {
+		ErrNoLecturer, ErrUndoLate, ErrCodeTaken, ErrNoProgram} {
 		if errors.Is(err, own) {
 			return err
 		}
