@@ -339,19 +339,6 @@ func gradeNIM(v *gradesView, nim string) string {
 	return nim
 }
 
-// programPassed tells the class of the student a program lab's page is
-// for that their program passed, as the engine judged it.
-func (s *Server) programPassed(r *http.Request, lab *labs.Lab, pv *programView) {
-	if pv == nil || pv.Judged == nil || !pv.Judged.Pass {
-		return
-	}
-	if m := s.classmateOf(r); m != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-		defer cancel()
-		s.classes.Passed(ctx, m.ClassID, m.StudentID, lab.ID) // the store logs its own trouble
-	}
-}
-
 // joinNIMMode is whether the join page asks for the NIM: the mode of the
 // class of the code in its link, or of the code just typed.
 func (s *Server) joinNIMMode(ctx context.Context, code string) string {

@@ -38,6 +38,9 @@ type projectorView struct {
 	Down     bool
 	// Clicker is the typed question and the timer's time (issue 44).
 	Clicker clickerView
+	// Shown is the failing program the lecturer put on it, without its
+	// student (class_programs.go, issue 49); nil for none.
+	Program *shownView
 }
 
 // Question is the class's current question, nil if none.
@@ -136,6 +139,9 @@ func (s *Server) projectorData(ctx context.Context, r projectorReq, cl class.Cla
 		}
 	}
 	if v.Students, err = s.classes.StudentCount(ctx, cl.ID); err != nil {
+		v.Down = true
+	}
+	if v.Program, err = s.newShownView(ctx, lang, cl.ID, v.Lab); err != nil {
 		v.Down = true
 	}
 	return v, nil

@@ -105,6 +105,9 @@ type teachView struct {
 	// Clicker is the typed question, the timer's time and the whys
 	// (class_grades.go, issue 44).
 	Clicker clickerView
+	// Programs is the class's programs in its program lab, on the
+	// dashboard only (class_programs.go, issue 49).
+	Programs *programsView
 }
 
 // Current is the newest round of the current question, nil if none.
@@ -221,8 +224,11 @@ func (s *Server) teachData(ctx context.Context, r teachReq, cl class.Class, whol
 		}
 	}
 	if old != nil && !old.Down {
-		v.Students, v.Progress, v.Roster = old.Students, old.Progress, old.Roster
+		v.Students, v.Progress, v.Roster, v.Programs = old.Students, old.Progress, old.Roster, old.Programs
 		return v, nil
+	}
+	if !projector {
+		v.Programs = s.programsOf(ctx, lang, cl, v.Lab)
 	}
 	if v.Students, err = s.classes.StudentCount(ctx, cl.ID); err != nil {
 		v.Down = true
@@ -308,6 +314,9 @@ func (s *Server) teachAct(c echo.Context) error {
 			return &pageError{status: http.StatusNotFound, lang: lang, key: "teach.remove.absent"}
 		}
 	default:
+		if handled, err := s.programAct(c, lang, cl); handled {
+			return err // the class's programs (class_programs.go)
+		}
 		if handled, err := s.gradeAct(c, lang, cl); handled {
 			return err // a form of issue 44 (class_grades.go)
 		}

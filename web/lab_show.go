@@ -29,6 +29,20 @@ func (s *Server) labShow(c echo.Context) error {
 		return &pageError{status: http.StatusServiceUnavailable, lang: lang, key: "full.text", title: "full.title"}
 	}
 	s.labProgress(c.Request(), lab)
+	if s.classSubmit(c, lab) {
+		// A class keeps each student's Submit (class_programs.go): it is
+		// made for this student, never taken from the cache.
+		body, err := s.labPageBody(c, lang, course, lab)
+		var u *uncachedPage
+		if errors.As(err, &u) {
+			body, err = u.body, nil
+		}
+		if err != nil {
+			return err
+		}
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return c.HTMLBlob(http.StatusOK, body)
+	}
 	err = s.cachedPage(c, lab, echo.MIMETextHTMLCharsetUTF8, func() ([]byte, error) {
 		return s.labPageBody(c, lang, course, lab)
 	})
@@ -133,7 +147,7 @@ func (s *Server) labProgram(c echo.Context, v *labView, sess *labsession.Session
 		}
 	}
 	v.Program = pv
-	s.programPassed(c.Request(), v.Lab, pv) // scored for a student of a class (class_grades.go)
+	s.programSubmitted(c.Request(), v.Lab, pv) // kept for a student of a class (class_programs.go)
 }
 
 // labChallenge fills in a design challenge's policy from the URL, and

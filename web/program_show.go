@@ -28,6 +28,9 @@ type programView struct {
 	// Queued is the Submit's place in the judgements' queue, until it is
 	// judged (judge_queue.go): the page then asks again by itself.
 	Queued *judgePlace
+	// verdict is the engine's own verdict on a Submit (one that did not
+	// compile included), which a class keeps (class_programs.go).
+	verdict *labs.ProgramVerdict
 }
 
 // programVerdict is a judged program in the student's words: the
@@ -77,11 +80,15 @@ func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formTex
 	var pe *program.Error
 	if errors.As(refused, &pe) {
 		pv.Error = program.Describe(pe, lang)
+		if ask.submit {
+			pv.verdict = &labs.ProgramVerdict{Compile: pe, Event: -1}
+		}
 	}
 	if ask.submit && pv.Error == "" {
 		if _, cerr := p.Compile(pv.Text); cerr != nil {
 			// It does not compile: said at once, running nothing.
 			pv.Error = program.Describe(cerr, lang)
+			pv.verdict = &labs.ProgramVerdict{Compile: cerr, Event: -1}
 			return pv, nil
 		}
 		// In the judgements' queue, fairly by address and student; the
@@ -94,6 +101,7 @@ func (s *Server) programOf(ctx context.Context, lab *labs.Lab, progText, formTex
 		if err != nil {
 			return pv, err
 		}
+		pv.verdict = v
 		pv.Judged = verdictOfProgram(v, pv.Text, p, lang)
 		if v.Compile != nil {
 			pv.Error, pv.Judged = program.Describe(v.Compile, lang), nil

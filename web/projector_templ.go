@@ -751,6 +751,12 @@ func projectorLive(v *projectorView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
+		if v.Program != nil && v.Class.Ended == nil {
+			templ_7745c5c3_Err = shownProgram(v.Program, projectorLines).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
 		templ_7745c5c3_Err = shownWhy(v.Clicker).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
