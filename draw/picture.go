@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"leaselab/catalog"
 )
@@ -284,7 +285,11 @@ func (w *Markup) lanes(d *Diagram) {
 		w.num("y", l.Y)
 		w.num("width", dGutter-6)
 		w.num("height", l.H)
-		w.s(`></rect> <text class="lname" x="8"`)
+		w.s(`></rect> <text class="lname`)
+		if utf8.RuneCountInString(l.Name) > longLane {
+			w.s(" long")
+		}
+		w.s(`" x="8"`)
 		w.num("y", l.Mid+1)
 		w.s(">")
 		w.esc(l.Name)
@@ -302,6 +307,12 @@ func (w *Markup) lanes(d *Diagram) {
 	}
 }
 
+// longLane is the most characters a lane's name has in full size: a
+// longer one ("penyimpanan", "coordinator") is drawn smaller, so that it
+// ends within its background, which the picture scrolls under (a mark's
+// words showed through the end of a name that ran past it).
+const longLane = 10
+
 // diagramStyle is the picture's own style, as the templ component wrote
 // it (the tabs before its end included).
 const diagramStyle = "<style>\n" + `.diagram{--fg:#1d2433;--muted:#4b5366;--lane:#f4f6fa;--lane2:#fff;--grid:#d9dee8;--w0:#2563eb;--w1:#b45309;--w2:#047857;--w3:#7e22ce;--w4:#be185d;--w5:#0e7490;--ok:#334155;--safe:#15803d;--harm:#dc2626;--warn:#b45309;--frz:#0369a1;--stalefill:#ef4444;--hatch:#e0f2fe;--hatch2:#7dd3fc}
@@ -310,6 +321,7 @@ const diagramStyle = "<style>\n" + `.diagram{--fg:#1d2433;--muted:#4b5366;--lane
 .diagram .lane{fill:var(--lane)}
 .diagram .lane.alt{fill:var(--lane2)}
 .diagram .lname{font-weight:700;font-size:15px}
+.diagram .lname.long{font-size:13px}
 .diagram .lstate{fill:var(--muted);font-size:12px;font-weight:700}
 .diagram .lstate.frozen{fill:var(--frz)}
 .diagram .grid{stroke:var(--grid);stroke-width:1}

@@ -27,8 +27,9 @@ export function measure(box, svg) {
   return m;
 }
 
-// after is the room the view keeps right of the present, in pixels.
-const after = 96;
+// after is the room the view keeps right of the present, in pixels;
+// column is the lane names' width, in the picture's units.
+const after = 96, column = 112;
 
 export function fitBox(box) {
   const svg = box.querySelector("svg.diagram");
@@ -63,6 +64,7 @@ export function fitBox(box) {
   const write = () => {
     if (scroll) box.scrollLeft = left;
     if (lanes && lanes.getAttribute("transform") !== t) lanes.setAttribute("transform", t);
+    fitTicks(svg, m);
   };
   // Setting scrollLeft lays the page out first: after a frame's writes,
   // the box scrolls (and its lane names follow) once that frame is
@@ -90,6 +92,24 @@ function fitLanes(box) {
   const lanes = svg && svg.querySelector(".lanes-fixed");
   const t = m && `translate(${m.left / m.k},0)`;
   if (lanes && m.svg === svg && lanes.getAttribute("transform") !== t) lanes.setAttribute("transform", t);
+  if (m && m.svg === svg) fitTicks(svg, m);
+}
+
+// fitTicks hides the time axis's labels that the box's edges would cut
+// and those whose tick is under the lane names (its grid line hidden),
+// from their attributes alone: a label is about 7 units a character
+// wide, centred on its tick or ending where its x says.
+function fitTicks(svg, m) {
+  const left = m.left / m.k, right = (m.left + m.width) / m.k;
+  for (const t of svg.querySelectorAll("[id$='-ticks'] > text")) {
+    const x = Number(t.getAttribute("x")), w = 7 * t.textContent.length;
+    const lo = t.getAttribute("text-anchor") === "end" ? x - w : x - w / 2;
+    const cut = m.room > 1 && (lo < left || lo + w > right || x < left + column);
+    if (cut !== t.hasAttribute("visibility")) {
+      if (cut) t.setAttribute("visibility", "hidden");
+      else t.removeAttribute("visibility");
+    }
+  }
 }
 
 export const liveBox = () => document.getElementById("live-box");

@@ -18,8 +18,8 @@ import (
 // as the incremental frames left them — with the same parts of a fresh
 // render of the page's own address, fetched and parsed by the browser.
 // What the script itself sets for scrolling (the pinned lane names'
-// transform, the box's fitted flag) is left out of both, and the event
-// list is opened first. The "now" layer the script draws over a picture
+// transform, the time labels it hides, the box's fitted flag) is left
+// out of both, and the event list is opened first. The "now" layer the script draws over a picture
 // must stand where the picture's own (hidden) line is and say what its
 // label says; then it is left out too. It yields ""
 // when they match, else the first target that differs and where.
@@ -41,6 +41,7 @@ const samePageAsFresh = `(async () => {
 	const norm = (el) => {
 		const c = el.cloneNode(true);
 		c.querySelectorAll(".lanes-fixed").forEach(g => g.removeAttribute("transform"));
+		c.querySelectorAll("[id$='-ticks'] > text").forEach(t => t.removeAttribute("visibility"));
 		c.querySelectorAll("[data-fitted]").forEach(b => b.removeAttribute("data-fitted"));
 		c.querySelectorAll(".nowlayer").forEach(l => l.remove());
 		c.querySelectorAll(".nowlayered").forEach(b => b.classList.remove("nowlayered"));

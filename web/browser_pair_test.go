@@ -14,6 +14,7 @@ const pairLiveJS = `(() => {
 	const c = document.getElementById("pair-live").cloneNode(true);
 	c.querySelectorAll("[data-fitted]").forEach(e => e.removeAttribute("data-fitted"));
 	c.querySelectorAll(".lanes-fixed").forEach(e => e.removeAttribute("transform"));
+	c.querySelectorAll("[id$='-ticks'] > text").forEach(e => e.removeAttribute("visibility"));
 	return c.innerHTML })()`
 
 // TestBrowserLivePair opens the W1/W2 pair forked at 4s with fencing on,
