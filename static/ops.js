@@ -4,31 +4,44 @@
 
 import { send } from "./socket.js";
 
-// applyOp carries out one of a frame's ops on its target.
-export function applyOp(el, o) {
+// applyOp carries out one of a frame's ops on its target; gone, on a
+// scale, is the ids the batch removes after it.
+export function applyOp(el, o, gone) {
   switch (o.op) {
     case "append": el.insertAdjacentHTML("beforeend", o.html); break;
     case "swap": el.outerHTML = o.html; break;
     case "remove": el.remove(); break;
     case "text": el.textContent = o.html; break;
     case "attr": el.setAttribute(o.attr, o.html); break;
-    case "scale": rescale(el, o.html); break;
+    case "scale": rescale(el, o.html, gone); break;
     default: el.innerHTML = o.html;
   }
 }
 
 // rescale (docs/protocol.md, scale) moves each element with a data-x in
-// el from the scale el's data-k says to k.
-function rescale(el, k) {
+// el from the scale el's data-k says to k, but those the batch removes
+// after it (gone: a window that narrows drops hundreds at once).
+function rescale(el, k, gone) {
   const from = el.dataset.k;
   el.dataset.k = k;
+  const placed = "[x],[cx],[x1],[x2],[d]";
   for (const e of el.querySelectorAll("[data-x]")) {
     const dx = Math.round(e.dataset.x * k) - Math.round(e.dataset.x * from);
-    if (dx) for (const n of [e, ...e.querySelectorAll("*")]) for (const a of ["x", "cx", "x1", "x2", "d"]) {
-      const v = n.getAttribute(a);
-      if (v) n.setAttribute(a, a === "d" ? v.replace(/^M(-?[\d.]+)/, (_, m) => "M" + (+m + dx)) : +v + dx);
+    if (!dx || gone?.has(e.id)) continue;
+    for (const n of e.matches(placed) ? [e, ...e.querySelectorAll(placed)] : e.querySelectorAll(placed)) {
+      for (const a of ["x", "cx", "x1", "x2", "d"]) {
+        const v = n.getAttribute(a);
+        if (v) n.setAttribute(a, a === "d" ? v.replace(/^M(-?[\d.]+)/, (_, m) => "M" + (+m + dx)) : +v + dx);
+      }
     }
   }
+}
+
+// removedAfter is the ids ops removes after its i-th.
+function removedAfter(ops, i) {
+  const ids = new Set();
+  for (let j = i + 1; j < ops.length; j++) if (ops[j].op === "remove") ids.add(ops[j].target);
+  return ids;
 }
 
 // clockOps are a message's ops, after those its time and its "now" line's
@@ -122,7 +135,7 @@ export function applyOps(lab, ops, tick, hold, onGlide, drawn) {
     }
     const el = document.getElementById(o.target);
     if (!el) return;
-    applyOp(el, o);
+    applyOp(el, o, o.op === "scale" ? removedAfter(ops, i) : undefined);
     drawn(o, el);
   });
 }

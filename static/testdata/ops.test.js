@@ -137,3 +137,16 @@ test("while the list is held, its rows wait, a replace dropping those before it"
   assert.equal(el("events").innerHTML, `<li id="events-1" class="harm">one</li><li id="events-3">three</li>`);
   assert.equal(l.heldRows.length, 0);
 });
+
+test("a scale leaves in place what the batch removes after it, and moves the rest", () => {
+  page(`<svg><g id="live-plot" data-k="1"><g id="live-marks"><g id="live-m1" data-x="100"><circle cx="100"></circle></g><g id="live-m2" data-x="200"><circle cx="200"></circle></g><path id="live-g3" data-x="300" d="M300,1 V9"></path></g></g></svg>`);
+  const m1 = el("live-m1");
+  applyOps(lab(), [
+    { op: "scale", target: "live-plot", html: "0.5" },
+    { op: "remove", target: "live-m1" },
+  ], false, false, false, () => {});
+  assert.equal(el("live-m1"), null);
+  assert.equal(m1.querySelector("circle").getAttribute("cx"), "100", "not moved: it goes");
+  assert.equal(el("live-m2").querySelector("circle").getAttribute("cx"), "100");
+  assert.equal(el("live-g3").getAttribute("d"), "M150,1 V9");
+});
