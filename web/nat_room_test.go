@@ -256,8 +256,12 @@ func natRoom(t *testing.T, svc *class.Service) {
 		tick()
 	}
 	// Every student plays on to the end: a frame after the last tick.
+	// One guard for all of them: a room whose play stopped fails in a
+	// minute, not in a minute a student (an hour).
+	guard, stop := context.WithTimeout(context.Background(), frameGuard)
+	defer stop()
 	for i, p := range players {
-		if !p.frameAfter(ticks[len(ticks)-1]) {
+		if !p.frameAfter(ticks[len(ticks)-1], guard.Done()) {
 			t.Errorf("student %d had no frame after the last tick within %v (a hang guard, not a bar)", i, frameGuard)
 		}
 	}
@@ -350,9 +354,8 @@ type natPlayer struct {
 }
 
 // frameAfter waits for a play frame read at or after at; false when none
-// came within frameGuard.
-func (p *natPlayer) frameAfter(at time.Time) bool {
-	guard := time.After(frameGuard)
+// came before guard fires.
+func (p *natPlayer) frameAfter(at time.Time, guard <-chan struct{}) bool {
 	for {
 		p.mu.Lock()
 		n := len(p.frames)
