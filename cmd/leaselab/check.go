@@ -31,7 +31,7 @@ error; otherwise prints its ok summary on stdout.`)
 		return code
 	}
 	if len(pos) > 1 {
-		return usageError(stderr, "check", "takes one folder, got %d arguments", len(pos))
+		return fl.fail(stderr, "takes one folder, got %d arguments", len(pos))
 	}
 	fsys, prefix := content.FS, ""
 	if len(pos) == 1 {

@@ -112,17 +112,17 @@ func classCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(pos) > 0 {
-		return usageError(stderr, "class", "unexpected argument %q", pos[0])
+		return f.fail(stderr, "unexpected argument %q", pos[0])
 	}
 	if msg := o.check(); msg != "" {
-		return usageError(stderr, "class", "%s", msg)
+		return f.fail(stderr, "%s", msg)
 	}
 	if !slices.Contains(catalog.Langs(), lang) {
-		return usageError(stderr, "class", "--lang: want one of %s", strings.Join(catalog.Langs(), ", "))
+		return f.fail(stderr, "--lang: want one of %s", strings.Join(catalog.Langs(), ", "))
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageError(stderr, "class", "--base-url: want a URL such as https://leases.example.edu")
+		return f.fail(stderr, "--base-url: want a URL such as https://leases.example.edu")
 	}
 	root := strings.TrimRight(base, "/")
 	ctx := context.Background()
@@ -134,7 +134,7 @@ func classCmd(args []string, stdout, stderr io.Writer) int {
 	defer svc.Close()
 	c, token, err := svc.Create(ctx, name, lang)
 	if errors.Is(err, class.ErrBadInput) {
-		return usageError(stderr, "class", "--name: %v", err)
+		return f.fail(stderr, "--name: %v", err)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "leaselab class: %v\n", err)

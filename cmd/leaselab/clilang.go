@@ -22,6 +22,15 @@ func readerLang(given bool, val, def string) string {
 	return def
 }
 
+// localeLang is the language the environment's locale names: "id" when
+// it is Indonesian, else "en".
+func localeLang() string {
+	if envIndonesian() {
+		return "id"
+	}
+	return "en"
+}
+
 // envIndonesian reports whether the locale the environment names is
 // Indonesian (id, id_ID.UTF-8, ...).
 func envIndonesian() bool {

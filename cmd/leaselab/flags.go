@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+
+	"leaselab/catalog"
 )
 
 // cmdFlags is one command's flag set with the habits every command
@@ -24,6 +27,11 @@ type cmdFlags struct {
 	env      bool   // LEASELAB_<FLAG> sets each flag
 	after    string // printed after the flags, e.g. a command list
 	groups   []flagGroup
+	// lang is the language its mistakes are said in: --lang's, when the
+	// command has the flag and it is given, else the locale's (Indonesian
+	// when LC_ALL, LC_MESSAGES or LANG is, else English). parse sets it
+	// before it reads a flag, so that a bad flag is said in it too.
+	lang string
 }
 
 // flagGroup is a heading of --help and the flags under it.
@@ -164,21 +172,53 @@ func wantValue(fl *flag.Flag, err error) string {
 
 // flagMessage rewrites the flag package's complaints in the words --help
 // uses: "--idle-timeout="15": want a duration such as 15m or 90s", not
-// "invalid value "15" for flag -idle-timeout: parse error".
-func (f *cmdFlags) flagMessage(err error) string {
+// "invalid value "15" for flag -idle-timeout: parse error"; as a format
+// and its arguments, which usageErrorIn says in the reader's language.
+func (f *cmdFlags) flagMessage(err error) (string, []any) {
 	msg := err.Error()
 	if m := invalidValue.FindStringSubmatch(msg); m != nil {
 		if fl := f.Lookup(m[2]); fl != nil {
-			return fmt.Sprintf("--%s=%s: %s", m[2], m[1], wantValue(fl, errors.New(m[3])))
+			return "--%s=%s: %s", []any{m[2], m[1], wantValue(fl, errors.New(m[3]))}
 		}
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return "unknown flag --" + name
+		return "unknown flag --%s", []any{name}
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return "--" + name + " needs a value"
+		return "--%s needs a value", []any{name}
 	}
-	return msg
+	return "%s", []any{msg}
+}
+
+// langOf is the language a command's mistakes are said in, from its
+// arguments before they are parsed (cmdFlags.lang): the value of --lang
+// where the command has that flag and it is one of the catalog's
+// languages, else the locale's.
+func (f *cmdFlags) langOf(args []string) string {
+	if f.Lookup("lang") != nil {
+		for i, a := range args {
+			if a == "--" {
+				break
+			}
+			name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !strings.HasPrefix(a, "-") || name != "lang" {
+				continue
+			}
+			if !hasVal && i+1 < len(args) {
+				val = args[i+1]
+			}
+			if slices.Contains(catalog.Langs(), val) {
+				return val
+			}
+		}
+	}
+	return localeLang()
+}
+
+// fail reports a mistake in how the command was called, in its reader's
+// language: exit code 2.
+func (f *cmdFlags) fail(stderr io.Writer, format string, args ...any) int {
+	return usageErrorIn(stderr, f.lang, f.name, format, args...)
 }
 
 // invalidValue is the flag package's message for a value a flag refused.
@@ -188,6 +228,7 @@ var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?
 // positional arguments, or ok false with the exit code: 0 after --help,
 // 2 after a mistake (reported on stderr).
 func (f *cmdFlags) parse(args []string, stdout, stderr io.Writer) (pos []string, code int, ok bool) {
+	f.lang = f.langOf(args)
 	for {
 		err := f.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
@@ -195,7 +236,8 @@ func (f *cmdFlags) parse(args []string, stdout, stderr io.Writer) (pos []string,
 			return nil, 0, false
 		}
 		if err != nil {
-			return nil, usageError(stderr, f.name, "%s", f.flagMessage(err)), false
+			format, fargs := f.flagMessage(err)
+			return nil, f.fail(stderr, format, fargs...), false
 		}
 		rest := f.Args()
 		if len(rest) == 0 {
@@ -237,7 +279,7 @@ func (f *cmdFlags) fromEnv(stderr io.Writer) (int, bool) {
 		}
 	})
 	if bad != nil {
-		return usageError(stderr, f.name, "%v", bad), false
+		return f.fail(stderr, "%v", bad), false
 	}
 	return 0, true
 }

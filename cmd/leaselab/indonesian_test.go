@@ -54,14 +54,14 @@ func TestRunSpeaksIndonesian(t *testing.T) {
 
 // cliEnglish are English words the command line printed before it spoke
 // the reader's language, beyond catalog.Untranslated's: the trace's own
-// words and the English summaries.
-var cliEnglish = regexp.MustCompile(`(?i)\b(send|recv|grant|acquire|acquired|coord|extend|lost|violation|warning|harm|schedules|decided|commands|permalink|shortest|breaking|join|code|instructor|link|private|whoever|lessons|questions|warnings|errors|design|same|faults?|moments|branches|kept|ok|accept|reject|highest|from)\b|\b(token|highest|proof)=`)
+// words, the English summaries and the flags' complaints.
+var cliEnglish = regexp.MustCompile(`(?i)\b(send|recv|grant|acquire|acquired|coord|extend|lost|violation|warning|harm|schedules|decided|commands|permalink|shortest|breaking|join|code|instructor|link|private|whoever|lessons|questions|warnings|errors|design|same|faults?|moments|branches|kept|ok|accept|reject|highest|from|unknown|flags?|needs|value|want|usage|takes|got|goes|give|arguments?|which|such)\b|\b(token|highest|proof)=`)
 
 // cliProse is what a reader reads in out as words: without the lab's and
-// its questions' ids, the commands given (syntax), quoted commands, paths
-// and links.
+// its questions' ids, the commands given (syntax), quoted commands and
+// flags ("…", «…»), paths and links.
 func cliProse(out string, lab *labs.Lab, syntax ...string) string {
-	out = regexp.MustCompile(`"[^"\n]*"|\S*/\S*`).ReplaceAllString(out, " ")
+	out = regexp.MustCompile(`"[^"\n]*"|«[^»\n]*»|\S*/\S*`).ReplaceAllString(out, " ")
 	for _, s := range syntax {
 		out = strings.ReplaceAll(out, s, " ")
 	}
@@ -96,6 +96,14 @@ func TestCommandLineSpeaksIndonesian(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, lab := range course.Labs {
+		if lab.Search() == nil {
+			// A lab without bounds says so, in Indonesian.
+			code, _, errs := runCLI("search", lab.ID, "--lang", "id")
+			said := strings.ReplaceAll(errs, "leaselab search:", " ")
+			if words := englishIn(cliProse(said, lab)); code == 0 || len(words) > 0 {
+				t.Errorf("search %s --lang id: exit %d, English %q in\n%s", lab.ID, code, words, errs)
+			}
+		}
 		if lab.Search() != nil {
 			code, out, errs := runCLI("search", lab.ID, "--lang", "id")
 			if code != 0 {
@@ -131,7 +139,8 @@ func TestCommandLineSpeaksIndonesian(t *testing.T) {
 }
 
 // TestIndonesianLocaleIsTheDefault: an Indonesian locale (LANG) makes
-// --lang id the default; --lang wins over it.
+// --lang id the default, for a mistake in the flags as well; --lang wins
+// over it.
 func TestIndonesianLocaleIsTheDefault(t *testing.T) {
 	t.Setenv("LC_ALL", "")
 	t.Setenv("LC_MESSAGES", "")
@@ -142,11 +151,29 @@ func TestIndonesianLocaleIsTheDefault(t *testing.T) {
 	if _, out, _ := runCLI("search", "break-fencing", "--lang", "en"); !strings.Contains(out, "shortest breaking schedule") {
 		t.Errorf("search --lang en under LANG=id_ID.UTF-8:\n%s", out)
 	}
+	// A mistake in the flags too, in a command without --lang as well;
+	// --lang en wins.
+	for args, want := range map[[3]string]string{
+		{"serve", "--bogus", ""}:              "opsi «--bogus» tidak dikenal",
+		{"run", "w1-w2", "--bogus"}:           "opsi «--bogus» tidak dikenal",
+		{"run", "--lang", "en"}:               "which lab?",
+		{"search", "break-fencing", "--seed"}: "opsi «--seed» tidak dikenal",
+	} {
+		var a []string
+		for _, s := range args {
+			if s != "" {
+				a = append(a, s)
+			}
+		}
+		if code, _, errs := runCLI(a...); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("%v under LANG=id_ID.UTF-8: exit %d, want %q in\n%s", a, code, want, errs)
+		}
+	}
 }
 
-// TestCommandLineErrorsSpeakIndonesian: what run, search and check say
-// with --lang id when the lab, a command, a time or a file given is wrong
-// holds no English word outside what the reader typed (quoted), ids and
+// TestCommandLineErrorsSpeakIndonesian: what run, search, check and
+// class new say with --lang id when the lab, a command, a time, a file, a
+// flag or its value given is wrong holds no English word outside what the reader typed (quoted), ids and
 // paths; a misspelt program says the interpreter's words only as the
 // quoted detail.
 func TestCommandLineErrorsSpeakIndonesian(t *testing.T) {
@@ -175,6 +202,20 @@ func TestCommandLineErrorsSpeakIndonesian(t *testing.T) {
 		{"run", "write-one-loop", "--lang", "id", "--program", t.TempDir() + "/none.star"},
 		{"run", "write-one-loop", "--lang", "id", "--program", prog},
 		{"check", t.TempDir() + "/none", "--lang", "id"},
+		// Flags: one it does not know, one without its value, a value of
+		// the wrong form, arguments that do not fit.
+		{"run", "w1-w2", "--lang", "id", "--bogus"},
+		{"run", "w1-w2", "--lang", "id", "--seed"},
+		{"run", "w1-w2", "--lang=id", "--seed", "abc"},
+		{"run", "w1-w2", "--lang", "id", "--format", "pdf"},
+		{"run", "w1-w2", "--lang", "id", "--vs-at", "3s"},
+		{"run", "w1-w2", "w1-w2", "--lang", "id"},
+		{"search", "--lang", "id"},
+		{"search", "break-fencing", "--lang", "id", "--workers", "many"},
+		{"class", "new", "--lang", "id", "--name"},
+		{"class", "new", "--lang", "id", "--base-url", "nowhere"},
+		{"check", "--lang", "id", "--verbose"},
+		{"check", "a", "b", "--lang", "id"},
 	} {
 		code, out, errs := runCLI(args...)
 		if code == 0 {

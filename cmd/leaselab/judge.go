@@ -40,7 +40,7 @@ itself. To read a verdict, use leaselab run LAB --program FILE --judge.`)
 		return code
 	}
 	if len(pos) != 1 {
-		return usageError(stderr, "judge", "takes one program lab")
+		return fl.fail(stderr, "takes one program lab")
 	}
 	lab, err := searchLab(pos[0], *dir, *embedded)
 	if err != nil {

@@ -107,8 +107,21 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 	return c.run([]string{"--help"}, stdout, stderr)
 }
 
-// usageError reports a mistake in how a command was called: exit code 2.
+// usageError reports a mistake in how a command was called, in the
+// locale's language: exit code 2. A command whose flags are parsed says
+// it in its reader's language (cmdFlags.fail).
 func usageError(stderr io.Writer, cmd, format string, args ...any) int {
-	fmt.Fprintf(stderr, "leaselab %s: %s\nRun \"leaselab %s --help\" for usage.\n", cmd, fmt.Sprintf(format, args...), cmd)
+	return usageErrorIn(stderr, localeLang(), cmd, format, args...)
+}
+
+// usageErrorIn is usageError in lang: the mistake in lang's words where
+// the catalog has them (sayMsg), and where to read how the command is
+// used.
+func usageErrorIn(stderr io.Writer, lang, cmd, format string, args ...any) int {
+	more := fmt.Sprintf("Run \"leaselab %s --help\" for usage.", cmd)
+	if lang != "" && lang != "en" {
+		more = sayMsg(lang, "Run \"leaselab %s --help\" for usage.", cmd)
+	}
+	fmt.Fprintf(stderr, "leaselab %s: %s\n%s\n", cmd, sayMsg(lang, format, args...), more)
 	return 2
 }

@@ -51,14 +51,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	o.scheduleGiven, o.seedGiven = fl.given("schedule"), fl.given("seed")
 	switch {
 	case len(pos) == 0:
-		return usageError(stderr, "run", "which lab? give a lab id or a lab.yaml")
+		return fl.fail(stderr, "which lab? give a lab id or a lab.yaml")
 	case len(pos) > 1:
-		return usageError(stderr, "run", "takes one lab, got %q and %q", pos[0], pos[1])
+		return fl.fail(stderr, "takes one lab, got %q and %q", pos[0], pos[1])
 	}
 	target := pos[0]
 
 	if o.vsAt != "" && o.vs == "" {
-		return usageError(stderr, "run", "--vs-at goes with --vs")
+		return fl.fail(stderr, "--vs-at goes with --vs")
 	}
 	lab, err := findLab(target)
 	if err != nil {
@@ -66,10 +66,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if (o.judge || o.scheduleGiven) && o.progFile == "" {
-		return usageError(stderr, "run", "--judge and --schedule go with --program")
+		return fl.fail(stderr, "--judge and --schedule go with --program")
 	}
 	if o.scheduleGiven && (o.judge || len(o.dos) > 0 || o.vs != "" || o.question != "") {
-		return usageError(stderr, "run", "--schedule plays a judgement's schedule: it goes with none of --judge, --do, --vs, --question")
+		return fl.fail(stderr, "--schedule plays a judgement's schedule: it goes with none of --judge, --do, --vs, --question")
 	}
 	if o.progFile != "" {
 		if lab, err = withProgram(lab, o.progFile, o.lang.val, stderr); err != nil {
@@ -81,8 +81,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.vs != "" {
 		if o.question != "" || o.format.val == "chart" {
-			fmt.Fprintln(stderr, "leaselab run: --vs compares two live runs of the lab; it goes with neither --question nor --format chart")
-			return 2
+			return fl.fail(stderr, "--vs compares two live runs of the lab; it goes with neither --question nor --format chart")
 		}
 		return runPair(lab, o.seed, o.dos, o.vs, o.vsAt, o.format.val, o.lang.val, stdout, stderr)
 	}

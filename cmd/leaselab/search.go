@@ -33,9 +33,9 @@ func searchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case len(pos) == 0:
-		return usageError(stderr, "search", "which lab? give a lab id or a lab.yaml")
+		return fl.fail(stderr, "which lab? give a lab id or a lab.yaml")
 	case len(pos) > 1:
-		return usageError(stderr, "search", "takes one lab, got %q and %q", pos[0], pos[1])
+		return fl.fail(stderr, "takes one lab, got %q and %q", pos[0], pos[1])
 	}
 	textLang := readerLang(fl.given("lang"), o.lang.val, "en")
 	lab, err := searchLab(pos[0], o.dir, o.embedded)
