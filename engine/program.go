@@ -516,7 +516,13 @@ func (w *World) brainReceive(wk *worker, m message) {
 	case MsgRenewOK:
 		w.think(wk, Moment{Kind: MomentRenewed, Token: m.token, TTL: m.ttl, Tag: int64(m.gen)})
 	case MsgRenewReject:
-		w.think(wk, Moment{Kind: MomentRenewFailed, Reason: ReasonNotHolder, Tag: int64(m.gen)})
+		// Refused: no longer the holder, or (its session revoked) not
+		// authorised: the program hears which, as a built-in worker does.
+		why := m.reason
+		if why == ReasonNone {
+			why = ReasonNotHolder
+		}
+		w.think(wk, Moment{Kind: MomentRenewFailed, Reason: why, Tag: int64(m.gen)})
 	case MsgWriteOK:
 		wk.version = m.version
 		w.think(wk, Moment{Kind: MomentWriteOK})

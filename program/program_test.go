@@ -278,6 +278,57 @@ func TestProgramWorldIsDeterministic(t *testing.T) {
 	}
 }
 
+// A renewal refused because the worker's session was revoked reaches
+// on_renew_failed as "unauthorized", and an acquire after the revocation
+// on_denied as "unauthorized": a program can tell a definitive refusal
+// from the others. Here it asks again on hearing it, and stops when the
+// acquire is refused too; any other reason would leave it running.
+func TestProgramHearsNotAuthorised(t *testing.T) {
+	c := mustCompile(t, `
+def on_start(w, ev):
+    w.acquire()
+
+def on_granted(w, ev):
+    w.state["token"] = ev.token
+    w.set_timer("renew", w.now + SECOND)
+
+def on_renewed(w, ev):
+    w.set_timer("renew", w.now + SECOND)
+
+def on_renew_failed(w, ev):
+    if ev.reason == "unauthorized":
+        w.acquire()
+
+def on_denied(w, ev):
+    if ev.reason == "unauthorized":
+        w.stop()
+
+def on_timer(w, ev):
+    w.renew(w.state["token"])
+`)
+	w := programWorld(t, c, 1)
+	for _, cmd := range []string{"until 3s", "revoke W1", "until 8s"} {
+		if err := w.Do(cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fs := w.ProgramFaults(); len(fs) != 0 {
+		t.Fatalf("faults: %+v", fs)
+	}
+	var rejected, done engine.Time = -1, -1
+	for _, e := range w.Events() {
+		switch {
+		case e.Kind == engine.KindRenewReject && e.Peer() == 0 && e.Reason() == engine.ReasonUnauthorized && rejected < 0:
+			rejected = e.T
+		case e.Kind == engine.KindDone && e.Node == 0:
+			done = e.T
+		}
+	}
+	if rejected < 3*engine.Second || done < rejected {
+		t.Errorf("W1's renewal refused as not authorised at %s, its program stopped at %s: it did not hear \"unauthorized\" twice", rejected, done)
+	}
+}
+
 // A handler that fails stops its worker and records the fault, with no
 // action of that moment taken.
 func TestFaultStopsTheWorker(t *testing.T) {
