@@ -209,7 +209,12 @@ function goLive(lab) {
 document.addEventListener("live:query", keepShare);
 keepShare();
 if (document.querySelector("#classbar[data-events], #teach, #hall, .timer[data-closes]")) classBar();
-if (document.getElementById("program-text")) import("./editor.js").then((m) => m.followProgramLines());
+if (document.getElementById("program-text")) {
+  import("./editor.js").then((m) => {
+    m.followProgramLines();
+    m.followQueue((box) => { if (live) saveVerdicts(live.labID, box); fitAll(box); });
+  });
+}
 showProgress();
 const pair = document.getElementById("pair");
 if (pair) followPair(pair);

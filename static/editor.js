@@ -32,3 +32,28 @@ export function followProgramLines() {
     document.addEventListener(off, (e) => { if (target(e)) hide(); });
   }
 }
+
+// followQueue: while a Submit waits in the judgements' queue (its place
+// in #program-queued), the page asks for the page at its data-again
+// every 3 s, by a fetch, and puts in only its verdict box: the new place,
+// or the verdict (the lab, its socket and its scroll stay); shown is
+// called with the box each time. Without script, a meta refresh in a
+// noscript loads the whole page instead.
+export function followQueue(shown) {
+  const ask = async () => {
+    const q = document.getElementById("program-queued"), box = document.getElementById("program-verdict");
+    if (!q || !box) return;
+    let fresh = null;
+    try {
+      const r = await fetch(q.dataset.again);
+      if (r.ok) fresh = new DOMParser().parseFromString(await r.text(), "text/html").getElementById("program-verdict");
+    } catch { /* asked again in 3 s */ }
+    if (fresh && document.getElementById("program-queued") === q) {
+      fresh.querySelectorAll("noscript").forEach((n) => n.remove());
+      box.innerHTML = fresh.innerHTML;
+      shown(box);
+    }
+    setTimeout(ask, 3000);
+  };
+  setTimeout(ask, 3000);
+}
