@@ -122,8 +122,10 @@ func expectedSubmissions(t *testing.T, progs map[string]string) map[string]class
 // of the engine's verdicts, judged here apart from the server; the
 // projector shows a failing program without any student's nickname; the
 // JSON and CSV exports hold every student's program. On SQLite and on
-// PostgreSQL (LEASELAB_TEST_POSTGRES).
+// PostgreSQL (LEASELAB_TEST_POSTGRES), side by side.
 func TestClassProgramsThirtyStudents(t *testing.T) {
+	// Beside the other tests: it asserts counts, not how soon (issue 46).
+	t.Parallel()
 	progs := classPrograms(t)
 	want := expectedSubmissions(t, progs)
 	t.Logf("the %d programs judged apart in %v", len(progs), classVerdicts.took.Round(time.Millisecond))
@@ -136,6 +138,7 @@ func TestClassProgramsThirtyStudents(t *testing.T) {
 	}
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
+			t.Parallel()
 			cfg := class.Config{Data: t.TempDir(), Logf: t.Logf}
 			if store == "postgres" {
 				cfg.DatabaseURL = testPostgres(t)
