@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"leaselab/catalog"
 	"leaselab/class"
 	"leaselab/content"
 	"leaselab/engine"
@@ -244,6 +245,7 @@ func checkDashboard(t *testing.T, teacher *client, teach string, progs map[strin
 	if c == nil || html.UnescapeString(c[1]) != common || c[2] != strconv.Itoa(most) {
 		t.Errorf("after %d students: the commonest schedule %q, want %q (%d)", n, c, common, most)
 	}
+	noEnglish(t, fmt.Sprintf("the dashboard after %d students", n), body)
 	t.Logf("after %d students: %d passed, %d failed, %d errors; commonest schedule %q (%d)", n, passed, failed, errs, common, most)
 }
 
@@ -260,6 +262,7 @@ func checkProjector(t *testing.T, s *Server, teacher *client, teach string, sent
 	if strings.Contains(body, "Rara") {
 		t.Errorf("the projector names a student")
 	}
+	noEnglish(t, "the projector with a failing program", body)
 	if !strings.Contains(body, `class="ln acted"`) {
 		t.Errorf("the projector marks no line that acted")
 	}
@@ -351,5 +354,22 @@ func TestScheduleKeys(t *testing.T) {
 	}
 	if got := scheduleWords("id", ""); got != T("id", "programs.nofault") {
 		t.Errorf("no faults: %q", got)
+	}
+}
+
+// shownCode is a shown program's lines: the student's own code, as
+// idProgram is in the editor.
+var shownCode = regexp.MustCompile(`(?s)<pre class="shown-code"[^>]*>.*?</pre>`)
+
+// noEnglish: an Indonesian page's text has no English word and its times
+// are in the course's forms, as TestIndonesianLessons holds every page.
+func noEnglish(t *testing.T, where, body string) {
+	t.Helper()
+	text := idReadable(idVisibleText(shownCode.ReplaceAllString(body, " ")))
+	if words := catalog.Untranslated("id", text); len(words) > 0 {
+		t.Errorf("%s: English: %q", where, idContext(text, words))
+	}
+	if slips := catalog.TimeSlips("id", text); len(slips) > 0 {
+		t.Errorf("%s: time not in the course's words: %v", where, slips[:min(len(slips), 5)])
 	}
 }
