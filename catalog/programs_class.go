@@ -21,6 +21,7 @@ var (
 		"programs.shown.schedule": "Jadwal yang mematahkannya",
 		"programs.shown.line":     "Kejadian penentu pada %s; kode yang bertindak: baris %d.",
 		"programs.shown.at":       "Kejadian penentu pada %s.",
+		"programs.open":           "Buka program ini di lab, dengan putusan dan diagramnya",
 		"programs.none":           "Tidak ada program yang gagal di lab kelas ini untuk ditampilkan.",
 		"programs.note":           "Yang dihitung adalah program terakhir tiap mahasiswa, sebagaimana dinilai mesin. Unduhan CSV dan JSON memuat program terakhir tiap mahasiswa beserta hasilnya.",
 	})
@@ -41,6 +42,7 @@ var (
 		"programs.shown.schedule": "The schedule that breaks it",
 		"programs.shown.line":     "The deciding event at %s; the code that acted: line %d.",
 		"programs.shown.at":       "The deciding event at %s.",
+		"programs.open":           "Open this program in the lab, with its verdict and diagram",
 		"programs.none":           "No program of the class's lab fails: nothing to show.",
 		"programs.note":           "Each student's last program counts, as the engine judged it. The CSV and JSON downloads hold each student's last program and its verdict.",
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -188,6 +189,9 @@ type shownView struct {
 	P        class.ShownProgram
 	Lines    []string
 	Schedule string // in words
+	// Query opens the program in its lab's page (its link's "prog"), ""
+	// when it has none: the dashboard's link to its verdict and diagram.
+	Query string
 }
 
 // T is a text in the view's language.
@@ -265,6 +269,11 @@ func (s *Server) programsOf(ctx context.Context, lang string, cl class.Class, la
 	}
 	if pv.Shown, err = s.newShownView(ctx, lang, cl.ID, lab); err != nil {
 		pv.Down = true
+	}
+	if pv.Shown != nil {
+		if sess, _, err := openSession(lab, url.Values{"program": {pv.Shown.P.Text}}); err == nil && sess.Program() != "" {
+			pv.Shown.Query = sess.Query() + "&submit=1"
+		}
 	}
 	return pv
 }

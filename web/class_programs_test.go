@@ -151,6 +151,7 @@ func TestClassProgramsThirtyStudents(t *testing.T) {
 
 var (
 	programsNRE  = regexp.MustCompile(`id="programs-n" data-submitted="(\d+)" data-passed="(\d+)" data-failed="(\d+)" data-errors="(\d+)"`)
+	shownOpenRE  = regexp.MustCompile(`<a href="([^"]+)" id="shown-open">`)
 	programsCoRE = regexp.MustCompile(`id="programs-common" data-schedule="([^"]*)" data-n="(\d+)"`)
 )
 
@@ -263,6 +264,15 @@ func checkProjector(t *testing.T, s *Server, teacher *client, teach string, sent
 		t.Errorf("the projector names a student")
 	}
 	noEnglish(t, "the projector with a failing program", body)
+	// The dashboard opens the shown program in its lab, with its verdict.
+	_, dash := teacher.get(teach)
+	m := shownOpenRE.FindStringSubmatch(dash)
+	if m == nil {
+		t.Fatal("the dashboard has no link to the shown program")
+	}
+	if st, page := teacher.get(html.UnescapeString(m[1])); st != http.StatusOK || !strings.Contains(page, `data-correct="false" data-program="1"`) {
+		t.Errorf("the shown program's link: %d, no failing verdict", st)
+	}
 	if !strings.Contains(body, `class="ln acted"`) {
 		t.Errorf("the projector marks no line that acted")
 	}
