@@ -24,6 +24,7 @@ var timeRules = map[string][]timeRule{
 		{regexp.MustCompile(`(?i)\b(satu|dua|tiga|empat|lima|enam|tujuh|delapan|sembilan|sepuluh|sebelas|(?:dua|tiga|empat|lima) puluh)[ \t]+detik\b`), `a duration is written in digits, "N dtk" (%s)`},
 		{regexp.MustCompile(`(?i)\bdetik[ \t]+(\d+(?:,\d+)?)\b`), `a moment is written "detik ke-%s"`},
 		{regexp.MustCompile(`(?i)\b(?:pada|sejak|di)[ \t]+(\d+(?:,\d+)?)[ \t]+(?:dtk|ms|mnt)\b`), `a moment is written "pada detik ke-%s"`},
+		{regexp.MustCompile(`(?i)\bdi[ \t]+detik[ \t]+ke-(\d+(?:,\d+)?)`), `a moment is "pada detik ke-%s", one form throughout`},
 		{regexp.MustCompile(`(?m)(?:^|#\d+)[ \t]*(\d+(?:,\d+)?)[ \t]+(?:dtk|ms|mnt)[ \t]{2,}\S`), `an event's moment is stamped "detik ke-%s"`},
 		{regexp.MustCompile(`(?m)^[ \t]*(\d+(?:,\d+)?)[ \t]+(?:dtk|ms|mnt):`), `an event's moment is stamped "detik ke-%s:"`},
 		{regexp.MustCompile(`\b(\d+\.\d+)[ \t]*(?:dtk|ms|mnt)\b`), `a decimal takes a comma: %s`},

@@ -14,6 +14,7 @@ func TestTimeSlips(t *testing.T) {
 		"lease 12.5 dtk",
 		"menunggu 4 detik",
 		"di detik 4",
+		"W1 menulis di detik ke-29",
 	} {
 		if len(TimeSlips("id", s)) == 0 {
 			t.Errorf("%q: no slip found", s)

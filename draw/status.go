@@ -259,7 +259,7 @@ func (w *Markup) holder(s *Status) {
 		w.esc(catalog.T(lang, "status.no-expiry")) // a lock, or a lease record only candidates expire
 	} else {
 		w.s("→ ")
-		w.B = catalog.AppendTime(w.B, lang, b.Expires)
+		w.B = catalog.AppendMoment(w.B, lang, b.Expires) // until a moment: "→ detik ke-19"
 	}
 	w.s(")")
 }
