@@ -102,6 +102,10 @@ func (p *pageModel) apply(sent serverMsg) {
 			for _, n := range p.parse(el, o.HTML) {
 				el.AppendChild(n)
 			}
+		case "before":
+			for _, n := range p.parse(el.Parent, o.HTML) {
+				el.Parent.InsertBefore(n, el)
+			}
 		case "swap":
 			for _, n := range p.parse(el.Parent, o.HTML) {
 				el.Parent.InsertBefore(n, el)
@@ -448,5 +452,42 @@ func TestPausedCommandsSendWhatChanged(t *testing.T) {
 		if whole != 1 { // the reset's
 			t.Errorf("%s: %d answers to a paused page's commands drew the picture whole, want the reset's alone", id, whole)
 		}
+	}
+}
+
+// TestFramesAddUpThroughAWindowThatGrows plays split-brain, a busy
+// world, for four minutes of its time, a frame every 0.2 s: its live
+// picture's window narrows and grows again, and what comes back at its
+// left edge goes in before the marks and messages the page has ("before"),
+// not as the layers drawn again. The page adds up to a fresh render at
+// every frame that does so, and at the end.
+func TestFramesAddUpThroughAWindowThatGrows(t *testing.T) {
+	c, cfg := testCourse(t), testConfig()
+	lab := c.Lab("split-brain")
+	sess, err := labsession.New(lab, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &Conn{cfg: cfg, lab: lab, lang: "id", sess: sess, runs: labRun{sess}, shown: -1, playing: true}
+	page := newPageModel(t)
+	page.apply(l.frame(0))
+	befores := 0
+	for range int(4 * engine.Minute / (200 * engine.Millisecond)) {
+		if err := sess.Apply(engine.Command{Kind: engine.CmdAdvance, Dur: 200 * engine.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		m := l.frame(0)
+		if hasReplace(m, "diagram") || hasReplace(m, "live-marks") || hasReplace(m, "live-msgs") {
+			t.Errorf("at %s a play frame draws the picture or a layer again", sess.World().Now())
+		}
+		page.apply(m)
+		if slices.ContainsFunc(wireOf(m).Ops, func(o wireOp) bool { return o.Op == "before" }) {
+			befores++
+			page.matchFresh(cfg, lab, sess, "split-brain, "+sess.World().Now().String())
+		}
+	}
+	page.matchFresh(cfg, lab, sess, "split-brain, at the end")
+	if befores == 0 {
+		t.Errorf("no frame put anything before what the page has: the window never grew again at its left edge")
 	}
 }

@@ -9,6 +9,7 @@ import { send } from "./socket.js";
 export function applyOp(el, o, gone) {
   switch (o.op) {
     case "append": el.insertAdjacentHTML("beforeend", o.html); break;
+    case "before": el.insertAdjacentHTML("beforebegin", o.html); break;
     case "swap": el.outerHTML = o.html; break;
     case "remove": el.remove(); break;
     case "text": el.textContent = o.html; break;
@@ -113,7 +114,7 @@ export function takeLate(lab, ops) {
 export function applyOps(lab, ops, tick, hold, onGlide, drawn) {
   const key = (o) => o.op + " " + o.target + " " + (o.attr || "");
   const last = new Map();
-  const each = (o) => o.op === "append" || o.op === "remove" || o.op === "scale";
+  const each = (o) => o.op === "append" || o.op === "before" || o.op === "remove" || o.op === "scale";
   ops.forEach((o, i) => { if (!each(o)) last.set(key(o), i); });
   ops.forEach((o, i) => {
     if (!each(o) && last.get(key(o)) !== i) return;

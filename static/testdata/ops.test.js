@@ -150,3 +150,12 @@ test("a scale leaves in place what the batch removes after it, and moves the res
   assert.equal(el("live-m2").querySelector("circle").getAttribute("cx"), "100");
   assert.equal(el("live-g3").getAttribute("d"), "M150,1 V9");
 });
+
+test("before puts markup in front of its target: what a window that grows again brings back, in order", () => {
+  page(`<svg><g id="live-marks"><g id="live-m5"></g><g id="live-m9"></g></g></svg>`);
+  applyOps(lab(), [
+    { op: "before", target: "live-m5", html: `<g id="live-m1"></g><g id="live-m2"></g>` },
+    { op: "before", target: "live-m9", html: `<g id="live-m7"></g>` },
+  ], false, false, false, () => {});
+  assert.deepEqual([...el("live-marks").children].map((e) => e.id), ["live-m1", "live-m2", "live-m5", "live-m7", "live-m9"]);
+});
