@@ -47,6 +47,7 @@ const maxReads = 32
 type trace struct {
 	r     *run
 	m     engine.Moment
+	w     *workerValue // the handler's: what it reads
 	reads []keptUse
 	set   map[string]origin // set in this call, by name
 }
@@ -56,6 +57,8 @@ type trace struct {
 type keptUse struct {
 	cause engine.Cause
 	guard bool
+	num   int64 // the value read, when it is a number (num ok)
+	numOK bool
 }
 
 // origin is where a kept value was last set: its cause, and its key (to
@@ -92,7 +95,9 @@ func (t *trace) note(th *starlark.Thread, key starlark.Value, how int) {
 			o, ok = t.r.origins[name]
 		}
 		if ok && o.cause.Line > 0 && len(t.reads) < maxReads {
-			t.reads = append(t.reads, keptUse{cause: o.cause, guard: how == keptGuard})
+			u := keptUse{cause: o.cause, guard: how == keptGuard}
+			u.num, u.numOK = t.number(key, stable)
+			t.reads = append(t.reads, u)
 		}
 		return
 	}
@@ -126,8 +131,37 @@ func callerPos(th *starlark.Thread) (line, col int32) {
 	return 0, 0
 }
 
-// cause is what an action asked for now goes by.
-func (t *trace) cause() engine.Cause {
+// number is the kept value of key, when it is a number that fits.
+func (t *trace) number(key starlark.Value, stable bool) (int64, bool) {
+	d := t.w.state
+	if stable {
+		d = t.w.stable
+	}
+	if d == nil {
+		return 0, false
+	}
+	v, found, err := d.Get(key)
+	if err != nil || !found {
+		return 0, false
+	}
+	i, ok := v.(starlark.Int)
+	if !ok {
+		return 0, false
+	}
+	return i.Int64()
+}
+
+// cause is what action a, asked for now, goes by. A grant goes by where
+// its token came from first: a kept value it read that holds that token.
+func (t *trace) cause(a engine.Action) engine.Cause {
+	if a.Kind == engine.ActGrant {
+		for i := len(t.reads) - 1; i >= 0; i-- {
+			if u := t.reads[i]; u.numOK && u.num == a.Token {
+				u.cause.Kind = engine.CauseUsed
+				return u.cause
+			}
+		}
+	}
 	if c, ok := t.latest(true); ok {
 		c.Kind = engine.CauseChecked
 		return c

@@ -609,7 +609,7 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		return nil, err
 	}
 	th := r.c.thread(min(left, r.c.lim.StepsPerCall))
-	t := &trace{r: r, m: m}
+	t := &trace{r: r, m: m, w: w}
 	th.SetLocal(traceKey, t)
 	_, err = starlark.Call(th, fn, starlark.Tuple{w, &event{m: m, side: r.c.side}}, nil)
 	steps := max(th.ExecutionSteps(), CallSteps)
@@ -951,7 +951,7 @@ func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starla
 		return nil, err
 	}
 	if t, ok := th.Local(traceKey).(*trace); ok {
-		a.Cause = t.cause()
+		a.Cause = t.cause(a)
 	}
 	w.acts = append(w.acts, a)
 	return starlark.None, nil
