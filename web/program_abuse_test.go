@@ -40,14 +40,54 @@ var hostilePrograms = []string{
 	"def on_start(w, ev):\n    w.set_timer('t', w.now + 1)\ndef on_timer(w, ev):\n    w.set_timer('t', w.now + 1)\n    w.state['l'] = w.state.get('l', []) + [w.now]\n",
 }
 
-// submitHostile sends one hostile program to Submit (or Run), from the
-// client whose dialer is tr, and returns the status.
+// hostileFor is hostilePrograms written for the side a lab's student
+// writes: a worker's as they are; for the storage (on_write, s.accept)
+// and the coordinator (on_acquire and on_renew, c.grant, c.extend), the
+// same attacks in its handlers and actions, and one that spends nearly
+// every step a call may take on every write or request and still
+// answers, so that its judgement runs to the end of its budget.
+func hostileFor(lab string) []string {
+	var r *strings.Replacer
+	var busy string
+	switch lab {
+	case "", "write-renewal":
+		return hostilePrograms
+	case "write-fencing-check", "write-fence-per-key", "write-idempotency-key":
+		r = strings.NewReplacer("def on_start(w, ev):", "def on_write(w, ev):", "w.acquire()", "w.accept()", "def on_granted(w, ev):", "def on_write(w, ev):", "w.write('data', 1)", "w.accept()")
+		busy = "def on_write(s, ev):\n    for i in range(3000):\n        pass\n    s.accept()\n"
+	default:
+		r = strings.NewReplacer("def on_start(w, ev):", "def on_acquire(w, ev):", "w.acquire()", "w.grant(1, 10000)", "def on_granted(w, ev):", "def on_renew(w, ev):", "w.write('data', 1)", "w.extend(10000)")
+		busy = "def on_acquire(c, ev):\n    for i in range(3000):\n        pass\n    c.grant(c.now, 10000)\ndef on_renew(c, ev):\n    for i in range(3000):\n        pass\n    c.extend(10000)\n"
+	}
+	var out []string
+	for _, src := range hostilePrograms {
+		out = append(out, r.Replace(src))
+	}
+	return append(out, busy)
+}
+
+// benchLab is the program lab BenchmarkBystanderUnderProgramAttack's
+// attackers submit to: LAB, else write-renewal (a worker).
+func benchLab() string {
+	if lab := os.Getenv("LAB"); lab != "" {
+		return lab
+	}
+	return "write-renewal"
+}
+
+// submitHostile sends one hostile program to write-renewal's Submit (or
+// Run), from the client whose dialer is tr, and returns the status.
 func submitHostile(t testing.TB, client *http.Client, base, src string, submit bool) (int, string) {
+	return submitHostileTo(t, client, base, "write-renewal", src, submit)
+}
+
+// submitHostileTo is submitHostile to lab's page.
+func submitHostileTo(t testing.TB, client *http.Client, base, lab, src string, submit bool) (int, string) {
 	q := url.Values{"program": {src}}
 	if submit {
 		q.Set("submit", "1")
 	}
-	resp, err := client.Get(base + "/id/labs/write-renewal?" + q.Encode())
+	resp, err := client.Get(base + "/id/labs/" + lab + "?" + q.Encode())
 	if err != nil {
 		t.Fatalf("the server went away: %v", err)
 	}
@@ -102,12 +142,16 @@ func TestHostileProgramsAreRefusedWithWords(t *testing.T) {
 //
 // With JUDGE=process the judgements run as serve runs them by default, in
 // processes of their own at the lowest priority (a leaselab built for the
-// benchmark); otherwise in the server.
+// benchmark); otherwise in the server. LAB names the program lab they
+// attack (hostileFor): write-renewal's worker by default, or
+// write-fencing-check's storage, write-coordinator-tokens's coordinator.
 //
 //	go test ./web -run '^$' -bench BystanderUnderProgramAttack -benchtime 1x
 func BenchmarkBystanderUnderProgramAttack(b *testing.B) {
 	_, ts := newTestServer(b, Config{SessionWork: defaultSessionWork, AddrWork: benchAddrWork(), JudgeCommand: benchJudgeCommand(b)})
 	u, _ := url.Parse(ts.URL)
+	lab := benchLab()
+	hostile := hostileFor(lab)
 	const samples = 300
 	for b.Loop() {
 		quiet := bystander(b, u.Host, samples)
@@ -124,8 +168,8 @@ func BenchmarkBystanderUnderProgramAttack(b *testing.B) {
 					default:
 					}
 					// A different text each time: nothing is answered from a cache.
-					src := hostilePrograms[(who+i)%len(hostilePrograms)] + fmt.Sprintf("# %d %d\n", who, i)
-					switch status, _ := submitHostile(b, client, ts.URL, src, i%2 == 0); status {
+					src := hostile[(who+i)%len(hostile)] + fmt.Sprintf("# %d %d\n", who, i)
+					switch status, _ := submitHostileTo(b, client, ts.URL, lab, src, i%2 == 0); status {
 					case http.StatusOK:
 						judged.Add(1)
 					case http.StatusTooManyRequests:
