@@ -30,13 +30,17 @@ type Lab struct {
 	scenario  engine.Scenario
 	prepared  *engine.Prepared // scenario, for NewWorld: shared by the lab's worlds
 	prepErr   error            // why scenario cannot be prepared
-	setup     []command
-	horizon   engine.Time
-	panels    []string
-	text      map[string]*labText
-	link      LinkFunc
-	root      string   // Options.Root
-	broken    []string // ids of questions and goals that did not parse
+	// traced, for a lab with a student's program, swaps the program's
+	// traced runs (program.Compiled.Traced) into a scenario: a search's
+	// shortest schedule is replayed with them, the search runs without.
+	traced  func(engine.Scenario) engine.Scenario
+	setup   []command
+	horizon engine.Time
+	panels  []string
+	text    map[string]*labText
+	link    LinkFunc
+	root    string   // Options.Root
+	broken  []string // ids of questions and goals that did not parse
 }
 
 // Question is a predict question: the engine runs its variant of the

@@ -272,9 +272,14 @@ func (p *ProgramSpec) Compile(src string) (*program.Compiled, error) {
 }
 
 // Scenario is the lab's scenario with the program deciding for its side:
-// the worker's logic, or the storage's.
-func (p *ProgramSpec) Scenario(c *program.Compiled) engine.Scenario {
-	sc := copyScenario(p.lab.scenario)
+// the worker's logic, the storage's or the coordinator's.
+func (p *ProgramSpec) Scenario(c engine.Logic) engine.Scenario {
+	return p.withLogic(copyScenario(p.lab.scenario), c)
+}
+
+// withLogic is sc (a copy of the caller's) with c deciding for the
+// program's side.
+func (p *ProgramSpec) withLogic(sc engine.Scenario, c engine.Logic) engine.Scenario {
 	switch p.Side {
 	case engine.SideStorage:
 		sc.Sides.Storage = c
@@ -330,7 +335,9 @@ func (p *ProgramSpec) JudgeWith(src string, opt SearchOptions) (*ProgramVerdict,
 	}
 	if ce := res.Counterexample; ce != nil {
 		c.Budget(0) // the replay of a schedule the budget allowed
-		v.World, err = spec.Play(ce)
+		replay := spec
+		replay.Scenario = p.Scenario(c.Traced()) // the same run, its causes noted
+		v.World, err = replay.Play(ce)
 		c.Budget(JudgementSteps)
 		if err != nil {
 			return nil, err
@@ -445,6 +452,7 @@ func (p *ProgramSpec) searchWith(spec *SearchSpec, src string, c *program.Compil
 	l.search = spec
 	l.scenario = p.Scenario(c)
 	l.prepared, l.prepErr = engine.Prepare(l.scenario)
+	l.traced = p.tracer(c)
 	parent := opt.Context
 	if parent == nil {
 		parent = context.Background()
@@ -502,6 +510,13 @@ func (v *ProgramVerdict) locate(ev int) {
 		}
 		ev = int(evs[ev].Ref())
 	}
+}
+
+// tracer swaps c's traced runs into a scenario: a search's shortest
+// schedule is replayed with the causes noted (Lab.traced), the search
+// itself runs without them.
+func (p *ProgramSpec) tracer(c *program.Compiled) func(engine.Scenario) engine.Scenario {
+	return func(sc engine.Scenario) engine.Scenario { return p.withLogic(copyScenario(sc), c.Traced()) }
 }
 
 // verifyProgramCompiles checks, as a course loads, that the starting
@@ -608,6 +623,7 @@ func (l *Lab) WithProgram(src string) (*Lab, error) {
 	cp := *l
 	cp.scenario = p.Scenario(c)
 	cp.prepared, cp.prepErr = engine.Prepare(cp.scenario)
+	cp.traced = p.tracer(c)
 	return &cp, nil
 }
 

@@ -75,7 +75,7 @@ func (p *ProgramSpec) VerdictFrom(src string, j JudgementLine) (*ProgramVerdict,
 		return v, nil
 	}
 	spec := p.spec
-	spec.Scenario = p.Scenario(c)
+	spec.Scenario = p.Scenario(c.Traced()) // replays only: their causes noted
 	if j.Counterexample >= 0 {
 		spec, err := spec.Ready()
 		if err != nil {

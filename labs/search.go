@@ -312,7 +312,11 @@ func (l *Lab) verdict(s *engine.Search, design string, prefix []engine.Command, 
 	if res.Shortest != nil {
 		br := *res.Shortest // the caller's stays as it was
 		v.Shortest = &br
-		w, err := engine.Prepare(s.Scenario)
+		sc := s.Scenario
+		if l.traced != nil {
+			sc = l.traced(sc)
+		}
+		w, err := engine.Prepare(sc)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package program
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 
 	"go.starlark.net/starlark"
@@ -25,7 +26,8 @@ import (
 // value it used that was set last.
 
 // keptName is the builtin the rewrite routes a kept value's key through:
-// _kept(key, how) is key.
+// _kept(key, how, label) is key; label is the code that names the value
+// (w.state["until"]) when the key is a literal, else None.
 const keptName = "_kept"
 
 // How a key reaches _kept: read, checked (read in a condition) or set; of
@@ -39,26 +41,33 @@ const (
 
 const traceKey = "leaselab.trace"
 
+// keptSteps is what the interpreter counts for a call of _kept beyond its
+// key: loading it, its two constants and the call.
+const keptSteps = 5
+
 // maxReads bounds the reads a call's trace notes: past them, the rest go
 // unnoted (an action then has fewer candidates for its cause).
-const maxReads = 32
+const maxReads = 16
 
-// trace is what one handler call read and set of what its run keeps.
+// trace is what one handler call read and set of what its run keeps. It
+// lives in the call's workerValue: a call allocates nothing more for it
+// until it sets a value.
 type trace struct {
 	r     *run
-	m     engine.Moment
-	w     *workerValue // the handler's: what it reads
+	at    engine.Time // the call's true time
+	timer string      // the timer that called it, if one did
+	w     *workerValue
 	reads []keptUse
-	set   map[string]origin // set in this call, by name
+	set   []origin // set in this call
 }
 
-// keptUse is a read: the value's cause as it was when it was read, and
-// whether the read was a check.
+// keptUse is a read: the value's cause as it was when it was read,
+// whether the read was a check, and its key (a grant looks up its value).
 type keptUse struct {
-	cause engine.Cause
-	guard bool
-	num   int64 // the value read, when it is a number (num ok)
-	numOK bool
+	cause  engine.Cause
+	guard  bool
+	key    starlark.Value
+	stable bool
 }
 
 // origin is where a kept value was last set: its cause, and its key (to
@@ -71,41 +80,81 @@ type origin struct {
 
 // keptBuiltin is _kept: it notes the key in the thread's trace.
 func (c *Compiled) keptBuiltin(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	if len(args) != 2 {
+	if len(args) != 3 {
 		return nil, errBadKept
+	}
+	// The call's own instructions are given back: noting what a program
+	// keeps costs it no steps, so a program runs as it did before it was
+	// traced (TestKeptCostsNoSteps).
+	if th.Steps >= keptSteps {
+		th.Steps -= keptSteps
 	}
 	how, _ := starlark.AsInt32(args[1])
 	if t, ok := th.Local(traceKey).(*trace); ok {
-		t.note(th, args[0], how)
+		label, _ := args[2].(starlark.String)
+		t.note(th, args[0], how, string(label))
 	}
 	return args[0], nil
 }
 
-var errBadKept = errors.New(keptName + ": a key and how")
+var errBadKept = errors.New(keptName + ": a key, how and a label")
 
-func (t *trace) note(th *starlark.Thread, key starlark.Value, how int) {
+func (t *trace) note(th *starlark.Thread, key starlark.Value, how int, label string) {
 	stable := how > keptStable
 	if stable {
 		how -= keptStable
 	}
-	name := keptLabel(ownerName(t.r.c.side), stable, key)
 	if how != keptSet {
-		o, ok := t.set[name]
-		if !ok {
-			o, ok = t.r.origins[name]
+		if len(t.reads) >= maxReads {
+			return
 		}
-		if ok && o.cause.Line > 0 && len(t.reads) < maxReads {
-			u := keptUse{cause: o.cause, guard: how == keptGuard}
-			u.num, u.numOK = t.number(key, stable)
-			t.reads = append(t.reads, u)
+		if o, ok := t.origin(key, stable); ok {
+			t.reads = append(t.reads, keptUse{cause: o.cause, guard: how == keptGuard, key: key, stable: stable})
 		}
 		return
 	}
-	line, col := callerPos(th)
-	if t.set == nil {
-		t.set = map[string]origin{}
+	if label == "" {
+		label = keptLabel(ownerName(t.r.c.side), stable, key)
 	}
-	t.set[name] = origin{cause: engine.Cause{Kind: engine.CauseUsed, Name: name, Line: line, Col: col, At: t.m.At}, key: key, stable: stable}
+	line, col := callerPos(th)
+	o := origin{cause: engine.Cause{Kind: engine.CauseUsed, Name: label, Line: line, Col: col, At: t.at}, key: key, stable: stable}
+	if i := indexOf(t.set, key, stable); i >= 0 {
+		t.set[i] = o
+		return
+	}
+	t.set = append(t.set, o)
+}
+
+// origin is where key's value was set last, as far as the call knows.
+func (t *trace) origin(key starlark.Value, stable bool) (origin, bool) {
+	if i := indexOf(t.set, key, stable); i >= 0 {
+		return t.set[i], true
+	}
+	if i := indexOf(t.r.origins, key, stable); i >= 0 {
+		return t.r.origins[i], true
+	}
+	return origin{}, false
+}
+
+// indexOf finds key's origin in os, or -1.
+func indexOf(os []origin, key starlark.Value, stable bool) int {
+	for i := range os {
+		if os[i].stable == stable && sameKey(os[i].key, key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// sameKey compares two keys: strings and numbers by value, others by
+// their text.
+func sameKey(a, b starlark.Value) bool {
+	if x, ok := a.(starlark.String); ok {
+		y, ok := b.(starlark.String)
+		return ok && x == y
+	}
+	eq, err := starlark.Equal(a, b)
+	return err == nil && eq
 }
 
 // keptLabel is the code that names a kept value: w.state["until"].
@@ -156,7 +205,8 @@ func (t *trace) number(key starlark.Value, stable bool) (int64, bool) {
 func (t *trace) cause(a engine.Action) engine.Cause {
 	if a.Kind == engine.ActGrant {
 		for i := len(t.reads) - 1; i >= 0; i-- {
-			if u := t.reads[i]; u.numOK && u.num == a.Token {
+			u := t.reads[i]
+			if n, ok := t.number(u.key, u.stable); ok && n == a.Token {
 				u.cause.Kind = engine.CauseUsed
 				return u.cause
 			}
@@ -166,9 +216,11 @@ func (t *trace) cause(a engine.Action) engine.Cause {
 		c.Kind = engine.CauseChecked
 		return c
 	}
-	if t.m.Kind == engine.MomentTimer {
-		if c, ok := t.r.timers[t.m.Timer]; ok {
-			return c
+	if t.timer != "" {
+		for _, c := range t.r.timers {
+			if c.Name == t.timer {
+				return c
+			}
 		}
 	}
 	if c, ok := t.latest(false); ok {
@@ -193,22 +245,26 @@ func (t *trace) latest(guard bool) (engine.Cause, bool) {
 }
 
 // commit is the run's origins after a call that succeeded with w: what
-// it set, and the older ones whose values it left as they were.
-func (t *trace) commit(w *workerValue) map[string]origin {
+// it set, and the older ones whose values it left as they were. A call
+// that set nothing and changed no value with a line shares the old ones.
+func (t *trace) commit(w *workerValue) []origin {
 	old := t.r.origins
-	if len(t.set) == 0 && len(old) == 0 {
-		return old
-	}
-	out := make(map[string]origin, len(old)+len(t.set))
-	for name, o := range old {
-		if _, again := t.set[name]; !again && t.unchanged(o, w) {
-			out[name] = o
+	keep := 0
+	for i := range old {
+		if indexOf(t.set, old[i].key, old[i].stable) < 0 && t.unchanged(old[i], w) {
+			keep++
 		}
 	}
-	for name, o := range t.set {
-		out[name] = o
+	if len(t.set) == 0 && keep == len(old) {
+		return old
 	}
-	return out
+	out := make([]origin, 0, keep+len(t.set))
+	for i := range old {
+		if indexOf(t.set, old[i].key, old[i].stable) < 0 && t.unchanged(old[i], w) {
+			out = append(out, old[i])
+		}
+	}
+	return append(out, t.set...)
 }
 
 // unchanged reports whether the call left o's value as it was.
@@ -228,29 +284,30 @@ func (t *trace) unchanged(o origin, w *workerValue) bool {
 	if err != nil || !found {
 		return false
 	}
+	if a == b {
+		return true
+	}
 	eq, err := starlark.Equal(a, b)
 	return err == nil && eq
 }
 
 // timersAfter is the run's timers' causes after a call that asked for
-// acts: a set timer's line, a cancelled one's forgotten.
-func timersAfter(old map[string]engine.Cause, acts []engine.Action, at engine.Time) map[string]engine.Cause {
-	var out map[string]engine.Cause
+// acts: a set timer's line, a cancelled one's forgotten. A call that
+// touched no timer shares the old ones.
+func timersAfter(old []engine.Cause, acts []engine.Action, at engine.Time) []engine.Cause {
+	var out []engine.Cause
 	for _, a := range acts {
 		if a.Kind != engine.ActSetTimer && a.Kind != engine.ActCancelTimer {
 			continue
 		}
 		if out == nil {
-			out = make(map[string]engine.Cause, len(old)+1)
-			for k, v := range old {
-				out[k] = v
-			}
+			out = make([]engine.Cause, 0, len(old)+1)
+			out = append(out, old...)
 		}
-		if a.Kind == engine.ActCancelTimer {
-			delete(out, a.Timer)
-			continue
+		out = slices.DeleteFunc(out, func(c engine.Cause) bool { return c.Name == a.Timer })
+		if a.Kind == engine.ActSetTimer {
+			out = append(out, engine.Cause{Kind: engine.CauseTimer, Name: a.Timer, Line: a.Line, Col: a.Col, At: at})
 		}
-		out[a.Timer] = engine.Cause{Kind: engine.CauseTimer, Name: a.Timer, Line: a.Line, Col: a.Col, At: at}
 	}
 	if out == nil {
 		return old
@@ -259,36 +316,49 @@ func timersAfter(old map[string]engine.Cause, acts []engine.Action, at engine.Ti
 }
 
 // keptDict reports an expression that names what a program keeps: an
-// attribute state or stable (w.state, c.stable).
-func keptDict(e syntax.Expr) (stable, ok bool) {
+// attribute state or stable (w.state, c.stable), and the code before it.
+func keptDict(e syntax.Expr) (owner string, stable, ok bool) {
 	d, isDot := e.(*syntax.DotExpr)
 	if !isDot {
-		return false, false
+		return "", false, false
+	}
+	if id, isName := d.X.(*syntax.Ident); isName {
+		owner = id.Name
 	}
 	switch d.Name.Name {
 	case "state":
-		return false, true
+		return owner, false, true
 	case "stable":
-		return true, true
+		return owner, true, true
 	}
-	return false, false
+	return "", false, false
 }
 
-// kept routes a key of a kept dict through _kept.
-func kept(key syntax.Expr, how int, stable bool) syntax.Expr {
+// kept routes a key of a kept dict through _kept, with the code that
+// names the value when the key is a literal.
+func kept(key syntax.Expr, how int, owner string, stable bool) syntax.Expr {
+	label := syntax.Expr(&syntax.Ident{Name: "None"})
+	if lit, ok := key.(*syntax.Literal); ok && owner != "" && len(lit.Raw) <= 40 {
+		dict := ".state["
+		if stable {
+			dict = ".stable["
+		}
+		text := owner + dict + lit.Raw + "]"
+		label = &syntax.Literal{Token: syntax.STRING, Raw: strconv.Quote(text), Value: text}
+	}
 	if stable {
 		how += keptStable
 	}
 	start, end := key.Span()
 	lit := &syntax.Literal{Token: syntax.INT, TokenPos: start, Raw: strconv.Itoa(how), Value: int64(how)}
-	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: start, Name: keptName}, Lparen: start, Args: []syntax.Expr{key, lit}, Rparen: end}
+	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: start, Name: keptName}, Lparen: start, Args: []syntax.Expr{key, lit, label}, Rparen: end}
 }
 
 // markChecked makes the reads in an if's condition checks.
 func markChecked(cond syntax.Expr) {
 	syntax.Walk(cond, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.CallExpr)
-		if !ok || len(c.Args) != 2 {
+		if !ok || len(c.Args) != 3 {
 			return true
 		}
 		if id, ok := c.Fn.(*syntax.Ident); !ok || id.Name != keptName {

@@ -10,7 +10,8 @@ import (
 // set last, with the line that set it and when; else the timer that ran
 // it; else the value it used. A value changed in a way the runtime does
 // not follow (a method) loses its line rather than keep a wrong one; a
-// coordinator's restart keeps only its stable values' lines.
+// coordinator's restart keeps only its stable values' lines. Only a
+// traced run notes them: a judgement's schedules and search run without.
 func TestActionCauses(t *testing.T) {
 	src := `def on_start(w, ev):
     w.state["token"] = 7
@@ -31,7 +32,7 @@ def on_timer(w, ev):
     w.set_timer("work", w.now + 1000)
 `
 	c := mustCompile(t, src)
-	r := c.Start()
+	r := c.Traced().Start()
 	step := func(m engine.Moment) []engine.Action {
 		t.Helper()
 		acts, err := r.Handle(m)
@@ -39,6 +40,9 @@ def on_timer(w, ev):
 			t.Fatal(err)
 		}
 		return acts
+	}
+	if acts, _ := c.Start().Handle(engine.Moment{Kind: engine.MomentStart, At: 100}); acts[0].Cause != (engine.Cause{}) {
+		t.Errorf("an untraced run noted a cause: %+v", acts[0].Cause)
 	}
 	step(engine.Moment{Kind: engine.MomentStart, At: 100})
 	// Before any grant: until is not kept, the timer ran the write.
@@ -64,7 +68,7 @@ def on_timer(w, ev):
 // restart forgets its state's lines and keeps its stable state's.
 func TestSideCauses(t *testing.T) {
 	s := mustSide(t, "def on_write(s, ev):\n    h = s.state.get(\"h\", 0)\n    s.state[\"h\"] = max(h, ev.token)\n    if ev.token < h:\n        s.reject(\"stale-token\")\n    else:\n        s.accept()\n")
-	r := s.Start()
+	r := s.Traced().Start()
 	if _, err := r.Handle(engine.Moment{Kind: engine.MomentWrite, Token: 5, At: 700}); err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +88,39 @@ def on_acquire(c, ev):
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := c.Start()
+	run := c.Traced().Start()
 	if _, err := run.Handle(engine.Moment{Kind: engine.MomentAcquire, Worker: "W1", At: 100}); err != nil {
 		t.Fatal(err)
 	}
 	acts, err = run.(engine.Restarter).Restart().Handle(engine.Moment{Kind: engine.MomentAcquire, Worker: "W1", At: 5000})
 	if err != nil || acts[0].Cause.Name != `c.stable["base"]` || acts[0].Cause.Line != 7 || acts[0].Cause.At != 100 {
 		t.Fatalf("after a restart: %+v %v", acts, err)
+	}
+}
+
+// Noting what a program keeps costs it no steps: a handler that reads,
+// checks and sets w.state takes as many steps as the same handler
+// through an alias, which the rewrite does not route through _kept.
+func TestKeptCostsNoSteps(t *testing.T) {
+	steps := func(src string, traced bool) uint64 {
+		t.Helper()
+		c := mustCompile(t, src)
+		p := c.Start()
+		if traced {
+			p = c.Traced().Start()
+		}
+		r := p.(*run)
+		if _, err := r.Handle(engine.Moment{Kind: engine.MomentStart}); err != nil {
+			t.Fatal(err)
+		}
+		return r.steps
+	}
+	alias := "def on_start(w, ev):\n    d = w.state\n    x = d.get('a', 0)\n    if d.get(ev.kind):\n        x = d['b']\n    d['c'] = x\n    d[ev.kind] = 1\n"
+	kept := "def on_start(w, ev):\n    d = w.state\n    x = w.state.get('a', 0)\n    if w.state.get(ev.kind):\n        x = w.state['b']\n    w.state['c'] = x\n    w.state[ev.kind] = 1\n"
+	want := steps(alias, false)
+	for _, traced := range []bool{false, true} {
+		if got := steps(kept, traced); got != want {
+			t.Errorf("traced %v: %d steps, want %d as through an alias", traced, got, want)
+		}
 	}
 }

@@ -72,8 +72,8 @@ func target(e syntax.Expr) syntax.Expr {
 	case *syntax.IndexExpr:
 		x.X = expr(x.X)
 		x.Y = key(x.Y)
-		if stable, ok := keptDict(x.X); ok {
-			x.Y = kept(x.Y, keptSet, stable)
+		if owner, stable, ok := keptDict(x.X); ok {
+			x.Y = kept(x.Y, keptSet, owner, stable)
 		}
 	case *syntax.DotExpr:
 		x.X = expr(x.X)
@@ -134,8 +134,8 @@ func expr(e syntax.Expr) syntax.Expr {
 		x.X = expr(x.X)
 	case *syntax.IndexExpr:
 		x.X, x.Y = expr(x.X), key(x.Y)
-		if stable, ok := keptDict(x.X); ok {
-			x.Y = kept(x.Y, keptRead, stable)
+		if owner, stable, ok := keptDict(x.X); ok {
+			x.Y = kept(x.Y, keptRead, owner, stable)
 		}
 	case *syntax.SliceExpr:
 		x.X = expr(x.X)
@@ -211,8 +211,8 @@ func call(x *syntax.CallExpr) syntax.Expr {
 		return x // put here by guardTree
 	}
 	if d, ok := x.Fn.(*syntax.DotExpr); ok && d.Name.Name == "get" && len(x.Args) > 0 {
-		if stable, ok := keptDict(d.X); ok && !named(x.Args[0]) {
-			x.Args[0] = kept(x.Args[0], keptRead, stable)
+		if owner, stable, ok := keptDict(d.X); ok && !named(x.Args[0]) {
+			x.Args[0] = kept(x.Args[0], keptRead, owner, stable)
 		}
 	}
 	if d, ok := x.Fn.(*syntax.DotExpr); ok && slices.Contains(actionNames, d.Name.Name) {

@@ -507,8 +507,8 @@ func (c *Compiled) thread(steps uint64) *starlark.Thread {
 	th.SetLocal(meterKey, m)
 	th.SetMaxExecutionSteps(min(steps, samplePeriod))
 	th.OnMaxSteps = func(th *starlark.Thread) {
-		if plain := th.Steps - m.last - m.charged; plain > 0 {
-			c.tally(callerLine(th), plain)
+		if th.Steps > m.last+m.charged { // _kept gives steps back (cause.go)
+			c.tally(callerLine(th), th.Steps-m.last-m.charged)
 		}
 		m.last, m.charged = th.Steps, 0
 		if th.Steps >= m.max {
@@ -527,8 +527,19 @@ const stepsOut = "leaselab.stepsOut"
 
 // Start begins a run: an empty state and no steps taken. The empty state
 // is frozen too (run): a search may fork the run before its first call.
-func (c *Compiled) Start() engine.Program {
-	r := &run{c: c, state: emptyDict(), size: 1}
+func (c *Compiled) Start() engine.Program { return c.start(false) }
+
+// Traced is the program whose runs note what each action went by
+// (engine.Cause, cause.go): the same runs, the same steps, slower; a
+// verdict replays its deciding schedule with it.
+func (c *Compiled) Traced() engine.Logic { return tracedLogic{c} }
+
+type tracedLogic struct{ c *Compiled }
+
+func (t tracedLogic) Start() engine.Program { return t.c.start(true) }
+
+func (c *Compiled) start(traced bool) engine.Program {
+	r := &run{c: c, state: emptyDict(), size: 1, traced: traced}
 	if c.side == engine.SideCoord {
 		r.stable, r.size = emptyDict(), 2
 	}
@@ -549,12 +560,9 @@ func (r *run) Restart() engine.Program {
 	cp.state, cp.hashed = emptyDict(), false
 	cp.size = 1 + cp.stableSize
 	cp.timers, cp.origins = nil, nil
-	for name, o := range r.origins {
+	for _, o := range r.origins {
 		if o.stable {
-			if cp.origins == nil {
-				cp.origins = map[string]origin{}
-			}
-			cp.origins[name] = o
+			cp.origins = append(cp.origins, o)
 		}
 	}
 	return &cp
@@ -581,8 +589,9 @@ type run struct {
 	// origins are the lines that last set the kept values, by name, and
 	// timers the lines that set the timers (cause.go); both shared by
 	// forks, replaced, never changed.
-	origins map[string]origin
-	timers  map[string]engine.Cause
+	origins []origin
+	timers  []engine.Cause
+	traced  bool // notes them (Traced)
 }
 
 // Handle calls the moment's handler, if the program has one.
@@ -609,8 +618,14 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		return nil, err
 	}
 	th := r.c.thread(min(left, r.c.lim.StepsPerCall))
-	t := &trace{r: r, m: m, w: w}
-	th.SetLocal(traceKey, t)
+	t := &w.trace
+	if r.traced {
+		t.r, t.at, t.w = r, m.At, w
+		if m.Kind == engine.MomentTimer {
+			t.timer = m.Timer
+		}
+		th.SetLocal(traceKey, t)
+	}
 	_, err = starlark.Call(th, fn, starlark.Tuple{w, &event{m: m, side: r.c.side}}, nil)
 	steps := max(th.ExecutionSteps(), CallSteps)
 	if err != nil {
@@ -637,7 +652,9 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	cost := steps + ActionSteps*uint64(len(w.acts)) + uint64(size/4)
 	r.steps += cost
 	r.c.spent.Add(cost)
-	r.origins, r.timers = t.commit(w), timersAfter(r.timers, w.acts, m.At)
+	if r.traced {
+		r.origins, r.timers = t.commit(w), timersAfter(r.timers, w.acts, m.At)
+	}
 	w.state.Freeze()
 	r.state, r.size, r.hashed = w.state, size, false
 	if w.stable != nil {
@@ -851,6 +868,7 @@ type workerValue struct {
 	state  *starlark.Dict
 	stable *starlark.Dict
 	acts   []engine.Action
+	trace  trace // what the call reads and sets of what it keeps (cause.go)
 }
 
 func (w *workerValue) String() string       { return w.c.side.String() }
