@@ -327,7 +327,7 @@ var (
 		"event.write.4":                    "%s %s %s with token %s",
 		"explain.acquire.none":             "%s has not got the lease yet",
 		"explain.acts":                     "%s has not written yet",
-		"explain.after.none":               "%s has not written since its lease expired",
+		"explain.after.none":               "%s has not written since its lease ended",
 		"explain.expire.none":              "%s's lease has not expired at the coordinator yet",
 		"explain.frozen":                   "%s is still frozen: thaw it or wait for the freeze to end",
 		"explain.generic":                  "part of the goal is not in the log yet",

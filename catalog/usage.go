@@ -32,3 +32,10 @@ var _ = registerMessages("id", map[string]string{
 	"--database: want a URL starting with postgres://": "«--database»: isi dengan alamat yang diawali «postgres://»",
 	"--data needs a folder":                            "«--data» perlu diberi sebuah folder",
 })
+
+// A program lab's refusal to compare a program that has not passed with
+// the reference (labs.ErrNotPassed), which check's message test reads
+// among the messages the labs package may say.
+var _ = registerMessages("id", map[string]string{
+	"compare with the reference: only a program that passed": "bandingkan dengan rujukan: hanya untuk program yang sudah lulus",
+})
