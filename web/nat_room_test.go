@@ -61,21 +61,29 @@ const (
 func TestRoomBehindOneNAT(t *testing.T) {
 	// Beside the other tests: it asserts an order, not a time (issue 46).
 	t.Parallel()
+	// Two rooms, two servers: they share nothing, and run side by side
+	// in this test's turn. (Parallel subtests would wait until the
+	// package's other parallel tests had had theirs, and the room, the
+	// package's longest test, would start last.)
+	var rooms sync.WaitGroup
 	for _, store := range []string{"sqlite", "postgres"} {
-		t.Run(store, func(t *testing.T) {
-			t.Parallel() // two rooms, two servers: they share nothing
-			cfg := class.Config{Data: t.TempDir(), Logf: t.Logf}
-			if store == "postgres" {
-				cfg.DatabaseURL = testPostgres(t)
-			}
-			svc, err := class.Open(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { svc.Close() })
-			natRoom(t, svc)
-		})
+		rooms.Go(func() { t.Run(store, func(t *testing.T) { natStore(t, store) }) })
 	}
+	rooms.Wait()
+}
+
+// natStore is the room on store (sqlite or postgres).
+func natStore(t *testing.T, store string) {
+	cfg := class.Config{Data: t.TempDir(), Logf: t.Logf}
+	if store == "postgres" {
+		cfg.DatabaseURL = testPostgres(t)
+	}
+	svc, err := class.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	natRoom(t, svc)
 }
 
 func natRoom(t *testing.T, svc *class.Service) {
