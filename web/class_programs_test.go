@@ -137,16 +137,22 @@ func TestClassProgramsThirtyStudents(t *testing.T) {
 	if program.DefaultLimits.Source != class.MaxProgram {
 		t.Errorf("a class keeps %d bytes of a program, the program package allows %d", class.MaxProgram, program.DefaultLimits.Source)
 	}
+	// The two stores side by side in this test's own turn: parallel
+	// subtests would wait until every other parallel test of the package
+	// had had its turn, and this long test would start last.
+	var rooms sync.WaitGroup
 	for _, store := range []string{"sqlite", "postgres"} {
-		t.Run(store, func(t *testing.T) {
-			t.Parallel()
-			cfg := class.Config{Data: t.TempDir(), Logf: t.Logf}
-			if store == "postgres" {
-				cfg.DatabaseURL = testPostgres(t)
-			}
-			classProgramsRoom(t, cfg, progs, want)
+		rooms.Go(func() {
+			t.Run(store, func(t *testing.T) {
+				cfg := class.Config{Data: t.TempDir(), Logf: t.Logf}
+				if store == "postgres" {
+					cfg.DatabaseURL = testPostgres(t)
+				}
+				classProgramsRoom(t, cfg, progs, want)
+			})
 		})
 	}
+	rooms.Wait()
 }
 
 var (
