@@ -127,9 +127,14 @@ export function followPair(root) {
 // followControls sends the controls', the time links' and play's
 // commands over the socket; without one, a form submits the plain way.
 export function followControls(lab) {
-  document.getElementById("controls")?.addEventListener("submit", (e) => {
-    const b = e.submitter;
+  const form = document.getElementById("controls");
+  form?.addEventListener("pointerdown", () => { lab.lifted = null; });
+  form?.addEventListener("pointerup", (e) => liftSends(lab, e));
+  form?.addEventListener("submit", (e) => {
+    const b = e.submitter, lifted = lab.lifted;
+    lab.lifted = null;
     if (!b) return;
+    if (lifted === b) { e.preventDefault(); return; } // the lift's click: sent as it lifted
     let ok;
     if (b.name === "replay") ok = send(lab, { type: "replay" });
     else ok = doCmd(lab, withFor(b.value));
@@ -151,6 +156,18 @@ export function followControls(lab) {
     lab.pausing = pause && ok ? lab.nextID - 1 : 0;
     press(lab, lab.play, ok);
   });
+}
+
+// liftSends sends a command as a finger lifts off its button, before
+// the click the browser makes of the tap (5–15 ms later on a slowed
+// phone), which then sends nothing; a touch taken for a scroll ends in
+// pointercancel.
+function liftSends(lab, e) {
+  const b = e.pointerType === "touch" && e.target.closest?.("button[name=do]");
+  if (!b || b.disabled) return;
+  const ok = doCmd(lab, withFor(b.value));
+  press(lab, b, ok);
+  lab.lifted = ok ? b : null;
 }
 
 // followKeys: shortcuts never act while a form field has the keys, and

@@ -16,7 +16,7 @@ export function newLab(root) {
     // here (sent: the messages not yet answered)
     ws: null, seq: 0, nextID: 1, retry: 500, fresh: true, sent: new Map(),
     // controls.js
-    playing: false, pausing: 0, pressed: new Map(), queryTimer: 0, shown: query,
+    playing: false, pausing: 0, pressed: new Map(), queryTimer: 0, shown: query, lifted: null,
     // ops.js
     heldRows: [], lateText: new Map(), lateChart: [],
     // play.js

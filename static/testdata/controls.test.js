@@ -108,6 +108,28 @@ test("a control shows it was pressed until its answer; a pause's ack ends the pa
   assert.equal(lab.pausing, 0);
 });
 
+test("a finger's tap sends its command as it lifts, and the click after it sends nothing more; a mouse's click sends at the click", () => {
+  followControls(lab);
+  const b = document.getElementById("plus5");
+  Object.assign(b, { name: "do", value: "advance 5s" }); // (linkedom's button has neither)
+  const lift = (type) => { const e = new p.window.Event("pointerup", { bubbles: true }); e.pointerType = type; b.dispatchEvent(e); };
+  const submit = () => {
+    const e = new p.window.Event("submit", { cancelable: true });
+    e.submitter = b;
+    document.getElementById("controls").dispatchEvent(e);
+    return e;
+  };
+  lift("touch");
+  assert.deepEqual(lab.ws.sent, [{ type: "do", cmd: "advance 5s", id: 1 }]);
+  assert.ok(b.classList.contains("sent"));
+  assert.ok(submit().defaultPrevented, "the tap's click: not a form's submit");
+  assert.equal(lab.ws.sent.length, 1, "not sent twice");
+  lift("mouse");
+  assert.equal(lab.ws.sent.length, 1, "a mouse sends at its click");
+  assert.ok(submit().defaultPrevented);
+  assert.deepEqual(lab.ws.sent.at(-1), { type: "do", cmd: "advance 5s", id: 2 });
+});
+
 test("on a slow page gliding, the page's own ack waits with the second; the student's does not", () => {
   lab.cost = 10;
   lab.shownSecond = 1;
