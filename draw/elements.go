@@ -294,17 +294,17 @@ func (w *Markup) arrow(x1, y1, x2, y2 int) {
 		w.s(" V")
 		w.i(y2)
 		if y2 < y1 {
-			w.s(" m3.5,6 l-3.5,-6 l-3.5,6")
+			w.s(" m3.5,6l-3.5-6-3.5,6")
 		} else {
-			w.s(" m-3.5,-6 l3.5,6 l3.5,-6")
+			w.s(" m-3.5-6l3.5,6 3.5-6")
 		}
 	case y1 == y2:
 		w.s(" H")
 		w.i(x2)
 		if x2 > x1 {
-			w.s(" m-6,-3.5 l6,3.5 l-6,3.5")
+			w.s(" m-6-3.5l6,3.5-6,3.5")
 		} else {
-			w.s(" m6,3.5 l-6,-3.5 l6,-3.5")
+			w.s(" m6,3.5l-6-3.5 6-3.5")
 		}
 	default:
 		w.s(" L")
@@ -489,13 +489,8 @@ func (w *Markup) mark(d *Diagram, m dMark) {
 		w.markLabel(d, m, e, x+7, y+4)
 	case "crash":
 		w.path("", x-6, y-6, " l12,12 m0,-12 l-12,12", ` stroke-width="3" fill="none"`)
-	default:
-		w.s("<line")
-		w.num("x1", x)
-		w.num("x2", x)
-		w.num("y1", y-5)
-		w.num("y2", y+5)
-		w.s("></line>")
+	default: // a tick
+		w.path("", x, y-5, "v10", "")
 	}
 	if m.Highlight {
 		w.circle("hl", x, y, 12)

@@ -346,10 +346,10 @@ const diagramStyle = "<style>\n" + `.diagram{--fg:#1d2433;--muted:#4b5366;--lane
 .diagram .expire,.diagram .lost,.diagram .crash{fill:var(--harm);stroke:var(--harm)}
 .diagram .grant,.diagram .write{fill:var(--fg)}
 .diagram .mlabel{font-size:14px;font-weight:700}
-.diagram .mk line{stroke:var(--fg);stroke-width:1.5}
-.diagram .mk.deny line{stroke:var(--harm)}
-.diagram .mk.violation.warn line{stroke:var(--warn)}
-.diagram .mk.violation.harm line{stroke:var(--harm)}
+.diagram .t path{stroke:var(--fg);stroke-width:1.5}
+.diagram .t.deny path{stroke:var(--harm)}
+.diagram .t.violation.warn path{stroke:var(--warn)}
+.diagram .t.violation.harm path{stroke:var(--harm)}
 .diagram .glyph{stroke:#fff;stroke-width:2;fill:none}
 .diagram .hl{fill:none;stroke:#f59e0b;stroke-width:3}
 .diagram .now{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:3 3}
