@@ -157,7 +157,12 @@ func TestBrowserEventRowsWaitWhileClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	opened := evalString(t, ctx, rows)
-	waitJS(t, ctx, "play to 40s", `parseFloat(document.getElementById("now").textContent) >= 40`)
+	// Ten seconds of the world's time from here, not a fixed moment: on a
+	// busy machine the wait for the rows above took long enough for 20×
+	// to pass 40 s, the pause followed the close within one frame, no
+	// event came between them, and the rows once paused never grew.
+	closed := evalString(t, ctx, `String(parseFloat(document.getElementById("now").textContent))`)
+	waitJS(t, ctx, "play ten seconds more", `parseFloat(document.getElementById("now").textContent) >= `+closed+` + 10`)
 	if after := evalString(t, ctx, rows); after != opened {
 		t.Errorf("the event list, closed again, went from %s to %s rows while playing", opened, after)
 	}
