@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -139,6 +140,38 @@ func (f SearchFault) String() string {
 	}
 	b.WriteString(" at " + f.At.String())
 	return b.String()
+}
+
+// ParseSearchFault reads a fault as String writes it: "pause 6s at 14s",
+// "drift +50ppm at 3s", "jump -2s at 5s".
+func ParseSearchFault(s string) (SearchFault, error) {
+	w := strings.Fields(s)
+	if len(w) != 4 || w[2] != "at" {
+		return SearchFault{}, fmt.Errorf("fault %q: want KIND SIZE at TIME", s)
+	}
+	f := SearchFault{Kind: FaultKind(w[0])}
+	if !slices.Contains(SearchKindNames, f.Kind) {
+		return SearchFault{}, fmt.Errorf("fault %q: unknown kind %q", s, w[0])
+	}
+	if f.Kind == FaultDrift {
+		n, err := strconv.ParseInt(strings.TrimSuffix(w[1], "ppm"), 10, 64)
+		if err != nil || !strings.HasSuffix(w[1], "ppm") {
+			return SearchFault{}, fmt.Errorf("fault %q: want a rate such as +50ppm", s)
+		}
+		f.Rate = 1_000_000 + n
+	} else {
+		size, err := ParseTime(w[1])
+		if err != nil {
+			return SearchFault{}, fmt.Errorf("fault %q: %v", s, err)
+		}
+		f.Size = size
+	}
+	at, err := ParseTime(w[3])
+	if err != nil {
+		return SearchFault{}, fmt.Errorf("fault %q: %v", s, err)
+	}
+	f.At = at
+	return f, nil
 }
 
 // Breaking is a schedule that breaks the design.

@@ -551,10 +551,11 @@ func verifySearch(r *report, l *Lab, workers int) {
 // string, and each language's own words in that language's message.
 type faults []engine.SearchFault
 
-func (fs faults) String() string        { return faultList("en", fs) }
-func (fs faults) In(lang string) string { return faultList(lang, fs) }
+func (fs faults) String() string        { return FaultList("en", fs) }
+func (fs faults) In(lang string) string { return FaultList(lang, fs) }
 
-func faultList(lang string, fs []engine.SearchFault) string {
+// FaultList says a schedule's faults in lang's words, parted by commas.
+func FaultList(lang string, fs []engine.SearchFault) string {
 	var parts []string
 	for _, f := range fs {
 		parts = append(parts, FaultText(lang, f))
@@ -637,7 +638,7 @@ func CompareBreak(lang string, used int, shortest *engine.Breaking) string {
 		return ""
 	}
 	n := len(shortest.Faults)
-	list := faultList(lang, shortest.Faults)
+	list := FaultList(lang, shortest.Faults)
 	if used > n {
 		return fmt.Sprintf(catalog.T(lang, "break.more."+oneOrMany(n)), used, n, list)
 	}

@@ -88,7 +88,7 @@ func TestSearchBreaksWhatTheSamplePasses(t *testing.T) {
 	if len(br.Faults) != 2 || !slices.Equal(kinds, []engine.FaultKind{engine.FaultOutage, engine.FaultPause}) {
 		t.Errorf("shortest %v, want an outage then a pause", br.Faults)
 	}
-	t.Logf("%s breaks it: %s at %s", faultList("en", br.Faults), br.Harm.Reason(), br.Harm.T)
+	t.Logf("%s breaks it: %s at %s", FaultList("en", br.Faults), br.Harm.Reason(), br.Harm.T)
 
 	var ve *ValueError
 	if _, err := l.Challenge().Prove(map[string]string{"ttl": "5s"}, SearchOptions{Workers: 1}); !errors.As(err, &ve) || ve.Param != "ttl" {

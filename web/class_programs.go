@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -90,41 +89,13 @@ func parseSchedule(key string) (fs []engine.SearchFault, ok bool) {
 		return nil, true
 	}
 	for part := range strings.SplitSeq(key, "; ") {
-		w := strings.Fields(part)
-		if len(w) != 4 || w[2] != "at" {
+		f, err := engine.ParseSearchFault(part)
+		if err != nil {
 			return nil, false
 		}
-		f := engine.SearchFault{Kind: engine.FaultKind(w[0])}
-		if f.Kind == engine.FaultDrift {
-			n, err := strconv.ParseInt(strings.TrimSuffix(w[1], "ppm"), 10, 64)
-			if err != nil || !strings.HasSuffix(w[1], "ppm") {
-				return nil, false
-			}
-			f.Rate = 1_000_000 + n
-		} else {
-			size, err := engine.ParseTime(w[1])
-			if err != nil {
-				return nil, false
-			}
-			f.Size = size
-		}
-		at, err := engine.ParseTime(w[3])
-		if err != nil || !knownFaultKind(f.Kind) {
-			return nil, false
-		}
-		f.At = at
 		fs = append(fs, f)
 	}
 	return fs, true
-}
-
-func knownFaultKind(k engine.FaultKind) bool {
-	for _, n := range engine.SearchKindNames {
-		if n == k {
-			return true
-		}
-	}
-	return false
 }
 
 // scheduleWords is a kept schedule in lang's words: its faults, or that
@@ -137,11 +108,7 @@ func scheduleWords(lang, key string) string {
 	case len(fs) == 0:
 		return T(lang, "programs.nofault")
 	}
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = labs.FaultText(lang, f)
-	}
-	return strings.Join(parts, ", ")
+	return labs.FaultList(lang, fs)
 }
 
 // programsView is the dashboard's panel of the class's programs in the
