@@ -143,35 +143,35 @@ func (f SearchFault) String() string {
 }
 
 // ParseSearchFault reads a fault as String writes it: "pause 6s at 14s",
-// "drift +50ppm at 3s", "jump -2s at 5s".
-func ParseSearchFault(s string) (SearchFault, error) {
+// "drift +50ppm at 3s", "jump -2s at 5s"; ok is false for anything else.
+// It reads what the program stored itself, never a person's words.
+func ParseSearchFault(s string) (f SearchFault, ok bool) {
 	w := strings.Fields(s)
 	if len(w) != 4 || w[2] != "at" {
-		return SearchFault{}, fmt.Errorf("fault %q: want KIND SIZE at TIME", s)
+		return SearchFault{}, false
 	}
-	f := SearchFault{Kind: FaultKind(w[0])}
+	f.Kind = FaultKind(w[0])
 	if !slices.Contains(SearchKindNames, f.Kind) {
-		return SearchFault{}, fmt.Errorf("fault %q: unknown kind %q", s, w[0])
+		return SearchFault{}, false
 	}
+	var err error
 	if f.Kind == FaultDrift {
-		n, err := strconv.ParseInt(strings.TrimSuffix(w[1], "ppm"), 10, 64)
-		if err != nil || !strings.HasSuffix(w[1], "ppm") {
-			return SearchFault{}, fmt.Errorf("fault %q: want a rate such as +50ppm", s)
+		var n int64
+		n, err = strconv.ParseInt(strings.TrimSuffix(w[1], "ppm"), 10, 64)
+		if !strings.HasSuffix(w[1], "ppm") {
+			return SearchFault{}, false
 		}
 		f.Rate = 1_000_000 + n
 	} else {
-		size, err := ParseTime(w[1])
-		if err != nil {
-			return SearchFault{}, fmt.Errorf("fault %q: %v", s, err)
-		}
-		f.Size = size
+		f.Size, err = ParseTime(w[1])
 	}
-	at, err := ParseTime(w[3])
 	if err != nil {
-		return SearchFault{}, fmt.Errorf("fault %q: %v", s, err)
+		return SearchFault{}, false
 	}
-	f.At = at
-	return f, nil
+	if f.At, err = ParseTime(w[3]); err != nil {
+		return SearchFault{}, false
+	}
+	return f, true
 }
 
 // Breaking is a schedule that breaks the design.

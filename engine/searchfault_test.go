@@ -13,13 +13,13 @@ func TestSearchFaultReadsBack(t *testing.T) {
 		case FaultJump:
 			f.Size = -2 * Second
 		}
-		back, err := ParseSearchFault(f.String())
-		if err != nil || back != f {
-			t.Errorf("%q read back as %+v (%v), want %+v", f.String(), back, err, f)
+		back, ok := ParseSearchFault(f.String())
+		if !ok || back != f {
+			t.Errorf("%q read back as %+v (%v), want %+v", f.String(), back, ok, f)
 		}
 	}
 	for _, bad := range []string{"", "pause 6s at", "pause 6s by 14s", "nap 6s at 14s", "drift 50 at 3s", "pause six at 14s"} {
-		if f, err := ParseSearchFault(bad); err == nil {
+		if f, ok := ParseSearchFault(bad); ok {
 			t.Errorf("%q read as %+v, want an error", bad, f)
 		}
 	}

@@ -89,8 +89,8 @@ func parseSchedule(key string) (fs []engine.SearchFault, ok bool) {
 		return nil, true
 	}
 	for part := range strings.SplitSeq(key, "; ") {
-		f, err := engine.ParseSearchFault(part)
-		if err != nil {
+		f, ok := engine.ParseSearchFault(part)
+		if !ok {
 			return nil, false
 		}
 		fs = append(fs, f)
