@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"leaselab/content"
@@ -21,69 +20,18 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// cliRun is what one command printed and its exit code.
-type cliRun struct {
-	code      int
-	out, errs string
+// checkSummary is the ok line check prints for lessons, labs and
+// questions, with no problem.
+func checkSummary(lessons, labCount, questions int) string {
+	return fmt.Sprintf("ok: %d lessons, %d labs, %d questions run, 0 warning(s)", lessons, labCount, questions)
 }
 
-// The whole course's two checks the tests share, each run once: a check
-// of the course proves the program labs by search, seconds of work, and
-// the same command over the same files prints the same report.
-var (
-	// embeddedCheck is "leaselab check" of the embedded course
-	// (TestCheckContent, TestExportChecksLikeTheEmbeddedCourse).
-	embeddedCheck struct {
-		once sync.Once
-		cliRun
-	}
-	// exported is "leaselab export" of the embedded course into a new
-	// folder, which TestMain removes, and "leaselab check" of that folder
-	// (TestExportChecksLikeTheEmbeddedCourse, TestCheckContent).
-	exported struct {
-		once   sync.Once
-		root   string // removed by TestMain
-		dir    string
-		export cliRun
-		check  cliRun
-	}
-)
-
-func checkEmbedded() (code int, stdout, stderr string) {
-	embeddedCheck.once.Do(func() {
-		embeddedCheck.code, embeddedCheck.out, embeddedCheck.errs = runCLI("check")
-	})
-	return embeddedCheck.code, embeddedCheck.out, embeddedCheck.errs
-}
-
-// exportedCourse exports the embedded course once and checks the folder
-// once; a test that could not make the folder fails.
-func exportedCourse(t *testing.T) (dir string, export, check cliRun) {
-	t.Helper()
-	exported.once.Do(func() {
-		root, err := os.MkdirTemp("", "leaselab-export-")
-		if err != nil {
-			exported.export = cliRun{code: -1, errs: err.Error()}
-			return
-		}
-		exported.root, exported.dir = root, filepath.Join(root, "course")
-		r := &exported.export
-		r.code, r.out, r.errs = runCLI("export", exported.dir)
-		if r.code == 0 {
-			c := &exported.check
-			c.code, c.out, c.errs = runCLI("check", exported.dir)
-		}
-	})
-	if exported.dir == "" {
-		t.Fatalf("no folder to export into: %s", exported.export.errs)
-	}
-	return exported.dir, exported.export, exported.check
-}
-
-// TestCheckContent: check passes the course, embedded and as a folder.
-// The folder is the course exported (TestExportChecksLikeTheEmbeddedCourse
-// holds it to content.FS file for file), whose check that test reads too;
-// the course's own source folder is checked by TestGoRunCheckContent.
+// TestCheckContent: check passes the embedded course, every program lab
+// proved by search. The same check of a folder is
+// TestExportChecksLikeTheEmbeddedCourse's (the course exported, its
+// program labs left out) and TestNewProgramLabPassesCheck's (a program
+// lab in a folder); the course's own source folder is
+// TestGoRunCheckContent's.
 func TestCheckContent(t *testing.T) {
 	t.Parallel()
 	c, err := labs.Load(content.FS)
@@ -94,14 +42,10 @@ func TestCheckContent(t *testing.T) {
 	for _, l := range c.Labs {
 		questions += len(l.Questions)
 	}
-	want := fmt.Sprintf("ok: %d lessons, %d labs, %d questions run", len(c.Lessons), len(c.Labs), questions)
-	code, out, errs := checkEmbedded()
+	want := checkSummary(len(c.Lessons), len(c.Labs), questions)
+	code, out, errs := runCLI("check")
 	if code != 0 || errs != "" || !strings.Contains(out, want) {
-		t.Errorf("check: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
-	}
-	dir, _, folder := exportedCourse(t)
-	if folder.code != 0 || folder.errs != "" || !strings.Contains(folder.out, want) {
-		t.Errorf("check %s: exit %d\nstdout:\n%s\nstderr:\n%s", dir, folder.code, folder.out, folder.errs)
+		t.Errorf("check: exit %d, want %q\nstdout:\n%s\nstderr:\n%s", code, want, out, errs)
 	}
 }
 
@@ -175,19 +119,27 @@ func copyContent(t *testing.T) string {
 	return dir
 }
 
-// smallCourse is copyContent without the course's program labs (those
-// with a reference.star): check proves each of them by searching every
-// schedule of its reference and its starting program, seconds of work
-// apiece, which tests of check's flags, reports and suggestions do not
-// need. Every other lab, lesson and file is the embedded course's own, and
-// course.yaml is the course's own file with those labs taken out of its
-// lists.
+// smallCourse is copyContent without the course's program labs
+// (withoutProgramLabs).
 func smallCourse(t *testing.T) string {
 	t.Helper()
 	dir := copyContent(t)
+	withoutProgramLabs(t, dir)
+	return dir
+}
+
+// withoutProgramLabs takes the course's program labs (those with a
+// reference.star) out of the course in dir, and returns their ids: check
+// proves each of them by searching every schedule of its reference and
+// its starting program, seconds of work apiece, which tests of check's
+// flags, reports and suggestions do not need. Every other lab, lesson and
+// file is left as it is, and course.yaml is the course's own file with
+// those labs taken out of its lists.
+func withoutProgramLabs(t *testing.T, dir string) map[string]bool {
+	t.Helper()
 	programs, err := fs.Glob(content.FS, "labs/*/reference.star")
 	if err != nil || len(programs) == 0 {
-		t.Fatalf("no program labs in the course (%v): smallCourse has nothing to leave out", err)
+		t.Fatalf("no program labs in the course (%v): there is nothing to leave out", err)
 	}
 	drop := map[string]bool{}
 	for _, p := range programs {
@@ -221,7 +173,7 @@ func smallCourse(t *testing.T) string {
 	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	return drop
 }
 
 func edit(t *testing.T, file, old, new string) {

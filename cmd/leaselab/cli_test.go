@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"leaselab/content"
+	"leaselab/labs"
 	"leaselab/web"
 )
 
@@ -148,15 +149,17 @@ func TestVersion(t *testing.T) {
 }
 
 // TestExportChecksLikeTheEmbeddedCourse: the exported folder is the
-// embedded course, file for file, and check says exactly the same of both
-// (with the folder's own path taken out of the file names). The export
-// and both checks are the ones TestCheckContent reads (exportedCourse,
-// checkEmbedded).
+// embedded course, file for file (every file, and no other), and check
+// passes the folder as it passes the embedded course. The folder's check
+// leaves the program labs out (withoutProgramLabs): their proofs are
+// TestCheckContent's, of the same files, and a program lab checked from
+// a folder is TestNewProgramLabPassesCheck's.
 func TestExportChecksLikeTheEmbeddedCourse(t *testing.T) {
 	t.Parallel()
-	dir, export, folder := exportedCourse(t)
-	if export.code != 0 || !strings.Contains(export.out, "wrote ") {
-		t.Fatalf("export: exit %d %s %s", export.code, export.out, export.errs)
+	dir := filepath.Join(t.TempDir(), "course")
+	code, out, errs := runCLI("export", dir)
+	if code != 0 || !strings.Contains(out, "wrote ") {
+		t.Fatalf("export: exit %d %s %s", code, out, errs)
 	}
 	for _, f := range []string{"course.yaml", "course.schema.json", "lab.schema.json", "labs/w1-w2/lab.yaml", "lessons/leases/en.md"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -176,17 +179,37 @@ func TestExportChecksLikeTheEmbeddedCourse(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil || !strings.Contains(export.out, fmt.Sprintf("wrote %d files", files)) {
-		t.Errorf("export said %q; the folder holds %d files (%v)", export.out, files, err)
+	if err != nil || !strings.Contains(out, fmt.Sprintf("wrote %d files", files)) {
+		t.Errorf("export said %q; the folder holds %d files (%v)", out, files, err)
 	}
-	c1, o1, e1 := checkEmbedded()
-	o2 := strings.ReplaceAll(folder.out, dir+string(filepath.Separator), "")
-	if c1 != 0 || folder.code != 0 || o1+e1 != o2+folder.errs {
-		t.Errorf("embedded: exit %d\n%s%s\nexported: exit %d\n%s%s", c1, o1, e1, folder.code, o2, folder.errs)
+	embedded := 0
+	if err := fs.WalkDir(content.FS, ".", func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			embedded++
+		}
+		return err
+	}); err != nil || embedded != files {
+		t.Errorf("the folder holds %d files, the embedded course %d (%v)", files, embedded, err)
 	}
 	// Not over an existing course.
 	if code, _, errs := runCLI("export", dir); code != 1 || !strings.Contains(errs, "not empty") {
 		t.Errorf("export into a full folder: exit %d %s", code, errs)
+	}
+	dropped := withoutProgramLabs(t, dir)
+	c, err := labs.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labCount, questions := 0, 0
+	for _, l := range c.Labs {
+		if !dropped[l.ID] {
+			labCount++
+			questions += len(l.Questions)
+		}
+	}
+	want := checkSummary(len(c.Lessons), labCount, questions)
+	if code, out, errs := runCLI("check", dir); code != 0 || errs != "" || !strings.Contains(out, want) {
+		t.Errorf("check %s: exit %d, want %q\nstdout:\n%s\nstderr:\n%s", dir, code, want, out, errs)
 	}
 }
 

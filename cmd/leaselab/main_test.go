@@ -42,8 +42,5 @@ func TestMain(m *testing.M) {
 	os.Setenv("LEASELAB_DATA", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
-	if exported.root != "" {
-		os.RemoveAll(exported.root)
-	}
 	os.Exit(code)
 }
