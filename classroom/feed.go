@@ -215,11 +215,11 @@ func (f *feed) run(changes <-chan class.Change, stop func()) {
 	}
 }
 
-// throttle waits until Throttle has passed since last, and takes the
-// changes that came meanwhile into p. It reports false when the room
-// closed meanwhile.
+// throttle waits until the room's Throttle has passed since last, and
+// takes the changes that came meanwhile into p. It reports false when
+// the room closed meanwhile.
 func (f *feed) throttle(last time.Time, changes <-chan class.Change, p *pending, counts bool) bool {
-	if d := Throttle - time.Since(last); d > 0 {
+	if d := f.r.cfg.throttle - time.Since(last); d > 0 {
 		select {
 		case <-time.After(d):
 		case <-f.r.cfg.Done.Done():

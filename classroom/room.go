@@ -36,6 +36,9 @@ type Config struct {
 	// that takes no bytes for this long is dropped (its browser comes back
 	// by itself). Zero: DefaultWriteWait.
 	WriteWait time.Duration
+
+	// throttle is Throttle unless a test sets it (zero: Throttle).
+	throttle time.Duration
 }
 
 // DefaultWriteWait is Config.WriteWait's default.
@@ -57,6 +60,9 @@ type Room struct {
 func New(cfg Config) *Room {
 	if cfg.WriteWait <= 0 {
 		cfg.WriteWait = DefaultWriteWait
+	}
+	if cfg.throttle <= 0 {
+		cfg.throttle = Throttle
 	}
 	return &Room{cfg: cfg, feeds: map[string]*feed{}}
 }
