@@ -69,15 +69,28 @@ func (c countingConn) Write(b []byte) (int, error) {
 
 // phoneProbe is put into every page before its own script runs. It counts
 // the live messages as they arrive (and their text's length), notes when
-// the first one has been painted (an animation frame, then a task after
-// it), and times a tap from inside the page: from the finger touching
-// (pointerdown's timeStamp, when the browser took the touch) and from it
-// lifting (pointerup: a tap becomes a click then), to the first paint
+// the first one has been painted, and times a tap from inside the page:
+// from the finger touching (pointerdown's timeStamp, when the browser
+// took the touch) and from it lifting (pointerup), to the first paint
 // that shows "now" at or past the time the tap asked for, and to the
-// server's answer's arrival.
+// server's answer's arrival. Painted is the first task that runs after
+// the animation frame that paints the change: that frame itself when
+// the page changed it inside one (a probe that asked for an animation
+// frame from there counted the next frame too, and the page's own work
+// after the paint), the next one otherwise.
 const phoneProbe = `(() => {
 	const p = window.__phone = {frames: 0, text: 0, first: 0, taps: [], socks: [], drawn: 0};
-	const painted = (f) => requestAnimationFrame(() => setTimeout(f, 0));
+	// A change made inside an animation frame is painted at the end of
+	// that frame; any other, at the end of the next one. The first task
+	// after it that may run (before the page's own timers) is painted's.
+	const raf = window.requestAnimationFrame.bind(window);
+	let inFrame = false;
+	window.requestAnimationFrame = (cb) => raf((ts) => {
+		inFrame = true;
+		try { cb(ts); } finally { queueMicrotask(() => { inFrame = false; }); }
+	});
+	const after = (f) => scheduler.postTask(f, {priority: "user-blocking"});
+	const painted = (f) => inFrame ? after(f) : raf(() => after(f));
 	const W = window.WebSocket;
 	window.WebSocket = class extends W {
 		constructor(...a) {
