@@ -130,6 +130,15 @@ export function followControls(lab) {
   const form = document.getElementById("controls");
   form?.addEventListener("pointerdown", () => { lab.lifted = null; });
   form?.addEventListener("pointerup", (e) => liftSends(lab, e));
+  // The finger's touch ends after its lift sent: no click is made of it
+  // (its mouse events, focus and click cost a slowed phone 20-30 ms
+  // before the answer can be drawn).
+  form?.addEventListener("touchend", (e) => {
+    if (lab.lifted && e.cancelable) {
+      e.preventDefault();
+      lab.lifted = null;
+    }
+  });
   form?.addEventListener("submit", (e) => {
     const b = e.submitter, lifted = lab.lifted;
     lab.lifted = null;
@@ -158,9 +167,9 @@ export function followControls(lab) {
   });
 }
 
-// liftSends sends a command as a finger lifts off its button, before
-// the click the browser makes of the tap (5–15 ms later on a slowed
-// phone), which then sends nothing; a touch taken for a scroll ends in
+// liftSends sends a command as a finger lifts off its button; the touch
+// that ends then makes no click (touchend), or, where it cannot be
+// stopped, a click that sends nothing; a touch taken for a scroll ends in
 // pointercancel.
 function liftSends(lab, e) {
   const b = e.pointerType === "touch" && e.target.closest?.("button[name=do]");
