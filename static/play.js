@@ -260,7 +260,9 @@ function sample(lab, took) {
 
 // later asks for the inbox to be drawn: in the next animation frame, a
 // play frame once the page has rested (a hidden page has no animation
-// frames: a task does it there).
+// frames: a task does it there). An answer to the student's own command
+// on a world that does not play is drawn as it arrives: its work is done
+// while the frame that shows it is due, not after that frame begins.
 export function later(lab) {
   if (lab.queued) return;
   const urgent = lab.inbox.some((m) => m.type !== "frame" || !m.playing);
@@ -273,6 +275,7 @@ export function later(lab) {
   lab.restTimer = 0;
   lab.queued = true;
   if (document.hidden) setTimeout(() => applyInbox(lab), 0);
+  else if (lab.inbox.every((m) => !m.playing && m.type !== "frame" && lab.sent.has(m.id))) applyInbox(lab, true);
   else requestAnimationFrame(() => applyInbox(lab));
 }
 
@@ -298,8 +301,9 @@ function quiet(lab, m) {
 // applyInbox draws what came, in one batch. While the world plays, the
 // words that tell its time change when its second does: a play frame or
 // an ack (without a time: of the second shown) within the same second
-// moves only the line.
-export function applyInbox(lab) {
+// moves only the line. An answer drawn as it arrives (now) does not
+// pace play: its paint is still to come.
+export function applyInbox(lab, now) {
   lab.queued = false;
   const batch = lab.lateFrames.concat(lab.inbox.splice(0));
   lab.lateFrames = [];
@@ -321,7 +325,7 @@ export function applyInbox(lab) {
     lab.lateFrames = batch; // a slow page's second, drawn when the next comes (quiet)
     return;
   }
-  setTimeout(() => { // after this frame is painted
+  if (!now) setTimeout(() => { // after this frame is painted
     const end = performance.now();
     lab.restUntil = end + Math.min(2000, 9 * (end - start));
     pace(lab, end - start);

@@ -5,6 +5,7 @@ import { test, mock, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { page, controlsHTML, liveLab } from "./dom.js";
 import { receive, steer, syncNow, liveBox } from "../play.js";
+import { send } from "../socket.js";
 
 const html = `<div id="lab" data-lab="w1-w2" data-query="seed=1" data-ws="/ws">${controlsHTML}
 <span id="now">0s</span><b id="holder">W1</b>
@@ -70,6 +71,20 @@ test("an answer is drawn in the next animation frame, a play frame after the pag
   assert.equal(text("now"), "2s");
   come({ type: "ack", id: 99, got: p.now + 10 });
   assert.equal(p.frames.length, 1, "an answer does not wait for the rest");
+});
+
+test("on a world that does not play, the answer to the student's command is drawn as it arrives; another message waits for an animation frame", () => {
+  assert.ok(send(lab, { type: "do", cmd: "advance 5s" }));
+  come({ type: "ack", id: lab.nextID - 1, playing: false, now: "5s", at: "5s", got: 1000 });
+  assert.equal(p.frames.length, 0, "no animation frame waited for");
+  assert.equal(text("now"), "5s");
+  come({ type: "frame", playing: false, now: "6s", at: "6s", got: 1100 });
+  assert.equal(text("now"), "5s", "not the student's answer: drawn in the next frame");
+  draw();
+  assert.equal(text("now"), "6s");
+  assert.ok(send(lab, { type: "play", speed: 1 }));
+  come({ type: "ack", id: lab.nextID - 1, playing: true, now: "6s", at: "6s", got: 1200 });
+  assert.equal(p.frames.length, 1, "a playing world's answer waits for the frame");
 });
 
 test("a play frame within the second shown that only tells the time waits for the next second, unasked for", () => {
