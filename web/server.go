@@ -243,7 +243,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	a, err := loadAssets(cfg.Static)
+	a, err := assetsOf(cfg.Static)
 	if err != nil {
 		return nil, err
 	}
