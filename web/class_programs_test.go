@@ -137,6 +137,12 @@ func TestClassProgramsThirtyStudents(t *testing.T) {
 	if program.DefaultLimits.Source != class.MaxProgram {
 		t.Errorf("a class keeps %d bytes of a program, the program package allows %d", class.MaxProgram, program.DefaultLimits.Source)
 	}
+	// The servers of both rooms, before and after their restarts, keep
+	// their verdicts in one cache, as one server does: a program is judged
+	// by a server once (once a room when both Submit it at the same time),
+	// not again on each store and after each restart, the same work for
+	// the same claim. What the class keeps and counts is each room's own.
+	judged := newLRU[programKey](256, 256, func(*labs.ProgramVerdict) int { return 1 })
 	// The two stores side by side in this test's own turn: parallel
 	// subtests would wait until every other parallel test of the package
 	// had had its turn, and this long test would start last.
@@ -148,7 +154,7 @@ func TestClassProgramsThirtyStudents(t *testing.T) {
 				if store == "postgres" {
 					cfg.DatabaseURL = testPostgres(t)
 				}
-				classProgramsRoom(t, cfg, progs, want)
+				classProgramsRoom(t, cfg, judged, progs, want)
 			})
 		})
 	}
@@ -162,13 +168,14 @@ var (
 )
 
 // classProgramsRoom runs the class on one store.
-func classProgramsRoom(t *testing.T, cfg class.Config, progs map[string]string, want map[string]class.Submission) {
+func classProgramsRoom(t *testing.T, cfg class.Config, judged *lru[programKey, *labs.ProgramVerdict], progs map[string]string, want map[string]class.Submission) {
 	open := func() (*class.Service, *Server, string) {
 		svc, err := class.Open(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s, ts := newTestServer(t, Config{Classes: svc})
+		s.judging.judged = judged
 		t.Cleanup(func() { svc.Close() })
 		return svc, s, ts.URL
 	}
