@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"leaselab/content"
-	"leaselab/labs"
 	"leaselab/load"
 )
 
@@ -169,7 +167,7 @@ func voteStart(hold time.Duration, cc load.ClassConfig) time.Duration {
 // firstQuestion sets the class run's question to the first of its lab in
 // the embedded course; it returns what is wrong, "" if nothing.
 func firstQuestion(cc *load.ClassConfig) string {
-	course, _ := labs.Load(content.FS)
+	course, _ := embeddedCourse()
 	if course == nil {
 		return "the embedded course does not load"
 	}
