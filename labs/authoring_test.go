@@ -48,7 +48,7 @@ func TestAuthoringExample(t *testing.T) {
 			t.Fatalf("the example lacks %s", f)
 		}
 	}
-	c, err := Load(m)
+	c, err := loadCopy(m)
 	if err != nil {
 		t.Fatalf("the worked example has errors:\n%v", err)
 	}

@@ -427,12 +427,12 @@ func parseFaultLimits(r *report, l *Lab, y ynode, what string) (engine.FaultLimi
 
 // verifyChallenge plays the lab's starting policy once, so that check
 // fails on a challenge that cannot run.
-func verifyChallenge(r *report, l *Lab) {
+func verifyChallenge(r *report, l *Lab, once judgeOnce) {
 	c := l.challenge
 	if c == nil {
 		return
 	}
-	if _, err := c.Judge(nil); err != nil {
+	if err := once("challenge", func() error { _, err := c.Judge(nil); return err }); err != nil {
 		r.errorf(c.at, "challenge: %v", err)
 	}
 }

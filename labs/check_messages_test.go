@@ -30,7 +30,7 @@ func problemIndex(ps Problems, file string, line int, msg string) int {
 
 func loadProblems(t *testing.T, m fstest.MapFS, wantErr bool) Problems {
 	t.Helper()
-	c, err := Load(m)
+	c, err := loadCopy(m)
 	var ps Problems
 	switch {
 	case wantErr && !errors.As(err, &ps):

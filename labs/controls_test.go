@@ -21,7 +21,7 @@ controls:
   clock: {jump: [-10s], rate: [0.5]}
   until: [30s]
 `)
-	c, err := Load(m)
+	c, err := loadCopy(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestControlsErrors(t *testing.T) {
 	} {
 		m := courseCopy(t)
 		replaceIn(t, m, "labs/w1-w2/lab.yaml", "horizon: 40s\n", "horizon: 40s\n"+tt.controls)
-		_, err := Load(m)
+		_, err := loadCopy(m)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("controls %q: got %v\nwant %q", tt.controls, err, tt.want)
 		}

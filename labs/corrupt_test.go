@@ -91,7 +91,7 @@ func TestCorruptContent(t *testing.T) {
 			} else {
 				replaceIn(t, m, tt.file, tt.old, tt.new)
 			}
-			c, err := Load(m)
+			c, err := loadCopy(m)
 			var ps Problems
 			if tt.warning {
 				if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // DefaultLang is the language content is written in first; every other
@@ -83,6 +84,43 @@ type Options struct {
 	// Root is the content folder as the author named it (leaselab check
 	// DIR), so that a command a message suggests names the right file.
 	Root string
+
+	// judged, when this package's tests set it, keeps the engine's
+	// verdicts on a lab's design challenge and measured exercise from one
+	// load to the next, by the lab.yaml they come from: a load of a copy
+	// of the course with another file changed plays the same runs to the
+	// same verdicts (the engine is pure), a tenth of a load's CPU each.
+	judged *judgedLabs
+}
+
+// judgedLabs is Options.judged: the error of each judgement by its kind
+// and its lab.yaml, file and bytes.
+type judgedLabs struct {
+	mu sync.Mutex
+	m  map[string]error
+}
+
+// once is judge(), or what judge returned for the same kind of
+// judgement of the same lab file before; without j, always judge().
+func (j *judgedLabs) once(kind, file string, yaml []byte, judge func() error) error {
+	if j == nil {
+		return judge()
+	}
+	key := kind + "\x00" + file + "\x00" + string(yaml)
+	j.mu.Lock()
+	err, ok := j.m[key]
+	j.mu.Unlock()
+	if ok {
+		return err
+	}
+	err = judge()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.m == nil {
+		j.m = map[string]error{}
+	}
+	j.m[key] = err
+	return err
 }
 
 // Load reads the course from fsys: course.yaml, lessons/ID/LANG.md and
@@ -96,7 +134,7 @@ func LoadWith(fsys fs.FS, opt Options) (*Course, error) {
 	if opt.Link == nil {
 		opt.Link = DefaultLink
 	}
-	ld := &courseLoader{fsys: fsys, opt: opt, r: &report{}, c: &Course{}, byID: map[string]*Lab{}, broken: map[string]bool{}}
+	ld := &courseLoader{fsys: fsys, opt: opt, r: &report{}, c: &Course{}, byID: map[string]*Lab{}, broken: map[string]bool{}, yaml: map[*Lab][]byte{}}
 	ld.readCourseFile()
 	ld.readLabFiles()
 	ld.orderLessonsAndLabs()
@@ -124,6 +162,7 @@ type courseLoader struct {
 	broken map[string]bool   // lab directories whose lab.yaml did not load
 	labs   []*Lab            // in directory order
 	titles map[string]string // lab id/lang: title, as titleFromFile read it
+	yaml   map[*Lab][]byte   // each lab's lab.yaml, kept for opt.judged
 
 	// When course.yaml does not load, every lab is in no lesson and every
 	// lesson link is broken: those follow from its error, listed after it.
@@ -239,6 +278,9 @@ func (ld *courseLoader) readLabFiles() {
 		}
 		ld.byID[l.ID] = l
 		ld.labs = append(ld.labs, l)
+		if ld.opt.judged != nil {
+			ld.yaml[l] = data
+		}
 	}
 	if dirs, err := fs.ReadDir(ld.fsys, "labs"); err == nil {
 		for _, d := range dirs {
@@ -324,7 +366,10 @@ func (ld *courseLoader) readLabWords() {
 		if l.program != nil && l.program.readFiles(r2, ld.fsys, l.dir) {
 			l.program.useStart()
 		}
-		runs := verifyLab(r2, l)
+		once := func(kind string, judge func() error) error {
+			return ld.opt.judged.once(kind, l.file, ld.yaml[l], judge)
+		}
+		runs := verifyLab(r2, l, once)
 		r.ps = append(r.ps, r2.ps...)
 		l.text = map[string]*labText{}
 		for _, lang := range Langs {

@@ -34,6 +34,14 @@ func courseCopy(t testing.TB) fstest.MapFS {
 	return m
 }
 
+// loadCopy is Load of a copy of the course that a test changed: the
+// design challenge's and the measured exercise's verdicts, which a load
+// plays in the engine, are shared with every other copy whose lab.yaml of
+// that lab is the same (Options.judged).
+func loadCopy(m fs.FS) (*Course, error) { return LoadWith(m, Options{judged: &copiesJudged}) }
+
+var copiesJudged judgedLabs
+
 // sharedCourse is the embedded course, loaded once for the tests that
 // only read it: a load runs every question and goal in the engine.
 // TestContentLoads loads it itself.
@@ -149,14 +157,14 @@ func TestVariantDecides(t *testing.T) {
 		m := courseCopy(t)
 		replaceIn(t, m, tt.file, tt.old, tt.new)
 		// The pinned answer no longer holds: check says so, naming both.
-		_, err := Load(m)
+		_, err := loadCopy(m)
 		if err == nil || !strings.Contains(err.Error(), "question "+tt.question+": answer: ") || !strings.Contains(err.Error(), "choice "+tt.right+" holds") {
 			t.Fatalf("%s: a variant that makes another choice hold is not refused against its pin: %v", tt.question, err)
 		}
 		// With the pin moved, the engine's run decides for the new choice.
 		pin := regexp.MustCompile(`(- id: ` + tt.question + `\n(?:\s*#.*\n)*\s+answer: )\S+`)
 		m[tt.file] = &fstest.MapFile{Data: pin.ReplaceAll(m[tt.file].Data, []byte("${1}"+tt.right))}
-		c, err := Load(m)
+		c, err := loadCopy(m)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.question, err)
 		}
@@ -366,4 +374,33 @@ func TestMain(m *testing.M) {
 		debug.SetGCPercent(400)
 	}
 	os.Exit(m.Run())
+}
+
+// loadCopy's shared verdicts are each lab file's own: a copy whose
+// measured exercise cannot run (a pause that leaves no margin in the
+// lease) says so after a copy that runs was loaded, and before one again.
+func TestLoadCopySharesOnlyTheSameFile(t *testing.T) {
+	t.Parallel()
+	const file = "labs/p99-margin/lab.yaml"
+	starting := func(m fs.FS) bool {
+		t.Helper()
+		c, err := loadCopy(m)
+		var ps Problems
+		if !errors.As(err, &ps) {
+			ps = c.Problems
+		}
+		for _, p := range ps {
+			if p.File == file && strings.Contains(p.Msg, "measured: the starting figures") {
+				return true
+			}
+		}
+		return false
+	}
+	broken := courseCopy(t)
+	replaceIn(t, broken, file, "    pause: 800ms\n", "    pause: 9s\n")
+	for i, m := range []fstest.MapFS{courseCopy(t), broken, courseCopy(t)} {
+		if got, want := starting(m), i == 1; got != want {
+			t.Errorf("load %d: the starting figures' problem %v, want %v", i, got, want)
+		}
+	}
 }

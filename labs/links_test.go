@@ -56,12 +56,12 @@ goals:
 func TestCheckLinks(t *testing.T) {
 	t.Parallel()
 	m := linkCourse()
-	if _, err := Load(m); err != nil {
+	if _, err := loadCopy(m); err != nil {
 		t.Fatalf("the small course: %v", err)
 	}
 
 	m["lessons/two/id.md"] = &fstest.MapFile{Data: []byte("---\ntitle: Dua\n---\nMainkan [tugas itu](lab:crash#stale-rejected) dan\n[pertanyaannya](lab:crash#after-crash).\n")}
-	c, err := Load(m)
+	c, err := loadCopy(m)
 	if err != nil {
 		t.Fatalf("links to a goal and a question: %v", err)
 	}
@@ -98,7 +98,7 @@ func TestCheckLinks(t *testing.T) {
 		"Tugas [`stale-rejected`](lab:crash#stale-rejected).",
 	} {
 		m[two] = &fstest.MapFile{Data: []byte("---\ntitle: Dua\n---\n" + body + "\n")}
-		if _, err := Load(m); err != nil {
+		if _, err := loadCopy(m); err != nil {
 			t.Errorf("%q: %v", body, err)
 		}
 	}

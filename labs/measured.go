@@ -330,12 +330,12 @@ func (m *Measured) readFigures(r *report, y ynode) bool {
 
 // verifyMeasured judges the starting figures once, so that check fails on
 // an exercise that cannot run, and holds the lab's live world to them.
-func verifyMeasured(r *report, l *Lab) {
+func verifyMeasured(r *report, l *Lab, once judgeOnce) {
 	m := l.measured
 	if m == nil {
 		return
 	}
-	if _, err := m.Judge(nil); err != nil {
+	if err := once("measured", func() error { _, err := m.Judge(nil); return err }); err != nil {
 		r.errorf(m.at, "measured: the starting figures: %v", err)
 		return
 	}

@@ -575,10 +575,10 @@ func parseGoal(r *report, l *Lab, y ynode) *Goal {
 
 // verifyLab runs every question and goal proof in the engine. It returns
 // each question's deciding run for the explanations.
-func verifyLab(r *report, l *Lab) map[string]decided {
+func verifyLab(r *report, l *Lab, once judgeOnce) map[string]decided {
 	out := map[string]decided{}
-	verifyChallenge(r, l)
-	verifyMeasured(r, l)
+	verifyChallenge(r, l, once)
+	verifyMeasured(r, l, once)
 	verifyProgramCompiles(r, l)
 	verifyBreakGoals(r, l)
 	for _, q := range l.Questions {
@@ -591,6 +591,11 @@ func verifyLab(r *report, l *Lab) map[string]decided {
 	}
 	return out
 }
+
+// judgeOnce runs a judgement of the lab verifyLab verifies, or answers
+// what the same judgement of the same lab file answered before
+// (Options.judged).
+type judgeOnce func(kind string, judge func() error) error
 
 // verifyQuestion runs a question's variant and checks that exactly one
 // choice holds, the one answer: pins.

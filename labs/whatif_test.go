@@ -36,7 +36,7 @@ func TestCompareErrors(t *testing.T) {
 	} {
 		m := courseCopy(t)
 		replaceIn(t, m, "labs/w1-w2/en.md", "{{compare fencing on at 4s}}", tt.compare)
-		c, err := Load(m)
+		c, err := loadCopy(m)
 		if err == nil && c != nil {
 			err = fmt.Errorf("%v", c.Problems)
 		}
