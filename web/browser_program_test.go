@@ -37,76 +37,92 @@ func scrollTo(t *testing.T, ctx context.Context, css string) {
 // the live world and its link.
 func TestBrowserProgram(t *testing.T) {
 	t.Parallel() // a browser context of its own in the shared Chromium
-	for _, vp := range []struct {
-		name          string
-		width, height int
-	}{{"phone", 390, 844}, {"laptop", 1280, 800}} {
-		t.Run(vp.name, func(t *testing.T) {
-			t.Parallel()
-			ctx := browser(t, vp.width, vp.height)
-			_, ts := newTestServer(t, Config{})
-			if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/write-renewal")); err != nil {
-				t.Fatal(err)
-			}
-			waitJS(t, ctx, "the live page", `document.querySelector("#conn.on") !== null`)
-			start, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#program-text")))
-			if err != nil || !strings.Contains(start, "def on_start(w, ev):") {
-				t.Fatalf("the editor holds %q (%v)", start, err)
-			}
+	ctx := browser(t, int(programSizes[0].width), int(programSizes[0].height))
+	_, ts := newTestServer(t, Config{})
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/id/labs/write-renewal")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the live page", `document.querySelector("#conn.on") !== null`)
+	start, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#program-text")))
+	if err != nil || !strings.Contains(start, "def on_start(w, ev):") {
+		t.Fatalf("the editor holds %q (%v)", start, err)
+	}
 
-			clickNav(t, ctx, `#program button[name="submit"]`)
-			waitJS(t, ctx, "the starting program's verdict", `document.querySelector('#program-verdict .verdict[data-correct="false"]') !== null && document.querySelector("#program-verdict .acted-line") !== null`)
-			acted, err := textOf(ctx, "#program-verdict .acted-line")
-			if err != nil || !strings.Contains(acted, "w.write(") || !strings.HasPrefix(acted, "30 |") {
-				t.Fatalf("the verdict points at %q (%v), want line 30, the write", acted, err)
-			}
-			summary, _ := textOf(ctx, "#program-verdict .summary")
-			if !strings.Contains(summary, "Belum lulus") {
-				t.Errorf("summary %q", summary)
-			}
-			scrollTo(t, ctx, "#program")
-			screenshot(t, ctx, "program-editor-"+vp.name+"-id", false)
-			scrollTo(t, ctx, "#program-verdict")
-			screenshot(t, ctx, "program-verdict-"+vp.name+"-id", false)
-			if vp.name == "laptop" {
-				return // the rest is the same on any screen
-			}
+	clickNav(t, ctx, `#program button[name="submit"]`)
+	waitJS(t, ctx, "the starting program's verdict", `document.querySelector('#program-verdict .verdict[data-correct="false"]') !== null && document.querySelector("#program-verdict .acted-line") !== null`)
+	// The verdict at a laptop's width too, the tab resized in place: the
+	// rest is the same on any screen.
+	for _, vp := range []programSize{programSizes[1], programSizes[0]} {
+		resizeTab(t, ctx, vp)
+		acted, err := textOf(ctx, "#program-verdict .acted-line")
+		if err != nil || !strings.Contains(acted, "w.write(") || !strings.HasPrefix(acted, "30 |") {
+			t.Fatalf("%s: the verdict points at %q (%v), want line 30, the write", vp.name, acted, err)
+		}
+		summary, _ := textOf(ctx, "#program-verdict .summary")
+		if !strings.Contains(summary, "Belum lulus") {
+			t.Errorf("%s: summary %q", vp.name, summary)
+		}
+		scrollTo(t, ctx, "#program")
+		screenshot(t, ctx, "program-editor-"+vp.name+"-id", false)
+		scrollTo(t, ctx, "#program-verdict")
+		screenshot(t, ctx, "program-verdict-"+vp.name+"-id", false)
+	}
 
-			ref, err := fs.ReadFile(content.FS, "labs/write-renewal/reference.star")
-			if err != nil {
-				t.Fatal(err)
-			}
-			submitProgram(t, ctx, string(ref), `#program button[name="submit"]`)
-			waitJS(t, ctx, "the reference's verdict", `document.querySelector('#program-verdict .verdict[data-correct="true"]') !== null`)
-			scrollTo(t, ctx, "#program-verdict")
-			screenshot(t, ctx, "program-pass-phone-id", false)
+	ref, err := fs.ReadFile(content.FS, "labs/write-renewal/reference.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	submitProgram(t, ctx, string(ref), `#program button[name="submit"]`)
+	waitJS(t, ctx, "the reference's verdict", `document.querySelector('#program-verdict .verdict[data-correct="true"]') !== null`)
+	scrollTo(t, ctx, "#program-verdict")
+	screenshot(t, ctx, "program-pass-phone-id", false)
 
-			submitProgram(t, ctx, "def on_start(w, ev):\n    w.acquire(\n", `#program button[name="submit"]`)
-			waitJS(t, ctx, "the syntax error", `(document.querySelector('#program-verdict .verdict') || {textContent: ""}).textContent.includes("baris 3, kolom 1")`)
+	submitProgram(t, ctx, "def on_start(w, ev):\n    w.acquire(\n", `#program button[name="submit"]`)
+	waitJS(t, ctx, "the syntax error", `(document.querySelector('#program-verdict .verdict') || {textContent: ""}).textContent.includes("baris 3, kolom 1")`)
 
-			submitProgram(t, ctx, "def on_start(w, ev):\n    for i in range(4000):\n        for j in range(4000):\n            pass\n", `#program button[name="submit"]`)
-			waitJS(t, ctx, "the endless loop stopped", `(document.querySelector('#program-verdict .verdict') || {textContent: ""}).textContent.includes("langkah")`)
-			scrollTo(t, ctx, "#program-verdict")
-			screenshot(t, ctx, "program-loop-phone-id", false)
+	submitProgram(t, ctx, "def on_start(w, ev):\n    for i in range(4000):\n        for j in range(4000):\n            pass\n", `#program button[name="submit"]`)
+	waitJS(t, ctx, "the endless loop stopped", `(document.querySelector('#program-verdict .verdict') || {textContent: ""}).textContent.includes("langkah")`)
+	scrollTo(t, ctx, "#program-verdict")
+	screenshot(t, ctx, "program-loop-phone-id", false)
 
-			// Run: the program goes into the live world and the link.
-			submitProgram(t, ctx, string(ref), `#program button:not([name])`)
-			waitJS(t, ctx, "the live page with the program", `document.querySelector("#conn.on") !== null && document.getElementById("lab").dataset.query.includes("prog=")`)
-			loc, _ := chromedp.Run(ctx, chromedp.Location())
-			if !strings.Contains(loc, "program=") {
-				t.Errorf("Run left the program out of the address: %s", loc)
-			}
+	// Run: the program goes into the live world and the link.
+	submitProgram(t, ctx, string(ref), `#program button:not([name])`)
+	waitJS(t, ctx, "the live page with the program", `document.querySelector("#conn.on") !== null && document.getElementById("lab").dataset.query.includes("prog=")`)
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if !strings.Contains(loc, "program=") {
+		t.Errorf("Run left the program out of the address: %s", loc)
+	}
 
-			// Every event the program caused says its line; pointing at
-			// one, or focusing it with the keyboard, highlights that line
-			// in the editor.
-			page, _, _ := strings.Cut(loc, "#")
-			if err := chromedp.Do(ctx, chromedp.Navigate(page+"&do=until+12s")); err != nil {
-				t.Fatal(err)
-			}
-			waitJS(t, ctx, "an event the program caused", `document.querySelector("#conn.on") !== null && document.querySelector('#events li[data-line]') !== null`)
-			hoverLine(t, ctx, string(ref))
-		})
+	// Every event the program caused says its line; pointing at
+	// one, or focusing it with the keyboard, highlights that line
+	// in the editor.
+	page, _, _ := strings.Cut(loc, "#")
+	if err := chromedp.Do(ctx, chromedp.Navigate(page+"&do=until+12s")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "an event the program caused", `document.querySelector("#conn.on") !== null && document.querySelector('#events li[data-line]') !== null`)
+	hoverLine(t, ctx, string(ref))
+}
+
+// programSize is a width the program tests read a page at (no mobile
+// emulation: the page's own layout at that width).
+type programSize struct {
+	name          string
+	width, height int64
+}
+
+// programSizes: a phone's width first, then a laptop's.
+var programSizes = []programSize{{"phone", 390, 844}, {"laptop", 1280, 800}}
+
+// resizeTab resizes the page ctx shows to vp in place, and waits until
+// its resize handlers have run (the second frame after).
+func resizeTab(t *testing.T, ctx context.Context, vp programSize) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.width, vp.height)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatal(err)
 	}
 }
 
