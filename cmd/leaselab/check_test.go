@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"leaselab/content"
-	"leaselab/labs"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -34,7 +33,7 @@ func checkSummary(lessons, labCount, questions int) string {
 // TestGoRunCheckContent's.
 func TestCheckContent(t *testing.T) {
 	t.Parallel()
-	c, err := labs.Load(content.FS)
+	c, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"leaselab/content"
-	"leaselab/labs"
 	"leaselab/web"
 )
 
@@ -196,7 +195,7 @@ func TestExportChecksLikeTheEmbeddedCourse(t *testing.T) {
 		t.Errorf("export into a full folder: exit %d %s", code, errs)
 	}
 	dropped := withoutProgramLabs(t, dir)
-	c, err := labs.Load(content.FS)
+	c, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}

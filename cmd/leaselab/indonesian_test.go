@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"leaselab/catalog"
-	"leaselab/content"
 	"leaselab/labs"
 )
 
@@ -19,7 +18,7 @@ import (
 // moment as the course does (catalog.TimeSlips: "detik ke-4,5"). The real-systems labs are held to it too:
 // the trace's sentences are the catalog's, not theirs.
 func TestRunSpeaksIndonesian(t *testing.T) {
-	course, err := labs.Load(content.FS)
+	course, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +108,7 @@ func TestCommandLineSpeaksIndonesian(t *testing.T) {
 			t.Errorf("smallerSearch names labs the course has not, or that have no search: %v", slices.Collect(maps.Keys(smallerSearch)))
 		}
 	}()
-	course, err := labs.Load(content.FS)
+	course, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +204,7 @@ func TestIndonesianLocaleIsTheDefault(t *testing.T) {
 // paths; a misspelt program says the interpreter's words only as the
 // quoted detail.
 func TestCommandLineErrorsSpeakIndonesian(t *testing.T) {
-	course, err := labs.Load(content.FS)
+	course, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}
