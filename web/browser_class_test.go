@@ -162,12 +162,8 @@ func TestBrowserClass(t *testing.T) {
 		if _, err := chromedp.Run(s.ctx, chromedp.Evaluate[int](`window.votePosts = 0; if (!window.countedFetch) { window.countedFetch = fetch; window.fetch = (u, o) => { if (String(u).includes("/class/vote")) window.votePosts++; return window.countedFetch(u, o); }; } 0`)); err != nil {
 			t.Fatal(err)
 		}
-		if err := chromedp.Do(s.ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#classbar input[name=choice][value=%q]`, choice)))); err != nil {
-			t.Fatal(err)
-		}
-		if err := chromedp.Do(s.ctx, chromedp.Click(chromedp.CSS(`#classbar form.cb-vote button`))); err != nil {
-			t.Fatal(err)
-		}
+		click(t, s.ctx, fmt.Sprintf(`#classbar input[name=choice][value=%q]`, choice))
+		click(t, s.ctx, `#classbar form.cb-vote button`)
 		letter := map[string]string{"rejected": "A", "overwrites": "B"}[choice]
 		waitJS(t, s.ctx, "the bar saying which choice was saved", fmt.Sprintf(`document.querySelector("#classbar .cb-said").textContent.includes(": %s.")`, letter))
 		if posts, err := chromedp.Run(s.ctx, chromedp.Evaluate[int](`window.votePosts`)); err != nil || posts != 0 {

@@ -69,14 +69,14 @@ func browserGrades(t *testing.T, lang string) {
 	waitJS(t, phoneCtx, "the lab page's bar asking how sure", `!!document.querySelector("#classbar form.cb-vote input[name=sure][value=sure]")`)
 	left := evalAs[string](t, phoneCtx, `document.querySelector("#classbar .timer-left").textContent`)
 	waitJS(t, phoneCtx, "the bar's timer counting down", fmt.Sprintf(`document.querySelector("#classbar .timer-left").textContent !== %q`, left))
-	do(phoneCtx, "answer", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#classbar input[name=choice][value=%q]`, right))),
-		chromedp.Click(chromedp.CSS(`#classbar input[name=sure][value=sure]`)),
-		chromedp.SendKeys(chromedp.CSS(`#classbar input[name=why]`), map[string]string{"id": "Token W1 sudah basi", "en": "W1's token is stale"}[lang]))
+	click(t, phoneCtx, fmt.Sprintf(`#classbar input[name=choice][value=%q]`, right))
+	click(t, phoneCtx, `#classbar input[name=sure][value=sure]`)
+	do(phoneCtx, "answer", chromedp.SendKeys(chromedp.CSS(`#classbar input[name=why]`), map[string]string{"id": "Token W1 sudah basi", "en": "W1's token is stale"}[lang]))
 	if evalBool(t, phoneCtx, scrollsSideways) {
 		t.Error("the phone's page scrolls sideways with the vote's confidence and why")
 	}
 	screenshot(t, phoneCtx, "grades-phone-"+lang, false)
-	do(phoneCtx, "send", chromedp.Click(chromedp.CSS(`#classbar form.cb-vote button`)))
+	click(t, phoneCtx, `#classbar form.cb-vote button`)
 	waitJS(t, phoneCtx, "the bar saying the vote was kept", `document.querySelector("#classbar .cb-said").textContent.trim() !== ""`)
 
 	// Three more, by form: sure and wrong, not sure and right, not sure and wrong.

@@ -175,12 +175,8 @@ func TestBrowserProjector(t *testing.T) {
 	}
 	vote := func(p phoneT, choice string) {
 		t.Helper()
-		if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#classbar input[name=choice][value=%q]`, choice)))); err != nil {
-			t.Fatal(err)
-		}
-		if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(`#classbar form.cb-vote button`))); err != nil {
-			t.Fatal(err)
-		}
+		click(t, p.ctx, fmt.Sprintf(`#classbar input[name=choice][value=%q]`, choice))
+		click(t, p.ctx, `#classbar form.cb-vote button`)
 		waitJS(t, p.ctx, "the vote kept", `document.querySelector("#classbar .cb-said").textContent.trim() !== ""`)
 	}
 	vote(phones[0], "overwrites")

@@ -379,9 +379,20 @@ func eventsContain(s string) string {
 	return fmt.Sprintf(`document.getElementById("events").textContent.includes(%q)`, s)
 }
 
+// click clicks the element css finds with the mouse, where it is. A
+// chromedp click finds the node, then scrolls to it and measures it: a
+// page that replaced the node in between (a class bar redrawn by itself)
+// fails that with "Could not find node with given id" before any mouse
+// event is sent, and the click is tried again on the new node.
 func click(t *testing.T, ctx context.Context, css string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(css))); err != nil {
+	var err error
+	for range 5 {
+		if err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(css))); err == nil || !strings.Contains(err.Error(), "find node with given id") {
+			break
+		}
+	}
+	if err != nil {
 		t.Fatalf("click %s: %v", css, err)
 	}
 }
