@@ -295,7 +295,7 @@ func newDiagram(id string, w *engine.World, lang string, highlight map[int]bool,
 // The live picture's time scale changes seldom, so that most frames only
 // add to what the page shows: a run shorter than its window is drawn on
 // the first of liveSpans that leaves it an eighth more room; a longer one
-// on five quarters of the window, sliding one tick at a time. Each span
+// on five quarters of the window, sliding a quarter of it at a time. Each span
 // is about twice the last: a run's first two minutes change the scale
 // three times (at 17.8, 35.6 and 71.1 s), each change a few ops (OpScale)
 // that cost a phone about 5 KB, the ticks and the bars redrawn (issue
@@ -330,7 +330,12 @@ func liveScale(now engine.Time, events []engine.Event, win engine.Time) (from, s
 	span = win + win/4
 	step := tickStep(span)
 	span = (span + step - 1) / step * step
-	from = (now - win) / step * step
+	// It slides a quarter of the window at a time (whole ticks), the
+	// present still inside: a slide moves the bars' left ends, takes out
+	// what left and writes the ticks again, and one a tick made a paused
+	// busy world's every "+5 s" slide (issue 48).
+	q := min((win/4+step-1)/step*step, span-win)
+	from = (now - win) / q * q
 	return from, span
 }
 
