@@ -301,9 +301,9 @@ function quiet(lab, m) {
 // applyInbox draws what came, in one batch. While the world plays, the
 // words that tell its time change when its second does: a play frame or
 // an ack (without a time: of the second shown) within the same second
-// moves only the line. An answer drawn as it arrives (now) does not
+// moves only the line. An answer drawn as it arrived (arrived) does not
 // pace play: its paint is still to come.
-export function applyInbox(lab, now) {
+export function applyInbox(lab, arrived) {
   lab.queued = false;
   const batch = lab.lateFrames.concat(lab.inbox.splice(0));
   lab.lateFrames = [];
@@ -325,7 +325,7 @@ export function applyInbox(lab, now) {
     lab.lateFrames = batch; // a slow page's second, drawn when the next comes (quiet)
     return;
   }
-  if (!now) setTimeout(() => { // after this frame is painted
+  if (!arrived) setTimeout(() => { // after this frame is painted
     const end = performance.now();
     lab.restUntil = end + Math.min(2000, 9 * (end - start));
     pace(lab, end - start);
