@@ -45,6 +45,8 @@ type meter struct {
 	c       *Compiled
 	last    uint64 // the steps at the last look at the line (thread)
 	charged uint64 // what builtins charged since then, tallied already
+	th      *starlark.Thread
+	w       *workerValue // the handler's w while its call runs
 }
 
 const meterKey = "leaselab.meter"

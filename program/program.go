@@ -55,6 +55,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -107,6 +108,7 @@ type Compiled struct {
 	budget  atomic.Uint64   // what spent may reach (0: no bound)
 	stopped atomic.Bool     // Stop was called
 	lines   []atomic.Uint64 // steps spent on each line of the text
+	threads sync.Pool       // of *meter, each with its thread: those calls are done with
 }
 
 // Budget bounds the steps all runs of the program may take together: a
@@ -224,13 +226,35 @@ func ownerName(side engine.Side) string {
 }
 
 func actionByName(side engine.Side, s string) (engine.ActionKind, bool) {
-	for _, k := range side.Actions() {
+	var kinds []engine.ActionKind
+	if int(side) < len(sideActions) {
+		kinds = sideActions[side]
+	} else {
+		kinds = side.Actions()
+	}
+	for _, k := range kinds {
 		if k.String() == s {
 			return k, true
 		}
 	}
 	return 0, false
 }
+
+// sides are the sides a program may be written for, and sideActions
+// their actions (engine.Side.Actions), listed once: a handler asks for
+// one at every w.write.
+var (
+	sides       = []engine.Side{engine.SideWorker, engine.SideStorage, engine.SideCoord}
+	sideActions = func() (as [][]engine.ActionKind) {
+		for _, side := range sides {
+			for int(side) >= len(as) {
+				as = append(as, nil)
+			}
+			as[side] = side.Actions()
+		}
+		return as
+	}()
+)
 
 // guardTree writes augmented assignments out (x += y is x = x + y, so that
 // instrument guards the operator), refuses them on anything but names,
@@ -405,64 +429,73 @@ func sizeOf(v starlark.Value) (int, bool) {
 // stops at the limit: a state that shares one list many times is refused
 // without being walked whole.
 func checkState(v starlark.Value, lim *Limits) (int, error) {
-	n := 0
-	var walk func(v starlark.Value, depth int) error
-	walk = func(v starlark.Value, depth int) error {
-		if depth > 16 {
+	c := stateCounter{lim: lim}
+	err := c.walk(v, 0)
+	return c.n, err
+}
+
+// stateCounter is checkState's walk: the count so far.
+type stateCounter struct {
+	n   int
+	lim *Limits
+}
+
+func (c *stateCounter) walk(v starlark.Value, depth int) error {
+	lim := c.lim
+	if depth > 16 {
+		return errTooBig
+	}
+	c.n++
+	if c.n > lim.State {
+		return errStateFull
+	}
+	switch x := v.(type) {
+	case starlark.NoneType, starlark.Bool, starlark.Float:
+	case starlark.Int:
+		if _, ok := x.Int64(); !ok && x.BigInt().BitLen() > lim.IntBits {
 			return errTooBig
 		}
-		n++
-		if n > lim.State {
+	case starlark.String:
+		if len(x) > lim.Value {
+			return errTooBig
+		}
+		if c.n += len(x); c.n > lim.State {
 			return errStateFull
 		}
-		switch x := v.(type) {
-		case starlark.NoneType, starlark.Bool, starlark.Float:
-		case starlark.Int:
-			if _, ok := x.Int64(); !ok && x.BigInt().BitLen() > lim.IntBits {
-				return errTooBig
-			}
-		case starlark.String:
-			if len(x) > lim.Value {
-				return errTooBig
-			}
-			if n += len(x); n > lim.State {
-				return errStateFull
-			}
-		case *starlark.List:
-			if x.Len() > lim.Value {
-				return errTooBig
-			}
-			for i := range x.Len() {
-				if err := walk(x.Index(i), depth+1); err != nil {
-					return err
-				}
-			}
-		case starlark.Tuple:
-			if len(x) > lim.Value {
-				return errTooBig
-			}
-			for _, e := range x {
-				if err := walk(e, depth+1); err != nil {
-					return err
-				}
-			}
-		case *starlark.Dict:
-			if x.Len() > lim.Value {
-				return errTooBig
-			}
-			return eachEntry(x, func(k, v starlark.Value) error {
-				if err := walk(k, depth+1); err != nil {
-					return err
-				}
-				return walk(v, depth+1)
-			})
-		default:
-			return errNotData
+	case *starlark.List:
+		if x.Len() > lim.Value {
+			return errTooBig
 		}
-		return nil
+		for i := range x.Len() {
+			if err := c.walk(x.Index(i), depth+1); err != nil {
+				return err
+			}
+		}
+	case starlark.Tuple:
+		if len(x) > lim.Value {
+			return errTooBig
+		}
+		for _, e := range x {
+			if err := c.walk(e, depth+1); err != nil {
+				return err
+			}
+		}
+	case *starlark.Dict:
+		if x.Len() > lim.Value {
+			return errTooBig
+		}
+		for k, e := range x.Entries() {
+			if err := c.walk(k, depth+1); err != nil {
+				return err
+			}
+			if err := c.walk(e, depth+1); err != nil {
+				return err
+			}
+		}
+	default:
+		return errNotData
 	}
-	err := walk(v, 0)
-	return n, err
+	return nil
 }
 
 var errStateFull = errors.New("state too large")
@@ -501,24 +534,46 @@ const samplePeriod = 128
 // thread is a thread that may take steps steps. The interpreter stops at
 // every samplePeriod'th step to tally the line it is on (the count is
 // deterministic: steps, not time), and at the last to stop the call.
+// It is a thread an earlier call was done with when there is one
+// (release): its steps start at 0 as a new thread's do, and it keeps its
+// call stack's frames, which a new thread allocates at every call.
 func (c *Compiled) thread(steps uint64) *starlark.Thread {
-	th := &starlark.Thread{Name: "worker", Print: func(*starlark.Thread, string) {}}
-	m := &meter{max: steps, lim: &c.lim, c: c}
-	th.SetLocal(meterKey, m)
-	th.SetMaxExecutionSteps(min(steps, samplePeriod))
-	th.OnMaxSteps = func(th *starlark.Thread) {
-		if th.Steps > m.last+m.charged { // _kept gives steps back (cause.go)
-			c.tally(callerLine(th), th.Steps-m.last-m.charged)
+	m, _ := c.threads.Get().(*meter)
+	if m == nil {
+		m = &meter{lim: &c.lim, c: c}
+		th := &starlark.Thread{Name: "worker", Print: func(*starlark.Thread, string) {}}
+		th.SetLocal(meterKey, m)
+		th.OnMaxSteps = func(th *starlark.Thread) {
+			if th.Steps > m.last+m.charged { // _kept gives steps back (cause.go)
+				c.tally(callerLine(th), th.Steps-m.last-m.charged)
+			}
+			m.last, m.charged = th.Steps, 0
+			if th.Steps >= m.max {
+				th.SetLocal(stepsOut, true)
+				th.Cancel("too many steps")
+				return
+			}
+			th.SetMaxExecutionSteps(min(th.Steps+samplePeriod, m.max))
 		}
-		m.last, m.charged = th.Steps, 0
-		if th.Steps >= m.max {
-			th.SetLocal(stepsOut, true)
-			th.Cancel("too many steps")
-			return
-		}
-		th.SetMaxExecutionSteps(min(th.Steps+samplePeriod, m.max))
+		m.th = th
 	}
+	m.max, m.last, m.charged = steps, 0, 0
+	th := m.th
+	th.Steps = 0
+	th.SetMaxExecutionSteps(min(steps, samplePeriod))
 	return th
+}
+
+// release gives back a thread whose call has returned, for the next
+// call: a search makes millions of calls. A thread that ran out of steps
+// (cancelled) or noted a trace is not used again.
+func (c *Compiled) release(th *starlark.Thread) {
+	m := meterOf(th)
+	if m == nil || th.Local(stepsOut) != nil || th.Local(traceKey) != nil {
+		return
+	}
+	m.w = nil
+	c.threads.Put(m)
 }
 
 // stepsOut is the thread-local a thread holds once it ran out of steps:
@@ -626,7 +681,10 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		}
 		th.SetLocal(traceKey, t)
 	}
-	_, err = starlark.Call(th, fn, starlark.Tuple{w, &event{m: m, side: r.c.side}}, nil)
+	meterOf(th).w = w
+	w.ev = event{m: m, side: r.c.side}
+	w.args = [2]starlark.Value{w, &w.ev}
+	_, err = starlark.Call(th, fn, w.args[:], nil)
 	steps := max(th.ExecutionSteps(), CallSteps)
 	if err != nil {
 		r.c.spent.Add(steps)
@@ -635,8 +693,10 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 			e.Code, e.Arg = "steps-run", fmt.Sprint(r.c.lim.StepsPerRun)
 		}
 		e.Handler = "on_" + m.Kind.String()
+		r.c.release(th)
 		return nil, e
 	}
+	r.c.release(th)
 	size, stableSize, kerr := r.checkKept(w)
 	if kerr != nil {
 		r.c.spent.Add(steps)
@@ -672,6 +732,7 @@ func (r *run) value(m engine.Moment) (*workerValue, error) {
 		return nil, err
 	}
 	w := &workerValue{c: r.c, now: m.Now, state: state.(*starlark.Dict)}
+	w.acts = w.actRoom[:0]
 	if r.stable != nil {
 		stable, err := copyValue(r.stable, r.c.side)
 		if err != nil {
@@ -686,30 +747,34 @@ func (r *run) value(m engine.Moment) (*workerValue, error) {
 // stable state together, and refuses it when it is too large or holds
 // anything but plain data.
 func (r *run) checkKept(w *workerValue) (size, stable int, _ *Error) {
-	owner := ownerName(r.c.side)
-	for _, d := range []struct {
-		v    *starlark.Dict
-		name string
-		n    *int
-	}{{w.state, owner + ".state", &size}, {w.stable, owner + ".stable", &stable}} {
-		if d.v == nil {
-			continue
+	size, e := r.checkDict(w.state, "state", 0)
+	if e != nil {
+		return 0, 0, e
+	}
+	if w.stable != nil {
+		if stable, e = r.checkDict(w.stable, "stable", size); e != nil {
+			return 0, 0, e
 		}
-		n, err := checkState(d.v, &r.c.lim)
-		if err == nil && size+n > r.c.lim.State {
-			err = errStateFull
-		}
-		switch {
-		case errors.Is(err, errNotData):
-			return 0, 0, &Error{Code: "state-data", Arg: d.name}
-		case errors.Is(err, errStateFull):
-			return 0, 0, &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.State)}
-		case err != nil:
-			return 0, 0, &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.Value)}
-		}
-		*d.n = n
 	}
 	return size + stable, stable, nil
+}
+
+// checkDict is checkKept of one dict, what (state, stable), counted after
+// before elements and bytes of the other.
+func (r *run) checkDict(d *starlark.Dict, what string, before int) (int, *Error) {
+	n, err := checkState(d, &r.c.lim)
+	if err == nil && before+n > r.c.lim.State {
+		err = errStateFull
+	}
+	switch {
+	case errors.Is(err, errNotData):
+		return 0, &Error{Code: "state-data", Arg: ownerName(r.c.side) + "." + what}
+	case errors.Is(err, errStateFull):
+		return 0, &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.State)}
+	case err != nil:
+		return 0, &Error{Code: "size-value", Arg: fmt.Sprint(r.c.lim.Value)}
+	}
+	return n, nil
 }
 
 // Fork copies the run: a search's branch changes its copy only. The
@@ -744,19 +809,13 @@ func (r *run) Footprint() int { return 256 + 64*r.size }
 // it three times a handler call, and Items was a third of the bytes a
 // judgement allocated.
 func eachEntry(d *starlark.Dict, f func(k, v starlark.Value) error) error {
-	it := d.Iterate()
-	defer it.Done()
-	var k starlark.Value
-	for it.Next(&k) {
-		v, _, err := d.Get(k)
-		if err == nil {
-			err = f(k, v)
-		}
-		if err != nil {
-			return err
+	var err error
+	for k, v := range d.Entries() { // no lookup of each key
+		if err = f(k, v); err != nil {
+			break
 		}
 	}
-	return nil
+	return err
 }
 
 // copyValue copies plain data deeply; anything else is an error (side's
@@ -813,17 +872,28 @@ func (e *event) Type() string          { return "event" }
 func (e *event) Freeze()               {}
 func (e *event) Truth() starlark.Bool  { return true }
 func (e *event) Hash() (uint32, error) { return 0, errors.New("event is not hashable") }
-func (e *event) AttrNames() []string {
-	switch e.side {
+func (e *event) AttrNames() []string   { return slices.Clone(eventAttrs(e.side)) }
+
+// eventAttrs are the names of a side's ev's attributes, sorted: shared,
+// not to be changed (AttrNames gives a copy).
+func eventAttrs(side engine.Side) []string {
+	switch side {
 	case engine.SideStorage:
-		return []string{"effect", "key", "kind", "token", "value", "version"}
+		return storageEventAttrs
 	case engine.SideCoord:
-		return []string{"kind", "timer", "token", "worker"}
+		return coordEventAttrs
 	}
-	return []string{"kind", "master", "ok", "reason", "tag", "timer", "token", "ttl"}
+	return workerEventAttrs
 }
+
+var (
+	storageEventAttrs = []string{"effect", "key", "kind", "token", "value", "version"}
+	coordEventAttrs   = []string{"kind", "timer", "token", "worker"}
+	workerEventAttrs  = []string{"kind", "master", "ok", "reason", "tag", "timer", "token", "ttl"}
+)
+
 func (e *event) Attr(name string) (starlark.Value, error) {
-	if !slices.Contains(e.AttrNames(), name) {
+	if !slices.Contains(eventAttrs(e.side), name) {
 		return nil, missing("ev", name, e.AttrNames())
 	}
 	switch name {
@@ -869,6 +939,11 @@ type workerValue struct {
 	stable *starlark.Dict
 	acts   []engine.Action
 	trace  trace // what the call reads and sets of what it keeps (cause.go)
+	// The call's ev and its arguments, and room for its first actions:
+	// allocated with w, not one by one at each call.
+	ev      event
+	args    [2]starlark.Value
+	actRoom [2]engine.Action
 }
 
 func (w *workerValue) String() string       { return w.c.side.String() }
@@ -905,10 +980,31 @@ func (w *workerValue) Attr(name string) (starlark.Value, error) {
 	if !ok {
 		return nil, missing(ownerName(w.c.side), name, w.AttrNames())
 	}
-	return starlark.NewBuiltin(name, func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
-		return w.action(th, k, b, args, kw)
-	}), nil
+	return starlark.NewBuiltin(name, actionFuncs[k]), nil
 }
+
+// actionFuncs are the actions' builtins' functions, by kind: the w they
+// act for is the one whose call the thread runs (meter.w), so that a
+// method value costs one allocation, not a closure besides.
+var actionFuncs = func() (fs []func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) {
+	n := 0
+	for _, as := range sideActions {
+		for _, k := range as {
+			n = max(n, int(k)+1)
+		}
+	}
+	fs = make([]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error), n)
+	for k := range fs {
+		fs[k] = func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+			m := meterOf(th)
+			if m == nil || m.w == nil {
+				return nil, errors.New(b.Name() + ": called outside a handler")
+			}
+			return m.w.action(th, engine.ActionKind(k), b, args, kw)
+		}
+	}
+	return fs
+}()
 
 const maxActions = 64
 
@@ -919,7 +1015,10 @@ func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starla
 	if len(w.acts) >= maxActions {
 		return nil, &actionRefused{code: "actions", arg: fmt.Sprint(maxActions)}
 	}
-	a := engine.Action{Kind: k}
+	// The action is written where it is kept: UnpackArgs's pointers into
+	// a local would move it to the heap, one allocation an action.
+	w.acts = append(w.acts, engine.Action{Kind: k})
+	a := &w.acts[len(w.acts)-1]
 	for d := 1; d < th.CallStackDepth(); d++ { // past _call, to the program's line
 		if pos := th.CallFrame(d).Pos; pos.Filename() == Filename {
 			a.Line, a.Col = pos.Line, pos.Col
@@ -966,12 +1065,12 @@ func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starla
 		err = starlark.UnpackArgs(b.Name(), args, kw, "name", &a.Timer)
 	}
 	if err != nil {
+		w.acts = w.acts[:len(w.acts)-1]
 		return nil, err
 	}
 	if t, ok := th.Local(traceKey).(*trace); ok {
-		a.Cause = t.cause(a)
+		a.Cause = t.cause(*a)
 	}
-	w.acts = append(w.acts, a)
 	return starlark.None, nil
 }
 
