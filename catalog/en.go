@@ -217,6 +217,7 @@ var (
 		"err.too-many":                     "too many messages: at most %d a second",
 		"err.message":                      "this message is not JSON the server can read",
 		"err.message-type":                 "unknown message type %s",
+		"err.undo":                         "command %d can no longer be taken back",
 		"err.internal":                     "internal error; the world was rebuilt from its commands",
 		"err.internal.lost":                "internal error, and rebuilding the world failed; reload this page",
 		"err.refused":                      "«%s»: %s",

@@ -217,6 +217,7 @@ var (
 		"err.too-many":                     "terlalu banyak pesan: paling banyak %d per detik",
 		"err.message":                      "pesan ini bukan JSON yang bisa dibaca server",
 		"err.message-type":                 "jenis pesan %s tidak dikenal",
+		"err.undo":                         "perintah %d tidak bisa dibatalkan lagi",
 		"err.internal":                     "terjadi kesalahan di server; simulasinya sudah disusun ulang dari perintah-perintahmu",
 		"err.internal.lost":                "terjadi kesalahan di server, dan simulasinya gagal disusun ulang; muat ulang halaman ini",
 		"err.refused":                      "«%s»: %s",

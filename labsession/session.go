@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -270,6 +271,26 @@ func (s *Session) Run() uint64 { return s.run }
 // so a server keeps the worlds of the sessions that play and releases the
 // large ones that wait.
 func (s *Session) Release() { s.world = nil }
+
+// A Mark is a session as it was at one moment, to take it back there
+// (Restore): the student's command sent while the finger is still down,
+// taken back when the touch turns out to be a scroll (docs/protocol.md,
+// "hold"). It keeps what rebuilds the world, not the world.
+type Mark struct{ s Session }
+
+// Mark says where the session is now.
+func (s *Session) Mark() Mark {
+	m := *s
+	m.world = nil
+	m.cmds = slices.Clone(s.cmds)
+	return Mark{m}
+}
+
+// Restore takes the session back to m, as if nothing was applied since:
+// its commands, its run and its query are m's, and its world is rebuilt
+// from them when next asked for (as after Release). A mark is restored
+// once.
+func (s *Session) Restore(m Mark) { *s = m.s }
 
 // Held reports whether the session holds its world now (it was not
 // released, or was rebuilt since).

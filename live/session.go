@@ -141,6 +141,23 @@ type Conn struct {
 	notice  atomic.Pointer[Notice]
 	telling atomic.Bool
 	started bool
+	// undo takes back the last command, sent with hold while the
+	// student's finger was down, if the touch turns out to be a scroll:
+	// set by a held do on a paused lab session, let go at the next
+	// message of any other kind.
+	undo *undoPoint
+}
+
+// undoPoint is a lab session, and what its page was shown, before a held
+// command (undo).
+type undoPoint struct {
+	id       int64 // the held do's
+	mark     labsession.Mark
+	shown    int
+	shownRun uint64
+	second   engine.Time
+	ncmds    int
+	late     bool
 }
 
 func (l *Conn) run() {
@@ -196,8 +213,13 @@ func (l *Conn) receive(m ClientMsg) {
 		}
 		return
 	}
+	if m.kind != msgUndo {
+		l.undo = nil // the held command stands
+	}
 	var reply serverMsg
 	switch m.kind {
+	case msgUndo:
+		reply = l.takeBack(m)
 	case msgPlay:
 		l.refused = 0
 		l.pace(m.Every)
@@ -474,6 +496,7 @@ func (labRun) handle(l *Conn, m ClientMsg) serverMsg {
 		if !l.playing {
 			l.keepShown()
 		}
+		u := l.undoPointFor(m)
 		if err := l.sess.Do(m.Cmd); err != nil {
 			if !l.playing {
 				l.view = nil
@@ -485,7 +508,11 @@ func (labRun) handle(l *Conn, m ClientMsg) serverMsg {
 			l.obs.Step(m.Cmd)
 		}
 		l.moved(false)
-		return l.ack(m.ID)
+		reply := l.ack(m.ID)
+		if reply.Type == "ack" {
+			l.undo = u
+		}
+		return reply
 	case msgReplay:
 		if err := l.sess.Replay(); err != nil {
 			return fail(err)
@@ -524,6 +551,32 @@ func (labRun) handle(l *Conn, m ClientMsg) serverMsg {
 		return fail(err)
 	}
 	return reply
+}
+
+// undoPointFor is where a held do may take the session back to (undo);
+// nil when it cannot be taken back: a do without hold, one on a world
+// that plays, and one in class mode, whose observer has heard the
+// command (a goal it reached stays counted).
+func (l *Conn) undoPointFor(m ClientMsg) *undoPoint {
+	if !m.Hold || l.playing || l.obs != nil {
+		return nil
+	}
+	return &undoPoint{id: m.ID, mark: l.sess.Mark(), shown: l.shown, shownRun: l.shownRun, second: l.second, ncmds: l.ncmds, late: l.late}
+}
+
+// takeBack answers an undo: the session and what its page was shown go
+// back to before the held do m.Of, if that is still the session's last
+// message; the page then keeps what it showed. Called with l.mu held.
+func (l *Conn) takeBack(m ClientMsg) serverMsg {
+	u := l.undo
+	l.undo = nil
+	if u == nil || u.id != m.Of {
+		return serverMsg{Type: "error", ID: m.ID, Error: catalog.Error(l.lang, &wireError{"err.undo", []any{m.Of}, fmt.Sprintf("command %d can no longer be taken back", m.Of)})}
+	}
+	l.sess.Restore(u.mark)
+	l.shown, l.shownRun, l.second, l.ncmds, l.late = u.shown, u.shownRun, u.second, u.ncmds, u.late
+	l.view = nil
+	return serverMsg{Type: "ack", ID: m.ID}
 }
 
 // safely runs f, turning a panic — a bug, in the engine or here — into an

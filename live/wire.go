@@ -28,6 +28,7 @@ const (
 	msgChallenge                // judge a design challenge's policy
 	msgGoal                     // judge a goal on the student's world
 	msgVote                     // a class vote (class mode), for the Voter
+	msgUndo                     // take back a held command (do with hold)
 
 	// Kinds the reader gives a message itself; a client cannot send them.
 	msgRefused // over the message rate
@@ -38,7 +39,7 @@ const (
 var clientKinds = map[string]msgKind{
 	"do": msgDo, "replay": msgReplay, "play": msgPlay, "pause": msgPause,
 	"answer": msgAnswer, "challenge": msgChallenge, "goal": msgGoal,
-	"vote": msgVote,
+	"vote": msgVote, "undo": msgUndo,
 }
 
 // costly reports whether a kind runs the engine or renders a frame: those
@@ -53,9 +54,14 @@ func (k msgKind) costly() bool {
 
 // ClientMsg is one message from the browser; docs/protocol.md lists them.
 type ClientMsg struct {
-	ID    int64   `json:"id"`
-	Type  string  `json:"type"`
-	Cmd   string  `json:"cmd,omitempty"`
+	ID   int64  `json:"id"`
+	Type string `json:"type"`
+	Cmd  string `json:"cmd,omitempty"`
+	// Hold, on do, says the finger that sent it is still down: the
+	// command may be taken back (undo) until the session's next message.
+	Hold bool `json:"hold,omitempty"`
+	// Of, on undo, is the id of the held do to take back.
+	Of    int64   `json:"of,omitempty"`
 	Speed float64 `json:"speed,omitempty"`
 	// Every, on play, is how far apart the page wants play frames, in
 	// seconds of real time (a slow phone asks for fewer).

@@ -2,17 +2,17 @@
 // keyboard shortcuts), how the server's answers show, and the page's
 // address kept to the session.
 
-import { send, resend } from "./socket.js";
+import { send, resend, hold, release, takeBack } from "./socket.js";
 import { rows } from "./ops.js";
 
 export function doCmd(lab, cmd) { return send(lab, { type: "do", cmd }); }
 
 // A control shows at once that it was pressed; the answer, or a new
 // connection, takes the mark away.
-function press(lab, b, ok) {
+function press(lab, b, ok, id = lab.nextID - 1) {
   if (!ok || !b) return;
   b.classList.add("sent");
-  lab.pressed.set(lab.nextID - 1, b);
+  lab.pressed.set(id, b);
 }
 
 export function settle(lab, id) {
@@ -128,8 +128,12 @@ export function followPair(root) {
 // commands over the socket; without one, a form submits the plain way.
 export function followControls(lab) {
   const form = document.getElementById("controls");
-  form?.addEventListener("pointerdown", () => { lab.lifted = null; });
+  form?.addEventListener("pointerdown", (e) => {
+    lab.lifted = null;
+    touchSends(lab, e);
+  });
   form?.addEventListener("pointerup", (e) => liftSends(lab, e));
+  form?.addEventListener("pointercancel", () => takeBack(lab)); // a scroll, not a tap
   // The finger's touch ends after its lift sent: no click is made of it
   // (its mouse events, focus and click cost a slowed phone 20-30 ms
   // before the answer can be drawn).
@@ -167,13 +171,31 @@ export function followControls(lab) {
   });
 }
 
-// liftSends sends a command as a finger lifts off its button; the touch
+// touchSends sends the command of the control a finger touches, on a
+// world that does not play, held (socket.js hold): the answer comes while
+// the finger is down and is drawn as it lifts. Not on the what-if pair
+// (#pair), whose runs are forked, nor in a class, whose teacher has heard
+// the command by then: there the command goes as the finger lifts.
+function touchSends(lab, e) {
+  const b = e.pointerType === "touch" && e.isPrimary !== false && e.target.closest?.("button[name=do]");
+  if (!b || b.disabled || lab.holding || lab.playing || lab.pausing || lab.root.id !== "lab" || document.querySelector(".classbar")) return;
+  hold(lab, { type: "do", cmd: withFor(b.value) }, b);
+}
+
+// liftSends lets the command its touch sent stand as the finger lifts off
+// its button (drawing the answer if it came), or sends it now; the touch
 // that ends then makes no click (touchend), or, where it cannot be
 // stopped, a click that sends nothing; a touch taken for a scroll ends in
-// pointercancel.
+// pointercancel, which takes a held command back.
 function liftSends(lab, e) {
   const b = e.pointerType === "touch" && e.target.closest?.("button[name=do]");
   if (!b || b.disabled) return;
+  if (lab.holding?.button === b && !lab.holding.undo) {
+    const h = release(lab);
+    if (!h.m) press(lab, b, true, h.id);
+    lab.lifted = b;
+    return;
+  }
   const ok = doCmd(lab, withFor(b.value));
   press(lab, b, ok);
   lab.lifted = ok ? b : null;

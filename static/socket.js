@@ -17,6 +17,9 @@ export function newLab(root) {
     ws: null, seq: 0, nextID: 1, retry: 500, fresh: true, sent: new Map(),
     // controls.js
     playing: false, pausing: 0, pressed: new Map(), queryTimer: 0, shown: query, lifted: null,
+    // here: a command held while its finger is down (hold); deliver
+    // takes a message on as the socket's own would
+    holding: null, deliver() {},
     // ops.js
     heldRows: [], lateText: new Map(), lateChart: [],
     // play.js
@@ -48,6 +51,7 @@ export function connect(lab, on) {
   lab.fresh = false;
   const ws = lab.ws = new WebSocket(`${proto}//${location.host}${lab.root.dataset.ws}?${lab.query}${have}`);
   lab.seq = 0;
+  lab.deliver = on.message;
   const resumePlay = lab.playing;
   ws.onopen = () => {
     lab.retry = 500;
@@ -56,6 +60,8 @@ export function connect(lab, on) {
   };
   ws.onclose = (ev) => {
     lab.ws = null;
+    lab.holding = null; // its answer is lost with the connection, as any
+    // (the reconnect rebuilds the session from the page's address)
     on.close();
     reconnect(lab, on, ev.code);
   };
@@ -64,7 +70,7 @@ export function connect(lab, on) {
     if (m.seq !== lab.seq + 1) { lab.ws.close(); return; } // a gap: resume by replay
     lab.seq = m.seq;
     m.got = got;
-    on.message(m);
+    if (!kept(lab, m)) on.message(m);
   };
 }
 
@@ -93,6 +99,7 @@ function reconnect(lab, on, code) {
 // retry) is sent again when the server says, a few times at most.
 export function send(lab, msg, tries = 0) {
   if (!lab.ws || lab.ws.readyState !== WebSocket.OPEN) return false;
+  if (lab.holding && msg.type !== "undo") release(lab); // the held command stands
   msg.id = lab.nextID++;
   lab.sent.set(msg.id, { msg, tries });
   lab.ws.send(JSON.stringify(msg));
@@ -102,6 +109,57 @@ export function send(lab, msg, tries = 0) {
 export function resend(lab, m) {
   const s = lab.sent.get(m.id);
   if (!s || s.tries >= 5) return false;
-  setTimeout(() => send(lab, { ...s.msg }, s.tries + 1), Math.min(m.retry, 8) * 1000);
+  setTimeout(() => send(lab, { ...s.msg, hold: undefined }, s.tries + 1), Math.min(m.retry, 8) * 1000);
+  return true;
+}
+
+// A command held (hold) is sent as the finger touches its control, so
+// that the round trip is made while the finger is down: its answer waits
+// in the page until the finger lifts (release), when it is drawn at once,
+// and if the touch turns into a scroll an undo takes the command back
+// (takeBack). Any other message sent meanwhile lets it stand. The server
+// takes back only a held do that is the session's last message, on a
+// world that does not play, outside class mode; when it cannot, it
+// answers the undo with an error and the command stands.
+export function hold(lab, msg, button) {
+  if (!send(lab, { ...msg, hold: true })) return false;
+  lab.holding = { id: lab.nextID - 1, button, m: null, undo: 0 };
+  return true;
+}
+
+// release lets the held command stand: its answer, if come, is taken on
+// now. It returns what was held.
+export function release(lab) {
+  const h = lab.holding;
+  if (!h || h.undo) return null;
+  lab.holding = null;
+  if (h.m) lab.deliver(h.m);
+  return h;
+}
+
+// takeBack asks the server to take the held command back.
+export function takeBack(lab) {
+  const h = lab.holding;
+  if (!h || h.undo) return;
+  if (send(lab, { type: "undo", of: h.id })) h.undo = lab.nextID - 1;
+  else lab.holding = null;
+}
+
+// kept says whether the page keeps message m back: the held command's
+// answer (until release), or the answer to its undo, which settles it:
+// taken back, the page shows what it showed; refused, the command stood,
+// and its answer is taken on (unless it was an error itself).
+export function kept(lab, m) {
+  const h = lab.holding;
+  if (!h || !m.id) return false;
+  if (m.id === h.id) {
+    h.m = m;
+    return true;
+  }
+  if (m.id !== h.undo) return false;
+  lab.holding = null;
+  lab.sent.delete(m.id);
+  if (m.type === "error" && h.m && h.m.type !== "error") lab.deliver(h.m);
+  else lab.sent.delete(h.id);
   return true;
 }

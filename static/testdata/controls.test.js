@@ -7,7 +7,7 @@ import { test, mock, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { page, controlsHTML, liveLab } from "./dom.js";
 import { answered, ownAck, flushQuery, followAddress, followPair, keepShare, followControls } from "../controls.js";
-import { send } from "../socket.js";
+import { send, kept } from "../socket.js";
 import { receive } from "../play.js";
 
 const html = `<a id="lang-switch" href="/id/labs/w1-w2?seed=1">ID</a>
@@ -141,6 +141,108 @@ test("a finger's tap sends its command as it lifts, and the click after it sends
   assert.equal(lab.ws.sent.length, 3, "a mouse sends at its click");
   assert.ok(submit().defaultPrevented);
   assert.deepEqual(lab.ws.sent.at(-1), { type: "do", cmd: "advance 5s", id: 4 });
+});
+
+// touchPage is the lab page with its controls followed, a button whose
+// pointer events the test sends, and what the socket delivered.
+function touchPage() {
+  followControls(lab);
+  const b = document.getElementById("plus5");
+  Object.assign(b, { name: "do", value: "advance 5s" }); // (linkedom's button has neither)
+  const delivered = [];
+  lab.deliver = (m) => delivered.push(m);
+  const pointer = (type, pointerType = "touch") => {
+    const e = new p.window.Event(type, { bubbles: true, cancelable: true });
+    e.pointerType = pointerType;
+    b.dispatchEvent(e);
+    return e;
+  };
+  const touchEnd = () => {
+    const e = new p.window.Event("touchend", { bubbles: true, cancelable: true });
+    b.dispatchEvent(e);
+    return e;
+  };
+  return { b, delivered, pointer, touchEnd };
+}
+
+test("a finger's touch on a paused world sends its command held; its answer waits for the lift and is taken on then, with no click", () => {
+  const { b, delivered, pointer, touchEnd } = touchPage();
+  pointer("pointerdown");
+  assert.deepEqual(lab.ws.sent, [{ type: "do", cmd: "advance 5s", hold: true, id: 1 }]);
+  const ack = { type: "ack", id: 1, playing: false, query: "seed=1&do=advance+5s" };
+  assert.ok(kept(lab, ack), "the answer waits while the finger is down");
+  assert.deepEqual(delivered, []);
+  pointer("pointerup");
+  assert.deepEqual(delivered, [ack], "taken on as the finger lifts");
+  assert.ok(!b.classList.contains("sent"), "answered already: not marked as waiting");
+  assert.ok(touchEnd().defaultPrevented, "no click made of the tap");
+  assert.equal(lab.ws.sent.length, 1, "sent once");
+  assert.equal(lab.holding, null);
+});
+
+test("a finger that lifts before the answer leaves its control marked; the answer is taken on as it comes", () => {
+  const { b, delivered, pointer } = touchPage();
+  pointer("pointerdown");
+  pointer("pointerup");
+  assert.ok(b.classList.contains("sent"));
+  assert.ok(!kept(lab, { type: "ack", id: 1, playing: false }), "no longer held");
+  assert.deepEqual(delivered, []);
+  answered(lab, { type: "ack", id: 1, playing: false });
+  assert.ok(!b.classList.contains("sent"));
+});
+
+test("a touch that turns into a scroll takes its command back: the page shows what it showed", () => {
+  const { delivered, pointer, touchEnd } = touchPage();
+  pointer("pointerdown");
+  assert.ok(kept(lab, { type: "ack", id: 1, playing: false, ops: [["text", "now", "5s"]] }));
+  pointer("pointercancel");
+  assert.deepEqual(lab.ws.sent.at(-1), { type: "undo", of: 1, id: 2 });
+  assert.ok(kept(lab, { type: "ack", id: 2, playing: false }));
+  assert.deepEqual(delivered, [], "neither the command's answer nor the undo's is drawn");
+  assert.equal(lab.holding, null);
+  assert.equal(lab.sent.size, 0, "both answered");
+  assert.ok(!touchEnd().defaultPrevented, "nothing was sent as it lifted");
+});
+
+test("an undo the server refuses lets the command stand: its answer is taken on; a refused command's error is not shown", () => {
+  let { delivered, pointer } = touchPage();
+  pointer("pointerdown");
+  const ack = { type: "ack", id: 1, playing: false };
+  kept(lab, ack);
+  pointer("pointercancel");
+  assert.ok(kept(lab, { type: "error", id: 2, error: "no" }));
+  assert.deepEqual(delivered, [ack]);
+  pointer("pointerdown");
+  kept(lab, { type: "error", id: 3, error: "refused" });
+  pointer("pointercancel");
+  assert.ok(kept(lab, { type: "error", id: 4, error: "no" }));
+  assert.deepEqual(delivered, [ack], "the error of a command taken back by the finger is not shown");
+});
+
+test("any other message sent while a command is held lets it stand", () => {
+  const { delivered, pointer } = touchPage();
+  pointer("pointerdown");
+  const ack = { type: "ack", id: 1, playing: false };
+  kept(lab, ack);
+  lab.play.dispatchEvent(new p.window.Event("click"));
+  assert.deepEqual(delivered, [ack], "taken on before the next message goes");
+  assert.equal(lab.ws.sent.at(-1).type, "play");
+  pointer("pointercancel");
+  assert.equal(lab.ws.sent.at(-1).type, "play", "nothing left to take back");
+});
+
+test("a command is not held on a playing world, in a class, or from a mouse: it goes as before", () => {
+  const { pointer } = touchPage();
+  pointer("pointerdown", "mouse");
+  lab.playing = true;
+  pointer("pointerdown");
+  lab.playing = false;
+  document.body.insertAdjacentHTML("afterbegin", `<aside id="cb" class="classbar"></aside>`);
+  pointer("pointerdown");
+  assert.deepEqual(lab.ws.sent, []);
+  pointer("pointerup");
+  assert.deepEqual(lab.ws.sent, [{ type: "do", cmd: "advance 5s", id: 1 }], "sent as the finger lifts");
+  document.getElementById("cb").remove();
 });
 
 test("on a slow page gliding, the page's own ack waits with the second; the student's does not", () => {
