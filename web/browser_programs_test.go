@@ -29,6 +29,7 @@ func TestBrowserClassPrograms(t *testing.T) {
 	}
 	t.Cleanup(func() { svc.Close() })
 	s, ts := newTestServer(t, Config{Classes: svc})
+	s.judging.judged = classProgramsJudged // TestClassProgramsThirtyStudents's programs
 	teacher := newClient(t, ts.URL)
 	teach, code := openClass(t, teacher, "id", "Sistem Terdistribusi")
 	teacher.post(teach+"/activity", url.Values{"lab": {classProgramsLab}})

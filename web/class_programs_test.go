@@ -85,6 +85,13 @@ func classProgramOf(i int) string {
 	return "syntax"
 }
 
+// classProgramsJudged is the verdict cache of the servers the class's
+// programs are submitted to, here and in TestBrowserClassPrograms: the
+// same programs on the same lab, judged by a server once for both tests
+// (each test holds what its class keeps and shows, not how soon a
+// verdict comes).
+var classProgramsJudged = newLRU[programKey](256, 256, func(*labs.ProgramVerdict) int { return 1 })
+
 var classVerdicts struct {
 	once sync.Once
 	by   map[string]class.Submission
@@ -142,7 +149,7 @@ func TestClassProgramsThirtyStudents(t *testing.T) {
 	// by a server once (once a room when both Submit it at the same time),
 	// not again on each store and after each restart, the same work for
 	// the same claim. What the class keeps and counts is each room's own.
-	judged := newLRU[programKey](256, 256, func(*labs.ProgramVerdict) int { return 1 })
+	judged := classProgramsJudged
 	// The two stores side by side in this test's own turn: parallel
 	// subtests would wait until every other parallel test of the package
 	// had had its turn, and this long test would start last.
