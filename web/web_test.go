@@ -24,6 +24,15 @@ import (
 	"leaselab/labsession"
 )
 
+// The package's Go clients (get, a class test's client, a load) do not
+// ask for gzip: a page's words are the same either way, and compressing
+// every page for a test to inflate it again was a sixth of TestEveryPage's
+// CPU and most of a large class page's. That pages and assets are served
+// gzipped is TestStaticAssetsAreHashedCachedAndGzipped's and
+// TestLabPageWeight's (they ask for it), and Chromium asks in every
+// browser test.
+func init() { http.DefaultTransport.(*http.Transport).DisableCompression = true }
+
 // newTestServer serves the embedded course, as `leaselab serve` does.
 func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server) {
 	t.Helper()
