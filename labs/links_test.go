@@ -1,9 +1,13 @@
 package labs
 
 import (
+	"io/fs"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"leaselab/content"
 )
 
 // linkCourse is a small course of three lessons and one lab with a goal
@@ -101,5 +105,34 @@ func TestCheckLinks(t *testing.T) {
 		if _, err := loadCopy(m); err != nil {
 			t.Errorf("%q: %v", body, err)
 		}
+	}
+}
+
+// TestNamedLabsIsTheExpression: namedLabs finds what namedLabRE finds,
+// in crafted words and in every Markdown file of the course.
+func TestNamedLabsIsTheExpression(t *testing.T) {
+	texts := []string{"", "lab", "lab ", "lab x", "Lab  x.", "the lab clock assumptions, then", "xlab y", "_lab y", "élab y", "(lab y)", "LAB\n\nnext line",
+		"lab .", "lab\t\n x", "a lab lab b", "lablab c", "lab: x", "labs x", "la b", "lAb é; z", "9lab x", "-lab x\nlab y"}
+	err := fs.WalkDir(content.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".md") {
+			b, err := fs.ReadFile(content.FS, p)
+			texts = append(texts, string(b))
+			return err
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, s := range texts {
+		got, want := namedLabs(s), namedLabRE.FindAllStringSubmatchIndex(s, -1)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%.60q: %v, the expression %v", s, got, want)
+		}
+		found += len(want)
+	}
+	if found < 100 {
+		t.Errorf("only %d matches: the comparison reads too little", found)
 	}
 }
