@@ -3,7 +3,10 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -57,51 +60,106 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server) {
 	return s, ts
 }
 
-// embeddedLoads holds the embedded course loaded once per base path (its
-// links name the base) for the package's tests: a load runs every
-// question and goal in the engine, a tenth of a second of two cores, and
-// a hundred servers start here. A course is only read once loaded, by
-// any number of sessions, as one server's sessions share it.
-var embeddedLoads struct {
-	mu     sync.Mutex
-	byBase map[string]*embeddedLoad
+// courseLoads holds each course the package's servers load, loaded once:
+// the embedded course once per base path (its links name the base), and
+// a content folder once per base path and bytes (courseKey). A load runs
+// every question and goal in the engine, a tenth of a second of two
+// cores; a hundred servers start here, a dozen of them on copies of the
+// course (copyContent), and the four of TestProblemBannerIsForTheAuthor
+// reload the same broken copy. A load depends on nothing but the files'
+// bytes and its options (the engine is pure), and a course is only read
+// once loaded, by any number of sessions, as one server's sessions share
+// it.
+var courseLoads struct {
+	mu    sync.Mutex
+	byKey map[string]*courseLoad
 }
 
-type embeddedLoad struct {
+type courseLoad struct {
 	once sync.Once
 	c    *labs.Course
 	err  error
 }
 
-// sharedCourse is cfg with its server reading the shared load of the
-// embedded course when cfg serves it; a content folder loads as usual.
+// sharedCourse is cfg with its server reading the shared load of its
+// course: the embedded one, or a content folder's whose bytes a server
+// loaded before.
 func sharedCourse(cfg Config) Config {
-	if cfg.Content != nil || cfg.load != nil {
+	if cfg.load != nil {
 		return cfg
 	}
 	base := cfg.BasePath
 	cfg.load = func(fsys fs.FS, opt labs.Options) (*labs.Course, error) {
-		if fsys != content.FS {
-			return labs.LoadWith(fsys, opt)
+		if fsys == content.FS {
+			return loadEmbedded(base, opt)
 		}
-		return loadEmbedded(base, opt)
+		return loadFolder(base, fsys, opt)
 	}
 	return cfg
 }
 
+// loadFolder is labs.LoadWith(fsys, opt), or the load of the same bytes
+// before. A load is kept only when the files are the same after it as
+// before: a test edits its folder while a server polls it.
+func loadFolder(base string, fsys fs.FS, opt labs.Options) (*labs.Course, error) {
+	key, err := courseKey(fsys)
+	if err != nil {
+		return labs.LoadWith(fsys, opt)
+	}
+	key = "folder " + base + "\x00" + opt.Root + "\x00" + key
+	courseLoads.mu.Lock()
+	l := courseLoads.byKey[key]
+	courseLoads.mu.Unlock()
+	if l != nil {
+		return l.c, l.err
+	}
+	c, err := labs.LoadWith(fsys, opt)
+	if after, kerr := courseKey(fsys); kerr == nil && "folder "+base+"\x00"+opt.Root+"\x00"+after == key {
+		courseLoads.mu.Lock()
+		if courseLoads.byKey == nil {
+			courseLoads.byKey = map[string]*courseLoad{}
+		}
+		courseLoads.byKey[key] = &courseLoad{c: c, err: err}
+		courseLoads.mu.Unlock()
+	}
+	return c, err
+}
+
 func loadEmbedded(base string, opt labs.Options) (*labs.Course, error) {
-	embeddedLoads.mu.Lock()
-	if embeddedLoads.byBase == nil {
-		embeddedLoads.byBase = map[string]*embeddedLoad{}
+	return loadOnce("embedded "+base, content.FS, opt)
+}
+
+func loadOnce(key string, fsys fs.FS, opt labs.Options) (*labs.Course, error) {
+	courseLoads.mu.Lock()
+	if courseLoads.byKey == nil {
+		courseLoads.byKey = map[string]*courseLoad{}
 	}
-	l := embeddedLoads.byBase[base]
+	l := courseLoads.byKey[key]
 	if l == nil {
-		l = &embeddedLoad{}
-		embeddedLoads.byBase[base] = l
+		l = &courseLoad{}
+		courseLoads.byKey[key] = l
 	}
-	embeddedLoads.mu.Unlock()
-	l.once.Do(func() { l.c, l.err = labs.LoadWith(content.FS, opt) })
+	courseLoads.mu.Unlock()
+	l.once.Do(func() { l.c, l.err = labs.LoadWith(fsys, opt) })
 	return l.c, l.err
+}
+
+// courseKey is a digest of every file under fsys, its path and its bytes.
+func courseKey(fsys fs.FS) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 // embeddedCourse is labs.Load(content.FS), loaded once for the tests that
