@@ -47,6 +47,7 @@ type meter struct {
 	charged uint64 // what builtins charged since then, tallied already
 	th      *starlark.Thread
 	w       *workerValue // the handler's w while its call runs
+	out     bool         // the call ran out of steps (stepsOut)
 }
 
 const meterKey = "leaselab.meter"
@@ -69,8 +70,12 @@ func charge(th *starlark.Thread, units int) error {
 	if units <= 0 {
 		return nil
 	}
-	m := meterOf(th)
-	if m == nil {
+	return meterOf(th).charge(th, units)
+}
+
+// charge is charge by th's meter m (nil: th is not metered).
+func (m *meter) charge(th *starlark.Thread, units int) error {
+	if units <= 0 || m == nil {
 		return nil
 	}
 	n := uint64(units)
@@ -78,10 +83,16 @@ func charge(th *starlark.Thread, units int) error {
 	m.charged += n
 	m.c.tally(callerLine(th), n)
 	if th.Steps >= m.max {
-		th.SetLocal(stepsOut, true)
+		m.stepsOut(th)
 		return errStepsOut
 	}
 	return nil
+}
+
+// stepsOut marks th, m's thread, as out of steps.
+func (m *meter) stepsOut(th *starlark.Thread) {
+	m.out = true
+	th.SetLocal(stepsOut, true)
 }
 
 // affordable is how many units th can still pay for, at most lim.
@@ -100,7 +111,11 @@ func affordable(th *starlark.Thread, lim int) int {
 // weighDeep charges th for walking v whole and refuses a v over the
 // weight limit. The walk stops at the limit.
 func weighDeep(th *starlark.Thread, v starlark.Value) error {
-	m := meterOf(th)
+	return meterOf(th).weighDeep(th, v)
+}
+
+// weighDeep is weighDeep by th's meter m (nil: th is not metered).
+func (m *meter) weighDeep(th *starlark.Thread, v starlark.Value) error {
 	if m == nil {
 		return nil
 	}
@@ -108,12 +123,19 @@ func weighDeep(th *starlark.Thread, v starlark.Value) error {
 	if over {
 		return errTooLarge
 	}
-	return charge(th, n)
+	return m.charge(th, n)
 }
 
 // weight is v's size with every nested part counted each time it
 // appears, or over once it passes cap (the walk stops there).
 func weight(v starlark.Value, cap int) (int, bool) {
+	switch x := v.(type) { // a scalar, as walk weighs it, without a weigher
+	case starlark.String:
+		n := 1 + len(x)/bytesPerUnit
+		return n, n > cap
+	case starlark.Int, starlark.Bool, starlark.NoneType, starlark.Float:
+		return 1, 1 > cap
+	}
 	w := weigher{cap: cap}
 	w.walk(v, 0)
 	return w.n, w.n > cap
@@ -145,13 +167,7 @@ func (w *weigher) walk(v starlark.Value, depth int) bool {
 			}
 		}
 	case *starlark.Dict:
-		return eachEntry(x, func(k, e starlark.Value) error {
-			w.n += 2 // the lookup of its value
-			if w.n > w.cap || !w.walk(k, depth+1) || !w.walk(e, depth+1) {
-				return errTooLarge
-			}
-			return nil
-		}) == nil
+		return w.walkDict(x, depth)
 	case *starlark.Set:
 		it := x.Iterate()
 		defer it.Done()
@@ -163,6 +179,20 @@ func (w *weigher) walk(v starlark.Value, depth int) bool {
 		}
 	}
 	return w.n <= w.cap
+}
+
+// walkDict walks a dict's entries (apart from walk: see
+// stateCounter.walkDict).
+func (w *weigher) walkDict(x *starlark.Dict, depth int) bool {
+	ok := true
+	for k, e := range x.Entries() {
+		w.n += 2 // the lookup of its value
+		if w.n > w.cap || !w.walk(k, depth+1) || !w.walk(e, depth+1) {
+			ok = false
+			break
+		}
+	}
+	return ok
 }
 
 // length is what copying v costs, in units: its elements, or its text's.
@@ -264,14 +294,15 @@ func (c *Compiled) paidCall(th *starlark.Thread, fn starlark.Value, args starlar
 		return nil, &actionRefused{code: "method", arg: name} // a list's extend, called as c.extend is
 	}
 	units := len(args) + len(kw)
+	m := meterOf(th)
 	if !slices.Contains(shallowArgs, name) {
 		for _, a := range args {
-			if err := weighDeep(th, a); err != nil {
+			if err := m.weighDeep(th, a); err != nil {
 				return nil, err
 			}
 		}
 		for _, p := range kw {
-			if err := weighDeep(th, p[1]); err != nil {
+			if err := m.weighDeep(th, p[1]); err != nil {
 				return nil, err
 			}
 		}
@@ -279,7 +310,7 @@ func (c *Compiled) paidCall(th *starlark.Thread, fn starlark.Value, args starlar
 	if recv := b.Receiver(); recv != nil {
 		switch {
 		case slices.Contains(deepReceiver, name):
-			if err := weighDeep(th, recv); err != nil {
+			if err := m.weighDeep(th, recv); err != nil {
 				return nil, err
 			}
 		case name == "insert":
@@ -297,7 +328,7 @@ func (c *Compiled) paidCall(th *starlark.Thread, fn starlark.Value, args starlar
 			units += n * bits.Len(uint(s.Len()))
 		}
 	}
-	if err := charge(th, units); err != nil {
+	if err := m.charge(th, units); err != nil {
 		return nil, err
 	}
 	r, err := starlark.Call(th, b, args, kw)
@@ -307,7 +338,7 @@ func (c *Compiled) paidCall(th *starlark.Thread, fn starlark.Value, args starlar
 	if tooLong(r, &c.lim) {
 		return nil, errTooBig
 	}
-	return r, charge(th, length(r))
+	return r, m.charge(th, length(r))
 }
 
 // callerLine is the line of the student's code that th is running: the

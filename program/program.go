@@ -185,7 +185,7 @@ func CompileSide(src string, side engine.Side, allowed []string, lim Limits) (*C
 	if err != nil {
 		return nil, syntaxError(err)
 	}
-	th := c.thread(lim.StepsPerCall)
+	th := c.thread(lim.StepsPerCall).th
 	globals, err := prog.Init(th, pre)
 	if err != nil {
 		return nil, evalError(err, th, lim)
@@ -484,18 +484,26 @@ func (c *stateCounter) walk(v starlark.Value, depth int) error {
 		if x.Len() > lim.Value {
 			return errTooBig
 		}
-		for k, e := range x.Entries() {
-			if err := c.walk(k, depth+1); err != nil {
-				return err
-			}
-			if err := c.walk(e, depth+1); err != nil {
-				return err
-			}
-		}
+		return c.walkDict(x, depth)
 	default:
 		return errNotData
 	}
 	return nil
+}
+
+// walkDict walks a dict's entries. (Apart from walk: the loop's body is a
+// closure, and what it holds of walk's would be allocated at every value
+// walk walks.)
+func (c *stateCounter) walkDict(x *starlark.Dict, depth int) (err error) {
+	for k, e := range x.Entries() {
+		if err = c.walk(k, depth+1); err == nil {
+			err = c.walk(e, depth+1)
+		}
+		if err != nil {
+			break
+		}
+	}
+	return err
 }
 
 var errStateFull = errors.New("state too large")
@@ -537,7 +545,7 @@ const samplePeriod = 128
 // It is a thread an earlier call was done with when there is one
 // (release): its steps start at 0 as a new thread's do, and it keeps its
 // call stack's frames, which a new thread allocates at every call.
-func (c *Compiled) thread(steps uint64) *starlark.Thread {
+func (c *Compiled) thread(steps uint64) *meter {
 	m, _ := c.threads.Get().(*meter)
 	if m == nil {
 		m = &meter{lim: &c.lim, c: c}
@@ -549,7 +557,7 @@ func (c *Compiled) thread(steps uint64) *starlark.Thread {
 			}
 			m.last, m.charged = th.Steps, 0
 			if th.Steps >= m.max {
-				th.SetLocal(stepsOut, true)
+				m.stepsOut(th)
 				th.Cancel("too many steps")
 				return
 			}
@@ -558,18 +566,16 @@ func (c *Compiled) thread(steps uint64) *starlark.Thread {
 		m.th = th
 	}
 	m.max, m.last, m.charged = steps, 0, 0
-	th := m.th
-	th.Steps = 0
-	th.SetMaxExecutionSteps(min(steps, samplePeriod))
-	return th
+	m.th.Steps = 0
+	m.th.SetMaxExecutionSteps(min(steps, samplePeriod))
+	return m
 }
 
-// release gives back a thread whose call has returned, for the next
-// call: a search makes millions of calls. A thread that ran out of steps
-// (cancelled) or noted a trace is not used again.
-func (c *Compiled) release(th *starlark.Thread) {
-	m := meterOf(th)
-	if m == nil || th.Local(stepsOut) != nil || th.Local(traceKey) != nil {
+// release gives back a thread whose call has returned (m its meter), for
+// the next call: a search makes millions of calls. A thread that ran out
+// of steps (cancelled) or noted a trace (traced) is not used again.
+func (c *Compiled) release(m *meter, traced bool) {
+	if m.out || traced {
 		return
 	}
 	m.w = nil
@@ -672,7 +678,8 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 	if err != nil {
 		return nil, err
 	}
-	th := r.c.thread(min(left, r.c.lim.StepsPerCall))
+	mt := r.c.thread(min(left, r.c.lim.StepsPerCall))
+	th := mt.th
 	t := &w.trace
 	if r.traced {
 		t.r, t.at, t.w = r, m.At, w
@@ -681,7 +688,7 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 		}
 		th.SetLocal(traceKey, t)
 	}
-	meterOf(th).w = w
+	mt.w = w
 	w.ev = event{m: m, side: r.c.side}
 	w.args = [2]starlark.Value{w, &w.ev}
 	_, err = starlark.Call(th, fn, w.args[:], nil)
@@ -693,10 +700,10 @@ func (r *run) Handle(m engine.Moment) ([]engine.Action, error) {
 			e.Code, e.Arg = "steps-run", fmt.Sprint(r.c.lim.StepsPerRun)
 		}
 		e.Handler = "on_" + m.Kind.String()
-		r.c.release(th)
+		r.c.release(mt, r.traced)
 		return nil, e
 	}
-	r.c.release(th)
+	r.c.release(mt, r.traced)
 	size, stableSize, kerr := r.checkKept(w)
 	if kerr != nil {
 		r.c.spent.Add(steps)
@@ -865,6 +872,10 @@ func copyValue(v starlark.Value, side engine.Side) (starlark.Value, error) {
 type event struct {
 	m    engine.Moment
 	side engine.Side
+	// The text attribute read last and its value, made once: a handler
+	// compares ev.timer with each of its timers' names in turn.
+	lastName string
+	last     starlark.Value
 }
 
 func (e *event) String() string        { return "event(" + e.m.Kind.String() + ")" }
@@ -893,6 +904,17 @@ var (
 )
 
 func (e *event) Attr(name string) (starlark.Value, error) {
+	if e.last != nil && name == e.lastName {
+		return e.last, nil
+	}
+	v, err := e.attr(name)
+	if _, text := v.(starlark.String); text {
+		e.lastName, e.last = name, v
+	}
+	return v, err
+}
+
+func (e *event) attr(name string) (starlark.Value, error) {
 	if !slices.Contains(eventAttrs(e.side), name) {
 		return nil, missing("ev", name, e.AttrNames())
 	}
@@ -1068,7 +1090,7 @@ func (w *workerValue) action(th *starlark.Thread, k engine.ActionKind, b *starla
 		w.acts = w.acts[:len(w.acts)-1]
 		return nil, err
 	}
-	if t, ok := th.Local(traceKey).(*trace); ok {
+	if t := &w.trace; t.r != nil { // traced (Handle)
 		a.Cause = t.cause(*a)
 	}
 	return starlark.None, nil
