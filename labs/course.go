@@ -90,14 +90,55 @@ type Options struct {
 	// load to the next, by the lab.yaml they come from: a load of a copy
 	// of the course with another file changed plays the same runs to the
 	// same verdicts (the engine is pure), a tenth of a load's CPU each.
+	// So it keeps each lab's verification (verifyLab: its questions,
+	// goals and programs run in the engine), by the lab.yaml and the
+	// program files it reads: a quarter of a load's CPU.
 	judged *judgedLabs
 }
 
 // judgedLabs is Options.judged: the error of each judgement by its kind
-// and its lab.yaml, file and bytes.
+// and its lab.yaml, file and bytes; and each lab's verification.
 type judgedLabs struct {
-	mu sync.Mutex
-	m  map[string]error
+	mu       sync.Mutex
+	m        map[string]error
+	verified map[string]verifiedLab
+}
+
+// verifiedLab is what verifyLab reported and returned. Its runs are
+// only read: a question's world, the events that decide it, and the
+// choice that holds, of which a load reads the id and the predicate
+// (the same in every lab of the same lab.yaml).
+type verifiedLab struct {
+	ps   Problems
+	runs map[string]decided
+}
+
+// verify is verifyLab(r, l, once), or what it reported and returned for
+// the same lab files before; without j, always verifyLab.
+func (j *judgedLabs) verify(r *report, l *Lab, yaml []byte, once judgeOnce) map[string]decided {
+	if j == nil {
+		return verifyLab(r, l, once)
+	}
+	key := l.file + "\x00" + string(yaml)
+	if p := l.program; p != nil {
+		key += "\x00" + p.Start + "\x00" + p.reference
+	}
+	j.mu.Lock()
+	v, ok := j.verified[key]
+	j.mu.Unlock()
+	if !ok {
+		r2 := &report{}
+		v.runs = verifyLab(r2, l, once)
+		v.ps = r2.ps
+		j.mu.Lock()
+		if j.verified == nil {
+			j.verified = map[string]verifiedLab{}
+		}
+		j.verified[key] = v
+		j.mu.Unlock()
+	}
+	r.ps = append(r.ps, v.ps...)
+	return v.runs
 }
 
 // once is judge(), or what judge returned for the same kind of
@@ -369,7 +410,7 @@ func (ld *courseLoader) readLabWords() {
 		once := func(kind string, judge func() error) error {
 			return ld.opt.judged.once(kind, l.file, ld.yaml[l], judge)
 		}
-		runs := verifyLab(r2, l, once)
+		runs := ld.opt.judged.verify(r2, l, ld.yaml[l], once)
 		r.ps = append(r.ps, r2.ps...)
 		l.text = map[string]*labText{}
 		for _, lang := range Langs {
