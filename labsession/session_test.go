@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"leaselab/content"
@@ -34,9 +35,14 @@ func loadBusy(t testing.TB) *labs.Lab {
 	return l
 }
 
+// courseLab is the embedded course's lab id. The course is loaded once
+// for the package's tests: a load runs every question, goal and measured
+// exercise in the engine (a fifth of a CPU-second), a dozen tests ask for
+// a lab, and a course is only read once loaded (a session copies what it
+// changes).
 func courseLab(t testing.TB, id string) *labs.Lab {
 	t.Helper()
-	c, err := labs.Load(content.FS)
+	c, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +52,8 @@ func courseLab(t testing.TB, id string) *labs.Lab {
 	}
 	return l
 }
+
+var embeddedCourse = sync.OnceValues(func() (*labs.Course, error) { return labs.Load(content.FS) })
 
 // state is what a student sees of a session: its query and its world.
 type state struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,12 +37,17 @@ func (m *testMetrics) Skipped(n int64)        { m.skipped.Add(n) }
 func (m *testMetrics) Answered(time.Duration) { m.answered.Add(1) }
 func (m *testMetrics) Played(time.Duration)   { m.played.Add(1) }
 
-// testCourse is the embedded course.
+// testCourse is the embedded course, loaded once for the package's
+// tests: a load runs every question, goal and measured exercise in the
+// engine (a fifth of a CPU-second), and a dozen tests ask for it; a
+// course is only read once loaded.
 func testCourse(tb testing.TB) *labs.Course {
 	tb.Helper()
-	c, err := labs.Load(content.FS)
+	c, err := embeddedCourse()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return c
 }
+
+var embeddedCourse = sync.OnceValues(func() (*labs.Course, error) { return labs.Load(content.FS) })
