@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"leaselab/catalog"
-	"leaselab/content"
 	"leaselab/engine"
 	"leaselab/labs"
 )
@@ -17,7 +16,7 @@ import (
 // questions: in lockstep the time left sinks to a fraction of the margin;
 // with jitter it stays higher. The numbers come from the engine's runs.
 func TestRemainingChartShowsCongestion(t *testing.T) {
-	c, err := labs.Load(content.FS)
+	c, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}

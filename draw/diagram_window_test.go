@@ -3,15 +3,13 @@ package draw
 import (
 	"testing"
 
-	"leaselab/content"
 	"leaselab/engine"
-	"leaselab/labs"
 )
 
 // A live picture of a long run shows its last liveWindow, with every mark
 // and message a whole picture shows there; a permalink's shows it all.
 func TestLiveDiagramWindowsLongRuns(t *testing.T) {
-	c, err := labs.Load(content.FS)
+	c, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}

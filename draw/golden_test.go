@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"leaselab/content"
@@ -17,6 +18,11 @@ import (
 
 // rewrite makes TestGolden write what draw draws now into its files.
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/")
+
+// embeddedCourse is the embedded course, loaded once for the package's
+// tests: a load runs every question, goal and measured exercise in the
+// engine, and four tests read it; a course is only read once loaded.
+var embeddedCourse = sync.OnceValues(func() (*labs.Course, error) { return labs.Load(content.FS) })
 
 // TestGolden pins the markup draw writes: pictures, panels, charts,
 // pairs and the edits of live frames, for a few labs and states, each in
@@ -41,7 +47,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/
 //	frames    a live page's frames: a whole one, then one after each
 //	          line after the "--" line
 func TestGolden(t *testing.T) {
-	course, err := labs.Load(content.FS)
+	course, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"leaselab/catalog"
-	"leaselab/content"
-	"leaselab/labs"
 	"leaselab/labsession"
 )
 
@@ -16,7 +14,7 @@ import (
 // mode, which decides nothing then). A lab with the engine's storage
 // still says its mode.
 func TestStatusSaysTheProgramDecides(t *testing.T) {
-	course, err := labs.Load(content.FS)
+	course, err := embeddedCourse()
 	if err != nil {
 		t.Fatal(err)
 	}
