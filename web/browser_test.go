@@ -121,10 +121,14 @@ func startChromium(path string) {
 		// pages (chrome://omnibox-popup.top-chrome), each a renderer that
 		// loads some hundred script modules, for a popup no test opens:
 		// off, the package's tests take a fifth less CPU with Chromium's
-		// (issue 46).
+		// (issue 46). A page loaded in a tab also had a renderer process
+		// of its own, as a page kept for the back button does (back-forward
+		// cache, a new document's frame) and a spare started beside it:
+		// with those three off, a tab's pages share its process (53 → 20
+		// renderers for the accessibility, class and projector tests).
 		// chromedp's defaults disable Translate and BlinkGenPropertyTrees;
 		// this list replaces theirs.
-		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,WebUIOmniboxPopup,WebUIOmniboxAimPopup"),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,WebUIOmniboxPopup,WebUIOmniboxAimPopup,BackForwardCache,RenderDocument,SpareRendererForSitePerProcess"),
 		chromedp.UserDataDir(chromium.profile),
 		chromedp.WindowSize(1920, 1080),
 	)
