@@ -22,6 +22,7 @@ func TestRunSpeaksIndonesian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	read := map[string]bool{} // the lines TimeSlips has read
 	for _, lab := range course.Labs {
 		runs := [][]string{{"run", lab.ID, "--lang", "id"}}
 		for _, q := range lab.Questions {
@@ -46,7 +47,11 @@ func TestRunSpeaksIndonesian(t *testing.T) {
 			if words := catalog.Untranslated("id", out); len(words) > 0 {
 				t.Errorf("%v: English in the trace: %q", args, words)
 			}
-			if slips := catalog.TimeSlips("id", out); len(slips) > 0 {
+			// TimeSlips finds a slip within a line, so each line is read
+			// once, in the first run that prints it: a lab's runs print
+			// the same events up to where they part (its question's and
+			// goals' runs start as its own run does).
+			if slips := catalog.TimeSlips("id", unreadLines(out, read)); len(slips) > 0 {
 				t.Errorf("%v: a time not in the course's words: %v", args, slips[:min(len(slips), 5)])
 			}
 		}
@@ -278,4 +283,19 @@ func TestCommandLineErrorsSpeakIndonesian(t *testing.T) {
 			t.Errorf("%v: English %q in\n%s", args, words, errs)
 		}
 	}
+}
+
+// unreadLines is text's lines that are not in read, each once, in the
+// order they first come; it adds them to read.
+func unreadLines(text string, read map[string]bool) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		if !read[line] {
+			read[line] = true
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
