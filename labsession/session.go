@@ -286,6 +286,9 @@ func (s *Session) Mark() Mark {
 	return Mark{m}
 }
 
+// Footprint estimates the bytes m holds: its commands and query.
+func (m Mark) Footprint() int { return m.s.Footprint() }
+
 // Restore takes the session back to m, as if nothing was applied since:
 // its commands, its run and its query are m's, and its world is rebuilt
 // from them when next asked for (as after Release). A mark is restored

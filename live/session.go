@@ -257,10 +257,15 @@ func (l *Conn) rest() {
 	l.hold()
 }
 
-// hold tells the memory ledger what the session holds now.
+// hold tells the memory ledger what the session holds now: its world,
+// and where a held command would take it back to (undo).
 func (c *Conn) hold() {
 	if c.mem != nil {
-		c.mem.Set(SessionOverhead + c.sess.Footprint())
+		n := SessionOverhead + c.sess.Footprint()
+		if c.undo != nil {
+			n += c.undo.mark.Footprint()
+		}
+		c.mem.Set(n)
 	}
 }
 

@@ -101,6 +101,29 @@ func TestHeldCommandStands(t *testing.T) {
 	}
 }
 
+// TestHeldCommandCounted: while a held command may be taken back, the
+// memory ledger counts where it would go back to; once it stands, not.
+func TestHeldCommandCounted(t *testing.T) {
+	l := votingForTest(t, nil)
+	var mem ledgerForTest
+	l.mem = &mem
+	answersOf(t, l, ClientMsg{ID: 1, Type: "do", Cmd: "advance 2s"})
+	answersOf(t, l, ClientMsg{ID: 2, Type: "do", Cmd: "advance 1s", Hold: true})
+	mark := l.undo.mark.Footprint()
+	if want := SessionOverhead + l.sess.Footprint() + mark; mem.n != want || mark <= 0 {
+		t.Errorf("a held command's session counts %d bytes, want %d (its mark's %d among them)", mem.n, want, mark)
+	}
+	answersOf(t, l, ClientMsg{ID: 3, Type: "pause"})
+	if want := SessionOverhead + l.sess.Footprint(); mem.n != want {
+		t.Errorf("once the held command stands the session counts %d bytes, want %d", mem.n, want)
+	}
+}
+
+// ledgerForTest is a Memory that keeps what it was last told.
+type ledgerForTest struct{ n int }
+
+func (m *ledgerForTest) Set(n int) { m.n = n }
+
 // TestUndoTwice: a held command is taken back once; a second undo of it
 // is refused and changes nothing.
 func TestUndoTwice(t *testing.T) {
