@@ -99,9 +99,34 @@ type Options struct {
 // judgedLabs is Options.judged: the error of each judgement by its kind
 // and its lab.yaml, file and bytes; and each lab's verification.
 type judgedLabs struct {
-	mu       sync.Mutex
-	m        map[string]error
-	verified map[string]verifiedLab
+	errs     memo[error]
+	verified memo[verifiedLab]
+}
+
+// memo keeps values by key, each computed once it is first asked for (two
+// loads that ask at once may both compute it: the engine is pure, so they
+// agree).
+type memo[V any] struct {
+	mu sync.Mutex
+	m  map[string]V
+}
+
+// get is the value kept for key, or compute's, which it keeps.
+func (c *memo[V]) get(key string, compute func() V) V {
+	c.mu.Lock()
+	v, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]V{}
+	}
+	c.m[key] = v
+	return v
 }
 
 // verifiedLab is what verifyLab reported and returned. Its runs are
@@ -123,20 +148,11 @@ func (j *judgedLabs) verify(r *report, l *Lab, yaml []byte, once judgeOnce) map[
 	if p := l.program; p != nil {
 		key += "\x00" + p.Start + "\x00" + p.reference
 	}
-	j.mu.Lock()
-	v, ok := j.verified[key]
-	j.mu.Unlock()
-	if !ok {
+	v := j.verified.get(key, func() verifiedLab {
 		r2 := &report{}
-		v.runs = verifyLab(r2, l, once)
-		v.ps = r2.ps
-		j.mu.Lock()
-		if j.verified == nil {
-			j.verified = map[string]verifiedLab{}
-		}
-		j.verified[key] = v
-		j.mu.Unlock()
-	}
+		runs := verifyLab(r2, l, once)
+		return verifiedLab{ps: r2.ps, runs: runs}
+	})
 	r.ps = append(r.ps, v.ps...)
 	return v.runs
 }
@@ -147,21 +163,7 @@ func (j *judgedLabs) once(kind, file string, yaml []byte, judge func() error) er
 	if j == nil {
 		return judge()
 	}
-	key := kind + "\x00" + file + "\x00" + string(yaml)
-	j.mu.Lock()
-	err, ok := j.m[key]
-	j.mu.Unlock()
-	if ok {
-		return err
-	}
-	err = judge()
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.m == nil {
-		j.m = map[string]error{}
-	}
-	j.m[key] = err
-	return err
+	return j.errs.get(kind+"\x00"+file+"\x00"+string(yaml), judge)
 }
 
 // Load reads the course from fsys: course.yaml, lessons/ID/LANG.md and
